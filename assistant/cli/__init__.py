@@ -1,0 +1,42 @@
+"""The ``keepsake`` command.
+
+Each command group lives in its own module with a ``register(subparsers)`` function; this module
+only wires them together. Commands that print data accept ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from assistant.cli import common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from assistant.cli import bench, core, memory
+
+    parser = argparse.ArgumentParser(prog="keepsake", description="Local-first assistant with an inspectable memory.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in (core, memory, bench):
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        from assistant.cli.core import launch_app
+
+        return launch_app(args)
+    try:
+        return int(args.func(args) or 0)
+    except common.UserError as exc:
+        return common.fail(args, str(exc))
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

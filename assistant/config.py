@@ -1,0 +1,133 @@
+"""Paths and settings.
+
+Every path Keepsake touches comes from :func:`paths`. By default they follow the platform's
+conventions (platformdirs); when ``KEEPSAKE_HOME`` is set, every path lives under that one root
+(tests and scripts use it, so nothing leaks into the real profile).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "Keepsake"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Paths:
+    data: Path
+    config: Path
+    cache: Path
+    logs: Path
+    models: Path  # user models dir: converted embedder, dropped-in GGUFs
+    repo_models: Path  # the repository's models/ folder
+
+    @property
+    def database(self) -> Path:
+        return self.data / "keepsake.db"
+
+    @property
+    def archive(self) -> Path:
+        return self.data / "archive"
+
+    @property
+    def exports(self) -> Path:
+        return self.data / "exports"
+
+    @property
+    def key_file(self) -> Path:
+        return self.config / "db.key"
+
+    @property
+    def settings_file(self) -> Path:
+        return self.config / "settings.json"
+
+    def ensure(self) -> "Paths":
+        for p in (self.data, self.config, self.cache, self.logs, self.models, self.archive):
+            p.mkdir(parents=True, exist_ok=True)
+        return self
+
+    def as_dict(self) -> dict[str, str]:
+        d = {f.name: str(getattr(self, f.name)) for f in fields(self)}
+        d.update(database=str(self.database), archive=str(self.archive), key_file=str(self.key_file))
+        return d
+
+
+def paths() -> Paths:
+    """Resolve all paths; ``KEEPSAKE_HOME`` puts every one of them under one root."""
+    home = os.environ.get("KEEPSAKE_HOME")
+    if home:
+        root = Path(home).expanduser().resolve()
+        return Paths(
+            data=root / "data",
+            config=root / "config",
+            cache=root / "cache",
+            logs=root / "logs",
+            models=root / "data" / "models",
+            repo_models=REPO_ROOT / "models",
+        )
+    dirs = platformdirs.PlatformDirs(APP_NAME, appauthor=False)
+    data = Path(dirs.user_data_dir)
+    return Paths(
+        data=data,
+        config=Path(dirs.user_config_dir),
+        cache=Path(dirs.user_cache_dir),
+        logs=Path(dirs.user_log_dir),
+        models=data / "models",
+        repo_models=REPO_ROOT / "models",
+    )
+
+
+@dataclass
+class Settings:
+    """User settings, stored as JSON in the config dir.
+
+    ``chat_model`` / ``embed_model`` are ``"default"`` or a path to a GGUF file.
+    """
+
+    chat_model: str = "default"
+    embed_model: str = "default"
+    context_size: int = 4096
+    memory_enabled: bool = True
+    incognito: bool = False
+    idle_minutes: int = 10
+    nightly_hour: int = 3
+    threads: int = field(default_factory=lambda: max(1, min(4, os.cpu_count() or 1)))
+
+    def validated(self) -> "Settings":
+        """Clamp values into sane ranges (a hand-edited file must not crash the app)."""
+        return replace(
+            self,
+            context_size=max(512, min(131072, int(self.context_size))),
+            idle_minutes=max(1, min(24 * 60, int(self.idle_minutes))),
+            nightly_hour=max(0, min(23, int(self.nightly_hour))),
+            threads=max(1, min(64, int(self.threads))),
+        )
+
+
+def load_settings(p: Paths | None = None) -> Settings:
+    p = p or paths()
+    try:
+        raw = json.loads(p.settings_file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return Settings()
+    except (OSError, ValueError):
+        # A broken settings file never stops the app: defaults, and the file is kept for the user.
+        return Settings()
+    known = {f.name for f in fields(Settings)}
+    try:
+        return Settings(**{k: v for k, v in raw.items() if k in known}).validated()
+    except (TypeError, ValueError):
+        return Settings()
+
+
+def save_settings(settings: Settings, p: Paths | None = None) -> None:
+    p = (p or paths()).ensure()
+    tmp = p.settings_file.with_suffix(".tmp")
+    tmp.write_text(json.dumps(asdict(settings.validated()), indent=2), encoding="utf-8")
+    os.replace(tmp, p.settings_file)

@@ -1,0 +1,1 @@
+"""Short-term memory: budgets, assembler, compaction, offload."""

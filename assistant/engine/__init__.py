@@ -1,0 +1,1 @@
+"""llama.cpp adapter: chat model, embedder, model registry."""

@@ -1,0 +1,225 @@
+"""Chat model: a protocol and its llama.cpp implementation.
+
+The prompt is rendered with the chat template stored in the GGUF metadata
+(``tokenizer.chat_template``; ChatML when absent). llama-cpp-python reuses the longest common
+token prefix with the previous call, so an append-only conversation only evaluates new tokens;
+:class:`GenerationStats.prompt_tokens_evaluated` reads llama.cpp's own counter (``n_p_eval``) to
+prove it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, Protocol, Sequence
+
+from assistant.engine import gguf_check
+from assistant.engine.errors import ModelError
+
+CHATML = (
+    "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>\n'}}"
+    "{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    role: str  # "system" | "user" | "assistant"
+    content: str
+
+
+@dataclass
+class GenerationStats:
+    prompt_tokens: int = 0
+    prompt_tokens_evaluated: int = 0
+    generated_tokens: int = 0
+    ttft_ms: float = 0.0
+    total_ms: float = 0.0
+    tokens_per_s: float = 0.0
+    finish_reason: str = "stop"  # "stop" | "length" | "cancelled"
+
+
+@dataclass
+class Generation:
+    """An in-progress reply: iterate for text pieces; ``text`` and ``stats`` fill in as it runs."""
+
+    pieces: Iterator[str]
+    stats: GenerationStats = field(default_factory=GenerationStats)
+    text: str = ""
+
+    def __iter__(self) -> Iterator[str]:
+        for piece in self.pieces:
+            self.text += piece
+            yield piece
+
+    def consume(self) -> str:
+        for _ in self:
+            pass
+        return self.text
+
+
+class ChatModel(Protocol):
+    name: str
+
+    def generate(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int = 512,
+        temperature: float = 0.7,
+        cancel: threading.Event | None = None,
+        json_schema: dict | None = None,
+    ) -> Generation: ...
+
+    def count_tokens(self, text: str) -> int: ...
+
+    def render(self, messages: Sequence[ChatMessage]) -> str: ...
+
+
+class LlamaChatModel:
+    """A GGUF chat model run by llama.cpp. Loads lazily on first use (call :meth:`load` from a
+    worker thread to keep a UI responsive). One generation at a time per model."""
+
+    def __init__(self, path: Path | str, *, n_ctx: int = 4096, n_threads: int | None = None) -> None:
+        self.path = Path(path)
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads
+        self.info = gguf_check.check_role(gguf_check.inspect(self.path), "chat")
+        self.name = self.info.name
+        self._llm = None
+        self._formatter = None
+        self._bos_text = ""
+        self._load_lock = threading.Lock()
+        self._run_lock = threading.Lock()
+
+    # -- loading -----------------------------------------------------------------------------
+    @property
+    def loaded(self) -> bool:
+        return self._llm is not None
+
+    def load(self):
+        with self._load_lock:
+            if self._llm is None:
+                from llama_cpp import Llama
+                from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+                try:
+                    llm = Llama(
+                        model_path=str(self.path),
+                        n_ctx=self.n_ctx,
+                        n_threads=self.n_threads,
+                        verbose=False,
+                    )
+                except (ValueError, RuntimeError) as exc:
+                    raise ModelError(self.path, f"llama.cpp could not load it ({exc})") from None
+                template = llm.metadata.get("tokenizer.chat_template") or CHATML
+                eos = llm.detokenize([llm.token_eos()], special=True).decode("utf-8", "ignore")
+                bos = llm.detokenize([llm.token_bos()], special=True).decode("utf-8", "ignore")
+                self._formatter = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
+                self._bos_text = bos
+                self._llm = llm
+        return self._llm
+
+    @property
+    def context_size(self) -> int:
+        return self.n_ctx
+
+    # -- tokens ------------------------------------------------------------------------------
+    def tokenize(self, text: str) -> list[int]:
+        return self.load().tokenize(text.encode("utf-8"), add_bos=False, special=True)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenize(text))
+
+    def render(self, messages: Sequence[ChatMessage]) -> str:
+        self.load()
+        return self._formatter(messages=[{"role": m.role, "content": m.content} for m in messages]).prompt
+
+    def _stop(self, messages: Sequence[ChatMessage]) -> list[str]:
+        result = self._formatter(messages=[{"role": m.role, "content": m.content} for m in messages])
+        stop = result.stop
+        return [stop] if isinstance(stop, str) else list(stop or [])
+
+    # -- generation --------------------------------------------------------------------------
+    def generate(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int = 512,
+        temperature: float = 0.7,
+        cancel: threading.Event | None = None,
+        json_schema: dict | None = None,
+        seed: int | None = None,
+    ) -> Generation:
+        """Start a reply. The returned :class:`Generation` streams text pieces when iterated."""
+        llm = self.load()
+        prompt = self.render(messages)
+        gen = Generation(pieces=iter(()))
+        gen.pieces = self._stream(llm, prompt, self._stop(messages), gen.stats, max_tokens, temperature, cancel, json_schema, seed)
+        return gen
+
+    def _stream(self, llm, prompt, stop, stats, max_tokens, temperature, cancel, json_schema, seed):
+        import llama_cpp
+
+        grammar = None
+        if json_schema is not None:
+            grammar = llama_cpp.LlamaGrammar.from_json_schema(json.dumps(json_schema), verbose=False)
+        with self._run_lock:
+            # The template may already write the BOS token; never add it twice.
+            add_bos = not (self._bos_text and prompt.startswith(self._bos_text))
+            prompt_tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=add_bos, special=True)
+            stats.prompt_tokens = len(prompt_tokens)
+            budget = self.n_ctx - len(prompt_tokens)
+            if budget <= 0:
+                raise ModelError(self.path, f"prompt of {len(prompt_tokens)} tokens does not fit the {self.n_ctx}-token context")
+            ctx = llm._ctx.ctx
+            llama_cpp.llama_perf_context_reset(ctx)
+            start = time.perf_counter()
+            first = None
+            n = 0
+            try:
+                stream = llm.create_completion(
+                    prompt_tokens,
+                    max_tokens=min(max_tokens, budget),
+                    temperature=temperature,
+                    stop=stop,
+                    stream=True,
+                    grammar=grammar,
+                    seed=seed,
+                )
+                for chunk in stream:
+                    if cancel is not None and cancel.is_set():
+                        stats.finish_reason = "cancelled"
+                        stream.close()
+                        break
+                    choice = chunk["choices"][0]
+                    piece = choice.get("text") or ""
+                    n += 1
+                    if first is None:
+                        first = time.perf_counter()
+                    if choice.get("finish_reason"):
+                        stats.finish_reason = choice["finish_reason"]
+                    if piece:
+                        yield piece
+            finally:
+                end = time.perf_counter()
+                perf = llama_cpp.llama_perf_context(ctx)
+                stats.prompt_tokens_evaluated = int(perf.n_p_eval)
+                stats.generated_tokens = int(perf.n_eval) if perf.n_eval else n
+                stats.ttft_ms = round(((first or end) - start) * 1000, 2)
+                stats.total_ms = round((end - start) * 1000, 2)
+                gen_time = end - (first or start)
+                stats.tokens_per_s = round(stats.generated_tokens / gen_time, 2) if gen_time > 0 else 0.0
+
+    def complete(self, messages: Sequence[ChatMessage], **kw) -> tuple[str, GenerationStats]:
+        gen = self.generate(messages, **kw)
+        return gen.consume(), gen.stats
+
+    def complete_json(self, messages: Sequence[ChatMessage], schema: dict, *, max_tokens: int = 256) -> object:
+        """Generate JSON constrained by ``schema`` (grammar built directly so a bad schema fails
+        loudly) and parse it. Raises ``ValueError`` when the output is not valid JSON."""
+        text, _ = self.complete(messages, max_tokens=max_tokens, temperature=0.0, json_schema=schema)
+        return json.loads(text)

@@ -1,0 +1,1 @@
+"""Long-term memory: records, store, retrieval, scoring, temporal logic, capture, consolidation."""

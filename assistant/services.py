@@ -1,0 +1,53 @@
+"""Process-wide service objects shared by the CLI and the UI.
+
+Models are loaded lazily and cached per path; the store is opened per call site (one connection
+per thread is enforced inside the store).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from assistant.config import Paths, load_settings, paths
+
+_lock = threading.Lock()
+_embedders: dict[Path, object] = {}
+_chat_models: dict[tuple[Path, int], object] = {}
+
+
+def get_embedder(p: Paths | None = None):
+    """The configured embedder (default: converted MiniLM), loaded once per file."""
+    from assistant.engine import registry
+    from assistant.engine.embedder import LlamaEmbedder
+
+    p = p or paths()
+    path = registry.resolve_embedder(load_settings(p).embed_model)
+    with _lock:
+        if path not in _embedders:
+            _embedders[path] = LlamaEmbedder(path, n_threads=load_settings(p).threads)
+        return _embedders[path]
+
+
+def get_chat_model(p: Paths | None = None, model: str | None = None):
+    """The configured chat model (default: SmolLM2-135M), loaded once per (file, context size)."""
+    from assistant.engine import registry
+    from assistant.engine.chat import LlamaChatModel
+
+    p = p or paths()
+    settings = load_settings(p)
+    path = registry.resolve_chat(model or settings.chat_model)
+    key = (path, settings.context_size)
+    with _lock:
+        if key not in _chat_models:
+            _chat_models[key] = LlamaChatModel(path, n_ctx=settings.context_size, n_threads=settings.threads)
+        return _chat_models[key]
+
+
+def open_store(p: Paths | None = None, *, with_embedder: bool = True):
+    """Open the memory store at the configured database path."""
+    from assistant.memory.store import MemoryStore
+
+    p = (p or paths()).ensure()
+    embed = get_embedder(p).embed if with_embedder else None
+    return MemoryStore(p.database, embed=embed)

@@ -1,0 +1,109 @@
+"""Test isolation: every test gets its own KEEPSAKE_HOME, an in-memory keyring, and no network.
+
+The converted MiniLM GGUF is made once per test session (in a session home) and hard-linked into
+each test's home, so tests that load the real embedder do not convert it again.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+from pathlib import Path
+
+import keyring
+import keyring.backend
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+class MemoryKeyring(keyring.backend.KeyringBackend):
+    """A keyring backend that keeps secrets in a dict (tests never touch the real OS keyring)."""
+
+    priority = 1
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.secrets: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.secrets.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.secrets[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        self.secrets.pop((service, username), None)
+
+
+class NetworkBlocked(RuntimeError):
+    pass
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_network():
+    """Keepsake must never reach the network at run time: any outbound connect fails the test."""
+    real_connect = socket.socket.connect
+    real_connect_ex = socket.socket.connect_ex
+
+    def guard(sock, address, *a, real=real_connect):
+        if sock.family == socket.AF_UNIX:
+            return real(sock, address, *a)
+        raise NetworkBlocked(f"network access attempted: {address!r}")
+
+    def guard_ex(sock, address, *a):
+        if sock.family == socket.AF_UNIX:
+            return real_connect_ex(sock, address, *a)
+        raise NetworkBlocked(f"network access attempted: {address!r}")
+
+    socket.socket.connect = guard
+    socket.socket.connect_ex = guard_ex
+    yield
+    socket.socket.connect = real_connect
+    socket.socket.connect_ex = real_connect_ex
+
+
+@pytest.fixture(scope="session")
+def session_home(tmp_path_factory) -> Path:
+    """A KEEPSAKE_HOME shared by the whole session; holds the converted embedder once made."""
+    return tmp_path_factory.mktemp("keepsake-session-home")
+
+
+@pytest.fixture(autouse=True)
+def keepsake_home(tmp_path, monkeypatch, session_home) -> Path:
+    """Point every Keepsake path at a fresh temp dir, with a fresh in-memory keyring."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("KEEPSAKE_HOME", str(home))
+    previous = keyring.get_keyring()
+    keyring.set_keyring(MemoryKeyring())
+    # Reuse the session's converted models (hard links: no copy, no reconversion).
+    shared_models = session_home / "data" / "models"
+    if shared_models.is_dir():
+        target = home / "data" / "models"
+        target.mkdir(parents=True, exist_ok=True)
+        for f in shared_models.iterdir():
+            if f.is_file():
+                try:
+                    os.link(f, target / f.name)
+                except OSError:
+                    shutil.copy2(f, target / f.name)
+    yield home
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture(scope="session")
+def converted_embedder_path(session_home) -> Path:
+    """Convert the default MiniLM to GGUF once per session, inside the session home."""
+    from assistant.engine import registry
+
+    old = os.environ.get("KEEPSAKE_HOME")
+    os.environ["KEEPSAKE_HOME"] = str(session_home)
+    try:
+        return registry.default_embedder_path()
+    finally:
+        if old is None:
+            os.environ.pop("KEEPSAKE_HOME", None)
+        else:
+            os.environ["KEEPSAKE_HOME"] = old

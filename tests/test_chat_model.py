@@ -1,0 +1,58 @@
+"""The real SmolLM2-135M default model through llama.cpp (small and fast enough for tests)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from assistant.engine import registry
+from assistant.engine.chat import ChatMessage, LlamaChatModel
+
+
+@pytest.fixture(scope="module")
+def model():
+    m = LlamaChatModel(registry.default_chat_path(), n_ctx=2048, n_threads=2)
+    m.load()
+    return m
+
+
+def test_capital_of_france(model):
+    messages = [ChatMessage("system", "You are a helpful assistant."), ChatMessage("user", "What is the capital of France?")]
+    text, stats = model.complete(messages, temperature=0.0, max_tokens=40)
+    assert "Paris" in text
+    assert stats.prompt_tokens > 0 and stats.prompt_tokens_evaluated > 0
+    assert stats.generated_tokens > 0 and stats.ttft_ms > 0 and stats.tokens_per_s > 0
+
+
+def test_append_only_prompt_reuses_the_prefix(model):
+    history = [ChatMessage("system", "You are terse."), ChatMessage("user", "Name a colour.")]
+    reply, first = model.complete(history, temperature=0.0, max_tokens=8)
+    history += [ChatMessage("assistant", reply), ChatMessage("user", "Name another one.")]
+    _, second = model.complete(history, temperature=0.0, max_tokens=8)
+    # Only the tokens after the shared prefix are evaluated again.
+    assert second.prompt_tokens_evaluated < second.prompt_tokens
+    assert second.prompt_tokens_evaluated <= second.prompt_tokens - first.prompt_tokens + 16
+
+
+def test_cancel_stops_the_stream(model):
+    cancel = threading.Event()
+    gen = model.generate([ChatMessage("user", "Count from one to one hundred in words.")], temperature=0.0, max_tokens=300, cancel=cancel)
+    pieces = 0
+    for _ in gen:
+        pieces += 1
+        if pieces == 3:
+            cancel.set()
+    assert gen.stats.finish_reason == "cancelled"
+    assert pieces <= 4
+
+
+def test_json_schema_output_is_constrained(model):
+    schema = {"type": "object", "properties": {"index": {"type": "integer", "minimum": 0, "maximum": 3}}, "required": ["index"]}
+    out = model.complete_json([ChatMessage("user", "Pick a number between 0 and 3 as JSON.")], schema)
+    assert isinstance(out["index"], int)
+
+
+def test_token_count_uses_the_model_tokenizer(model):
+    assert model.count_tokens("") == 0
+    assert 1 <= model.count_tokens("hello") < model.count_tokens("hello " * 20)

@@ -1,0 +1,1 @@
+"""PySide6 desktop app. Talks only to assistant/ services, never to SQL or llama_cpp."""
