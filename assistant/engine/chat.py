@@ -106,6 +106,10 @@ class LlamaChatModel:
                 from llama_cpp import Llama
                 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
+                from assistant.engine.embedder import quiet_llama_logs
+
+                quiet_llama_logs()
+
                 try:
                     llm = Llama(
                         model_path=str(self.path),
