@@ -1,0 +1,193 @@
+"""Date grounding (assistant.memory.dates): relative dates against the observation date only."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from assistant.memory.dates import find_spans, ground, nth_day
+
+PARIS = timezone(timedelta(hours=2))
+OBS = datetime(2023, 5, 22, 15, 30, tzinfo=PARIS)  # a Monday
+D = date
+
+
+# (text, grounded text, valid_at) -- all observed on Monday 2023-05-22
+CASES = [
+    ("I went to Paris last week", "I went to Paris the week of 2023-05-15", D(2023, 5, 15)),
+    ("I saw Ana yesterday.", "I saw Ana on 2023-05-21.", D(2023, 5, 21)),
+    ("Yesterday I saw Ana.", "On 2023-05-21 I saw Ana.", D(2023, 5, 21)),
+    ("the day before yesterday", "on 2023-05-20", D(2023, 5, 20)),
+    ("Today was long", "2023-05-22 was long", D(2023, 5, 22)),  # a subject takes no "on"
+    ("I fly tomorrow", "I fly on 2023-05-23", D(2023, 5, 23)),
+    ("see you next Friday", "see you on 2023-05-26", D(2023, 5, 26)),
+    ("it broke last Friday", "it broke on 2023-05-19", D(2023, 5, 19)),
+    ("this Friday works", "on 2023-05-26 works", D(2023, 5, 26)),
+    ("I met Bo on Friday", "I met Bo on 2023-05-19", D(2023, 5, 19)),  # past by default
+    ("I'll meet Bo on Friday", "I'll meet Bo on 2023-05-26", D(2023, 5, 26)),  # future context
+    ("the parcel comes in 3 days", "the parcel comes on 2023-05-25", D(2023, 5, 25)),
+    ("I quit three days ago", "I quit on 2023-05-19", D(2023, 5, 19)),
+    ("3 weeks ago I quit", "the week of 2023-05-01 I quit", D(2023, 5, 1)),  # 05-01 is a Monday
+    ("the exam is in 2 weeks", "the exam is the week of 2023-06-05", D(2023, 6, 5)),
+    ("a week ago", "the week of 2023-05-15", D(2023, 5, 15)),
+    ("next week is busy", "the week of 2023-05-29 is busy", D(2023, 5, 29)),
+    ("I started a new job last month", "I started a new job in April 2023", D(2023, 4, 1)),
+    ("2 months ago we moved", "in March 2023 we moved", D(2023, 3, 1)),
+    ("we married last year", "we married in 2022", D(2022, 1, 1)),
+    ("since yesterday it rains", "since 2023-05-21 it rains", D(2023, 5, 21)),
+    ("until next Friday", "until 2023-05-26", D(2023, 5, 26)),
+    ("since last month", "since April 2023", D(2023, 4, 1)),
+    # "on the 5th": the most recent 5th on/before the observation date, unless future
+    ("We met on the 5th.", "We met on 2023-05-05.", D(2023, 5, 5)),
+    ("I will pay on the 5th.", "I will pay on 2023-06-05.", D(2023, 6, 5)),
+    ("on the 5th of June", "on 2022-06-05", D(2022, 6, 5)),  # past: June 2023 has not come
+    ("I fly on June 5", "I fly on 2022-06-05", D(2022, 6, 5)),
+    ("I will fly on June 5", "I will fly on 2023-06-05", D(2023, 6, 5)),
+    # absolute dates stay as written but set valid_at
+    ("I lived in Berlin in 2019", "I lived in Berlin in 2019", D(2019, 1, 1)),
+    ("June 5, 2019 was great", "June 5, 2019 was great", D(2019, 6, 5)),
+    # Chinese
+    ("昨天我去了北京", "2023年5月21日我去了北京", D(2023, 5, 21)),
+    ("前天下雨", "2023年5月20日下雨", D(2023, 5, 20)),
+    ("明天开会", "2023年5月23日开会", D(2023, 5, 23)),
+    ("我上周去了上海", "我2023年5月15日那周去了上海", D(2023, 5, 15)),
+    ("下周出差", "2023年5月29日那周出差", D(2023, 5, 29)),
+    ("上个星期很忙", "2023年5月15日那周很忙", D(2023, 5, 15)),
+    ("我上周五见了她", "我2023年5月19日见了她", D(2023, 5, 19)),
+    ("上个月换了工作", "2023年4月换了工作", D(2023, 4, 1)),
+    ("去年搬家", "2022年搬家", D(2022, 1, 1)),
+    ("前年我在杭州", "2021年我在杭州", D(2021, 1, 1)),
+    ("我3天前买了车", "我2023年5月19日买了车", D(2023, 5, 19)),
+    ("我三天前买了车", "我2023年5月19日买了车", D(2023, 5, 19)),
+    ("两周后出发", "2023年6月5日那周出发", D(2023, 6, 5)),
+    ("三个月前", "2023年2月", D(2023, 2, 1)),
+    ("他6月5日来过", "他2022年6月5日来过", D(2022, 6, 5)),
+    ("我们5号见过", "我们2023年5月5日见过", D(2023, 5, 5)),
+    ("2019年5月5日", "2019年5月5日", D(2019, 5, 5)),
+]
+
+
+@pytest.mark.parametrize("text, grounded, valid_at", CASES, ids=[c[0] for c in CASES])
+def test_grounding_table(text, grounded, valid_at):
+    g = ground(text, OBS)
+    assert g.text == grounded
+    assert g.valid_at == valid_at
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "on the 5th floor",  # an ordinal that is not a date
+        "the 5th time",
+        "Friday is my favourite day",  # a bare weekday with no preposition is not grounded
+        "May I help you?",
+        "10号楼",
+        "日本周边很美",  # 本周 inside 日本周边
+        "看一下周报",  # 下周 inside 一下周报
+        "基本月薪",
+        "本周末",
+        "February 30 is not a day",
+        "nothing to see here",
+        "",
+    ],
+)
+def test_not_dates_stay_untouched(text):
+    g = ground(text, OBS)
+    assert g.text == text and g.valid_at is None and g.spans == ()
+
+
+def test_issue_examples():
+    # Issue 6: "I went to Paris last week" said on 2023-05-22 is dated May 2023.
+    g = ground("I went to Paris last week", datetime(2023, 5, 22, 9, tzinfo=timezone.utc))
+    assert g.valid_at == D(2023, 5, 15) and g.text.endswith("the week of 2023-05-15")
+    # Issue 7: "I moved to Shanghai last week" said Thursday 2025-03-20 -> week of 2025-03-10.
+    g = ground("I moved to Shanghai last week", datetime(2025, 3, 20, tzinfo=timezone.utc))
+    assert g.valid_at == D(2025, 3, 10)
+
+
+def test_spans_carry_offsets_periods_and_granularity():
+    text = "Yesterday I booked Rome for next week."
+    g = ground(text, OBS)
+    first, second = g.spans
+    assert text[first.start : first.end] == first.original == "Yesterday"
+    assert (first.period_start, first.period_end, first.granularity) == (
+        D(2023, 5, 21), D(2023, 5, 22), "day")  # fmt: skip
+    assert second.original == "next week" and second.granularity == "week"
+    assert (second.period_start, second.period_end) == (D(2023, 5, 29), D(2023, 6, 5))
+    assert g.valid_at == first.period_start  # the first span wins
+    assert g.text == "On 2023-05-21 I booked Rome for the week of 2023-05-29."
+    month = find_spans("in 2 months", OBS)[0]  # July 2023: period end is exclusive
+    assert (month.period_start, month.period_end) == (D(2023, 7, 1), D(2023, 8, 1))
+
+
+def test_the_observers_own_calendar_day_is_used():
+    # 23:30 on Sunday 21 May in California is already Monday 22 May in UTC.
+    late = datetime(2023, 5, 21, 23, 30, tzinfo=timezone(timedelta(hours=-7)))
+    assert ground("yesterday", late).valid_at == D(2023, 5, 20)
+    assert ground("yesterday", late.astimezone(timezone.utc)).valid_at == D(2023, 5, 21)
+
+
+def test_now_is_never_used():
+    old = datetime(2001, 9, 3, 12, tzinfo=timezone.utc)  # a Monday, long ago
+    assert ground("last week", old).valid_at == D(2001, 8, 27)
+    assert ground("on the 5th", old).valid_at == D(2001, 8, 5)
+    assert ground("去年", old).valid_at == D(2000, 1, 1)
+
+
+def test_naive_observation_time_is_refused():
+    with pytest.raises(ValueError):
+        ground("yesterday", datetime(2023, 5, 22))
+
+
+@pytest.mark.parametrize(
+    "day, observed, future, expected",
+    [
+        (5, D(2023, 5, 22), False, D(2023, 5, 5)),
+        (22, D(2023, 5, 22), False, D(2023, 5, 22)),  # on the day itself
+        (25, D(2023, 5, 22), False, D(2023, 4, 25)),
+        (31, D(2023, 5, 22), False, D(2023, 3, 31)),  # April has no 31st
+        (5, D(2023, 1, 3), False, D(2022, 12, 5)),  # across the year
+        (5, D(2023, 5, 22), True, D(2023, 6, 5)),
+        (31, D(2023, 11, 2), True, D(2023, 12, 31)),
+        (30, D(2024, 1, 31), True, D(2024, 3, 30)),  # February has no 30th
+    ],
+)
+def test_nth_day(day, observed, future, expected):
+    assert nth_day(day, observed, future) == expected
+
+
+def test_dateparser_is_imported_lazily():
+    code = "import sys, assistant.memory.dates; print('dateparser' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+# -- never raises -----------------------------------------------------------------------------
+
+FRAGMENTS = st.sampled_from([
+    "yesterday", "last week", "next Friday", "in 3 days", "on the 5th", "昨天", "上周", "3 weeks ago",
+    "in 999 years", "99999 days ago", "on the 31st", "Feb 29", "February 30, 2019", "the 0th",
+    "in 2019", "5号", "十二天前", "上周日", "本周7", " ", ".", "。", "\n", "on", "the", "Sunday",
+    "\x00", "🙂", "May", "31st", "年", "月", "日",
+])  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(st.text(max_size=200), st.lists(FRAGMENTS | st.text(max_size=5)).map("".join)),
+       st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(2100, 1, 1),
+                    timezones=st.sampled_from([timezone.utc, PARIS])))  # fmt: skip
+def test_any_text_never_raises(text, observed):
+    g = ground(text, observed)
+    assert isinstance(g.text, str)
+    ends = [0]
+    for s in g.spans:  # sorted, non-overlapping, pointing at the original text
+        assert s.start >= ends[-1] and text[s.start : s.end] == s.original
+        assert s.period_start < s.period_end
+        ends.append(s.end)
+    if not g.spans:
+        assert g.text == text and g.valid_at is None
