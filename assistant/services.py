@@ -51,3 +51,29 @@ def open_store(p: Paths | None = None, *, with_embedder: bool = True):
     p = (p or paths()).ensure()
     embed = get_embedder(p).embed if with_embedder else None
     return MemoryStore(p.database, embed=embed)
+
+
+def get_retriever(store):
+    """Hybrid retrieval over ``store`` (None until the retrieval module is installed)."""
+    try:
+        from assistant.memory.retrieve import Retriever
+    except ImportError:
+        return None
+    return Retriever(store, get_embedder())
+
+
+def get_capture_queue(store, chat_model=None):
+    """The background capture worker for ``store``'s database (one per database per process)."""
+    try:
+        from assistant.memory.capture import CaptureQueue
+    except ImportError:
+        return None
+    key = store.path if hasattr(store, "path") else None
+    with _lock:
+        queue = _capture_queues.get(key)
+        if queue is None:
+            queue = _capture_queues[key] = CaptureQueue(lambda: open_store(with_embedder=True), chat_model)
+        return queue
+
+
+_capture_queues: dict[object, object] = {}

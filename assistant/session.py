@@ -1,0 +1,235 @@
+"""One chat turn end to end: store the message -> retrieve -> assemble -> generate -> log -> capture.
+
+The CLI and the UI both drive a :class:`ChatSession`; the UI calls :meth:`ChatSession.stream`
+from a worker thread (the store gives every thread its own connection).
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from assistant.config import Settings, load_settings
+from assistant.engine.chat import GenerationStats
+from assistant.memory.records import Role
+
+#: A message longer than this is stored whole but only its head and tail reach the model.
+MAX_INPUT_CHARS = 200_000
+DEFAULT_TEMPERATURE = 0.2
+
+
+class EmptyMessage(ValueError):
+    """Nothing to send."""
+
+
+@dataclass(frozen=True)
+class InjectedMemory:
+    id: int
+    text: str
+    score: float
+    valid_at: str | None
+    source: dict[str, Any] | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "text": self.text, "score": round(self.score, 4), "valid_at": self.valid_at, "source": self.source}
+
+
+@dataclass
+class TurnResult:
+    session_id: int
+    turn_id: str
+    user_message_id: int
+    assistant_message_id: int | None = None
+    reply: str = ""
+    stats: GenerationStats = field(default_factory=GenerationStats)
+    injected_memories: list[InjectedMemory] = field(default_factory=list)
+    budget: dict[str, Any] | None = None
+    forget_candidates: list[dict[str, Any]] = field(default_factory=list)
+    remembered: list[int] = field(default_factory=list)
+    captured: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        s = self.stats
+        return {
+            "reply": self.reply,
+            "session_id": self.session_id,
+            "turn_id": self.turn_id,
+            "user_message_id": self.user_message_id,
+            "assistant_message_id": self.assistant_message_id,
+            "prompt_tokens": s.prompt_tokens,
+            "prompt_tokens_evaluated": s.prompt_tokens_evaluated,
+            "generated_tokens": s.generated_tokens,
+            "ttft_ms": s.ttft_ms,
+            "tokens_per_s": s.tokens_per_s,
+            "finish_reason": s.finish_reason,
+            "injected_memories": [m.to_json() for m in self.injected_memories],
+            "budget": self.budget,
+            "forget_candidates": self.forget_candidates,
+            "remembered": self.remembered,
+            "captured": self.captured,
+        }
+
+
+class ChatSession:
+    """A conversation bound to a stored session, a chat model and the memory services."""
+
+    def __init__(self, store, model, session_id: int, *, settings: Settings | None = None,
+                 retriever=None, capture=None, context=None) -> None:
+        self.store = store
+        self.model = model
+        self.session_id = session_id
+        self.settings = settings or load_settings()
+        self.retriever = retriever
+        self.capture = capture
+        self._context = context
+        self._lock = threading.Lock()
+        self.last_turn: TurnResult | None = None
+
+    # -- construction ----------------------------------------------------------------------------
+    @classmethod
+    def open(cls, session_id: int | str | None = None, *, model: str | None = None, incognito: bool | None = None,
+             store=None, chat_model=None, retriever=None, capture=None, settings: Settings | None = None) -> "ChatSession":
+        """Open (or create) a session with the configured services. ``incognito=True`` creates or
+        marks the session incognito: nothing from it is captured."""
+        from assistant import services
+
+        settings = settings or load_settings()
+        store = store or services.open_store()
+        chat_model = chat_model or services.get_chat_model(model=model)
+        if session_id is None:
+            sid = store.create_session(title="", incognito=bool(incognito or settings.incognito)).id
+        else:
+            sid = _parse_session_id(session_id)
+            store.get_session(sid)  # NotFound -> clear error
+        if incognito is not None and store.get_session(sid).incognito != incognito:
+            store.set_session_incognito(sid, incognito)
+        if retriever is None:
+            retriever = services.get_retriever(store)
+        if capture is None:
+            capture = services.get_capture_queue(store, chat_model)
+        return cls(store, chat_model, sid, settings=settings, retriever=retriever, capture=capture)
+
+    @property
+    def incognito(self) -> bool:
+        return self.store.get_session(self.session_id).incognito
+
+    def set_incognito(self, value: bool) -> None:
+        self.store.set_session_incognito(self.session_id, value)
+
+    @property
+    def context(self):
+        """The session's short-term memory (history as sent, compaction state), built lazily."""
+        if self._context is None:
+            from assistant.context.compaction import ContextMessage
+            from assistant.context.window import SessionContext
+
+            stored = [ContextMessage(m.role.value, m.content, m.id) for m in self.store.messages(self.session_id)
+                      if m.role in (Role.USER, Role.ASSISTANT)]
+            self._context = SessionContext(self.session_id, self.model, window=self.settings.context_size, messages=stored)
+        return self._context
+
+    # -- one turn --------------------------------------------------------------------------------
+    def stream(self, text: str, *, cancel: threading.Event | None = None, max_tokens: int = 512,
+               temperature: float = DEFAULT_TEMPERATURE) -> Iterator[str]:
+        """Run one turn, yielding reply pieces; :attr:`last_turn` holds the full result after."""
+        if not isinstance(text, str) or not text.strip():
+            raise EmptyMessage("empty message")
+        with self._lock:
+            yield from self._turn(text, cancel, max_tokens, temperature)
+
+    def send(self, text: str, **kw) -> TurnResult:
+        for _ in self.stream(text, **kw):
+            pass
+        assert self.last_turn is not None
+        return self.last_turn
+
+    def _turn(self, text, cancel, max_tokens, temperature) -> Iterator[str]:
+        user_msg = self.store.add_message(self.session_id, Role.USER, text)
+        turn = TurnResult(session_id=self.session_id, turn_id=uuid.uuid4().hex, user_message_id=user_msg.id)
+        self.last_turn = turn
+        model_text = _clip_for_model(text)
+        memory_on = self.settings.memory_enabled
+        command = self._command(model_text, turn) if memory_on else None
+        block_text, hits = None, []
+        if memory_on and self.retriever is not None:
+            from assistant.memory import inject
+
+            hits = self.retriever.search(model_text, k=6)
+            block = inject.format_block(hits, count_tokens=self.model.count_tokens)
+            block_text, hits = block.text, block.hits
+        assembled = self.context.prepare(model_text, memories_block=block_text, reminders=command,
+                                         max_output_tokens=max_tokens)
+        turn.budget = assembled.to_json()
+        gen = self.model.generate(assembled.messages, max_tokens=max_tokens, temperature=temperature, cancel=cancel)
+        try:
+            yield from gen
+        finally:
+            turn.reply, turn.stats = gen.text, gen.stats
+            self._finish(turn, assembled, model_text, user_msg, hits)
+
+    def _finish(self, turn: TurnResult, assembled, model_text: str, user_msg, hits) -> None:
+        reply_msg = self.store.add_message(self.session_id, Role.ASSISTANT, turn.reply or "")
+        turn.assistant_message_id = reply_msg.id
+        self.context.record(assembled, model_text, turn.reply or "", user_id=user_msg.id, reply_id=reply_msg.id)
+        if hits:
+            from assistant.memory import inject
+
+            inject.log_injection(self.store, turn.turn_id, self.session_id, user_msg.id, hits)
+            turn.injected_memories = [_injected(h) for h in hits]
+        if self.capture is not None and self.settings.memory_enabled and not self.incognito:
+            self.capture.submit(user_msg.id)
+            turn.captured = True
+
+    def _command(self, text: str, turn: TurnResult) -> str | None:
+        """Explicit "remember that ..." / "forget ..." commands. Forget never deletes: it lists
+        candidates for the person to confirm (UI dialog / CLI prompt). Returns a reminder for the
+        model describing what happened, or None."""
+        try:
+            from assistant.memory import commands
+        except ImportError:
+            return None
+        cmd = commands.parse_command(text)
+        if cmd is None:
+            return None
+        if cmd.kind == "remember":
+            if self.incognito:
+                return "The person asked you to remember something, but this session is incognito: nothing is stored."
+            turn.remembered = commands.remember(self.store, cmd, session_id=self.session_id, message_id=turn.user_message_id)
+            return "The person asked you to remember this; it has been stored. Confirm briefly."
+        if cmd.kind == "forget":
+            found = commands.forget_candidates(self.store, self.retriever, cmd.text)
+            turn.forget_candidates = [m.to_json() for m in found]
+            if not found:
+                return "The person asked you to forget something, but no matching memory was found. Say so."
+            return (f"The person asked you to forget something. {len(found)} matching memories were found and are "
+                    "shown to them for confirmation; nothing is deleted until they confirm. Say so briefly.")
+        return None
+
+    def close(self) -> None:
+        if self.capture is not None:
+            self.capture.flush(timeout=120)
+
+
+def _injected(hit) -> InjectedMemory:
+    m = hit.memory
+    src = m.sources[0].to_json() if m.sources else None
+    return InjectedMemory(m.id, m.text, float(hit.score), m.valid_at.isoformat() if m.valid_at else None, src)
+
+
+def _clip_for_model(text: str) -> str:
+    """Huge pastes are stored whole; the model sees head and tail with a marker between."""
+    if len(text) <= MAX_INPUT_CHARS:
+        return text
+    half = MAX_INPUT_CHARS // 2
+    return f"{text[:half]}\n[... {len(text) - MAX_INPUT_CHARS} characters omitted ...]\n{text[-half:]}"
+
+
+def _parse_session_id(value: int | str) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        from assistant.memory.errors import NotFound
+
+        raise NotFound(f"no session with id {value!r}") from None
