@@ -10,14 +10,16 @@ import argparse
 import sys
 
 from assistant.cli import common
+from assistant.engine.errors import ModelError
+from assistant.memory.errors import StoreError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from assistant.cli import bench, core, memory
+    from assistant.cli import bench, core, memory, note
 
     parser = argparse.ArgumentParser(prog="keepsake", description="Local-first assistant with an inspectable memory.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (core, memory, bench):
+    for module in (core, memory, note, bench):
         module.register(sub)
     return parser
 
@@ -33,6 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except common.UserError as exc:
+        return common.fail(args, str(exc))
+    except (StoreError, ModelError) as exc:
+        # Errors meant for the person: a bad id, a missing key, a broken model file.
         return common.fail(args, str(exc))
     except KeyboardInterrupt:
         return 130

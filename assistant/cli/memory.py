@@ -1,0 +1,440 @@
+"""Memory, session and export commands: ``keepsake memory ...``, ``keepsake sessions ...``,
+``keepsake export FILE``, ``keepsake import-memories FILE``.
+
+Dates accept ISO-8601 (``2024-05-01``, ``2024-05-01T14:30+02:00``, ``...Z``) and common other
+forms ("May 1 2024", "2024/05/01", "yesterday"); a date without a timezone is local time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import re
+import sys
+from datetime import datetime, timedelta
+from typing import Any, Callable, Iterator
+
+from assistant.cli.common import UserError, add_json, emit
+
+_DATE_HELP = "ISO-8601 (2024-05-01, 2024-05-01T14:30+02:00) or e.g. 'May 1 2024'"
+
+
+# -- helpers -----------------------------------------------------------------------------------
+def parse_when(text: str) -> datetime:
+    """A timezone-aware datetime from ISO-8601 or a common human format; UserError if not."""
+    raw = (text or "").strip()
+    if not raw:
+        raise UserError("empty date")
+    iso = raw[:-1] + "+00:00" if raw.endswith(("Z", "z")) else raw
+    try:
+        dt = datetime.fromisoformat(iso)
+    except ValueError:
+        dt = None
+    if dt is None and not re.fullmatch(r"\d{1,3}", raw):  # "10" is not a date
+        import dateparser
+
+        now = datetime.now().astimezone()
+        dt = dateparser.parse(
+            raw,
+            settings={"RELATIVE_BASE": now.replace(tzinfo=None), "RETURN_AS_TIMEZONE_AWARE": True, "PREFER_DATES_FROM": "past"},
+        )
+    if dt is None:
+        raise UserError(f"cannot understand the date {text!r}; use {_DATE_HELP}")
+    if dt.tzinfo is None:
+        dt = dt.astimezone()  # local time
+    return dt
+
+
+def _fmt_date(dt: datetime | None) -> str:
+    if dt is None:
+        return "…"
+    return dt.astimezone().strftime("%Y-%m-%d %H:%M") if (dt.hour, dt.minute, dt.second) != (0, 0, 0) else dt.strftime("%Y-%m-%d")
+
+
+@contextlib.contextmanager
+def _store(with_embedder: bool = False) -> Iterator[Any]:
+    from assistant.memory.errors import StoreError
+    from assistant.services import open_store
+
+    store = None
+    try:
+        if with_embedder:
+            try:
+                store = open_store(with_embedder=True)
+            except StoreError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - no embedder: store without vector, embed later
+                print(f"keepsake: note: embedder unavailable ({exc}); the vector is added later", file=sys.stderr)
+        if store is None:
+            store = open_store(with_embedder=False)
+    except StoreError as exc:
+        raise UserError(str(exc)) from None
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def _cmd(fn: Callable[[argparse.Namespace], int | None]) -> Callable[[argparse.Namespace], int]:
+    """Turn store errors into messages the person can act on."""
+
+    @functools.wraps(fn)
+    def wrapper(args: argparse.Namespace) -> int:
+        from assistant.memory.errors import StoreError
+
+        try:
+            return int(fn(args) or 0)
+        except StoreError as exc:  # NotFound, VersionConflict, key errors ...
+            raise UserError(str(exc)) from None
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+
+    return wrapper
+
+
+def _line(m: Any) -> str:
+    flags = []
+    if m.status.value != "active":
+        flags.append(m.status.value)
+    if m.invalid_at is not None:
+        flags.append(f"until {_fmt_date(m.invalid_at)}")
+    if m.expires_at is not None:
+        flags.append(f"ttl {_fmt_date(m.expires_at)}")
+    if m.pinned:
+        flags.append("pinned")
+    since = f" since {_fmt_date(m.valid_at)}" if m.valid_at else ""
+    extra = f" [{', '.join(flags)}]" if flags else ""
+    return f"#{m.id:<5} {m.kind.value:<10} {m.text}{since}{extra}  ({m.trust.value}, v{m.version})"
+
+
+def _confirm(question: str, args: argparse.Namespace) -> bool:
+    if getattr(args, "yes", False):
+        return True
+    if not sys.stdin.isatty():
+        raise UserError("refusing to delete without --yes when not interactive (see --dry-run first)")
+    answer = input(f"{question} [y/N] ").strip().lower()
+    return answer in ("y", "yes")
+
+
+def _preview_text(plan: Any) -> str:
+    counts = ", ".join(f"{k}: {v}" for k, v in plan.counts.items() if v)
+    lines = [f"memories: {', '.join(f'#{i}' for i in plan.memory_ids) or 'none'}"]
+    if plan.derived_ids:
+        lines.append(f"  derived summaries/episodes removed with them: {', '.join(f'#{i}' for i in plan.derived_ids)}")
+    if plan.regenerate_ids:
+        lines.append(f"  summaries kept and marked for regeneration: {', '.join(f'#{i}' for i in plan.regenerate_ids)}")
+    if plan.detached_ids:
+        lines.append(f"  memories that keep other sources and only lose this link: {', '.join(f'#{i}' for i in plan.detached_ids)}")
+    if plan.redacted_message_ids:
+        lines.append(f"  source messages redacted: {len(plan.redacted_message_ids)}")
+    for f in plan.files_deleted:
+        lines.append(f"  file deleted: {f}")
+    for f in plan.files_redacted:
+        lines.append(f"  file redacted: {f}")
+    lines.append(f"rows: {counts or 'none'}")
+    return "\n".join(lines)
+
+
+# -- registration ------------------------------------------------------------------------------
+def register(sub: argparse._SubParsersAction) -> None:
+    mem = sub.add_parser("memory", help="see, add, edit and delete memories")
+    msub = mem.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
+
+    p = msub.add_parser("add", help="add a memory (ADD-only: the same text again adds a source)")
+    p.add_argument("text")
+    p.add_argument("--kind", choices=["profile", "fact", "episode", "experience"], default="fact")
+    p.add_argument("--valid-at", metavar="D", help=f"when it became true ({_DATE_HELP})")
+    p.add_argument("--invalid-at", metavar="D", help="when it stopped being true")
+    p.add_argument("--observed-at", metavar="D", help="when it was said (default now)")
+    p.add_argument("--ttl-days", type=float, metavar="N", help="forget after N days")
+    p.add_argument("--slot", help="profile slot name (home_city, employer, ...)")
+    p.add_argument("--entity", action="append", default=[], help="an entity it is about (repeatable)")
+    add_json(p)
+    p.set_defaults(func=cmd_add)
+
+    p = msub.add_parser("list", help="list memories (default: currently valid)")
+    p.add_argument("--all", action="store_true", help="include archived, superseded, expired and no longer valid")
+    p.add_argument("--as-of", metavar="D", help="what was true on date D (world time)")
+    p.add_argument("--known-at", metavar="T", help="what Keepsake believed at time T (system time)")
+    p.add_argument("--kind", choices=["profile", "fact", "episode", "experience"])
+    p.add_argument("--text", help="only memories containing this text")
+    p.add_argument("--limit", type=int)
+    p.add_argument("--offset", type=int, default=0)
+    add_json(p)
+    p.set_defaults(func=cmd_list)
+
+    p = msub.add_parser("show", help="a memory with its versions, sources and audit trail")
+    p.add_argument("id", type=int)
+    add_json(p)
+    p.set_defaults(func=cmd_show)
+
+    p = msub.add_parser("edit", help="change the text (a new version; the old one is kept)")
+    p.add_argument("id", type=int)
+    p.add_argument("text")
+    p.add_argument("--expected-version", type=int, help="fail if the memory changed since that version")
+    add_json(p)
+    p.set_defaults(func=cmd_edit)
+
+    p = msub.add_parser("invalidate", help="mark it as no longer true (from --at, default now)")
+    p.add_argument("id", type=int)
+    p.add_argument("--at", metavar="D")
+    add_json(p)
+    p.set_defaults(func=cmd_invalidate)
+
+    p = msub.add_parser("delete", help="delete for real (row, versions, indexes, vectors, files)")
+    p.add_argument("ids", type=int, nargs="+", metavar="ID")
+    p.add_argument("--dry-run", action="store_true", help="only show what would be removed")
+    p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    p.add_argument("--keep-sources", action="store_true", help="do not redact the source messages")
+    add_json(p)
+    p.set_defaults(func=cmd_delete)
+
+    p = msub.add_parser("history", help="every version of a memory")
+    p.add_argument("id", type=int)
+    add_json(p)
+    p.set_defaults(func=cmd_history)
+
+    for name, help_text in (("pin", "exempt from decay"), ("unpin", "no longer pinned"),
+                            ("archive", "hide from default views"), ("restore", "make active again")):  # fmt: skip
+        p = msub.add_parser(name, help=help_text)
+        p.add_argument("id", type=int)
+        add_json(p)
+        p.set_defaults(func=cmd_simple, action=name)
+
+    p = msub.add_parser("ttl", help="forget after N days (or --clear)")
+    p.add_argument("id", type=int)
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--days", type=float)
+    g.add_argument("--clear", action="store_true")
+    add_json(p)
+    p.set_defaults(func=cmd_ttl)
+
+    ses = sub.add_parser("sessions", help="list, show, rename and delete chat sessions")
+    ssub = ses.add_subparsers(dest="sessions_command", metavar="ACTION", required=True)
+    p = ssub.add_parser("list", help="sessions, most recent first")
+    p.add_argument("--limit", type=int)
+    add_json(p)
+    p.set_defaults(func=cmd_sessions_list)
+    p = ssub.add_parser("show", help="a session and its messages")
+    p.add_argument("id", type=int)
+    add_json(p)
+    p.set_defaults(func=cmd_sessions_show)
+    p = ssub.add_parser("rename", help="set a session's title")
+    p.add_argument("id", type=int)
+    p.add_argument("title")
+    add_json(p)
+    p.set_defaults(func=cmd_sessions_rename)
+    p = ssub.add_parser("delete", help="delete a session, its messages and memories only it supports")
+    p.add_argument("id", type=int)
+    p.add_argument("--dry-run", action="store_true")
+    p.add_argument("--yes", "-y", action="store_true")
+    add_json(p)
+    p.set_defaults(func=cmd_sessions_delete)
+
+    p = sub.add_parser("export", help="export all memories (and sessions) to a JSON file")
+    p.add_argument("file")
+    p.add_argument("--no-sessions", action="store_true", help="memories only")
+    add_json(p)
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("import-memories", help="import a Keepsake JSON export (idempotent)")
+    p.add_argument("file")
+    p.add_argument("--keep-trust", action="store_true", help="keep the trust levels in the file (default: cap at 'imported')")
+    add_json(p)
+    p.set_defaults(func=cmd_import)
+
+
+# -- memory commands ---------------------------------------------------------------------------
+@_cmd
+def cmd_add(args: argparse.Namespace) -> int:
+    from assistant.memory.records import Actor, Kind, Source, Trust
+
+    valid_at = parse_when(args.valid_at) if args.valid_at else None
+    invalid_at = parse_when(args.invalid_at) if args.invalid_at else None
+    observed = parse_when(args.observed_at) if args.observed_at else datetime.now().astimezone()
+    if args.ttl_days is not None and args.ttl_days <= 0:
+        raise UserError("--ttl-days must be positive")
+    with _store(with_embedder=True) as store:
+        res = store.add_ex(
+            args.text, kind=Kind(args.kind), valid_at=valid_at, invalid_at=invalid_at, trust=Trust.USER_STATED,
+            source=Source(speaker="user", extractor="cli", observed_at=observed), slot=args.slot,
+            entities=args.entity, ttl=timedelta(days=args.ttl_days) if args.ttl_days else None, actor=Actor.USER,
+        )  # fmt: skip
+        m = store.get(res.id)
+    emit(args, {**m.to_json(), "created": res.created},
+         f"{'added' if res.created else 'already known, source added to'} #{m.id}: {m.text}")  # fmt: skip
+    return 0
+
+
+@_cmd
+def cmd_list(args: argparse.Namespace) -> int:
+    as_of = parse_when(args.as_of) if args.as_of else None
+    known_at = parse_when(args.known_at) if args.known_at else None
+    with _store() as store:
+        items = store.list(kind=args.kind, as_of=as_of, known_at=known_at, include_all=args.all, text=args.text,
+                           limit=args.limit, offset=args.offset)  # fmt: skip
+    emit(args, [m.to_json() for m in items], "\n".join(_line(m) for m in items) or "no memories")
+    return 0
+
+
+@_cmd
+def cmd_show(args: argparse.Namespace) -> int:
+    with _store() as store:
+        m = store.get(args.id)
+        versions = store.history(args.id)
+        audit = store.audit(args.id)
+        injections = store.injections(memory_id=args.id, limit=50)
+    data = {
+        **m.to_json(),
+        "versions": [v.to_json() for v in versions],
+        "audit": [a.to_json() for a in audit],
+        "injections": [{"turn_id": i.turn_id, "at": i.at.isoformat(), "score": i.score} for i in injections],
+    }
+    lines = [_line(m), f"  valid: {_fmt_date(m.valid_at)} → {_fmt_date(m.invalid_at)}   known since {_fmt_date(m.created_at)}"
+             + (f", superseded {_fmt_date(m.expired_at)}" if m.expired_at else "")]  # fmt: skip
+    lines.append("  sources:" if m.sources else "  sources: none")
+    for s in m.sources:
+        where = f"session {s.session_id} message {s.message_id}" if s.session_id is not None else "direct entry"
+        lines.append(f"    {s.speaker} via {s.extractor} {s.extractor_version}, {where}, observed {_fmt_date(s.observed_at)}")
+    lines.append("  versions:")
+    for v in versions:
+        lines.append(f"    v{v.version} {_fmt_date(v.recorded_at)} {v.update_type.value if v.update_type else 'added'} by {v.actor.value}: {v.text}")
+    lines.append("  audit:")
+    for a in audit:
+        lines.append(f"    {_fmt_date(a.at)} {a.actor.value} {a.action}")
+    emit(args, data, "\n".join(lines))
+    return 0
+
+
+@_cmd
+def cmd_edit(args: argparse.Namespace) -> int:
+    with _store(with_embedder=True) as store:
+        m = store.edit(args.id, args.text, expected_version=args.expected_version)
+    emit(args, m.to_json(), f"#{m.id} is now v{m.version}: {m.text}")
+    return 0
+
+
+@_cmd
+def cmd_invalidate(args: argparse.Namespace) -> int:
+    at = parse_when(args.at) if args.at else None
+    with _store() as store:
+        m = store.invalidate(args.id, at)
+    emit(args, m.to_json(), f"#{m.id} no longer true from {_fmt_date(m.invalid_at)}")
+    return 0
+
+
+@_cmd
+def cmd_delete(args: argparse.Namespace) -> int:
+    with _store() as store:
+        plan = store.delete_preview(args.ids, redact_sources=not args.keep_sources)
+        if args.dry_run:
+            emit(args, plan.to_json(), "would delete:\n" + _preview_text(plan))
+            return 0
+        if not args.yes:
+            print(_preview_text(plan), file=sys.stderr)
+        if not _confirm(f"Delete {len(plan.memory_ids)} memories for good?", args):
+            emit(args, {"deleted": False}, "nothing deleted")
+            return 1
+        report = store.delete(args.ids, redact_sources=not args.keep_sources)
+    emit(args, report.to_json(), "deleted:\n" + _preview_text(report))
+    return 0
+
+
+@_cmd
+def cmd_history(args: argparse.Namespace) -> int:
+    with _store() as store:
+        versions = store.history(args.id)
+    emit(args, [v.to_json() for v in versions],
+         "\n".join(f"v{v.version} {_fmt_date(v.recorded_at)} {v.update_type.value if v.update_type else 'added'} "
+                   f"by {v.actor.value} [{v.status.value}]: {v.text}" for v in versions))  # fmt: skip
+    return 0
+
+
+@_cmd
+def cmd_simple(args: argparse.Namespace) -> int:
+    with _store() as store:
+        m = getattr(store, args.action)(args.id)
+    emit(args, m.to_json(), _line(m))
+    return 0
+
+
+@_cmd
+def cmd_ttl(args: argparse.Namespace) -> int:
+    if args.days is not None and args.days <= 0:
+        raise UserError("--days must be positive")
+    with _store() as store:
+        m = store.clear_ttl(args.id) if args.clear else store.set_ttl(args.id, timedelta(days=args.days))
+    emit(args, m.to_json(), _line(m))
+    return 0
+
+
+# -- sessions ----------------------------------------------------------------------------------
+@_cmd
+def cmd_sessions_list(args: argparse.Namespace) -> int:
+    with _store() as store:
+        items = store.list_sessions(limit=args.limit)
+    emit(args, [s.to_json() for s in items],
+         "\n".join(f"#{s.id:<5} {_fmt_date(s.updated_at)}  {s.message_count:>4} msgs  {s.title or '(untitled)'}" for s in items)
+         or "no sessions")  # fmt: skip
+    return 0
+
+
+@_cmd
+def cmd_sessions_show(args: argparse.Namespace) -> int:
+    with _store() as store:
+        s = store.get_session(args.id)
+        msgs = store.messages(args.id)
+    data = {**s.to_json(), "messages": [m.to_json() for m in msgs]}
+    lines = [f"#{s.id} {s.title or '(untitled)'}"]
+    lines += [f"  [{m.id}] {m.role.value}: {'[deleted]' if m.redacted else m.content}" for m in msgs]
+    emit(args, data, "\n".join(lines))
+    return 0
+
+
+@_cmd
+def cmd_sessions_rename(args: argparse.Namespace) -> int:
+    with _store() as store:
+        s = store.rename_session(args.id, args.title)
+    emit(args, s.to_json(), f"#{s.id} renamed to {s.title!r}")
+    return 0
+
+
+@_cmd
+def cmd_sessions_delete(args: argparse.Namespace) -> int:
+    with _store() as store:
+        plan = store.delete_session_preview(args.id)
+        if args.dry_run:
+            emit(args, plan.to_json(), "would delete:\n" + _preview_text(plan))
+            return 0
+        if not args.yes:
+            print(_preview_text(plan), file=sys.stderr)
+        if not _confirm(f"Delete session {args.id}, its messages and {len(plan.memory_ids)} memories?", args):
+            emit(args, {"deleted": False}, "nothing deleted")
+            return 1
+        report = store.delete_session(args.id)
+    emit(args, report.to_json(), "deleted:\n" + _preview_text(report))
+    return 0
+
+
+# -- export / import ---------------------------------------------------------------------------
+@_cmd
+def cmd_export(args: argparse.Namespace) -> int:
+    with _store() as store:
+        data = store.export_json(args.file, include_sessions=not args.no_sessions)
+    summary = {"file": args.file, "memories": len(data["memories"]), "sessions": len(data.get("sessions", []))}
+    emit(args, summary, f"exported {summary['memories']} memories and {summary['sessions']} sessions to {args.file}")
+    return 0
+
+
+@_cmd
+def cmd_import(args: argparse.Namespace) -> int:
+    with _store(with_embedder=True) as store:
+        report = store.import_json(args.file, keep_trust=args.keep_trust)
+    r = report.to_json()
+    text = (f"imported {r['memories_added']} new memories ({r['memories_merged']} already known), "
+            f"{r['sessions_added']} sessions, {r['messages_added']} messages")  # fmt: skip
+    if r["errors"]:
+        text += "\nskipped:\n" + "\n".join(f"  {e}" for e in r["errors"])
+    emit(args, r, text)
+    return 0

@@ -1,0 +1,158 @@
+"""Encryption at rest and the key: no plaintext in the file, a wrong or missing key is a clear
+error that leaves the database untouched, and the key falls back to a 0600 file where there is
+no OS keyring (as on this machine)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from pathlib import Path
+
+import keyring
+import keyring.backend
+import keyring.backends.fail
+import keyring.errors
+import pytest
+from store_fakes import TEST_KEY, fake_hash_embedder
+
+from assistant.config import paths
+from assistant.memory import keys
+from assistant.memory.errors import KeyMissingError, StoreError, WrongKeyError
+from assistant.memory.records import Source
+from assistant.memory.store import MemoryStore
+
+SECRETS = ["Dr. Okonkwo prescribed Lisinopril 10mg", "My bank PIN is 4417 at Sparkasse Heidelberg", "Ferrari 488 GTB"]
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _files(db: Path) -> list[Path]:
+    return [p for p in (db, Path(str(db) + "-wal"), Path(str(db) + "-shm")) if p.exists()]
+
+
+def test_database_file_holds_no_plaintext() -> None:
+    store = MemoryStore(embed=fake_hash_embedder)
+    s = store.create_session("Health and money")
+    for text in SECRETS:
+        msg = store.add_message(s.id, "user", text)
+        store.add(text, source=Source(s.id, msg.id), entities=[text.split()[-1]])
+    before_checkpoint = b"".join(p.read_bytes() for p in _files(store.path))
+    store.checkpoint()
+    store.close()
+    after = b"".join(p.read_bytes() for p in _files(store.path))
+    assert not store.path.read_bytes().startswith(b"SQLite format 3")
+    for blob in (before_checkpoint, after):
+        for text in SECRETS + ["Health and money", "memory_fts", "CREATE TABLE"]:
+            # whole texts and every word of 6+ letters (shorter ones can occur in ciphertext by chance)
+            for word in {text.lower(), *(w.lower() for w in text.split() if len(w) >= 6)}:
+                assert word.encode() not in blob.lower(), word
+    # and it reads back with the key from the keyring
+    assert {m.text for m in MemoryStore().list()} == set(SECRETS)
+
+
+def test_wrong_key_is_a_clear_error_and_changes_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    store = MemoryStore(db, key=TEST_KEY)
+    store.add("Something private")
+    store.close()
+    digests = {p.name: _digest(p) for p in _files(db)}
+    with pytest.raises(WrongKeyError, match="cannot decrypt"):
+        MemoryStore(db, key="00" * 32)
+    with pytest.raises(StoreError):
+        MemoryStore(db, encrypted=False)  # opening an encrypted file as plain is refused too
+    assert {p.name: _digest(p) for p in _files(db)} == digests
+    assert MemoryStore(db, key=bytes.fromhex(TEST_KEY)).list()[0].text == "Something private"
+
+
+def test_missing_key_never_creates_a_new_database() -> None:
+    store = MemoryStore()
+    assert store.key_info.backend == "keyring"
+    store.add("Old memory that must not be hidden")
+    store.close()
+    db = paths().database
+    digest = _digest(db)
+    keyring.delete_password(keys.SERVICE, keys.key_username(db))
+    with pytest.raises(KeyMissingError, match="exists but its encryption key was not found"):
+        MemoryStore()
+    assert _digest(db) == digest
+    assert keyring.get_password(keys.SERVICE, keys.key_username(db)) is None  # no new key either
+
+
+def test_bad_key_values_are_refused(tmp_path: Path) -> None:
+    for bad in ("abc", "zz" * 32, b"short"):
+        with pytest.raises(StoreError):
+            MemoryStore(tmp_path / "x.db", key=bad)
+    assert not (tmp_path / "x.db").exists()
+
+
+def test_no_keyring_falls_back_to_a_0600_key_file() -> None:
+    keyring.set_keyring(keyring.backends.fail.Keyring())  # what this machine really has
+    info = keys.describe()
+    assert info.backend == "none" and "key file" in info.description
+    store = MemoryStore()
+    assert store.key_info.backend == "file" and "no OS keyring" in store.key_info.description
+    store.add("Stored with the file key")
+    store.close()
+    kf = paths().key_file
+    assert stat.S_IMODE(kf.stat().st_mode) == 0o600
+    assert keys.backend_info().backend == "file"
+    assert MemoryStore().list()[0].text == "Stored with the file key"
+
+
+class RefusingKeyring(keyring.backend.KeyringBackend):
+    priority = 1
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return None
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        raise keyring.errors.NoKeyringError("no backend")
+
+    def delete_password(self, service: str, username: str) -> None:
+        raise keyring.errors.PasswordDeleteError("nothing")
+
+
+def test_keyring_that_refuses_falls_back_to_file_then_still_opens_with_real_keyring(keepsake_home: Path) -> None:
+    from conftest import MemoryKeyring
+
+    keyring.set_keyring(RefusingKeyring())
+    store = MemoryStore()
+    assert store.key_info.backend == "file" and "refused" in store.key_info.description
+    store.add("Written while the keyring refused")
+    store.close()
+    keyring.set_keyring(MemoryKeyring())  # a keyring appears later: the file key is still found
+    assert MemoryStore().list()[0].text == "Written while the keyring refused"
+
+
+def test_key_file_is_not_used_when_keyring_works() -> None:
+    MemoryStore().close()
+    assert not paths().key_file.exists()
+    assert keyring.get_password(keys.SERVICE, keys.key_username(paths().database))
+
+
+def test_key_file_with_loose_permissions_is_tightened() -> None:
+    keyring.set_keyring(keyring.backends.fail.Keyring())
+    MemoryStore().close()
+    kf = paths().key_file
+    os.chmod(kf, 0o644)
+    MemoryStore().close()
+    assert stat.S_IMODE(kf.stat().st_mode) == 0o600
+
+
+def test_sqlite_driver_facts() -> None:
+    from assistant.memory import db
+
+    v = db.versions()
+    assert db.encryption_available() and v["sqlcipher"] and v["fts5"] and v["sqlite_vec"].startswith("v0.1.")
+    store = MemoryStore(embed=fake_hash_embedder)
+    c = store.conn
+    assert c.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert c.execute("PRAGMA secure_delete").fetchone()[0] == 1
+    assert c.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert c.execute("PRAGMA busy_timeout").fetchone()[0] >= 1000
+    assert store.info().to_json()["encryption"] == "encrypted (SQLCipher)"
+    plain = MemoryStore(paths().data / "plain.db", encrypted=False)
+    assert plain.info().to_json()["encryption"] == "not encrypted" and plain.key_info.encrypted is False
