@@ -50,7 +50,21 @@ def open_store(p: Paths | None = None, *, with_embedder: bool = True):
 
     p = (p or paths()).ensure()
     embed = get_embedder(p).embed if with_embedder else None
-    return MemoryStore(p.database, embed=embed)
+    store = MemoryStore(p.database, embed=embed)
+    store.on_delete(_after_delete)
+    return store
+
+
+def _after_delete(report) -> None:
+    """A delete reaches every copy: the chat models' KV caches are dropped and open sessions
+    rebuild their context from the (redacted) stored messages."""
+    from assistant import events
+
+    with _lock:
+        models = list(_chat_models.values())
+    for model in models:
+        model.reset_cache()
+    events.publish("memory_deleted", report)
 
 
 def get_retriever(store):

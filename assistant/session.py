@@ -86,6 +86,14 @@ class ChatSession:
         self._context = context
         self._lock = threading.Lock()
         self.last_turn: TurnResult | None = None
+        self._stale = False
+        from assistant import events
+
+        # After a delete, the history as sent may quote deleted text: rebuild it from the store.
+        self._unsubscribe = events.subscribe("memory_deleted", lambda _report: self._drop_context())
+
+    def _drop_context(self) -> None:
+        self._stale = True  # applied at the start of the next turn, never mid-turn
 
     # -- construction ----------------------------------------------------------------------------
     @classmethod
@@ -146,6 +154,8 @@ class ChatSession:
         return self.last_turn
 
     def _turn(self, text, cancel, max_tokens, temperature) -> Iterator[str]:
+        if self._stale:
+            self._context, self._stale = None, False
         user_msg = self.store.add_message(self.session_id, Role.USER, text)
         turn = TurnResult(session_id=self.session_id, turn_id=uuid.uuid4().hex, user_message_id=user_msg.id)
         self.last_turn = turn
@@ -208,6 +218,7 @@ class ChatSession:
         return None
 
     def close(self) -> None:
+        self._unsubscribe()
         if self.capture is not None:
             self.capture.flush(timeout=120)
 

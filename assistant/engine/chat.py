@@ -218,6 +218,14 @@ class LlamaChatModel:
                 gen_time = end - (first or start)
                 stats.tokens_per_s = round(stats.generated_tokens / gen_time, 2) if gen_time > 0 else 0.0
 
+    def reset_cache(self) -> None:
+        """Forget the KV/prompt cache (after a delete, no deleted text may stay in it). The next
+        call evaluates its whole prompt again."""
+        with self._run_lock:
+            if self._llm is not None:
+                self._llm.reset()
+                self._llm._ctx.kv_cache_clear()
+
     def complete(self, messages: Sequence[ChatMessage], **kw) -> tuple[str, GenerationStats]:
         gen = self.generate(messages, **kw)
         return gen.consume(), gen.stats
