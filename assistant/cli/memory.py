@@ -243,6 +243,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--keep-trust", action="store_true", help="keep the trust levels in the file (default: cap at 'imported')")
     add_json(p)
     p.set_defaults(func=cmd_import)
+    register_search(msub)
 
 
 # -- memory commands ---------------------------------------------------------------------------
@@ -437,4 +438,40 @@ def cmd_import(args: argparse.Namespace) -> int:
     if r["errors"]:
         text += "\nskipped:\n" + "\n".join(f"  {e}" for e in r["errors"])
     emit(args, r, text)
+    return 0
+
+
+# -- search (retrieval, issue 4) -----------------------------------------------------------------
+def register_search(msub: argparse._SubParsersAction) -> None:
+    p = msub.add_parser("search", help="hybrid memory search (what a chat turn would retrieve)")
+    p.add_argument("query")
+    p.add_argument("--k", type=int, default=5, metavar="N", help="how many memories (default 5)")
+    p.add_argument("--as-of", metavar="D", help="what was true on date D (world time)")
+    p.add_argument("--known-at", metavar="T", help="what Keepsake believed at time T (system time)")
+    p.add_argument("--explain", action="store_true", help="show each signal's raw and normalized score")
+    add_json(p)
+    p.set_defaults(func=cmd_search)
+
+
+@_cmd
+def cmd_search(args: argparse.Namespace) -> int:
+    from assistant.engine.errors import ModelError
+    from assistant.memory.retrieve import Retriever
+    from assistant.services import get_embedder
+
+    if args.k < 1:
+        raise UserError("--k must be at least 1")
+    as_of = parse_when(args.as_of) if args.as_of else None
+    known_at = parse_when(args.known_at) if args.known_at else None
+    with _store() as store:
+        try:
+            hits = Retriever(store, get_embedder()).search(args.query, k=args.k, as_of=as_of, known_at=known_at)
+        except ModelError as exc:
+            raise UserError(f"search needs the embedding model: {exc}") from None
+    lines = []
+    for h in hits:
+        lines.append(f"{h.score:.3f}  {_line(h.memory)}")
+        if args.explain:
+            lines += [f"         {s.name}: raw {s.raw:.4f}, normalized {s.normalized:.4f}, weight {s.weight:g}" for s in h.signals]
+    emit(args, [h.to_json(explain=args.explain) for h in hits], "\n".join(lines) or "no memory passed the relevance threshold")
     return 0

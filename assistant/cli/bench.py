@@ -1,0 +1,74 @@
+"""`keepsake bench NAME [--json]`: performance figures (never asserted in tests).
+
+Benchmarks live in ``assistant/bench/<name>.py``; each module has ``add_arguments(parser)`` and
+``run(args) -> dict``. Modules are imported only when their command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+from assistant.cli.common import add_json, dumps
+
+BENCHES = {
+    "retrieval": "hybrid memory search at 1k/10k/100k memories vs a numpy brute-force baseline",
+    "context": "prompt tokens evaluated and TTFT per turn: Keepsake's assembler vs a naive one",
+    "consolidate": "wall time and peak memory of a full consolidation run",
+    "ui": "window start-up, UI-thread stalls, inspector at 100k memories",
+}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("bench", help="run a benchmark")
+    bsub = p.add_subparsers(dest="bench", metavar="NAME")
+    for name, help_text in BENCHES.items():
+        bp = bsub.add_parser(name, help=help_text)
+        add_json(bp)
+        try:
+            module = importlib.import_module(f"assistant.bench.{name}")
+        except ImportError:
+            bp.set_defaults(func=_missing, bench_name=name)
+            continue
+        module.add_arguments(bp)
+        bp.set_defaults(func=_runner(module))
+    ap = bsub.add_parser("all", help="run every benchmark with its defaults")
+    add_json(ap)
+    ap.set_defaults(func=_run_all)
+
+
+def _runner(module):
+    def run(args) -> int:
+        result = module.run(args)
+        if args.json:
+            print(dumps(result))
+        else:
+            print(getattr(module, "format_text", dumps)(result))
+        return 0
+
+    return run
+
+
+def _missing(args) -> int:
+    print(f"benchmark '{args.bench_name}' is not available in this build")
+    return 1
+
+
+def _run_all(args) -> int:
+    results = {}
+    for name in BENCHES:
+        try:
+            module = importlib.import_module(f"assistant.bench.{name}")
+        except ImportError:
+            continue
+        parser = argparse.ArgumentParser()
+        module.add_arguments(parser)
+        ns = parser.parse_args([])
+        ns.json = args.json
+        results[name] = module.run(ns)
+        if not args.json:
+            print(f"== {name}")
+            print(getattr(module, "format_text", dumps)(results[name]))
+    if args.json:
+        print(dumps(results))
+    return 0

@@ -1,0 +1,145 @@
+"""Retrieval quality on a labeled set, with the REAL MiniLM embedder (no fakes).
+
+``tests/data/retrieval_set.json``: 49 memories about a fictional person (Maya Okafor), 38
+paraphrased questions each with the memory (or memories) that answers it, and 22 questions
+about things never said. The relevance threshold (``DEFAULT_THRESHOLD``) is calibrated here:
+at most 10% of the never-said questions may get a memory, and the threshold is the cosine of
+the best wrong memory of the last question that must get none, plus a 0.01 margin, rounded up
+to 0.01 steps (0.3195 -> 0.33). Run ``python tests/test_retrieval_quality.py`` for the threshold/recall table.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from assistant.engine.embedder import LlamaEmbedder
+from assistant.memory.records import Kind, Source
+from assistant.memory.retrieve import DEFAULT_THRESHOLD, Retriever
+from assistant.memory.store import MemoryStore
+
+SET = json.loads((Path(__file__).parent / "data" / "retrieval_set.json").read_text(encoding="utf-8"))
+KEY = "5e" * 32
+
+
+def _day(s: str) -> datetime:
+    return datetime.fromisoformat(s).replace(tzinfo=UTC)
+
+
+def build(path: Path, embedder: LlamaEmbedder) -> tuple[MemoryStore, dict[str, int]]:
+    store = MemoryStore(path, key=KEY, embed=embedder.embed)
+    key_to_id = {}
+    for m in SET["memories"]:
+        src = m["source"]
+        key_to_id[m["key"]] = store.add(
+            m["text"], kind=Kind(m["kind"]), slot=m["slot"], entities=m["entities"], valid_at=_day(m["valid_at"]),
+            source=Source(extractor="retrieval-set", observed_at=_day(src["observed_at"])),
+        )  # fmt: skip
+    return store, key_to_id
+
+
+@pytest.fixture(scope="module")
+def labeled(tmp_path_factory, converted_embedder_path):
+    embedder = LlamaEmbedder(converted_embedder_path, n_threads=1)
+    store, key_to_id = build(tmp_path_factory.mktemp("quality") / "m.db", embedder)
+    retriever = Retriever(store, embedder)
+    id_to_key = {v: k for k, v in key_to_id.items()}
+    keys = list(key_to_id)
+    mem_vecs = np.array(embedder.embed([m["text"] for m in SET["memories"]]), dtype=np.float32)
+    q_vecs = np.array(embedder.embed([q["q"] for q in SET["questions"]]), dtype=np.float32)
+    n_vecs = np.array(embedder.embed(SET["never_said"]), dtype=np.float32)
+    pipeline = [[id_to_key[h.memory.id] for h in retriever.search(q["q"], k=5, vector=v)]
+                for q, v in zip(SET["questions"], q_vecs)]  # fmt: skip
+    never = [[id_to_key[h.memory.id] for h in retriever.search(q, k=5, vector=v)] for q, v in zip(SET["never_said"], n_vecs)]
+    yield {
+        "retriever": retriever, "keys": keys, "pipeline": pipeline, "never": never,
+        "pos_cos": q_vecs @ mem_vecs.T, "neg_cos": n_vecs @ mem_vecs.T,
+    }  # fmt: skip
+    store.close()
+    embedder.close()
+
+
+def recall(results: list[list[str]]) -> float:
+    return sum(any(k in got[:5] for k in q["expect"]) for q, got in zip(SET["questions"], results)) / len(results)
+
+
+def semantic_only(labeled, threshold: float) -> list[list[str]]:
+    """Top 5 by cosine alone among memories at or above ``threshold`` (no slots, no re-rank)."""
+    out = []
+    for row in labeled["pos_cos"]:
+        order = [i for i in np.argsort(-row) if row[i] >= threshold][:5]
+        out.append([labeled["keys"][i] for i in order])
+    return out
+
+
+def test_the_set_is_big_enough():
+    assert len(SET["memories"]) >= 40 and len(SET["questions"]) >= 20 and len(SET["never_said"]) >= 20
+    keys = {m["key"] for m in SET["memories"]}
+    assert all(set(q["expect"]) <= keys for q in SET["questions"])
+
+
+def test_never_said_questions_get_no_memory_in_at_least_90_percent(labeled):
+    rejected = sum(not got for got in labeled["never"]) / len(labeled["never"])
+    assert rejected >= 0.9, labeled["never"]
+
+
+def test_threshold_is_the_calibrated_value(labeled):
+    best_wrong = np.sort(labeled["neg_cos"].max(axis=1))  # best memory for each never-said question
+    allowed_leaks = int(np.floor(len(best_wrong) * 0.1))  # 22 questions -> 2 may get a memory
+    lowest = best_wrong[len(best_wrong) - allowed_leaks - 1]  # must be strictly above this one
+    calibrated = np.ceil((lowest + 0.01) * 100) / 100  # 0.01 margin, rounded up to 0.01 steps
+    assert DEFAULT_THRESHOLD == pytest.approx(calibrated), (lowest, calibrated)
+
+
+def test_paraphrase_recall_at_5(labeled):
+    r = recall(labeled["pipeline"])
+    assert r >= 0.8, list(zip([q["q"] for q in SET["questions"]], labeled["pipeline"]))  # measured: 31/38 = 0.816
+    assert r >= recall(semantic_only(labeled, DEFAULT_THRESHOLD))  # slots and re-ranking never lose a hit
+
+
+@pytest.mark.xfail(strict=False, reason=(
+    "target recall@5 >= 0.9 not reached with all-MiniLM-L6-v2: at the threshold that keeps >= 90% of never-said "
+    "questions empty (0.33), 7 of 38 fair paraphrases score below it (cosines 0.06-0.29); see the module docstring "
+    "of assistant/memory/retrieve.py"))  # fmt: skip
+def test_paraphrase_recall_target(labeled):
+    assert recall(labeled["pipeline"]) >= 0.9
+
+
+def test_slot_shaped_questions_are_answered_by_the_slot(labeled):
+    r = labeled["retriever"]
+    for question, key in (("What do people call me?", "name"), ("Which city am I living in these days?", "home"),
+                          ("Where did I grow up?", "hometown")):  # fmt: skip
+        hits = r.search(question, k=5)
+        assert hits[0].slot_answer and hits[0].memory.slot is not None, question
+        assert labeled["keys"][labeled["keys"].index(key)] == key
+
+
+def main() -> None:  # pragma: no cover - the calibration table, for the docs
+    import tempfile
+
+    from assistant.engine import registry
+
+    embedder = LlamaEmbedder(registry.default_embedder_path(), n_threads=1)
+    with tempfile.TemporaryDirectory() as tmp:
+        store, key_to_id = build(Path(tmp) / "m.db", embedder)
+        keys = list(key_to_id)
+        mem = np.array(embedder.embed([m["text"] for m in SET["memories"]]))
+        qv = np.array(embedder.embed([q["q"] for q in SET["questions"]]))
+        nv = np.array(embedder.embed(SET["never_said"]))
+        labeled = {"keys": keys, "pos_cos": qv @ mem.T}
+        print("threshold  semantic-only recall@5  pipeline recall@5  never-said with no memory")
+        for t in np.arange(0.20, 0.42, 0.02):
+            r = Retriever(store, embedder, threshold=float(t))
+            pipe = [[keys[list(key_to_id.values()).index(h.memory.id)] for h in r.search(q["q"], k=5, vector=v)]
+                    for q, v in zip(SET["questions"], qv)]  # fmt: skip
+            rej = np.mean([not r.search(q, k=5, vector=v) for q, v in zip(SET["never_said"], nv)])
+            print(f"{t:9.2f}  {recall(semantic_only(labeled, t)):22.3f}  {recall(pipe):17.3f}  {rej:25.3f}")
+        store.close()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
