@@ -1,0 +1,159 @@
+"""Validate an extracted fact against the message it came from, before it is written (DESIGN §5).
+
+A fact passes when it is true to the words used:
+
+- it is about the person ("User ...") and is a statement of sensible length, not a question;
+- every proper noun (a capitalized or mixed-case word, e.g. "Ferrari", "GTB", "Olive") and every
+  number in it occurs in the source message (or in the message with its dates grounded) --
+  nothing copied from an existing memory (*contamination*), nothing made up (*hallucination*);
+- every other content word is supported by a word of the message (same stem), apart from the
+  small vocabulary the extractors use to phrase facts ("User", "lives", "favourite", ...);
+- no pronoun is left ("it", "she", "they", "my" ...): the text must stand on its own.
+
+``validate`` returns ``None`` for a good fact, else a short reason (it never raises). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+MIN_CHARS = 8
+MAX_CHARS = 400
+
+_WORD = re.compile(r"[^\W\d_](?:[\w'’-]*\w)?|\d+(?:[.,:/-]\d+)*", re.UNICODE)
+_NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
+PRONOUNS = frozenset(
+    "i me my mine myself we us our ours ourselves you your yours yourself yourselves he him his himself "
+    "she her hers herself they them their theirs themselves it its itself".split()
+)
+_DEMONSTRATIVE_END = re.compile(r"\b(this|that|these|those)\s*[.!?]*\s*$", re.I)
+# Function words (never need support in the message).
+STOPWORDS = frozenset(
+    """a an the and or but nor so yet of to in on at by for from with without about above after against along
+    among around as before behind below beneath beside between beyond during except inside into like near
+    off onto out outside over past since than through throughout till toward towards under until up upon via
+    within is am are was were be been being has have had having do does did done doing will would shall
+    should can could may might must not no don't doesn't didn't isn't wasn't aren't weren't won't can't
+    cannot hasn't haven't hadn't also just very really still now then there here when where which who whom
+    whose what why how all any both each few more most other some such only own same too again ever never
+    always often sometimes usually even already quite rather much many lot lots one week day month year
+    that this these those""".split()
+)
+# The vocabulary extractors use to phrase facts; it need not occur in the message.
+TEMPLATE_WORDS = frozenset(
+    """user user's lives live living works work working worked named called name name's is's favourite
+    favorite moved switched promoted married allergic allergy birthday diet eats eat drinks drink
+    owns own born pet pets job title employer city home hometown family partner remembers remember
+    asked wants said says told believes thinks""".split()
+)
+# Capitalized words that are not proper nouns of the message's content: dates written by grounding.
+_DATE_WORDS = frozenset(
+    """january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday""".split()
+)
+_LEADING_OK = frozenset({"the", "a", "an", "in", "on", "at", "since", "from", "user", "user's"})
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text)
+
+
+def _fold(word: str) -> str:
+    return word.casefold().replace("’", "'")
+
+
+def stem(word: str) -> str:
+    """A crude English stem: enough to match "lives"/"live", "promoted"/"promotion", "cats"/"cat"."""
+    w = _fold(word)
+    if w.endswith("'s"):
+        w = w[:-2]
+    for suffix in ("ies", "ied", "ing", "ed", "es", "s", "ion", "ly", "er"):
+        if len(w) - len(suffix) >= 3 and w.endswith(suffix):
+            w = w[: -len(suffix)]
+            break
+    if len(w) > 3 and w[-1] in "ey":
+        w = w[:-1]
+    return w[:6]
+
+
+def is_proper(word: str) -> bool:
+    """A word written with a capital letter (Paris, GTB, iPhone, McDonald's), not a date word."""
+    f = _fold(word)
+    f = f[:-2] if f.endswith("'s") else f
+    return any(c.isupper() for c in word) and f not in _DATE_WORDS and f not in ("user", "i", "i'm", "i've", "i'd", "i'll")
+
+
+def proper_nouns(text: str) -> list[str]:
+    """Capitalized words of ``text`` (the first word of the text is not counted when it is a
+    function word, e.g. "The")."""
+    ws = words(text)
+    out = []
+    for i, w in enumerate(ws):
+        if w[0].isdigit() or not is_proper(w):
+            continue
+        if i == 0 and _fold(w) in _LEADING_OK:
+            continue
+        out.append(w)
+    return out
+
+
+def numbers(text: str) -> set[str]:
+    return set(_NUMBER.findall(text))
+
+
+def pronouns_in(text: str) -> list[str]:
+    """Personal pronouns left in ``text`` (an all-caps word such as "IT" is not one)."""
+    found = [w for w in words(text) if _fold(w) in PRONOUNS and not (len(w) > 1 and w.isupper())]
+    m = _DEMONSTRATIVE_END.search(text)
+    if m:
+        found.append(m.group(1))
+    return found
+
+
+def validate(fact: str, sources: str | Iterable[str], *, existing: Iterable[str] = ()) -> str | None:
+    """``None`` when ``fact`` is supported by ``sources`` (the message text, and optionally the
+    same text with grounded dates); otherwise the reason it is rejected. ``existing``: texts of
+    memories shown to the extractor, only used to name contamination in the reason."""
+    srcs = [sources] if isinstance(sources, str) else list(sources)
+    text = (fact or "").strip()
+    if len(text) < MIN_CHARS:
+        return "too short"
+    if len(text) > MAX_CHARS:
+        return "too long"
+    if text.endswith("?"):
+        return "a question, not a fact"
+    if not re.search(r"\bUser\b", text):
+        return "not about the user (no 'User' subject)"
+    left = pronouns_in(text)
+    if left:
+        return f"pronoun left: {', '.join(dict.fromkeys(left))}"
+    src_words = [w for s in srcs for w in words(s)]
+    src_folded = {_fold(w) for w in src_words}
+    src_stems = {stem(w) for w in src_words}
+    src_numbers = set().union(*(numbers(s) for s in srcs)) if srcs else set()
+    existing_words = {_fold(w) for e in existing for w in words(e)}
+
+    def origin(missing: list[str]) -> str:
+        if missing and all(_fold(w) in existing_words for w in missing):
+            return " (contamination: only an existing memory says this)"
+        return " (hallucination)"
+
+    missing = [w for w in proper_nouns(text) if _fold(w) not in src_folded]
+    if missing:
+        missing = list(dict.fromkeys(missing))
+        return f"not in the message: {', '.join(missing)}{origin(missing)}"
+    bad_numbers = sorted(n for n in numbers(text) if n not in src_numbers)
+    if bad_numbers:
+        return f"number not in the message: {', '.join(bad_numbers)}{origin(bad_numbers)}"
+    unsupported = []
+    for w in words(text):
+        f = _fold(w)
+        if w[0].isdigit() or f in STOPWORDS or f in TEMPLATE_WORDS or len(f) < 3 or f in src_folded:
+            continue
+        if stem(w) not in src_stems:
+            unsupported.append(w)
+    if unsupported:
+        unsupported = list(dict.fromkeys(unsupported))
+        return f"words not in the message: {', '.join(unsupported)}{origin(unsupported)}"
+    return None

@@ -1,0 +1,137 @@
+"""Deterministic extraction, third-person rewriting, validation and command parsing (pure: no
+store, no model)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+
+import pytest
+
+from assistant.memory.commands import parse_command, remember_text
+from assistant.memory.extract_rules import conjugate, extract, third_person
+from assistant.memory.records import Kind
+from assistant.memory.validate import pronouns_in, validate
+
+OBS = datetime(2023, 5, 22, 12, 0, tzinfo=timezone.utc)  # a Monday
+
+
+def texts(message: str) -> dict[str, str | None]:
+    return {c.text: c.slot for c in extract(message, OBS)}
+
+
+@pytest.mark.parametrize(
+    "message, fact, slot",
+    [
+        ("My name is Alice Chen.", "User's name is Alice Chen.", "name"),
+        ("Hi, I'm Brian!", "User's name is Brian.", "name"),
+        ("I live in Shanghai.", "User lives in Shanghai.", "home_city"),
+        ("I just moved from Shanghai to Berlin.", "User lives in Berlin.", "home_city"),
+        ("I'm from the UK originally.", "User is from the UK.", "hometown"),
+        ("I work at Google as a software engineer.", "User works at Google.", "employer"),
+        ("I work as a nurse.", "User works as a nurse.", "job_title"),
+        ("I'm a teacher at Lincoln High School.", "User is a teacher at Lincoln High School.", "job_title"),
+        ("I got promoted to assistant manager at Tesco!", "User was promoted to assistant manager at Tesco.", "job_title"),
+        ("My wife Anna is a doctor.", "User's wife is Anna.", "partner"),
+        ("I'm married to Sam.", "User is married to Sam.", "partner"),
+        ("My sister's name is Maria.", "User's sister is Maria.", "family.sister"),
+        ("My dad is called Tom.", "User's dad is Tom.", "family.dad"),
+        ("I have a golden retriever named Rex.", "User has a golden retriever named Rex.", "pet"),
+        ("My cat Miso loves tuna.", "User has a cat named Miso.", "pet"),
+        ("My birthday is June 5th.", "User's birthday is June 5th.", "birthday"),
+        ("I'm allergic to peanuts.", "User is allergic to peanuts.", "allergy"),
+        ("I'm vegetarian.", "User is vegetarian.", "diet"),
+        ("I don't eat pork.", "User doesn't eat pork.", "diet"),
+        ("My favourite restaurant is Olive Garden.", "User's favourite restaurant is Olive Garden.", "favourite.restaurant"),
+        ("My favorite ice cream flavour is pistachio.", "User's favorite ice cream flavour is pistachio.",
+         "favourite.ice_cream_flavour"),
+    ],
+)
+def test_profile_slots(message, fact, slot):
+    found = texts(message)
+    assert found.get(fact) == slot, found
+    for c in extract(message, OBS):
+        assert validate(c.text, [message]) is None, c.text
+
+
+@pytest.mark.parametrize(
+    "message, fact",
+    [
+        ("I drive a Ferrari 488 GTB now.", "User drives a Ferrari 488 GTB now."),
+        ("I got promoted to assistant manager last week!", "User got promoted to assistant manager the week of 2023-05-15."),
+        ("I switched from Vim to Emacs because of org-mode.", "User switched from Vim to Emacs because of org-mode."),
+        ("I love hiking in the Alps.", "User loves hiking in the Alps."),
+        ("I went to Paris last week.", "User went to Paris the week of 2023-05-15."),
+        ("I'll fly to Tokyo next Friday.", "User will fly to Tokyo on 2023-05-26."),
+        ("I've been learning Japanese for 3 years.", "User has been learning Japanese for 3 years."),
+        ("Oh, and I moved to Berlin last month.", "User moved to Berlin in April 2023."),
+    ],
+)
+def test_facts_keep_proper_nouns_dates_and_transitions(message, fact):
+    assert fact in texts(message)
+
+
+def test_proper_nouns_stay_verbatim():
+    found = " ".join(texts("I drive a Ferrari 488 GTB and I got promoted to assistant manager."))
+    assert "Ferrari 488 GTB" in found and "assistant manager" in found
+    assert "sports car" not in found and "manager position" not in found
+
+
+def test_grounded_fact_carries_its_date():
+    (fact,) = [c for c in extract("I went to Paris last week.", OBS) if c.kind == Kind.FACT]
+    assert fact.valid_at == date(2023, 5, 15)
+
+
+def test_birthdays_are_not_pinned_to_a_year():
+    (c,) = extract("My birthday is on June 5.", OBS)
+    assert c.text == "User's birthday is June 5." and c.valid_at is None
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["Can you help me write an email?", "I think it's going to rain.", "What is the weather in Paris?",
+     "I had a great meal", "We went to Rome in 2019.", "Please tell me a joke about Berlin."],
+)
+def test_not_facts(message):
+    assert [c for c in extract(message, OBS) if c.kind == Kind.FACT] == []
+
+
+def test_third_person():
+    assert third_person("I live in Lyon and my sister visits me") == "User lives in Lyon and User's sister visits User"
+    assert third_person("I'm tired, I've eaten, I'll sleep") == "User is tired, User has eaten, User will sleep"
+    assert third_person("I really study and I don't drink") == "User really studies and User doesn't drink"
+    assert third_person("I went home") == "User went home"
+    assert [conjugate(v) for v in ("go", "watch", "carry", "play", "moved", "can")] == ["goes", "watches", "carries", "plays", "moved", "can"]
+
+
+def test_validation_rejects_contamination_hallucination_and_pronouns():
+    src = "I had a great meal"
+    existing = ["User's favourite restaurant is Olive Garden."]
+    reason = validate("User had a great meal at Olive Garden.", src, existing=existing)
+    assert reason and "Olive" in reason and "contamination" in reason
+    reason = validate("User is a car enthusiast.", "I drive a Ferrari 488 GTB")
+    assert reason and "hallucination" in reason
+    assert "pronoun" in validate("User had a great meal with her.", "I had a great meal with her")
+    assert "number" in validate("User has 3 cats.", "I have two cats")
+    assert "not about the user" in validate("Paris is the capital of France.", "Paris is the capital of France")
+    assert validate("User had a great meal.", src) is None
+    assert pronouns_in("User works in IT.") == []
+    assert pronouns_in("User loves it.") == ["it"]
+
+
+def test_parse_command():
+    assert parse_command("Remember that my locker code is 4512.").text == "my locker code is 4512"
+    assert parse_command("please remember: I parked on level 3").kind == "remember"
+    assert parse_command("记住我的车位是B12").kind == "remember"
+    for text in ("forget my locker code", "Forget that I live in Lyon", "delete the memory about Lyon",
+                 "Can you forget about my ex?"):
+        cmd = parse_command(text)
+        assert cmd is not None and cmd.kind == "forget", text
+    assert parse_command("delete the memory about Lyon").text == "Lyon"
+    for text in ("Do you remember my name?", "I can't remember where I parked", "remember when we met?",
+                 "What should I cook tonight?", ""):
+        assert parse_command(text) is None, text
+
+
+def test_remember_text_is_third_person_and_grounded():
+    assert remember_text("I parked on level 3 yesterday", OBS) == ("User parked on level 3 on 2023-05-21.", date(2023, 5, 21))
+    assert remember_text("the wifi password is hunter2", OBS)[0] == "User asked to remember that the wifi password is hunter2."
