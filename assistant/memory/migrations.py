@@ -13,6 +13,8 @@ Steps:
 3. ``vectors``: sqlite-vec ``memory_vec(embedding float[dim] distance_metric=cosine)``,
    rowid = memories.id.
 4. ``file_refs``: files the app keeps (archive, exports) that hold a memory's or message's text.
+5. ``consolidation_runs``: one row per background consolidation run (trigger, dry-run flag,
+   started/finished, counts by update_type, conflicts, undone flag); no memory text.
 """
 
 from __future__ import annotations
@@ -269,11 +271,36 @@ def _file_refs(conn: Connection, ctx: MigrationContext) -> None:
     _script(conn, FILE_REFS_SQL)
 
 
+CONSOLIDATION_RUNS_SQL = """
+CREATE TABLE consolidation_runs (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id TEXT NOT NULL UNIQUE,
+    trigger TEXT NOT NULL,
+    dry_run INTEGER NOT NULL DEFAULT 0,
+    status TEXT NOT NULL CHECK (status IN ('running','finished','failed')),
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    counts TEXT NOT NULL DEFAULT '{}',
+    conflicts INTEGER NOT NULL DEFAULT 0,
+    skipped INTEGER NOT NULL DEFAULT 0,
+    errors INTEGER NOT NULL DEFAULT 0,
+    undone INTEGER NOT NULL DEFAULT 0,
+    undone_at TEXT,
+    details TEXT NOT NULL DEFAULT '{}'
+)
+"""
+
+
+def _consolidation_runs(conn: Connection, ctx: MigrationContext) -> None:
+    _script(conn, CONSOLIDATION_RUNS_SQL)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", _core),
     Migration(2, "fts", _fts),
     Migration(3, "vectors", _vectors),
     Migration(4, "file_refs", _file_refs),
+    Migration(5, "consolidation_runs", _consolidation_runs),
 )
 LATEST = MIGRATIONS[-1].version
 

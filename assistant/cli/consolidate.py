@@ -1,0 +1,143 @@
+"""``keepsake consolidate [--dry-run] [--llm] [--json]``, ``keepsake consolidate undo RUN_ID``,
+``keepsake consolidate runs``, ``keepsake jobs status``.
+
+``consolidate`` lists every change with its reason; without ``--dry-run`` it applies them and
+prints the run id (undo it with ``keepsake consolidate undo RUN_ID``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from typing import Any, Iterator
+
+from assistant.cli.common import UserError, add_json, emit
+
+
+@contextlib.contextmanager
+def _store(with_embedder: bool = False) -> Iterator[Any]:
+    from assistant.memory.errors import StoreError
+    from assistant.services import open_store
+
+    try:
+        store = None
+        if with_embedder:
+            try:
+                store = open_store(with_embedder=True)
+            except StoreError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - facts written without a vector get one later
+                print(f"keepsake: note: embedder unavailable ({exc})", file=sys.stderr)
+        store = store or open_store(with_embedder=False)
+    except StoreError as exc:
+        raise UserError(str(exc)) from None
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("consolidate", help="dedup, resolve contradictions, decay and expire memories now")
+    p.add_argument("--dry-run", action="store_true", help="list the proposed changes and their reasons; change nothing")
+    p.add_argument("--llm", action="store_true", help="also let the chat model confirm paraphrases and propose conflicts")
+    add_json(p)
+    p.set_defaults(func=_run)
+    csub = p.add_subparsers(dest="consolidate_command", metavar="{undo,runs}")
+    u = csub.add_parser("undo", help="revert everything a consolidation run changed")
+    u.add_argument("run_id")
+    add_json(u)
+    u.set_defaults(func=_undo)
+    r = csub.add_parser("runs", help="list recorded consolidation runs, newest first")
+    r.add_argument("--limit", type=int, default=20)
+    add_json(r)
+    r.set_defaults(func=_runs)
+
+    j = sub.add_parser("jobs", help="background jobs")
+    jsub = j.add_subparsers(dest="jobs_command", metavar="{status}")
+    s = jsub.add_parser("status", help="last consolidation run, whether one is running, next run times")
+    add_json(s)
+    s.set_defaults(func=_jobs_status)
+    j.set_defaults(func=_jobs_status, json=False)
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "nothing"
+
+
+def _run(args: argparse.Namespace) -> int:
+    from assistant.memory.consolidate import ConsolidationConfig, Consolidator
+
+    chat_model = None
+    if args.llm:
+        from assistant.services import get_chat_model
+
+        chat_model = get_chat_model()
+    with _store(with_embedder=args.llm) as store:
+        consolidator = Consolidator(store, chat_model=chat_model, config=ConsolidationConfig(use_llm=bool(args.llm)))
+        report = consolidator.run(dry_run=args.dry_run, trigger="cli")
+    data = report.to_json()
+    lines = []
+    for ch in report.changes:
+        lines.append(ch.describe())
+    if args.dry_run:
+        undecided = [c for c in report.candidates if c.kind == "conflict"]
+        if undecided:
+            lines.append(f"{len(undecided)} possible conflict(s) left undecided (see --json 'candidates')")
+        lines.append(f"dry run {report.run_id}: would change {_counts(report.proposed)}; nothing was changed")
+    else:
+        lines.append(f"run {report.run_id}: changed {_counts(report.applied)}")
+        if report.conflicts or report.skipped:
+            lines.append(f"  {report.conflicts} version conflict(s) with concurrent writes; {report.skipped} change(s) left for the next run")
+        if report.errors:
+            lines.append(f"  {len(report.errors)} change(s) failed: " + "; ".join(report.errors[:3]))
+        if report.changes:
+            lines.append(f"  undo with: keepsake consolidate undo {report.run_id}")
+    emit(args, data, "\n".join(lines))
+    return 0
+
+
+def _undo(args: argparse.Namespace) -> int:
+    from assistant.memory.consolidate import undo
+
+    with _store() as store:
+        report = undo(store, args.run_id)
+    text = (f"undid run {report.run_id}: {report.versions} memories restored, {report.unlinked} links removed, "
+            f"{report.sources_removed} sources and {report.entities_removed} entity links taken back, "
+            f"{report.facts_removed} consolidated facts removed")  # fmt: skip
+    for s in report.skipped:
+        text += f"\n  kept #{s.memory_id} ({s.action}): {s.why}" if s.memory_id is not None else f"\n  {s.why}"
+    emit(args, report.to_json(), text)
+    return 0
+
+
+def _runs(args: argparse.Namespace) -> int:
+    from assistant.memory.consolidate import list_runs
+
+    with _store() as store:
+        rows = list_runs(store, limit=args.limit)
+    lines = [
+        f"{r.run_id}  {r.started_at:%Y-%m-%d %H:%M}  {r.trigger:<10} {'dry-run ' if r.dry_run else ''}{r.status}"
+        f"{' (undone)' if r.undone else ''}: {_counts(r.counts)}"
+        for r in rows
+    ] or ["no consolidation runs yet"]
+    emit(args, [r.to_json() for r in rows], "\n".join(lines))
+    return 0
+
+
+def _jobs_status(args: argparse.Namespace) -> int:
+    from assistant.jobs import status_from_store
+
+    with _store() as store:
+        st = status_from_store(store)
+    last = st.last_run
+    lines = [
+        "consolidation: " + (f"running ({st.running_trigger})" if st.running else "not running"),
+        "last run: " + (f"{last['run_id']} {last['trigger']} {last['status']} at {last['finished_at'] or last['started_at']}: "
+                        f"{_counts(last['counts'])}" if last else "none"),
+        f"next nightly run: {st.next_nightly:%Y-%m-%d %H:%M %Z}" if st.next_nightly else "nightly run: off",
+        f"idle trigger: after {st.idle_seconds / 60:g} minutes without input (while the app is open)",
+    ]  # fmt: skip
+    emit(args, st.to_json(), "\n".join(lines))
+    return 0
