@@ -69,24 +69,23 @@ def _after_delete(report) -> None:
 
 def get_retriever(store):
     """Hybrid retrieval over ``store`` (None until the retrieval module is installed)."""
-    try:
-        from assistant.memory.retrieve import Retriever
-    except ImportError:
-        return None
+    from assistant.memory.retrieve import Retriever
+
     return Retriever(store, get_embedder())
 
 
 def get_capture_queue(store, chat_model=None):
-    """The background capture worker for ``store``'s database (one per database per process)."""
-    try:
-        from assistant.memory.capture import CaptureQueue
-    except ImportError:
-        return None
+    """The background capture worker for ``store``'s database (one per database per process).
+
+    Live capture uses the deterministic rules only: LLM extraction on the shared chat model would
+    hold its lock for seconds and throw away the conversation's prompt cache (measured: the 135M
+    default adds ~1 useful fact in 12 messages). Import uses the LLM on request (`--no-llm`)."""
+    from assistant.memory.capture_queue import CaptureQueue
     key = store.path if hasattr(store, "path") else None
     with _lock:
         queue = _capture_queues.get(key)
         if queue is None:
-            queue = _capture_queues[key] = CaptureQueue(lambda: open_store(with_embedder=True), chat_model)
+            queue = _capture_queues[key] = CaptureQueue(lambda: open_store(with_embedder=True), chat_model, use_llm=False)
         return queue
 
 

@@ -196,17 +196,16 @@ class ChatSession:
         """Explicit "remember that ..." / "forget ..." commands. Forget never deletes: it lists
         candidates for the person to confirm (UI dialog / CLI prompt). Returns a reminder for the
         model describing what happened, or None."""
-        try:
-            from assistant.memory import commands
-        except ImportError:
-            return None
+        from assistant.memory import commands
+
         cmd = commands.parse_command(text)
         if cmd is None:
             return None
         if cmd.kind == "remember":
             if self.incognito:
                 return "The person asked you to remember something, but this session is incognito: nothing is stored."
-            turn.remembered = commands.remember(self.store, cmd, session_id=self.session_id, message_id=turn.user_message_id)
+            message = self.store.get_message(turn.user_message_id)
+            turn.remembered = [commands.remember(self.store, cmd, message=message).id]
             return "The person asked you to remember this; it has been stored. Confirm briefly."
         if cmd.kind == "forget":
             found = commands.forget_candidates(self.store, self.retriever, cmd.text)

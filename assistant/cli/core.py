@@ -87,7 +87,7 @@ def cmd_chat(args) -> int:
     from assistant.session import ChatSession
 
     try:
-        chat = ChatSession.open(session_id=args.session, model=args.model, incognito=args.incognito)
+        chat = ChatSession.open(session_id=args.session, model=args.model, incognito=args.incognito or None)
     except ModelError as exc:
         raise UserError(str(exc)) from None
     kw = {"max_tokens": args.max_tokens}
