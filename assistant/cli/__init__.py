@@ -15,11 +15,11 @@ from assistant.memory.errors import StoreError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from assistant.cli import bench, core, memory, note
+    from assistant.cli import bench, consolidate, core, importer, memory, note
 
     parser = argparse.ArgumentParser(prog="keepsake", description="Local-first assistant with an inspectable memory.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (core, memory, note, bench):
+    for module in (core, memory, note, bench, importer, consolidate):
         module.register(sub)
     return parser
 
