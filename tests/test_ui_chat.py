@@ -1,0 +1,154 @@
+"""The chat window with the real default models (SmolLM2-135M, MiniLM): a sent message gets a
+streamed reply, Enter/Shift+Enter, stop, incognito captures nothing, the "forget" confirmation,
+the model picker refusing a broken GGUF with the ModelError reason."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtWidgets import QDialog, QMessageBox  # noqa: E402
+
+from ui import testing  # noqa: E402
+from ui.main_window import MainWindow  # noqa: E402
+
+MAX_TOKENS = 24  # keep the real model's replies short: the tests are about the UI
+
+
+@pytest.fixture
+def window(qtbot, converted_embedder_path):
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.controller.max_tokens = MAX_TOKENS
+    w.show()
+    testing.wait_ready(w)
+    yield w
+    w.close()
+
+
+def test_window_is_shown_before_the_models_load(qtbot, converted_embedder_path):
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    assert w.isVisible() and not w.backend.model_ready  # nothing slow ran on the UI thread
+    qtbot.waitUntil(lambda: w.progress.isVisible() or w.backend.model_ready, timeout=5000)
+    testing.wait_ready(w)
+    assert "SmolLM2" in w.progress_label.text()
+    w.close()
+
+
+def test_send_message_streams_a_reply(qtbot, window):
+    pieces: list[str] = []
+    window.controller.replyPiece.connect(pieces.append)
+    turn = testing.send(window, "What is the capital of France?")
+    assert turn.reply.strip()
+    assert len(pieces) > 1, "the reply arrived in pieces (streamed)"
+    assert "".join(pieces) == turn.reply
+    user, reply = window.chat_view.messages[-2:]
+    assert user.role == "user" and user.text == "What is the capital of France?"
+    assert reply.role == "assistant" and reply.text == turn.reply and reply.message_id == turn.assistant_message_id
+    assert reply.body.textFormat() == Qt.TextFormat.MarkdownText
+    # the session was stored and listed; the budget bar shows the assembler's sections
+    qtbot.waitUntil(lambda: window.sessions.list.count() == 1, timeout=10000)
+    assert window.controller.session_id == turn.session_id
+    usage = window.budget.section_usage()
+    assert usage["system"][0] > 0 and usage["output_reserve"][1] > 0 and "history" in usage
+    # copy puts the reply on the clipboard
+    reply.copy.click()
+    from PySide6.QtGui import QGuiApplication
+
+    assert QGuiApplication.clipboard().text() == turn.reply
+
+
+def test_enter_sends_and_shift_enter_makes_a_new_line(qtbot, window):
+    sent: list[str] = []
+    window.composer.sendRequested.disconnect()  # no model turn needed: only the key handling
+    window.composer.sendRequested.connect(sent.append)
+    edit = window.composer.edit
+    edit.setFocus()
+    qtbot.keyClicks(edit, "first line")
+    qtbot.keyClick(edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClicks(edit, "second line")
+    assert edit.toPlainText() == "first line\nsecond line" and not sent
+    qtbot.keyClick(edit, Qt.Key.Key_Return)
+    assert sent == ["first line\nsecond line"]
+    assert edit.toPlainText() == ""
+
+
+def test_stop_ends_a_reply_early(qtbot, window):
+    window.controller.max_tokens = 400
+    started: list[str] = []
+
+    def first_piece(piece: str) -> None:
+        if not started:
+            started.append(piece)
+            window.composer.button.click()  # the Send button is Stop while streaming
+
+    window.controller.replyPiece.connect(first_piece)
+    turn = testing.send(window, "Write a long story about a lighthouse keeper and the sea.")
+    assert turn.stats.finish_reason == "cancelled"
+    assert turn.stats.generated_tokens < 400
+    reply = window.chat_view.last("assistant")
+    assert reply.badge.isVisible() and reply.badge.text() == "stopped"
+    assert window.composer.button.text() == "Send"
+
+
+def test_incognito_captures_nothing(qtbot, window):
+    store = window.backend.store
+    before = store.count(include_all=True)
+    window.incognito.click()
+    assert window.controller.incognito and window.banner.isVisible()
+    turn = testing.send(window, "My name is Maya and I live in Lisbon. I have a dog called Rex.")
+    testing.flush_capture(window)
+    assert not turn.captured
+    assert store.get_session(turn.session_id).incognito
+    assert store.count(include_all=True) == before
+    assert not [m for m in store.list(include_all=True) if any(s.session_id == turn.session_id for s in m.sources)]
+    # leaving incognito in a new conversation: captured again
+    window.controller.new_session()
+    assert not window.incognito.isChecked()
+
+
+def test_forget_command_asks_before_deleting(qtbot, window, monkeypatch):
+    from ui.delete_dialog import CascadeDialog
+    from ui.forget_dialog import ForgetDialog
+
+    store = window.backend.store
+    keep = store.add("User's favourite colour is teal.", kind="fact", actor="user")
+    gone = store.add("User's dog is called Rex.", kind="fact", actor="user")
+    shown: list[list[int]] = []
+
+    def accept_forget(dlg):
+        shown.append([int(dlg.list.item(i).data(Qt.ItemDataRole.UserRole + 1)) for i in range(dlg.list.count())])
+        for i in range(dlg.list.count()):  # untick everything but the dog
+            item = dlg.list.item(i)
+            if int(item.data(Qt.ItemDataRole.UserRole + 1)) != gone:
+                item.setCheckState(Qt.CheckState.Unchecked)
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(ForgetDialog, "exec", accept_forget)
+    monkeypatch.setattr(CascadeDialog, "exec", lambda self: QDialog.DialogCode.Accepted)
+    turn = testing.send(window, "Forget that my dog is called Rex.")
+    assert gone in [c["id"] for c in turn.forget_candidates]
+    qtbot.waitUntil(lambda: not store.get_many([gone]), timeout=20000)
+    assert shown and gone in shown[0]
+    assert store.get(keep).text == "User's favourite colour is teal."
+
+
+def test_broken_gguf_shows_the_model_error_reason(qtbot, window, monkeypatch, tmp_path):
+    broken = tmp_path / "broken-model.gguf"
+    broken.write_bytes(b"GGUF" + b"\x00" * 64)
+    warnings: list[tuple[str, str]] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text, *a, **k: warnings.append((title, text)))
+    model_before = window.backend.chat_model
+    window.model_picker.choose(str(broken))
+    qtbot.waitUntil(lambda: bool(warnings), timeout=20000)
+    title, text = warnings[0]
+    assert "can't be used" in title
+    assert "broken-model.gguf" in text and "Keepsake keeps using the previous model" in text
+    assert window.backend.chat_model is model_before
+    assert window.model_picker.currentData() == "default"
+    # the chat still works with the previous model
+    assert testing.send(window, "Hello!").reply.strip()

@@ -1,0 +1,157 @@
+"""The inspector's item model, tested without widgets: QAbstractItemModelTester on the table model
+and on the sorting proxy, lazy paging over list_memories(limit, offset), stale pages dropped."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QModelIndex, Qt  # noqa: E402
+from PySide6.QtTest import QAbstractItemModelTester  # noqa: E402
+
+from ui.inspector.memory_model import (  # noqa: E402
+    COLUMN,
+    MEMORY_ID_ROLE,
+    SORT_ROLE,
+    MemoryProxy,
+    MemoryQuery,
+    MemoryTableModel,
+    SyncLoader,
+    store_fetch,
+)
+
+UTC = timezone.utc
+Fatal = QAbstractItemModelTester.FailureReportingMode.Fatal
+
+
+@pytest.fixture
+def store():
+    from assistant.services import open_store
+
+    s = open_store(with_embedder=False)
+    kinds = ["fact", "profile", "episode", "experience"]
+    for i in range(530):
+        s.add(f"Sample memory {i:03d} about topic {i % 7}", kind=kinds[i % 4], valid_at=datetime(2024, 1, 1 + i % 28, tzinfo=UTC))
+    yield s
+    s.close()
+
+
+def _drain(qtbot, model: MemoryTableModel) -> None:
+    """Fetch every page (pages arrive on the next event-loop turn, like the async loader)."""
+    for _ in range(100):
+        qtbot.waitUntil(lambda: not model.loading, timeout=5000)
+        if not model.canFetchMore(QModelIndex()):
+            return
+        model.fetchMore(QModelIndex())
+    raise AssertionError("paging never ended")
+
+
+def test_model_passes_the_item_model_tester_while_paging_filtering_and_removing(qtbot, store):
+    model = MemoryTableModel(SyncLoader(store_fetch(store)), page_size=100)
+    tester = QAbstractItemModelTester(model, Fatal)
+    model.set_query(MemoryQuery())
+    qtbot.waitUntil(lambda: model.rowCount() >= 100, timeout=5000)
+    _drain(qtbot, model)
+    assert model.rowCount() == 530
+    assert len(set(model.ids())) == 530  # no page twice
+    model.set_query(MemoryQuery(kind="profile"))
+    _drain(qtbot, model)
+    assert model.rowCount() == store.count(kind="profile")
+    assert all(model.memory_at(i).kind.value == "profile" for i in range(model.rowCount()))
+    model.remove_ids(model.ids()[:3])
+    assert model.rowCount() == store.count(kind="profile") - 3
+    model.set_results(store.list(limit=5), {1: 0.5})
+    assert model.rowCount() == 5 and not model.canFetchMore(QModelIndex())
+    del tester
+
+
+def test_proxy_sorts_loaded_rows_and_passes_the_tester(qtbot, store):
+    model = MemoryTableModel(SyncLoader(store_fetch(store)), page_size=200)
+    proxy = MemoryProxy()
+    proxy.setSourceModel(model)
+    QAbstractItemModelTester(model, Fatal)
+    QAbstractItemModelTester(proxy, Fatal)
+    model.set_query(MemoryQuery())
+    _drain(qtbot, model)
+    proxy.sort(COLUMN["text"], Qt.SortOrder.AscendingOrder)
+    texts = [proxy.index(r, COLUMN["text"]).data(SORT_ROLE) for r in range(proxy.rowCount())]
+    assert texts == sorted(texts)
+    proxy.sort(COLUMN["valid_from"], Qt.SortOrder.DescendingOrder)
+    first = proxy.index(0, COLUMN["valid_from"]).data(Qt.ItemDataRole.DisplayRole)
+    assert first == "2024-01-28"
+    model.set_query(MemoryQuery(text="topic 3"))  # substring filter in the store, sorted by the proxy
+    _drain(qtbot, model)
+    assert proxy.rowCount() == store.count(text="topic 3") > 0
+
+
+def test_lazy_fetch_reads_only_what_is_needed_and_drops_stale_pages(qtbot, store):
+    calls: list[tuple[MemoryQuery, int, int]] = []
+
+    def fetch(q, offset, limit):
+        calls.append((q, offset, limit))
+        return store.list_memories(**q.kwargs(), limit=limit, offset=offset)
+
+    model = MemoryTableModel(SyncLoader(fetch), page_size=50)
+    model.set_query(MemoryQuery())
+    qtbot.waitUntil(lambda: model.rowCount() == 50, timeout=5000)
+    assert [(o, n) for _, o, n in calls] == [(0, 50)]
+    assert model.canFetchMore(QModelIndex())
+    # a page requested for the old query arrives after the filter changed: dropped
+    old_generation = model._generation
+    model.set_query(MemoryQuery(kind="fact"))
+    qtbot.waitUntil(lambda: model.rowCount() == 50, timeout=5000)
+    model.receive_page(old_generation, 50, store.list(limit=50, offset=50), 50)
+    assert all(model.memory_at(i).kind.value == "fact" for i in range(model.rowCount()))
+    assert model.rowCount() == 50
+
+
+def test_cells_show_the_memory_columns(qtbot, store):
+    model = MemoryTableModel(SyncLoader(store_fetch(store)))
+    model.set_query(MemoryQuery(kind="episode"))
+    qtbot.waitUntil(lambda: model.rowCount() > 0, timeout=5000)
+    m = model.memory_at(0)
+    row = {key: model.index(0, col).data() for key, col in COLUMN.items()}
+    assert row["text"] == m.text
+    assert row["kind"] == "Episode"
+    assert row["valid_from"].startswith("2024-01-")
+    assert row["valid_to"] == "now"
+    assert row["trust"] == "You said"
+    assert row["status"] == "Active"
+    assert row["uses"] == "0"
+    assert model.index(0, 0).data(MEMORY_ID_ROLE) == m.id
+    headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
+    assert headers == ["Memory", "Kind", "Valid from", "Valid to", "Learned", "Trust", "Source", "Status", "Uses"]
+
+
+def test_filters_map_to_the_store_query():
+    as_of = datetime(2024, 6, 1, tzinfo=UTC)
+    assert MemoryQuery().kwargs() == {}
+    assert MemoryQuery(kind="fact", trust="imported", text="tea").kwargs() == {"kind": "fact", "trust": "imported", "text": "tea"}
+    assert MemoryQuery(status="any").kwargs() == {"include_archived": True}
+    assert MemoryQuery(status="archived").kwargs() == {"status": "archived"}
+    assert MemoryQuery(as_of=as_of).kwargs() == {"as_of": as_of}
+    assert MemoryQuery(include_history=True).kwargs() == {"include_all": True}
+
+
+def test_as_of_and_history_filters_against_the_store(qtbot, store):
+    from datetime import timedelta
+
+    lisbon = store.add("User lives in Lisbon.", kind="profile", valid_at=datetime(2019, 1, 1, tzinfo=UTC))
+    store.invalidate(lisbon, datetime(2025, 3, 10, tzinfo=UTC))
+    model = MemoryTableModel(SyncLoader(store_fetch(store)), page_size=1000)
+
+    def ids_for(q):
+        model.set_query(q)
+        _drain(qtbot, model)
+        return set(model.ids())
+
+    assert lisbon not in ids_for(MemoryQuery(kind="profile"))  # true now: no
+    assert lisbon in ids_for(MemoryQuery(kind="profile", as_of=datetime(2024, 6, 1, tzinfo=UTC)))  # true then
+    assert lisbon not in ids_for(MemoryQuery(kind="profile", as_of=datetime(2025, 3, 10, tzinfo=UTC) + timedelta(days=1)))
+    assert lisbon in ids_for(MemoryQuery(kind="profile", include_history=True))
+    row = model.row_of(lisbon)
+    assert model.index(row, COLUMN["valid_to"]).data() == "2025-03-10"
+    assert model.index(row, COLUMN["text"]).data(Qt.ItemDataRole.ForegroundRole) is not None  # faded: no longer true

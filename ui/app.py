@@ -1,0 +1,109 @@
+"""``keepsake`` (no command) / ``python -m ui.app``: the desktop app.
+
+The window is shown before anything slow happens: the store opens and the models load on worker
+threads afterwards (progress in the status bar). Heavy modules (llama.cpp, SQLCipher, numpy) are
+only imported by those workers.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import sys
+import time
+from typing import Sequence
+
+from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+from PySide6.QtWidgets import QApplication
+
+log = logging.getLogger("keepsake.ui")
+
+_QUIET = ("propagateSizeHints", "QFont::setPointSizeF: Point size <= 0")
+
+
+def _qt_messages(kind: QtMsgType, _context, message: str) -> None:
+    if any(q in message for q in _QUIET):
+        return
+    level = {QtMsgType.QtDebugMsg: logging.DEBUG, QtMsgType.QtInfoMsg: logging.INFO,
+             QtMsgType.QtWarningMsg: logging.WARNING}.get(kind, logging.ERROR)  # fmt: skip
+    logging.getLogger("qt").log(level, message)
+
+
+def setup_logging() -> None:
+    """Log to ``<logs>/keepsake.log`` (rotated); never fail start-up over logging."""
+    root = logging.getLogger()
+    if any(getattr(h, "_keepsake", False) for h in root.handlers):
+        return
+    try:
+        from assistant.config import paths
+
+        folder = paths().logs
+        folder.mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = logging.handlers.RotatingFileHandler(folder / "keepsake.log", maxBytes=2_000_000,
+                                                                         backupCount=3, encoding="utf-8")  # fmt: skip
+    except OSError:
+        handler = logging.StreamHandler()
+    handler._keepsake = True  # type: ignore[attr-defined]
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root.addHandler(handler)
+    if root.level == logging.NOTSET or root.level > logging.INFO:
+        root.setLevel(logging.INFO)
+    logging.getLogger("apscheduler").setLevel(logging.WARNING)  # a line per idle check otherwise
+
+
+#: Workers run Python too (hydrating rows, capture rules): with the default 5 ms GIL switch
+#: interval every slot the UI thread runs may first wait that long for the GIL. 1 ms keeps the
+#: event loop responsive at a small cost in worker throughput.
+GIL_SWITCH_INTERVAL_S = 0.001
+
+
+def create_app(argv: Sequence[str] | None = None) -> QApplication:
+    sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(list(argv) if argv is not None else sys.argv[:1])
+    app.setApplicationName("Keepsake")
+    app.setApplicationDisplayName("Keepsake")
+    app.setOrganizationName("Keepsake")
+    app.setDesktopFileName("keepsake")
+    qInstallMessageHandler(_qt_messages)
+    from ui import style
+
+    style.apply(app)
+    return app
+
+
+def install_excepthook(window) -> None:
+    """An exception escaping a slot is logged and shown calmly; the app keeps running."""
+    from ui.errors import describe
+
+    previous = sys.excepthook
+
+    def hook(exc_type, exc, tb) -> None:
+        if issubclass(exc_type, KeyboardInterrupt):
+            previous(exc_type, exc, tb)
+            return
+        log.error("unhandled error", exc_info=(exc_type, exc, tb))
+        try:
+            window.show_error(describe(exc))
+        except Exception:  # noqa: BLE001 - the window may be gone
+            pass
+
+    sys.excepthook = hook
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    t0 = time.perf_counter()
+    app = create_app(argv)
+    setup_logging()
+    from ui.main_window import MainWindow
+
+    window = MainWindow()
+    install_excepthook(window)
+    window.show()
+    log.info("window shown after %.0f ms", (time.perf_counter() - t0) * 1000)
+    return int(app.exec())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

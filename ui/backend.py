@@ -1,0 +1,394 @@
+"""The UI's access to Keepsake's services (store, models, retrieval, capture), off the UI thread.
+
+Widgets never call the store or a model directly: they ask the :class:`Backend`, which runs the
+call on its :class:`~ui.workers.Runner` and answers through callbacks on the UI thread.
+
+Start-up (:meth:`Backend.start`) is staged so the window is useful at once:
+
+1. the store opens **without** the embedder (fast): sessions and memories can be listed;
+2. the embedding model is prepared (converted once) and the store reopens with it: writes and
+   search use this one (a write asked for earlier waits for it, so no memory is written without
+   its vector);
+3. in parallel, the chat model loads; the chat is ready when it is.
+
+The :class:`Provider` wraps :mod:`assistant.services`; tests and the screenshot tool pass their
+own to run without models.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, Signal
+
+from ui.errors import describe
+from ui.format import model_label
+from ui.workers import Callback, Runner
+
+log = logging.getLogger(__name__)
+
+WRITE_WAIT_S = 300.0  # a write waits this long for the embedder-backed store
+
+
+class Provider:
+    """Factory for the services the UI uses (real ones by default)."""
+
+    load_models = True
+
+    def settings(self):
+        from assistant.config import load_settings
+
+        return load_settings()
+
+    def save_settings(self, settings) -> None:
+        from assistant.config import save_settings
+
+        save_settings(settings)
+
+    def paths(self):
+        from assistant.config import paths
+
+        return paths()
+
+    def open_store(self, with_embedder: bool):
+        from assistant import services
+
+        return services.open_store(with_embedder=with_embedder)
+
+    def prepare_embedder(self, progress: Callable[[str], None]) -> None:
+        """Convert the default embedder once (reports what it does), then load it."""
+        from assistant import services
+        from assistant.engine import registry
+
+        if self.settings().embed_model in ("", "default"):
+            registry.default_embedder_path(progress=progress)
+        services.get_embedder()
+
+    def chat_model(self, choice: str | None):
+        from assistant import services
+
+        model = services.get_chat_model(model=choice or None)
+        model.load()
+        return model
+
+    def retriever(self, store):
+        from assistant import services
+
+        return services.get_retriever(store)
+
+    def capture_queue(self, store, chat_model):
+        from assistant import services
+
+        queue = services.get_capture_queue(store, chat_model)
+        if queue is not None and hasattr(queue, "start"):
+            queue.start()  # no-op when running; restarts one stopped by an earlier window
+        return queue
+
+    def open_chat(self, session_id, *, store, chat_model, retriever, capture, incognito):
+        from assistant.session import ChatSession
+
+        return ChatSession.open(session_id, store=store, chat_model=chat_model, retriever=retriever,
+                                capture=capture, incognito=incognito, settings=self.settings())
+
+    def start_jobs(self, store):
+        """The background consolidation scheduler, or None when this build has none."""
+        from ui import consolidation_service as cs
+
+        if not self.load_models or not cs.available():
+            return None
+        return cs.start_jobs(store, self.settings())
+
+    def discover_models(self) -> list:
+        from assistant.engine import registry
+
+        return registry.discover()
+
+    def note_store(self):
+        from assistant.context.note import NoteStore
+
+        return NoteStore()
+
+
+class Backend(QObject):
+    """Service access for the widgets; all slow calls run on worker threads."""
+
+    status = Signal(str)  # a calm one-line message for the status bar
+    error = Signal(str)  # something failed (already described for the person)
+    storeReady = Signal()  # reads work
+    memoryReady = Signal()  # writes and search work (embedder loaded)
+    modelProgress = Signal(str, int, int)  # message, step, steps
+    modelReady = Signal(str)  # chat model name
+    modelFailed = Signal(str)
+    memoriesChanged = Signal()  # memories were added/changed/deleted
+    sessionsChanged = Signal()
+    captureFinished = Signal(object)  # payload of the "capture" event
+    consolidationEvent = Signal(object)
+
+    def __init__(self, provider: Provider | None = None, runner: Runner | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.provider = provider or Provider()
+        self.runner = runner or Runner(self)
+        self.runner.unhandledError.connect(lambda exc: self.error.emit(describe(exc)))
+        self._reader = None
+        self._store = None
+        self._store_event = threading.Event()
+        self._capture_lock = threading.Lock()
+        self.chat_model = None
+        self.retriever = None
+        self.capture = None
+        self.memory_error: str | None = None
+        self._unsubscribe: list[Callable[[], None]] = []
+        self.settings = None
+        self.jobs = None
+        self._closed = False
+        from ui.consolidation_service import Unavailable
+
+        self.consolidation = Unavailable("Opening your memory…")
+
+    # ------------------------------------------------------------------ state
+    @property
+    def store(self):
+        """The best store available now (embedder-backed once ready), or None."""
+        return self._store or self._reader
+
+    @property
+    def store_ready(self) -> bool:
+        return self.store is not None
+
+    @property
+    def memory_ready(self) -> bool:
+        return self._store_event.is_set()
+
+    @property
+    def model_ready(self) -> bool:
+        return self.chat_model is not None
+
+    @property
+    def search_available(self) -> bool:
+        return self.retriever is not None
+
+    # ------------------------------------------------------------------ start-up
+    def start(self) -> None:
+        """Open the store and load the models in the background (see the module docstring)."""
+        self.settings = self.provider.settings()
+        self._subscribe_events()
+        self.runner.submit(self._open_memory, on_progress=self._memory_progress, on_done=self._memory_done,
+                           on_error=self._memory_failed, name="open-memory")  # fmt: skip
+        if self.provider.load_models:
+            self.load_model(self.settings.chat_model)
+        else:
+            self.modelFailed.emit("models are not loaded in this mode")
+
+    def _open_memory(self, progress):
+        light = self.provider.open_store(with_embedder=False)
+        progress(("store", light))
+        if not self.provider.load_models:
+            return light, None
+        try:
+            self.provider.prepare_embedder(lambda msg: progress(("status", msg)))
+            full = self.provider.open_store(with_embedder=True)
+        except Exception as exc:  # noqa: BLE001 - memory still works, without semantic search
+            log.warning("embedder unavailable: %s", exc)
+            progress(("status", f"Search is limited: {describe(exc)}"))
+            return light, None
+        retriever = None
+        try:
+            retriever = self.provider.retriever(full)
+        except Exception as exc:  # noqa: BLE001
+            log.warning("retrieval unavailable: %s", exc)
+        return full, retriever
+
+    def _memory_progress(self, item) -> None:
+        kind, value = item
+        if kind == "store":
+            self._reader = value
+            self.storeReady.emit()
+        elif kind == "status":
+            self.status.emit(str(value))
+
+    def _memory_done(self, result) -> None:
+        store, retriever = result
+        self._store = store
+        self.retriever = retriever
+        self._store_event.set()
+        self.runner.submit(self._attach_capture, name="capture-queue")  # imports + journal replay: not here
+        self.memoryReady.emit()
+        self.runner.submit(self._warm_up, name="warm-up")
+        self.runner.submit(self.provider.start_jobs, store, on_done=self._jobs_started,
+                           on_error=self._jobs_failed, name="start-jobs")  # fmt: skip
+
+    def _warm_up(self) -> None:
+        """One-time costs paid now, in the background, rather than during the first reply:
+        date parsing (capture) and the retriever's vector cache."""
+        try:
+            from assistant.memory import dates
+
+            if hasattr(dates, "preload"):
+                dates.preload()
+        except Exception:  # noqa: BLE001 - only an optimisation
+            log.debug("date parser warm-up failed", exc_info=True)
+        if self.retriever is not None:
+            try:
+                self.retriever.search("hello", k=1)
+            except Exception:  # noqa: BLE001
+                log.debug("retriever warm-up failed", exc_info=True)
+
+    def _jobs_started(self, jobs) -> None:
+        from ui import consolidation_service as cs
+
+        if self._closed:
+            if jobs is not None:
+                jobs.shutdown(wait=False)
+            return
+        self.jobs = jobs
+        self.consolidation = cs.JobsService(jobs, self._store) if jobs is not None else cs.Unavailable(cs.NOT_AVAILABLE)
+        self.consolidationEvent.emit({"started": True})
+
+    def _jobs_failed(self, exc) -> None:
+        from ui import consolidation_service as cs
+
+        self.consolidation = cs.Unavailable(f"Background tidying could not start: {describe(exc)}")
+        self.consolidationEvent.emit({"started": False})
+
+    def restart_jobs(self) -> None:
+        """Apply new idle/nightly settings: a fresh scheduler (a run in progress finishes first)."""
+        old, self.jobs = self.jobs, None
+        store = self._store
+
+        def swap():
+            if old is not None:
+                old.shutdown(wait=True)
+            return self.provider.start_jobs(store) if store is not None else None
+
+        self.runner.submit(swap, on_done=self._jobs_started, on_error=self._jobs_failed, name="restart-jobs")
+
+    def note_activity(self) -> None:
+        """The person is typing: the idle tidy-up waits (cheap; call on every input)."""
+        if self.jobs is not None:
+            self.jobs.note_activity()
+
+    def _memory_failed(self, exc) -> None:
+        self.memory_error = describe(exc)
+        self._store_event.set()  # writes fail fast with the reason instead of waiting
+        self.error.emit(self.memory_error)
+
+    def load_model(self, choice: str | None) -> None:
+        """Load a chat model in the background (``"default"``, a GGUF path or None)."""
+        self.modelProgress.emit("Loading the chat model…", 0, 0)
+        self.runner.submit(self.provider.chat_model, choice, on_done=self._model_done,
+                           on_error=self._model_failed, name="load-model")  # fmt: skip
+
+    def _model_done(self, model) -> None:
+        self.chat_model = model
+        self.runner.submit(self._attach_capture, name="capture-queue")
+        path = getattr(model, "path", None)
+        self.modelReady.emit(model_label(path) if path is not None else str(getattr(model, "name", "model")))
+
+    def _model_failed(self, exc) -> None:
+        self.modelFailed.emit(describe(exc))
+
+    def _attach_capture(self) -> None:
+        """The capture queue needs the embedder-backed store and a chat model (either thread)."""
+        with self._capture_lock:
+            if self.capture is not None or self._store is None or self.chat_model is None:
+                return
+            try:
+                self.capture = self.provider.capture_queue(self._store, self.chat_model)
+            except Exception as exc:  # noqa: BLE001
+                log.warning("capture unavailable: %s", exc)
+                self.capture = None
+
+    def _subscribe_events(self) -> None:
+        try:
+            from assistant import events
+        except ImportError:  # pragma: no cover
+            return
+        # Called on the publisher's thread: only emit (queued to the UI thread).
+        self._unsubscribe.append(events.subscribe("capture", lambda payload: self.captureFinished.emit(payload)))
+        self._unsubscribe.append(events.subscribe("consolidation", lambda payload: self.consolidationEvent.emit(payload)))
+        self.captureFinished.connect(self._on_capture)
+
+    def _on_capture(self, _payload) -> None:
+        self.memoriesChanged.emit()
+
+    # ------------------------------------------------------------------ calls
+    def read(self, fn: Callable[[Any], Any], *, on_done: Callback | None = None, on_error: Callback | None = None,
+             on_progress: Callback | None = None, name: str | None = None) -> int:
+        """Run ``fn(store)`` on a worker thread (waits for the store to open)."""
+        return self.runner.submit(self._with_store, fn, False, on_done=on_done, on_error=on_error or self._report,
+                                  on_progress=on_progress, name=name)  # fmt: skip
+
+    def write(self, fn: Callable[[Any], Any], *, on_done: Callback | None = None, on_error: Callback | None = None,
+              changes: str = "memories", name: str | None = None) -> int:
+        """Run ``fn(store)`` with the embedder-backed store; then announce ``changes``
+        ("memories", "sessions", "both" or "")."""
+
+        def done(result: Any) -> None:
+            if changes in ("memories", "both"):
+                self.memoriesChanged.emit()
+            if changes in ("sessions", "both"):
+                self.sessionsChanged.emit()
+            if on_done is not None:
+                on_done(result)
+
+        return self.runner.submit(self._with_store, fn, True, on_done=done, on_error=on_error or self._report, name=name)
+
+    def call(self, fn: Callable[..., Any], *args: Any, on_done: Callback | None = None, on_error: Callback | None = None,
+             on_progress: Callback | None = None, name: str | None = None, **kw: Any) -> int:
+        """Run any service call off the UI thread."""
+        return self.runner.submit(fn, *args, on_done=on_done, on_error=on_error or self._report,
+                                  on_progress=on_progress, name=name, **kw)  # fmt: skip
+
+    def _with_store(self, fn: Callable[[Any], Any], need_full: bool, progress=None) -> Any:
+        if need_full:
+            if not self._store_event.wait(WRITE_WAIT_S):
+                raise TimeoutError("the memory is still loading; please try again in a moment")
+            store = self._store or self._reader
+        else:
+            store = self.store
+            if store is None:
+                self._store_event.wait(WRITE_WAIT_S)
+                store = self.store
+        if store is None:
+            from assistant.memory.errors import StoreError
+
+            raise StoreError(self.memory_error or "the memory database is not open")
+        return fn(store) if progress is None else fn(store, progress)
+
+    def _report(self, exc: BaseException) -> None:
+        self.error.emit(describe(exc))
+
+    # ------------------------------------------------------------------ chat
+    def open_chat(self, session_id, *, incognito: bool | None = None):
+        """A :class:`assistant.session.ChatSession` (call from a worker thread)."""
+        if not self._store_event.wait(WRITE_WAIT_S) or self._store is None:
+            from assistant.memory.errors import StoreError
+
+            raise StoreError(self.memory_error or "the memory database is not open")
+        if self.chat_model is None:
+            from assistant.engine.errors import ModelError
+
+            raise ModelError("chat model", "no chat model is loaded yet")
+        self._attach_capture()
+        return self.provider.open_chat(session_id, store=self._store, chat_model=self.chat_model,
+                                       retriever=self.retriever, capture=self.capture, incognito=incognito)  # fmt: skip
+
+    def shutdown(self) -> None:
+        self._closed = True
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe.clear()
+        if self.jobs is not None:
+            try:
+                self.jobs.shutdown(wait=False)
+            except Exception:  # noqa: BLE001
+                log.exception("stopping the job scheduler failed")
+            self.jobs = None
+        if self.capture is not None and hasattr(self.capture, "stop"):
+            try:  # the capture in progress finishes; queued ones stay in the journal for next time
+                self.capture.stop(timeout=5)
+            except Exception:  # noqa: BLE001
+                log.exception("stopping the capture queue failed")
+        self.runner.shutdown(1500)

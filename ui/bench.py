@@ -1,0 +1,422 @@
+"""The Qt side of ``keepsake bench ui`` (run in a child process by ``assistant/bench/ui.py``, which
+cannot import Qt). Each part prints one JSON line on stdout.
+
+    python -m ui.bench visible              # first paint of the main window
+    python -m ui.bench stall                # UI-thread stalls: reply streaming + capture + consolidation
+    python -m ui.bench inspector --n 100000 # inspector filter/sort/scroll over n memories
+
+Stalls are measured with a 5 ms ``QTimer`` probe on the UI thread: a gap between two ticks longer
+than the interval means the event loop was blocked (or starved) for that long.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from typing import Any, Callable
+
+T_START = time.monotonic_ns()  # as early as possible: the parent compares it with its spawn time
+
+PROBE_MS = 5
+
+
+def _emit(result: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(result) + "\n")
+    sys.stdout.flush()
+
+
+# ---------------------------------------------------------------------------------------- helpers
+class StallProbe:
+    """Records the gaps between ticks of a precise 5 ms timer on the UI thread."""
+
+    def __init__(self, interval_ms: int = PROBE_MS) -> None:
+        from PySide6.QtCore import Qt, QTimer
+
+        self.interval = interval_ms / 1000
+        self.timer = QTimer()
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self.timer.setInterval(interval_ms)
+        self.timer.timeout.connect(self._tick)
+        self.gaps: list[float] = []
+        self._last: float | None = None
+        self.marks: list[tuple[str, int]] = []
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        if self._last is not None:
+            self.gaps.append(now - self._last)
+        self._last = now
+
+    def start(self) -> None:
+        self._last = None
+        self.timer.start()
+
+    def stop(self) -> None:
+        self.timer.stop()
+
+    def mark(self, label: str) -> None:
+        self.marks.append((label, len(self.gaps)))
+
+    def stats(self, gaps: list[float] | None = None) -> dict[str, Any]:
+        g = sorted(self.gaps if gaps is None else gaps)
+        if not g:
+            return {"ticks": 0, "max_gap_ms": 0.0, "max_stall_ms": 0.0, "p99_gap_ms": 0.0, "stalls_over_50ms": 0}
+        p99 = g[min(len(g) - 1, int(len(g) * 0.99))]
+        return {
+            "ticks": len(g),
+            "max_gap_ms": round(g[-1] * 1000, 1),
+            "max_stall_ms": round(max(0.0, g[-1] - self.interval) * 1000, 1),
+            "p99_gap_ms": round(p99 * 1000, 1),
+            "median_gap_ms": round(statistics.median(g) * 1000, 2),
+            "stalls_over_50ms": sum(1 for x in g if x - self.interval > 0.050),
+        }
+
+    def phase(self, start_label: str, end_label: str | None = None) -> dict[str, Any]:
+        idx = {label: i for label, i in self.marks}
+        a = idx[start_label]
+        b = idx[end_label] if end_label else len(self.gaps)
+        return self.stats(self.gaps[a:b])
+
+
+def _baseline(probe: StallProbe, seconds: float = 2.0) -> dict[str, Any]:
+    """Probe gaps while the app does nothing: what the machine's load alone costs."""
+    probe.mark("baseline")
+    end = time.perf_counter() + seconds
+    run_until(lambda: time.perf_counter() >= end, seconds + 5)
+    probe.mark("baseline_end")
+    return probe.phase("baseline", "baseline_end")
+
+
+def run_until(cond: Callable[[], Any], timeout: float, what: str = "condition") -> float:
+    """Run the real event loop (no sleeping on the UI thread) until ``cond()``; returns seconds."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    start = time.perf_counter()
+    if cond():
+        return 0.0
+    loop = QEventLoop()
+    poll = QTimer()
+    poll.setInterval(2)
+    state = {"timeout": False}
+
+    def check() -> None:
+        if cond():
+            loop.quit()
+        elif time.perf_counter() - start > timeout:
+            state["timeout"] = True
+            loop.quit()
+
+    poll.timeout.connect(check)
+    poll.start()
+    loop.exec()
+    poll.stop()
+    if state["timeout"]:
+        raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
+    return time.perf_counter() - start
+
+
+# ---------------------------------------------------------------------------------------- parts
+def part_visible(_args) -> dict[str, Any]:
+    """Process start -> first paint of the main window (the model loads afterwards)."""
+    t_app = time.perf_counter()
+    from PySide6.QtCore import QEvent, QObject, QTimer
+
+    from ui.app import create_app
+
+    app = create_app([sys.argv[0]])
+    t_app_created = time.perf_counter()
+    from ui.main_window import MainWindow
+
+    seen: dict[str, float] = {}
+
+    class FirstPaint(QObject):
+        def eventFilter(self, obj, event):  # noqa: N802
+            if "paint" not in seen and event.type() == QEvent.Type.Paint:
+                seen["paint"] = time.perf_counter()
+                seen["paint_ns"] = time.monotonic_ns()
+                QTimer.singleShot(0, app.quit)
+            return False
+
+    window = MainWindow()
+    filt = FirstPaint()
+    window.installEventFilter(filt)
+    window.centralWidget().installEventFilter(filt)
+    window.show()
+    QTimer.singleShot(10_000, app.quit)
+    app.exec()
+    t_end = time.perf_counter()
+    window.close()
+    if "paint" not in seen:
+        raise RuntimeError("the window was never painted")
+    return {
+        "process_start_ns": T_START,
+        "first_paint_ns": seen["paint_ns"],
+        "app_to_paint_ms": round((seen["paint"] - t_app) * 1000, 1),
+        "qapplication_to_paint_ms": round((seen["paint"] - t_app_created) * 1000, 1),
+        "in_process_total_ms": round((t_end - t_app) * 1000, 1),
+    }
+
+
+def part_stall(args) -> dict[str, Any]:
+    """Two turns, each streaming a reply while its capture runs and a consolidation runs, with
+    the consolidation panel and then the inspector on screen. The first turn after start-up also
+    pays one-time costs in background threads (the capture worker opens its store, first
+    consolidation); both are reported, ``max_stall_ms`` is the worst of the two."""
+    from ui.app import create_app
+    from ui.main_window import MainWindow
+
+    create_app([sys.argv[0]])
+    _seed_for_consolidation(args.seed)
+    t0 = time.perf_counter()
+    window = MainWindow()
+    window.resize(1280, 800)
+    window.show()
+    probe = StallProbe()
+    probe.start()
+    probe.mark("startup")
+    run_until(lambda: window.backend.model_ready and window.backend.memory_ready, 600, "the models")
+    ready_s = time.perf_counter() - t0
+    run_until(lambda: window.backend.jobs is not None or not _jobs_available(), 60, "the job scheduler")
+    run_until(lambda: not window.backend.runner.busy, 120, "start-up work")
+    baseline = _baseline(probe)
+    window.controller.max_tokens = args.max_tokens
+    prompts = ("I moved to Porto last week and started a new job at Hospital de São João. "
+               "Can you suggest three things to do in Porto on a weekend?",
+               "My sister Ana is visiting from Berlin in May. What should we eat in Porto?")  # fmt: skip
+    turns = []
+    for i, prompt in enumerate(prompts):
+        turns.append(_stall_turn(window, probe, f"turn{i}", prompt))
+    probe.mark("end")
+    probe.stop()
+    phases = {t["label"]: probe.phase(t["label"], t["end"]) for t in turns}
+    worst = max(p["max_stall_ms"] for p in phases.values())
+    result = {
+        "max_stall_ms": worst,
+        "turns": [{**t, "stalls": phases[t["label"]]} for t in turns],
+        "during_startup": probe.phase("startup", "baseline"),
+        "baseline_idle": baseline,
+        "models_ready_s": round(ready_s, 2),
+    }
+    window.close()
+    return result
+
+
+def _stall_turn(window, probe: StallProbe, label: str, prompt: str) -> dict[str, Any]:
+    done: list[Any] = []
+    window.controller.replyFinished.connect(done.append)
+    window.controller.replyFailed.connect(done.append)
+    window.tabs.setCurrentIndex(0)
+    probe.mark(label)
+    t = time.perf_counter()
+    window.composer.edit.setPlainText(prompt)
+    window.composer._submit()
+    consolidation = False
+    if window.backend.jobs is not None:
+        window.tabs.setCurrentWidget(window.consolidation)  # its refreshes run too
+        window.consolidation.run_now()
+        consolidation = True
+    run_until(lambda: bool(done), 900, "the reply")
+    reply_s = time.perf_counter() - t
+    turn = done[0]
+    window.tabs.setCurrentWidget(window.inspector)  # reloads as captured memories arrive
+    cap = window.backend.capture
+    run_until(lambda: cap is None or cap.flush(timeout=0), 900, "the capture")
+    if consolidation:
+        run_until(lambda: "Tidying" not in window.consolidation.message.text(), 900, "consolidation")
+    run_until(lambda: not window.backend.runner.busy, 120, "the workers")
+    end = f"{label}_end"
+    probe.mark(end)
+    window.controller.replyFinished.disconnect(done.append)
+    window.controller.replyFailed.disconnect(done.append)
+    stats = getattr(turn, "stats", None)
+    return {
+        "label": label, "end": end, "reply_s": round(reply_s, 2), "work_s": round(time.perf_counter() - t, 2),
+        "reply_tokens": getattr(stats, "generated_tokens", None), "reply_ok": bool(getattr(turn, "reply", "")),
+        "captured": bool(getattr(turn, "captured", False)), "consolidation": consolidation,
+        "consolidation_message": window.consolidation.message.text() if consolidation else None,
+    }  # fmt: skip
+
+
+def _jobs_available() -> bool:
+    from ui.consolidation_service import available
+
+    return available()
+
+
+def _seed_for_consolidation(n: int) -> None:
+    """Some memories (duplicates, a contradiction, old unused ones) so a run has work to do."""
+    if n <= 0:
+        return
+    from datetime import datetime, timedelta, timezone
+
+    from assistant.memory.records import NewMemory
+    from assistant.services import open_store
+
+    store = open_store(with_embedder=False)
+    old = datetime.now(timezone.utc) - timedelta(days=400)
+    items = [NewMemory(f"User read book number {i} about topic {i % 50}.", created_at=old) for i in range(n)]
+    items += [NewMemory("User lives in Lisbon.", kind="profile", slot="home_city", valid_at=datetime(2019, 1, 1, tzinfo=timezone.utc)),
+              NewMemory("User lives in Braga.", kind="profile", slot="home_city", valid_at=datetime(2023, 1, 1, tzinfo=timezone.utc))]  # fmt: skip
+    store.add_many(items, embed=False, batch=2000)
+    store.close()
+
+
+def part_inspector(args) -> dict[str, Any]:
+    """Filter, sort and scroll the inspector over ``n`` memories."""
+    from PySide6.QtWidgets import QAbstractItemView
+
+    from ui.app import create_app
+    from ui.backend import Backend, Provider
+    from ui.inspector.memory_model import COLUMN
+    from ui.main_window import MainWindow
+
+    app = create_app([sys.argv[0]])
+    insert_s = _bulk_insert(args.n)
+
+    class NoModels(Provider):
+        load_models = False
+
+        def discover_models(self) -> list:
+            return []
+
+    window = MainWindow(Backend(NoModels()))
+    window.resize(1280, 800)
+    window.show()
+    insp = window.inspector
+    probe = StallProbe()
+    probe.start()
+    run_until(lambda: window.backend.memory_ready, 60, "the store")
+    window.tabs.setCurrentWidget(insp)
+    t = time.perf_counter()
+    insp.apply_filters()
+    run_until(lambda: insp.model.rowCount() > 0 and not insp.model.loading, 60, "the first page")
+    first_page_ms = (time.perf_counter() - t) * 1000
+    run_until(lambda: insp.count_label.text().endswith("memories"), 60, "the count")
+    baseline = _baseline(probe)
+    probe.mark("filters")
+
+    def timed_filter(apply: Callable[[], None]) -> float:
+        t = time.perf_counter()
+        apply()
+        run_until(lambda: not insp.model.loading, 60, "a filter")
+        rows_ms = (time.perf_counter() - t) * 1000
+        run_until(lambda: insp.count_label.text().endswith(("memory", "memories")), 60, "the count")
+        counts_ms.append((time.perf_counter() - t) * 1000)
+        return rows_ms
+
+    filters: dict[str, float] = {}
+    counts_ms: list[float] = []
+    filters["kind=episode"] = timed_filter(lambda: insp.kind.setCurrentIndex(insp.kind.findData("episode")))
+    filters["trust=imported"] = timed_filter(lambda: insp.trust.setCurrentIndex(insp.trust.findData("imported")))
+    filters["status=any"] = timed_filter(lambda: (insp.trust.setCurrentIndex(0), insp.kind.setCurrentIndex(0),
+                                                  insp.status.setCurrentIndex(insp.status.findData("any"))))  # fmt: skip
+    filters["include history"] = timed_filter(lambda: insp.time.setCurrentIndex(2))
+    filters["reset"] = timed_filter(lambda: (insp.time.setCurrentIndex(0), insp.status.setCurrentIndex(0)))
+
+    def timed_search(text: str) -> float:
+        t = time.perf_counter()
+        insp.search.setText(text)
+        insp.run_search()
+        run_until(lambda: insp.model.search_mode and insp.count_label.text().endswith(("result", "results")), 60, "search")
+        return (time.perf_counter() - t) * 1000
+
+    filters["text 'topic 42'"] = timed_search("topic 42")
+    filters["text 'no such words'"] = timed_search("no such words")
+    insp.search.clear()
+    filters["clear search"] = timed_filter(insp.run_search)
+    probe.mark("scroll")
+    view = insp.table
+    pages: list[float] = []
+    for _ in range(args.pages):
+        before = insp.model.rowCount()
+        t = time.perf_counter()
+        view.scrollToBottom()
+        run_until(lambda: insp.model.rowCount() > before or insp.model.exhausted, 30, "the next page")
+        run_until(lambda: not insp.model.loading, 30, "the page")
+        pages.append((time.perf_counter() - t) * 1000)
+    loaded = insp.model.rowCount()
+    probe.mark("sort")
+    sorts: dict[str, float] = {}
+    for key in ("text", "learned", "uses"):
+        t = time.perf_counter()
+        view.sortByColumn(COLUMN[key], view.horizontalHeader().sortIndicatorOrder())
+        app.processEvents()
+        sorts[key] = round((time.perf_counter() - t) * 1000, 1)
+    view.scrollTo(insp.proxy.index(loaded // 2, 0), QAbstractItemView.ScrollHint.PositionAtCenter)
+    app.processEvents()
+    probe.mark("end")
+    probe.stop()
+    window.close()
+    worst_filter = max(filters.values())
+    return {
+        "n": args.n,
+        "insert_s": round(insert_s, 1),
+        "first_page_ms": round(first_page_ms, 1),
+        "inspector_100k_filter_ms": round(worst_filter, 1),
+        "filters_ms": {k: round(v, 1) for k, v in filters.items()},
+        "filter_with_count_max_ms": round(max(counts_ms), 1) if counts_ms else None,
+        "scroll_page_ms": {"median": round(statistics.median(pages), 1), "max": round(max(pages), 1), "pages": len(pages),
+                           "rows_loaded": loaded},  # fmt: skip
+        "sort_loaded_rows_ms": sorts,
+        "max_stall_ms": probe.phase("filters", "end")["max_stall_ms"],
+        "baseline_idle": baseline,
+        "stalls": {"filters": probe.phase("filters", "scroll"), "scroll": probe.phase("scroll", "sort"),
+                   "sort": probe.phase("sort", "end")},  # fmt: skip
+    }
+
+
+def _bulk_insert(n: int) -> float:
+    from datetime import datetime, timedelta, timezone
+
+    from assistant.memory.records import Kind, NewMemory, Trust
+    from assistant.services import open_store
+
+    t = time.perf_counter()
+    store = open_store(with_embedder=False)
+    have = store.count(include_all=True)
+    if have >= n:  # a reused home already holds them
+        store.close()
+        return 0.0
+    kinds, trusts = list(Kind), [Trust.USER_STATED, Trust.ASSISTANT_INFERRED, Trust.IMPORTED]
+    base = datetime(2020, 1, 1, tzinfo=timezone.utc)
+    batch = 10_000
+    for start in range(0, n, batch):
+        items = [
+            NewMemory(f"Memory {i}: the person mentioned topic {i % 997} on day {i % 365}.", kind=kinds[i % 4],
+                      trust=trusts[i % 3], valid_at=base + timedelta(hours=i), created_at=base + timedelta(hours=i))
+            for i in range(start, min(n, start + batch))
+        ]  # fmt: skip
+        store.add_many(items, embed=False, batch=batch)
+    store.close()
+    return time.perf_counter() - t
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m ui.bench")
+    parser.add_argument("part", choices=("visible", "stall", "inspector"))
+    parser.add_argument("--n", type=int, default=100_000)
+    parser.add_argument("--pages", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=2000, help="memories seeded for the consolidation run (stall)")
+    parser.add_argument("--max-tokens", type=int, default=160)
+    args = parser.parse_args(argv)
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    part = {"visible": part_visible, "stall": part_stall, "inspector": part_inspector}[args.part]
+    try:
+        result = part(args)
+    except Exception as exc:  # noqa: BLE001 - reported to the parent as JSON
+        import traceback
+
+        traceback.print_exc()
+        _emit({"error": f"{type(exc).__name__}: {exc}"})
+        return 1
+    _emit(result)
+    sys.stdout.flush()
+    os._exit(0)  # skip interpreter teardown (llama.cpp objects freed at exit are not part of the figures)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

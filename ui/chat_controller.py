@@ -1,0 +1,233 @@
+"""One conversation at a time: open a session, send a message, stream the reply, stop it.
+
+The :class:`ChatController` owns the current :class:`assistant.session.ChatSession` and runs its
+turns on a worker thread; the chat view only listens to its signals. A new conversation is a
+*draft* until its first message (no empty sessions are stored).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from ui.backend import Backend
+from ui.errors import describe
+
+TITLE_CHARS = 48
+
+
+@dataclass
+class HistoryItem:
+    """A stored message as the chat view shows it."""
+
+    message_id: int
+    role: str  # "user" | "assistant"
+    text: str
+    at: datetime | None
+    redacted: bool = False
+    injected: list[dict[str, Any]] = field(default_factory=list)  # memories used for this reply
+
+
+def title_from(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
+
+
+def load_history(store, session_id: int) -> tuple[Any, list[HistoryItem]]:
+    """The session and its user/assistant messages, each reply with the memories it used."""
+    session = store.get_session(session_id)
+    messages = [m for m in store.messages(session_id) if m.role.value in ("user", "assistant")]
+    used: dict[int, list[tuple[int, float]]] = {}
+    for row in store.injections(session_id=session_id):
+        if row.message_id is not None:
+            used.setdefault(row.message_id, []).append((row.memory_id, row.score))
+    ids = sorted({mid for rows in used.values() for mid, _ in rows})
+    memories = {m.id: m for m in store.get_many(ids)} if ids else {}
+    items: list[HistoryItem] = []
+    pending: list[dict[str, Any]] = []
+    for m in messages:
+        item = HistoryItem(m.id, m.role.value, m.content, m.observed_at, m.redacted)
+        if m.role.value == "user":
+            pending = [injected_json(memories[mid], score) for mid, score in used.get(m.id, []) if mid in memories]
+        else:
+            item.injected, pending = pending, []
+        items.append(item)
+    return session, items
+
+
+def injected_json(memory, score: float) -> dict[str, Any]:
+    src = memory.sources[0].to_json() if memory.sources else None
+    return {"id": memory.id, "text": memory.text, "score": float(score),
+            "valid_at": memory.valid_at.isoformat() if memory.valid_at else None, "source": src}  # fmt: skip
+
+
+class ChatController(QObject):
+    sessionOpened = Signal(object, object, object)  # session id (None: draft), Session|None, list[HistoryItem]
+    sessionCreated = Signal(int)  # a draft became a stored session
+    userMessage = Signal(str)
+    replyStarted = Signal()
+    replyPiece = Signal(str)
+    replyFinished = Signal(object)  # assistant.session.TurnResult
+    replyFailed = Signal(str)
+    busyChanged = Signal(bool)
+    incognitoChanged = Signal(bool)
+    forgetRequested = Signal(object)  # list of memory JSON dicts
+    budgetChanged = Signal(object)  # the assembler report (TurnResult.budget)
+    notice = Signal(str)
+
+    def __init__(self, backend: Backend, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.backend = backend
+        self.session_id: int | None = None
+        self.incognito = False
+        self.busy = False
+        self.max_tokens = 512
+        self._chat = None
+        self._cancel: threading.Event | None = None
+        self._generation = 0
+        self._queued: str | None = None
+        backend.modelReady.connect(self._on_model_ready)
+
+    # ------------------------------------------------------------------ sessions
+    def new_session(self) -> None:
+        """Start a draft conversation (stored on its first message)."""
+        self._switch(None)
+        self.incognito = bool(self.backend.settings.incognito) if self.backend.settings else False
+        self.incognitoChanged.emit(self.incognito)
+        self.sessionOpened.emit(None, None, [])
+
+    def open_session(self, session_id: int, *, highlight: int | None = None, on_loaded=None) -> None:
+        self._switch(session_id)
+        generation = self._generation
+
+        def loaded(result) -> None:
+            if generation != self._generation:
+                return
+            session, items = result
+            self.incognito = session.incognito
+            self.incognitoChanged.emit(self.incognito)
+            self.sessionOpened.emit(session_id, session, items)
+            if on_loaded is not None:
+                on_loaded(highlight)
+
+        self.backend.read(lambda store: load_history(store, session_id), on_done=loaded, name="load-history")
+
+    def reload(self) -> None:
+        if self.session_id is not None and not self.busy:
+            self.open_session(self.session_id)
+
+    def _switch(self, session_id: int | None) -> None:
+        if self.busy:
+            self.stop()
+        self._generation += 1
+        self._queued = None
+        self._set_busy(False)
+        self.session_id = session_id
+        self._chat = None
+
+    def forget_chat(self) -> None:
+        """Drop the cached ChatSession (e.g. after the model changed)."""
+        if not self.busy:
+            self._chat = None
+
+    def set_incognito(self, on: bool) -> None:
+        self.incognito = bool(on)
+        self.incognitoChanged.emit(self.incognito)
+        sid = self.session_id
+        if sid is not None:
+            self.backend.write(lambda store: store.set_session_incognito(sid, self.incognito), changes="sessions",
+                               name="set-incognito")  # fmt: skip
+
+    # ------------------------------------------------------------------ a turn
+    def send(self, text: str) -> bool:
+        text = text.strip("\n")
+        if not text.strip() or self.busy:
+            return False
+        self.userMessage.emit(text)
+        self._set_busy(True)
+        self.replyStarted.emit()
+        if not self.backend.model_ready:
+            self._queued = text
+            self.notice.emit("The model is still loading; your message will be sent as soon as it is ready.")
+            return True
+        self._start(text)
+        return True
+
+    def _on_model_ready(self, _name: str) -> None:
+        self.forget_chat()
+        if self._queued is not None:
+            text, self._queued = self._queued, None
+            self._start(text)
+
+    def _start(self, text: str) -> None:
+        self._cancel = threading.Event()
+        generation = self._generation
+        self.backend.call(
+            self._turn, text, self._chat, self.session_id, self.incognito, self._cancel,
+            on_progress=lambda item: self._progress(generation, item),
+            on_done=lambda turn: self._done(generation, turn),
+            on_error=lambda exc: self._failed(generation, exc), name="chat-turn",
+        )  # fmt: skip
+
+    def _turn(self, text, chat, session_id, incognito, cancel, progress):
+        """Worker thread: open the session if needed, stream the reply, name a new session."""
+        if chat is None:
+            chat = self.backend.open_chat(session_id, incognito=incognito if session_id is None else None)
+        progress(("chat", chat))
+        for piece in chat.stream(text, cancel=cancel, max_tokens=self.max_tokens):
+            progress(("piece", piece))
+        try:
+            if not chat.store.get_session(chat.session_id).title:
+                chat.store.rename_session(chat.session_id, title_from(text))
+        except Exception:  # noqa: BLE001 - naming is cosmetic
+            pass
+        return chat.last_turn
+
+    def _progress(self, generation: int, item) -> None:
+        if generation != self._generation:
+            return
+        kind, value = item
+        if kind == "chat":
+            created = self.session_id is None
+            self._chat = value
+            self.session_id = value.session_id
+            if created:
+                self.sessionCreated.emit(value.session_id)
+        elif kind == "piece":
+            self.replyPiece.emit(value)
+
+    def _done(self, generation: int, turn) -> None:
+        self.backend.sessionsChanged.emit()
+        if generation != self._generation:
+            return
+        self._set_busy(False)
+        self.replyFinished.emit(turn)
+        if turn is not None and turn.budget:
+            self.budgetChanged.emit(turn.budget)
+        if turn is not None and turn.forget_candidates:
+            self.forgetRequested.emit(list(turn.forget_candidates))
+        if turn is not None and turn.remembered:
+            self.backend.memoriesChanged.emit()
+
+    def _failed(self, generation: int, exc: BaseException) -> None:
+        if generation != self._generation:
+            return
+        self._set_busy(False)
+        self.replyFailed.emit(describe(exc))
+
+    def stop(self) -> None:
+        if self._cancel is not None:
+            self._cancel.set()
+        if self._queued is not None:  # never started: nothing to wait for
+            self._queued = None
+            self._set_busy(False)
+            self.replyFailed.emit("Stopped before the model was ready.")
+
+    def _set_busy(self, busy: bool) -> None:
+        if busy != self.busy:
+            self.busy = busy
+            self.busyChanged.emit(busy)

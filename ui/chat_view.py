@@ -1,0 +1,329 @@
+"""The conversation: message bubbles (replies rendered as Markdown, streamed), copy buttons and,
+under each reply, a "memories used" expander whose items open the memory in the inspector."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from html import escape
+from typing import Any
+
+from PySide6.QtCore import QEasingCurve, QPropertyAnimation, Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ui.chat_controller import HistoryItem
+from ui.format import local_time, short_date
+
+RENDER_INTERVAL_MS = 40  # a streaming reply re-renders its Markdown at most this often
+COLUMN_MAX_WIDTH = 860
+
+
+class MemoriesUsed(QWidget):
+    """"▸ 3 memories used" - expands to the memories injected into this reply."""
+
+    memoryClicked = Signal(int)
+
+    def __init__(self, memories: list[dict[str, Any]], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.memories = list(memories)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 2, 0, 0)
+        lay.setSpacing(4)
+        self.toggle = QToolButton(self)
+        self.toggle.setObjectName("memoriesToggle")
+        self.toggle.setCheckable(True)
+        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.toggle.setArrowType(Qt.ArrowType.RightArrow)
+        self.toggle.setCursor(Qt.CursorShape.PointingHandCursor)
+        n = len(self.memories)
+        self.toggle.setText(f"{n} memor{'y' if n == 1 else 'ies'} used")
+        self.toggle.setToolTip("What Keepsake recalled for this reply (click one to open it in the memory inspector)")
+        self.toggle.toggled.connect(self._toggled)
+        lay.addWidget(self.toggle, 0, Qt.AlignmentFlag.AlignLeft)
+        self.panel = QFrame(self)
+        self.panel.setObjectName("memoriesPanel")
+        plist = QVBoxLayout(self.panel)
+        plist.setContentsMargins(10, 6, 10, 6)
+        plist.setSpacing(6)
+        for m in self.memories:
+            label = QLabel(self.panel)
+            label.setObjectName("memoryUsedItem")
+            label.setWordWrap(True)
+            label.setTextFormat(Qt.TextFormat.RichText)
+            label.setText(_memory_line(m))
+            label.setToolTip(f"Open memory #{m['id']} in the inspector")
+            label.linkActivated.connect(self._link)
+            plist.addWidget(label)
+        self.panel.setVisible(False)
+        lay.addWidget(self.panel)
+
+    def _toggled(self, on: bool) -> None:
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow if on else Qt.ArrowType.RightArrow)
+        self.panel.setVisible(on)
+
+    def _link(self, href: str) -> None:
+        if href.startswith("memory:"):
+            self.memoryClicked.emit(int(href.split(":", 1)[1]))
+
+
+def _memory_line(m: dict[str, Any]) -> str:
+    bits = []
+    if m.get("valid_at"):
+        bits.append(f"since {escape(short_date(m['valid_at']))}")
+    bits.append(f"score {float(m.get('score') or 0):.2f}")
+    src = m.get("source") or {}
+    if src.get("session_id") is not None:
+        bits.append(f"from conversation {src['session_id']}")
+    elif src.get("extractor"):
+        bits.append(escape(str(src["extractor"])))
+    meta = " · ".join(bits)
+    return (f"<a href='memory:{m['id']}' style='text-decoration:none'>{escape(m['text'])}</a>"
+            f"<br><span style='color:#7a8088;font-size:small'>#{m['id']} · {meta}</span>")  # fmt: skip
+
+
+class MessageWidget(QFrame):
+    """One message: who, when, the text (Markdown for replies), copy, memories used."""
+
+    memoryClicked = Signal(int)
+
+    def __init__(self, role: str, text: str = "", *, at: datetime | None = None, message_id: int | None = None,
+                 redacted: bool = False, parent: QWidget | None = None) -> None:  # fmt: skip
+        super().__init__(parent)
+        self.role = role
+        self.message_id = message_id
+        self.text = text
+        self.setObjectName("userBubble" if role == "user" else "replyBubble")
+        self.setProperty("highlight", False)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(14, 10, 14, 10)
+        lay.setSpacing(6)
+        head = QHBoxLayout()
+        head.setSpacing(8)
+        self.who = QLabel("You" if role == "user" else "Keepsake", self)
+        self.who.setObjectName("bubbleAuthor")
+        head.addWidget(self.who)
+        self.when = QLabel(local_time(at) if at else "", self)
+        self.when.setObjectName("bubbleMeta")
+        head.addWidget(self.when)
+        self.badge = QLabel("", self)
+        self.badge.setObjectName("bubbleBadge")
+        self.badge.setVisible(False)
+        head.addWidget(self.badge)
+        head.addStretch(1)
+        self.copy = QToolButton(self)
+        self.copy.setObjectName("copyButton")
+        self.copy.setText("Copy")
+        self.copy.setToolTip("Copy this message")
+        self.copy.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.copy.clicked.connect(self._copy)
+        head.addWidget(self.copy)
+        lay.addLayout(head)
+        self.body = QLabel(self)
+        self.body.setObjectName("bubbleText")
+        self.body.setWordWrap(True)
+        self.body.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+        self.body.setOpenExternalLinks(False)
+        self.body.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+        lay.addWidget(self.body)
+        self.memories: MemoriesUsed | None = None
+        self._render_timer = QTimer(self)
+        self._render_timer.setSingleShot(True)
+        self._render_timer.setInterval(RENDER_INTERVAL_MS)
+        self._render_timer.timeout.connect(self._render)
+        if redacted:
+            self.text = ""
+            self.body.setText("<i>This message was deleted.</i>")
+            self.body.setTextFormat(Qt.TextFormat.RichText)
+            self.copy.setEnabled(False)
+        else:
+            self._render()
+
+    # -- text ------------------------------------------------------------------------------------
+    def append(self, piece: str) -> None:
+        self.text += piece
+        if not self._render_timer.isActive():
+            self._render_timer.start()
+
+    def set_text(self, text: str) -> None:
+        self.text = text
+        self._render()
+
+    def _render(self) -> None:
+        self._render_timer.stop()
+        if self.role == "user":
+            self.body.setTextFormat(Qt.TextFormat.PlainText)
+            self.body.setText(self.text)
+        else:
+            self.body.setTextFormat(Qt.TextFormat.MarkdownText)
+            self.body.setText(self.text or "…")
+
+    def finish(self, *, message_id: int | None = None, stopped: bool = False, failed: str | None = None,
+               injected: list[dict[str, Any]] | None = None, at: datetime | None = None) -> None:  # fmt: skip
+        if message_id is not None:
+            self.message_id = message_id
+        if at is not None:
+            self.when.setText(local_time(at))
+        self._render()
+        if stopped:
+            self.set_badge("stopped")
+        if failed:
+            self.set_badge("not sent" if self.role == "user" else "failed")
+            if not self.text:
+                self.body.setTextFormat(Qt.TextFormat.PlainText)
+                self.body.setText(failed)
+        if injected:
+            self.set_memories(injected)
+
+    def set_badge(self, text: str) -> None:
+        self.badge.setText(text)
+        self.badge.setVisible(bool(text))
+
+    def set_memories(self, injected: list[dict[str, Any]]) -> None:
+        if self.memories is not None:
+            self.memories.deleteLater()
+        self.memories = MemoriesUsed(injected, self)
+        self.memories.memoryClicked.connect(self.memoryClicked)
+        self.layout().addWidget(self.memories)
+
+    def _copy(self) -> None:
+        QGuiApplication.clipboard().setText(self.text)
+        self.copy.setText("Copied")
+        QTimer.singleShot(1200, lambda: self.copy.setText("Copy"))
+
+    def set_highlight(self, on: bool) -> None:
+        self.setProperty("highlight", on)
+        self.style().unpolish(self)
+        self.style().polish(self)
+
+
+class ChatView(QScrollArea):
+    """A scrolling column of :class:`MessageWidget`; follows the bottom while a reply streams."""
+
+    memoryClicked = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("chatView")
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        canvas = QWidget(self)
+        canvas.setObjectName("chatCanvas")
+        outer = QHBoxLayout(canvas)
+        outer.setContentsMargins(24, 18, 24, 18)
+        outer.addStretch(1)
+        self.column = QWidget(canvas)
+        self.column.setObjectName("chatColumn")
+        self.column.setMaximumWidth(COLUMN_MAX_WIDTH)
+        self.column.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.list = QVBoxLayout(self.column)
+        self.list.setContentsMargins(0, 0, 0, 0)
+        self.list.setSpacing(12)
+        self.placeholder = QLabel(self.column)
+        self.placeholder.setObjectName("chatPlaceholder")
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setWordWrap(True)
+        self.placeholder.setText(
+            "<p style='font-size:large'>Start a conversation</p>"
+            "<p>Everything stays on this computer. What Keepsake remembers is listed under "
+            "<b>Memory</b>, where you can see where it came from, correct it or delete it.</p>"
+        )
+        self.list.addWidget(self.placeholder)
+        self.list.addStretch(1)
+        outer.addWidget(self.column, 100)
+        outer.addStretch(1)
+        self.setWidget(canvas)
+        self.messages: list[MessageWidget] = []
+        self._follow = True
+        self.verticalScrollBar().rangeChanged.connect(self._on_range)
+        self.verticalScrollBar().valueChanged.connect(self._on_scroll)
+        self._flash: QPropertyAnimation | None = None
+
+    # -- content ---------------------------------------------------------------------------------
+    def clear(self) -> None:
+        for w in self.messages:
+            self.list.removeWidget(w)
+            w.deleteLater()
+        self.messages.clear()
+        self.placeholder.setVisible(True)
+        self._follow = True
+
+    def set_history(self, items: list[HistoryItem]) -> None:
+        self.setUpdatesEnabled(False)
+        try:
+            self.clear()
+            for item in items:
+                w = self._add(item.role, item.text, at=item.at, message_id=item.message_id, redacted=item.redacted)
+                if item.injected:
+                    w.set_memories(item.injected)
+        finally:
+            self.setUpdatesEnabled(True)
+        self._follow = True
+        QTimer.singleShot(0, self.scroll_to_bottom)
+
+    def add_user(self, text: str, *, at: datetime | None = None) -> MessageWidget:
+        self._follow = True
+        return self._add("user", text, at=at or datetime.now().astimezone())
+
+    def start_reply(self) -> MessageWidget:
+        self._follow = True
+        return self._add("assistant", "", at=datetime.now().astimezone())
+
+    def _add(self, role: str, text: str, **kw: Any) -> MessageWidget:
+        self.placeholder.setVisible(False)
+        w = MessageWidget(role, text, parent=self.column, **kw)
+        w.memoryClicked.connect(self.memoryClicked)
+        self.list.insertWidget(self.list.count() - 1, w)
+        self.messages.append(w)
+        return w
+
+    def last(self, role: str | None = None) -> MessageWidget | None:
+        for w in reversed(self.messages):
+            if role is None or w.role == role:
+                return w
+        return None
+
+    def find(self, message_id: int) -> MessageWidget | None:
+        return next((w for w in self.messages if w.message_id == message_id), None)
+
+    def highlight(self, message_id: int) -> bool:
+        """Scroll to a message and mark it for a few seconds."""
+        w = self.find(message_id)
+        if w is None:
+            return False
+        for other in self.messages:
+            other.set_highlight(False)
+        w.set_highlight(True)
+        self._follow = False
+        QTimer.singleShot(0, lambda: self.ensureWidgetVisible(w, 0, 80))
+        QTimer.singleShot(4000, lambda: w.set_highlight(False) if w in self.messages else None)
+        return True
+
+    # -- following the bottom ------------------------------------------------------------------------
+    def _on_scroll(self, value: int) -> None:
+        bar = self.verticalScrollBar()
+        self._follow = value >= bar.maximum() - 24
+
+    def _on_range(self, _lo: int, hi: int) -> None:
+        if self._follow:
+            self.verticalScrollBar().setValue(hi)
+
+    def scroll_to_bottom(self) -> None:
+        bar = self.verticalScrollBar()
+        if self._flash is not None:
+            self._flash.stop()
+        self._flash = QPropertyAnimation(bar, b"value", self)
+        self._flash.setDuration(120)
+        self._flash.setEasingCurve(QEasingCurve.Type.OutCubic)
+        self._flash.setEndValue(bar.maximum())
+        self._flash.start()

@@ -1,0 +1,191 @@
+"""What the person can do to memories from the inspector: add, edit (new version), "no longer
+true since…", set/clear expiry, pin, restore a version, delete with a cascade preview (one or
+many), forget a conversation's memories, export selection or all to JSON.
+
+Each action asks (dialog) on the UI thread and runs the store call on a worker thread. Tests call
+the ``*_now`` variants (no dialog) or pass ``confirm=``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QFileDialog, QWidget
+
+from ui.backend import Backend
+from ui.delete_dialog import CascadeDialog
+from ui.format import plural
+from ui.inspector.dialogs import DateDialog, MemoryDialog
+from ui.sessions_panel import forget_session_memories
+
+Confirm = Callable[[dict], bool]
+
+
+def export_selection(store, ids: Sequence[int], path: str | Path) -> int:
+    """Write the given memories (with their earlier versions) in Keepsake's export format."""
+    from assistant.memory.portable import FORMAT, FORMAT_VERSION
+
+    memories = []
+    for m in store.get_many(list(ids)):
+        obj = m.to_json()
+        obj["versions"] = [v.to_json() for v in store.history(m.id)[:-1]]
+        memories.append(obj)
+    data = {"format": FORMAT, "version": FORMAT_VERSION, "store_id": store.store_id,
+            "exported_at": datetime.now().astimezone().isoformat(), "memories": memories}  # fmt: skip
+    p = Path(path).expanduser()
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(p.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, ensure_ascii=False, indent=1)
+    os.replace(tmp, p)
+    return len(memories)
+
+
+def export_all(store, path: str | Path) -> int:
+    return len(store.export_json(path)["memories"])
+
+
+class MemoryActions(QObject):
+    changed = Signal(object)  # an updated Memory (the table updates that row)
+    removed = Signal(object)  # ids deleted
+    added = Signal(int)
+    detailStale = Signal(int)  # memory id whose detail must be reloaded
+    message = Signal(str)
+
+    def __init__(self, backend: Backend, parent_widget: QWidget) -> None:
+        super().__init__(parent_widget)
+        self.backend = backend
+        self.widget = parent_widget
+
+    # ------------------------------------------------------------------ plumbing
+    def _update(self, fn: Callable[[Any], Any], memory_id: int, done_text: str) -> None:
+        def done(memory) -> None:
+            self.changed.emit(memory)
+            self.detailStale.emit(memory_id)
+            self.message.emit(done_text)
+
+        def failed(exc) -> None:
+            from ui.errors import describe
+
+            self.detailStale.emit(memory_id)
+            self.backend.error.emit(describe(exc))
+
+        self.backend.write(fn, on_done=done, on_error=failed, changes="", name="memory-update")
+
+    # ------------------------------------------------------------------ add / edit
+    def add(self) -> None:
+        dlg = MemoryDialog(self.widget)
+        if dlg.exec() == MemoryDialog.DialogCode.Accepted:
+            v = dlg.values()
+            self.add_now(v["text"], kind=v["kind"], valid_at=v["valid_at"])
+
+    def add_now(self, text: str, *, kind: str = "fact", valid_at: datetime | None = None) -> None:
+        def run(store) -> int:
+            return store.add(text, kind=kind, valid_at=valid_at, trust="user_stated", actor="user")
+
+        def done(mid: int) -> None:
+            self.added.emit(mid)
+            self.message.emit("Memory added.")
+
+        self.backend.write(run, on_done=done, changes="memories", name="memory-add")
+
+    def edit(self, memory: Any) -> None:
+        dlg = MemoryDialog(self.widget, text=memory.text, editing=True)
+        if dlg.exec() == MemoryDialog.DialogCode.Accepted:
+            text = dlg.values()["text"]
+            if text != memory.text:
+                self.edit_now(memory.id, text, expected_version=memory.version)
+
+    def edit_now(self, memory_id: int, text: str, *, expected_version: int | None = None) -> None:
+        self._update(lambda store: store.edit(memory_id, text, expected_version=expected_version), memory_id,
+                     "Saved as a new version.")  # fmt: skip
+
+    def restore_version(self, memory_id: int, version: int) -> None:
+        self._update(lambda store: store.restore_version(memory_id, version), memory_id,
+                     f"Version {version} restored (as a new version).")  # fmt: skip
+
+    # ------------------------------------------------------------------ time
+    def invalidate(self, memory: Any) -> None:
+        now = datetime.now().astimezone()
+        dlg = DateDialog(self.widget, title="No longer true", default=now,
+                         prompt=f"Since when is this no longer true?\n\n“{memory.text}”")  # fmt: skip
+        if dlg.exec() == DateDialog.DialogCode.Accepted:
+            self.invalidate_now(memory.id, dlg.value())
+
+    def invalidate_now(self, memory_id: int, at: datetime) -> None:
+        self._update(lambda store: store.invalidate(memory_id, at), memory_id,
+                     "Marked as no longer true; the history keeps what was true before.")  # fmt: skip
+
+    def set_expiry(self, memory: Any) -> None:
+        now = datetime.now().astimezone()
+        dlg = DateDialog(self.widget, title="Set expiry", default=now + timedelta(days=30), minimum=now,
+                         prompt="Forget this memory automatically after:",
+                         quick=[("1 day", timedelta(days=1)), ("1 week", timedelta(days=7)), ("30 days", timedelta(days=30))])  # fmt: skip
+        if dlg.exec() == DateDialog.DialogCode.Accepted:
+            self.set_expiry_now(memory.id, dlg.value())
+
+    def set_expiry_now(self, memory_id: int, when: datetime) -> None:
+        self._update(lambda store: store.set_ttl(memory_id, when), memory_id, "Expiry set.")
+
+    def clear_expiry(self, memory_id: int) -> None:
+        self._update(lambda store: store.clear_ttl(memory_id), memory_id, "Expiry cleared.")
+
+    def toggle_pin(self, memory: Any) -> None:
+        if memory.pinned:
+            self._update(lambda store: store.unpin(memory.id), memory.id, "Unpinned.")
+        else:
+            self._update(lambda store: store.pin(memory.id), memory.id, "Pinned: it will not fade with time.")
+
+    # ------------------------------------------------------------------ delete / forget
+    def delete(self, ids: Sequence[int], *, confirm: Confirm | None = None) -> None:
+        ids = list(ids)
+        if not ids:
+            return
+
+        def ask(plan) -> None:
+            data = plan.to_json()
+            if confirm is not None:
+                ok = confirm(data)
+            else:
+                what = plural(len(ids), "memory", "memories")
+                ok = CascadeDialog(data, title="Delete memories" if len(ids) > 1 else "Delete memory",
+                                   intro=f"Delete {what}?", parent=self.widget).exec() == CascadeDialog.DialogCode.Accepted  # fmt: skip
+            if ok:
+                self.delete_now(ids)
+
+        self.backend.read(lambda store: store.delete_preview(ids), on_done=ask, name="delete-preview")
+
+    def delete_now(self, ids: Sequence[int]) -> None:
+        ids = list(ids)
+
+        def done(plan) -> None:
+            self.removed.emit(list(plan.memory_ids))
+            self.message.emit(f"Deleted {plural(len(plan.memory_ids), 'memory', 'memories')} for good.")
+            if plan.errors:
+                self.backend.error.emit("Deleted, but some files could not be cleaned: " + "; ".join(plan.errors))
+
+        self.backend.write(lambda store: store.delete(ids), on_done=done, changes="", name="delete")
+
+    def forget_session(self, session_id: int, title: str, *, confirm: Confirm | None = None) -> None:
+        forget_session_memories(self.backend, self.widget, session_id, title, confirm=confirm)
+
+    # ------------------------------------------------------------------ export
+    def export(self, ids: Sequence[int] | None) -> None:
+        folder = self.backend.provider.paths().exports
+        stamp = datetime.now().strftime("%Y%m%d-%H%M")
+        default = str(folder / f"keepsake-memories-{'selection' if ids else 'all'}-{stamp}.json")
+        path, _ = QFileDialog.getSaveFileName(self.widget, "Export memories", default, "JSON (*.json)")
+        if path:
+            self.export_now(ids, path)
+
+    def export_now(self, ids: Sequence[int] | None, path: str | Path) -> None:
+        ids = list(ids) if ids else None
+        fn = (lambda store: export_selection(store, ids, path)) if ids else (lambda store: export_all(store, path))
+        self.backend.read(fn, on_done=lambda n: self.message.emit(f"Exported {plural(n, 'memory', 'memories')} to {path}."),
+                          name="export")  # fmt: skip

@@ -1,0 +1,51 @@
+"""Reading memories for the inspector off the UI thread: table pages (lazy) and search results."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ui.backend import Backend
+from ui.inspector.memory_model import MemoryQuery, MemoryTableModel
+
+SEARCH_K = 50
+
+
+class BackendLoader:
+    """Pages for :class:`MemoryTableModel`, read on a worker thread."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+
+    def request(self, model: MemoryTableModel, generation: int, query: MemoryQuery, offset: int, limit: int) -> None:
+        kwargs = query.kwargs()
+        self.backend.read(
+            lambda store: store.list_memories(**kwargs, limit=limit, offset=offset),
+            on_done=lambda rows: model.receive_page(generation, offset, rows, limit),
+            on_error=lambda exc: (model.page_failed(generation), self.backend._report(exc)),
+            name="memory-page",
+        )  # fmt: skip
+
+
+def search_memories(store, retriever, text: str, query: MemoryQuery, k: int = SEARCH_K) -> tuple[list[Any], dict[int, float]]:
+    """Hybrid search (semantic + keywords) when available, then plain substring matches;
+    the inspector's filters apply to both. Returns (memories in rank order, scores)."""
+    ranked: list[Any] = []
+    scores: dict[int, float] = {}
+    if retriever is not None:
+        kw: dict[str, Any] = {"k": k}
+        if query.as_of is not None:
+            kw["as_of"] = query.as_of
+        if query.kind:
+            kw["kinds"] = query.kind
+        if query.status in ("any", "archived") or query.include_history:
+            kw["include_archived"] = True
+        for hit in retriever.search(text, **kw):
+            if query.accepts(hit.memory):
+                ranked.append(hit.memory)
+                scores[hit.memory.id] = float(hit.score)
+    seen = {m.id for m in ranked}
+    for m in store.list_memories(**query.with_text(text).kwargs(), limit=200):
+        if m.id not in seen:
+            ranked.append(m)
+            seen.add(m.id)
+    return ranked, scores

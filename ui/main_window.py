@@ -1,0 +1,414 @@
+"""The main window: conversations and chat, the memory inspector, the note, the tidy-up panel;
+model picker, incognito toggle and settings in the tab bar's corner; progress and calm messages
+in the status bar."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QSplitter,
+    QTabWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ui.backend import Backend
+from ui.budget_bar import BudgetBar
+from ui.chat_controller import ChatController
+from ui.chat_view import ChatView, MessageWidget
+from ui.composer import Composer
+from ui.consolidation_panel import ConsolidationPanel
+from ui.consolidation_service import ConsolidationService
+from ui.forget_dialog import confirm_forget
+from ui.inspector.inspector import Inspector
+from ui.model_picker import ModelPicker
+from ui.note_editor import NoteEditor
+from ui.sessions_panel import SessionsPanel
+
+log = logging.getLogger(__name__)
+
+STATUS_MS = 6000
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, backend: Backend | None = None, *, consolidation: ConsolidationService | None = None,
+                 start: bool = True) -> None:  # fmt: skip
+        super().__init__()
+        self.setObjectName("mainWindow")
+        self.setWindowTitle("Keepsake")
+        self.resize(1280, 820)
+        self.backend = backend or Backend(parent=self)
+        if self.backend.parent() is None:
+            self.backend.setParent(self)
+        self.controller = ChatController(self.backend, self)
+        self._reply: MessageWidget | None = None
+        self._user: MessageWidget | None = None
+        self._model_choice_pending: str | None = None
+        self._discovery: str | None = None
+        self._build(consolidation)
+        self._wire()
+        self.controller.new_session()
+        if start:
+            QTimer.singleShot(0, self.start)
+
+    # ------------------------------------------------------------------ layout
+    def _build(self, consolidation: ConsolidationService | None) -> None:
+        self.tabs = QTabWidget(self)
+        self.tabs.setObjectName("mainTabs")
+        self.tabs.setDocumentMode(True)
+        self.setCentralWidget(self.tabs)
+
+        chat_page = QWidget(self.tabs)
+        chat_page.setObjectName("chatPage")
+        split = QSplitter(Qt.Orientation.Horizontal, chat_page)
+        split.setChildrenCollapsible(False)
+        split.setHandleWidth(1)
+        self.sessions = SessionsPanel(self.backend, split)
+        self.sessions.setMinimumWidth(220)
+        chat_area = QWidget(split)
+        chat_area.setObjectName("chatArea")
+        col = QVBoxLayout(chat_area)
+        col.setContentsMargins(0, 0, 0, 0)
+        col.setSpacing(0)
+        self.banner = QLabel("", chat_area)
+        self.banner.setObjectName("banner")
+        self.banner.setWordWrap(True)
+        self.banner.setVisible(False)
+        col.addWidget(self.banner)
+        self.chat_view = ChatView(chat_area)
+        col.addWidget(self.chat_view, 1)
+        bottom = QWidget(chat_area)
+        bottom.setObjectName("chatBottom")
+        bl = QVBoxLayout(bottom)
+        bl.setContentsMargins(24, 6, 24, 14)
+        bl.setSpacing(8)
+        self.budget = BudgetBar(bottom)
+        bl.addWidget(self.budget)
+        self.composer = Composer(bottom)
+        bl.addWidget(self.composer)
+        col.addWidget(bottom)
+        split.addWidget(self.sessions)
+        split.addWidget(chat_area)
+        split.setStretchFactor(0, 0)
+        split.setStretchFactor(1, 1)
+        split.setSizes([270, 1010])
+        page_lay = QHBoxLayout(chat_page)
+        page_lay.setContentsMargins(0, 0, 0, 0)
+        page_lay.addWidget(split)
+        self.tabs.addTab(chat_page, "Chat")
+
+        self.inspector = Inspector(self.backend, self.tabs)
+        self.tabs.addTab(self.inspector, "Memory")
+        self.note_editor = NoteEditor(self.backend, self.tabs)
+        self.tabs.addTab(self.note_editor, "About me")
+        self.consolidation = ConsolidationPanel(self.backend, consolidation, self.tabs)
+        self.tabs.addTab(self.consolidation, "Tidy-up")
+
+        corner = QWidget(self.tabs)
+        corner.setObjectName("tabCorner")
+        cl = QHBoxLayout(corner)
+        cl.setContentsMargins(8, 4, 10, 4)
+        cl.setSpacing(8)
+        self.model_picker = ModelPicker(corner)
+        cl.addWidget(self.model_picker)
+        self.incognito = QToolButton(corner)
+        self.incognito.setObjectName("incognitoToggle")
+        self.incognito.setText("Incognito")
+        self.incognito.setCheckable(True)
+        self.incognito.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.incognito.setToolTip("Pause memory for this conversation: nothing from it is remembered")
+        cl.addWidget(self.incognito)
+        self.settings_button = QToolButton(corner)
+        self.settings_button.setObjectName("settingsButton")
+        self.settings_button.setText("Settings")
+        self.settings_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        cl.addWidget(self.settings_button)
+        self.tabs.setCornerWidget(corner, Qt.Corner.TopRightCorner)
+
+        bar = self.statusBar()
+        bar.setObjectName("statusBar")
+        bar.setSizeGripEnabled(False)
+        self.status_label = QLabel("", bar)
+        self.status_label.setObjectName("statusText")
+        bar.addWidget(self.status_label, 1)
+        self.progress_label = QLabel("", bar)
+        self.progress_label.setObjectName("statusText")
+        bar.addPermanentWidget(self.progress_label)
+        self.progress = QProgressBar(bar)
+        self.progress.setObjectName("loadProgress")
+        self.progress.setFixedWidth(120)
+        self.progress.setFixedHeight(6)
+        self.progress.setTextVisible(False)
+        self.progress.setVisible(False)
+        bar.addPermanentWidget(self.progress)
+        self._status_timer = QTimer(self)
+        self._status_timer.setSingleShot(True)
+        self._status_timer.timeout.connect(lambda: self._set_status(""))
+
+        for seq, fn in ((QKeySequence.StandardKey.New, self.controller.new_session),
+                        (QKeySequence("Ctrl+F"), self._focus_search),
+                        (QKeySequence("Ctrl+,"), self.open_settings)):  # fmt: skip
+            act = QAction(self)
+            act.setShortcut(seq)
+            act.triggered.connect(fn)
+            self.addAction(act)
+        for i in range(4):
+            act = QAction(self)
+            act.setShortcut(QKeySequence(f"Ctrl+{i + 1}"))
+            act.triggered.connect(lambda _=False, i=i: self.tabs.setCurrentIndex(i))
+            self.addAction(act)
+
+    def _wire(self) -> None:
+        b, c = self.backend, self.controller
+        self.sessions.sessionSelected.connect(lambda sid: c.open_session(sid))
+        self.sessions.newRequested.connect(c.new_session)
+        self.sessions.sessionDeleted.connect(self._session_deleted)
+        c.sessionOpened.connect(self._session_opened)
+        c.sessionCreated.connect(self._session_created)
+        c.userMessage.connect(self._user_message)
+        c.replyStarted.connect(self._reply_started)
+        c.replyPiece.connect(self._reply_piece)
+        c.replyFinished.connect(self._reply_finished)
+        c.replyFailed.connect(self._reply_failed)
+        c.busyChanged.connect(self.composer.set_busy)
+        c.incognitoChanged.connect(self._incognito_changed)
+        c.forgetRequested.connect(lambda cands: confirm_forget(b, self, cands))
+        c.budgetChanged.connect(self.budget.set_budget)
+        c.notice.connect(self.show_status)
+        self.composer.sendRequested.connect(c.send)
+        self.composer.sendRequested.connect(lambda _t: b.note_activity())
+        self.composer.edit.textChanged.connect(b.note_activity)
+        self.composer.stopRequested.connect(c.stop)
+        self.incognito.toggled.connect(c.set_incognito)
+        self.settings_button.clicked.connect(self.open_settings)
+        self.chat_view.memoryClicked.connect(self.open_memory)
+        self.inspector.openMessage.connect(self.open_message)
+        self.inspector.statusMessage.connect(self.show_status)
+        self.model_picker.modelChosen.connect(self._model_chosen)
+        self.model_picker.popupAboutToShow.connect(self.discover_models)
+        b.status.connect(self.show_status)
+        b.error.connect(self.show_error)
+        b.modelProgress.connect(self._model_progress)
+        b.modelReady.connect(self._model_ready)
+        b.modelFailed.connect(self._model_failed)
+        b.memoryReady.connect(self._memory_ready)
+
+    # ------------------------------------------------------------------ start-up
+    def start(self) -> None:
+        """Open the memory and load the models in the background."""
+        self.backend.start()
+        s = self.backend.settings
+        self.model_picker.current_choice = s.chat_model
+        self.model_picker.set_entries([], current=s.chat_model)
+        self._update_banner()
+
+    def discover_models(self) -> None:
+        """List the GGUF files people added (reading GGUF headers is Python-heavy: done once the
+        models are loaded, or when the picker opens, never while they load)."""
+        if self._discovery is not None:
+            return
+        self._discovery = "running"
+
+        def done(entries) -> None:
+            self._discovery = "done"
+            self.model_picker.set_entries(entries)
+
+        def failed(_exc) -> None:
+            self._discovery = None
+
+        self.backend.call(self.backend.provider.discover_models, on_done=done, on_error=failed, name="discover-models")
+
+    def _model_progress(self, text: str, step: int, steps: int) -> None:
+        self.progress.setVisible(True)
+        self.progress.setRange(0, steps)
+        if steps:
+            self.progress.setValue(step)
+        self.progress_label.setText(text)
+
+    def _model_ready(self, name: str) -> None:
+        self.progress.setVisible(False)
+        if self.backend.memory_ready:
+            self.discover_models()
+        self.progress_label.setText(f"Model: {name}")
+        if self._model_choice_pending is not None:
+            choice, self._model_choice_pending = self._model_choice_pending, None
+            self.model_picker.confirm(choice)
+            s = self.backend.provider.settings()
+            if s.chat_model != choice:
+                from dataclasses import replace
+
+                self.backend.settings = replace(s, chat_model=choice)
+                self.backend.call(self.backend.provider.save_settings, self.backend.settings, name="save-settings")
+            self.show_status(f"Now chatting with {name}.")
+        self._update_banner()
+
+    def _model_failed(self, message: str) -> None:
+        self.progress.setVisible(False)
+        if self._model_choice_pending is not None:
+            self._model_choice_pending = None
+            self.model_picker.revert()
+            current = "the previous model" if self.backend.model_ready else "no model"
+            self.progress_label.setText("" if not self.backend.model_ready else self.progress_label.text())
+            QMessageBox.warning(self, "This model can't be used", f"{message}\n\nKeepsake keeps using {current}.")
+            return
+        if self.backend.provider.load_models:
+            self.progress_label.setText("No chat model")
+            self.show_error(message)
+            self.discover_models()  # so another model can be picked
+        self._update_banner(model_error=message if self.backend.provider.load_models else None)
+
+    def _memory_ready(self) -> None:
+        if self.backend.model_ready or not self.backend.provider.load_models:
+            self.discover_models()
+        if self.backend.memory_error:
+            self.show_error(self.backend.memory_error)
+
+    def _model_chosen(self, choice: str) -> None:
+        self._model_choice_pending = choice
+        self.controller.forget_chat()
+        self.backend.load_model(choice)
+
+    # ------------------------------------------------------------------ chat events
+    def _session_opened(self, sid: int | None, session: Any, items: list) -> None:
+        self.chat_view.set_history(items)
+        self.sessions.select(sid)
+        self.budget.set_budget(None)
+        self._reply = self._user = None
+        if sid is None:
+            self.composer.edit.setFocus()
+
+    def _session_created(self, sid: int) -> None:
+        self.sessions.current_id = sid
+
+    def _session_deleted(self, sid: int) -> None:
+        if self.controller.session_id == sid:
+            self.controller.new_session()
+        self.show_status("Conversation deleted.")
+
+    def _user_message(self, text: str) -> None:
+        self._user = self.chat_view.add_user(text)
+
+    def _reply_started(self) -> None:
+        self._reply = self.chat_view.start_reply()
+
+    def _reply_piece(self, piece: str) -> None:
+        if self._reply is not None:
+            self._reply.append(piece)
+
+    def _reply_finished(self, turn) -> None:
+        if self._reply is not None and turn is not None:
+            self._reply.set_text(turn.reply)
+            self._reply.finish(
+                message_id=turn.assistant_message_id,
+                stopped=turn.stats.finish_reason == "cancelled",
+                injected=[m.to_json() for m in turn.injected_memories],
+            )
+        if self._user is not None and turn is not None:
+            self._user.message_id = turn.user_message_id
+        self._reply = None
+
+    def _reply_failed(self, message: str) -> None:
+        if self._reply is not None:
+            self._reply.finish(failed=message)
+        self._reply = None
+        self.show_error(message)
+
+    def _incognito_changed(self, on: bool) -> None:
+        self.incognito.blockSignals(True)
+        self.incognito.setChecked(on)
+        self.incognito.blockSignals(False)
+        self._update_banner()
+
+    def _update_banner(self, model_error: str | None = None) -> None:
+        s = self.backend.settings
+        text, kind = "", "info"
+        if model_error:
+            text, kind = f"The chat model could not be loaded: {model_error} Pick another one in the model list.", "error"
+        elif self.controller.incognito:
+            text = "Incognito: memory is paused for this conversation. Nothing from it is remembered."
+        elif s is not None and not s.memory_enabled:
+            text = "Memory is off (Settings): Keepsake neither recalls nor remembers anything."
+        self.banner.setText(text)
+        self.banner.setProperty("kind", kind)
+        self.banner.style().unpolish(self.banner)
+        self.banner.style().polish(self.banner)
+        self.banner.setVisible(bool(text))
+
+    # ------------------------------------------------------------------ cross links
+    def open_memory(self, memory_id: int) -> None:
+        self.tabs.setCurrentWidget(self.inspector)
+        self.inspector.show_memory(memory_id)
+
+    def open_message(self, session_id: int, message_id: int) -> None:
+        self.tabs.setCurrentIndex(0)
+        self.sessions.select(session_id)
+        if self.controller.session_id == session_id and self.chat_view.find(message_id) is not None:
+            self.chat_view.highlight(message_id)
+            return
+        self.controller.open_session(session_id, highlight=message_id,
+                                     on_loaded=lambda mid: QTimer.singleShot(50, lambda: self.chat_view.highlight(mid)))  # fmt: skip
+
+    def _focus_search(self) -> None:
+        if self.tabs.currentWidget() is self.inspector:
+            self.inspector.search.setFocus()
+            self.inspector.search.selectAll()
+        else:
+            self.tabs.setCurrentIndex(0)
+            self.sessions.search.setFocus()
+
+    # ------------------------------------------------------------------ settings
+    def open_settings(self) -> None:
+        from ui.settings_dialog import SettingsDialog
+
+        dlg = SettingsDialog(self.backend, self)
+        if dlg.exec() != SettingsDialog.DialogCode.Accepted:
+            return
+        new, old = dlg.settings(), dlg.original
+        self.apply_settings(new, old)
+
+    def apply_settings(self, new, old) -> None:
+        self.backend.settings = new
+        reload_model = (new.chat_model, new.context_size) != (old.chat_model, old.context_size)
+
+        def saved(_r) -> None:
+            self.show_status("Settings saved.")
+            if reload_model:  # after saving: the model is loaded with the new context size
+                self.model_picker.choose(new.chat_model)
+
+        self.backend.call(self.backend.provider.save_settings, new, on_done=saved, name="save-settings")
+        if (new.idle_minutes, new.nightly_hour) != (old.idle_minutes, old.nightly_hour) and self.backend.jobs is not None:
+            self.backend.restart_jobs()
+        self.controller.forget_chat()
+        self._update_banner()
+
+    # ------------------------------------------------------------------ status
+    def show_status(self, text: str) -> None:
+        self.status_label.setProperty("error", False)
+        self._set_status(text)
+
+    def show_error(self, text: str) -> None:
+        self.status_label.setProperty("error", True)
+        self._set_status(text)
+
+    def _set_status(self, text: str) -> None:
+        self.status_label.style().unpolish(self.status_label)
+        self.status_label.style().polish(self.status_label)
+        self.status_label.setText(text)
+        self.status_label.setToolTip(text)
+        if text:
+            self._status_timer.start(STATUS_MS * (2 if self.status_label.property("error") else 1))
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        self.controller.stop()
+        self.backend.shutdown()
+        super().closeEvent(event)

@@ -1,0 +1,137 @@
+"""The model picker: the default model, GGUF files found in the models folders, and
+"Open GGUF…". Broken files are listed (disabled) with the reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import QComboBox, QFileDialog, QWidget
+
+from ui.format import model_label
+
+OPEN_GGUF = "__open__"
+CHOICE_ROLE = Qt.ItemDataRole.UserRole
+
+
+def chat_entries(entries: list) -> list:
+    """Registry entries usable as chat models (broken ones kept, to show why)."""
+    return [e for e in entries if e.error is not None or "chat" in e.roles]
+
+
+def entry_label(e) -> str:
+    size = f" · {e.size_bytes / 1e6:,.0f} MB" if e.size_bytes else ""
+    name = model_label(e.path)
+    if e.source == "default":
+        return f"{name} (default){size}"
+    return f"{name}{size}"
+
+
+class ModelPicker(QComboBox):
+    """``modelChosen(choice)``: "default" or a GGUF path. Reverts itself if loading fails."""
+
+    modelChosen = Signal(str)
+    popupAboutToShow = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("modelPicker")
+        self.setMinimumContentsLength(22)
+        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.setToolTip("Chat model")
+        self._model = QStandardItemModel(self)
+        self.setModel(self._model)
+        self.current_choice = "default"
+        self._extra: list[str] = []
+        self._entries: list = []
+        self._populating = False
+        self.set_entries([])
+        self.activated.connect(self._activated)
+
+    def showPopup(self) -> None:  # noqa: N802
+        self.popupAboutToShow.emit()
+        super().showPopup()
+
+    def set_entries(self, entries: list, current: str | None = None) -> None:
+        self._populating = True
+        self._entries = chat_entries(entries)
+        if current is not None:
+            self.current_choice = current
+        self._model.clear()
+        if not any(e.source == "default" for e in self._entries):
+            self._add("SmolLM2-135M-Instruct (default)", "default")
+        for e in self._entries:
+            choice = "default" if e.source == "default" else str(e.path)
+            item = self._add(entry_label(e), choice)
+            if e.error:
+                item.setEnabled(False)
+                item.setText(f"{model_label(e.path)} — can't be used")
+                item.setToolTip(f"{e.path}\n{e.error}")
+            else:
+                item.setToolTip(str(e.path))
+        for path in self._extra:
+            if not any(self.itemData(i, CHOICE_ROLE) == path for i in range(self.count())):
+                self._add(model_label(path), path)
+        if self.current_choice not in ("", "default") and not any(
+            self.itemData(i, CHOICE_ROLE) == self.current_choice for i in range(self.count())
+        ):
+            self._add(model_label(self.current_choice), self.current_choice)
+        self._add("Open GGUF…", OPEN_GGUF)
+        self._select(self.current_choice)
+        self._populating = False
+
+    def _add(self, label: str, choice: str) -> QStandardItem:
+        item = QStandardItem(label)
+        item.setData(choice, CHOICE_ROLE)
+        self._model.appendRow(item)
+        return item
+
+    def _select(self, choice: str) -> None:
+        for i in range(self.count()):
+            if self.itemData(i, CHOICE_ROLE) == (choice or "default"):
+                self.setCurrentIndex(i)
+                return
+
+    def _activated(self, index: int) -> None:
+        if self._populating:
+            return
+        choice = self.itemData(index, CHOICE_ROLE)
+        if choice == OPEN_GGUF:
+            self._select(self.current_choice)
+            path, _ = QFileDialog.getOpenFileName(self, "Open a GGUF chat model", str(Path.home()), "GGUF models (*.gguf);;All files (*)")
+            if path:
+                self.choose(path)
+            return
+        if choice and choice != self.current_choice:
+            self.choose(choice)
+
+    def choose(self, choice: str) -> None:
+        """Ask for ``choice`` ("default" or a path); the owner loads it and calls
+        :meth:`confirm` or :meth:`revert`."""
+        if choice not in ("default",) and not any(self.itemData(i, CHOICE_ROLE) == choice for i in range(self.count())):
+            self._populating = True
+            self._model.insertRow(self.count() - 1, QStandardItem(model_label(choice)))
+            self._model.item(self.count() - 2).setData(choice, CHOICE_ROLE)
+            self._populating = False
+        self._select(choice)
+        self.pending = choice
+        self.modelChosen.emit(choice)
+
+    def confirm(self, choice: str) -> None:
+        self.current_choice = choice
+        if choice not in ("default",) and choice not in self._extra:
+            self._extra.append(choice)
+        self._select(choice)
+
+    def revert(self) -> None:
+        """Loading failed: drop an opened file that was never confirmed, select the previous model."""
+        pending = getattr(self, "pending", None)
+        if pending and pending != self.current_choice and pending not in self._extra:
+            for i in range(self.count()):
+                if self.itemData(i, CHOICE_ROLE) == pending and not any(
+                    str(e.path) == pending for e in self._entries
+                ):
+                    self._model.removeRow(i)
+                    break
+        self._select(self.current_choice)

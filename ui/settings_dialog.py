@@ -1,0 +1,154 @@
+"""Settings: model, context size, memory on/off, idle minutes, nightly hour, the data folder,
+and whether the memory is encrypted (and where its key lives)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ui.backend import Backend
+from ui.model_picker import ModelPicker
+
+
+def encryption_info(store) -> dict[str, Any]:
+    """What the settings dialog shows about encryption (worker thread)."""
+    from assistant.memory import keys
+
+    info = store.info()
+    usable, name = keys.keyring_status()
+    return {
+        "encrypted": info.encrypted,
+        "driver": info.driver,
+        "key": info.key.description,
+        "key_backend": info.key.backend,
+        "keyring": name,
+        "keyring_usable": usable,
+        "database": info.path,
+    }
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, backend: Backend, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Settings")
+        self.setObjectName("settingsDialog")
+        self.setMinimumWidth(620)
+        self.backend = backend
+        self.original = backend.provider.settings()
+        s = self.original
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(22, 18, 22, 14)
+        lay.setSpacing(14)
+        form = QFormLayout()
+        form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+        form.setHorizontalSpacing(16)
+        form.setVerticalSpacing(10)
+        self.model = ModelPicker(self)
+        self.model.current_choice = s.chat_model
+        self.model.set_entries([], current=s.chat_model)
+        self.model.modelChosen.connect(self.model.confirm)  # chosen here, loaded on Save
+        form.addRow("Chat model", self.model)
+        self.context = QSpinBox(self)
+        self.context.setRange(512, 131072)
+        self.context.setSingleStep(512)
+        self.context.setValue(s.context_size)
+        self.context.setSuffix(" tokens")
+        form.addRow("Context size", self.context)
+        self.memory = QCheckBox("Remember things from conversations", self)
+        self.memory.setChecked(s.memory_enabled)
+        form.addRow("Memory", self.memory)
+        self.incognito = QCheckBox("Start new conversations incognito", self)
+        self.incognito.setChecked(s.incognito)
+        form.addRow("", self.incognito)
+        self.idle = QSpinBox(self)
+        self.idle.setRange(1, 24 * 60)
+        self.idle.setValue(s.idle_minutes)
+        self.idle.setSuffix(" min")
+        form.addRow("Tidy up memory after idle", self.idle)
+        self.nightly = QSpinBox(self)
+        self.nightly.setRange(0, 23)
+        self.nightly.setValue(s.nightly_hour)
+        self.nightly.setSuffix(":00")
+        form.addRow("Nightly tidy-up at", self.nightly)
+        p = backend.provider.paths()
+        folder = QHBoxLayout()
+        self.folder = QLineEdit(str(p.data), self)
+        self.folder.setReadOnly(True)
+        self.folder.setToolTip("Set KEEPSAKE_HOME before starting Keepsake to keep everything in another folder.")
+        folder.addWidget(self.folder, 1)
+        open_button = QPushButton("Open", self)
+        open_button.setObjectName("toolButton")
+        open_button.clicked.connect(lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(str(p.data))))
+        folder.addWidget(open_button)
+        holder = QWidget(self)
+        folder.setContentsMargins(0, 0, 0, 0)
+        holder.setLayout(folder)
+        form.addRow("Data folder", holder)
+        self.encryption = QLabel("Checking…", self)
+        self.encryption.setWordWrap(True)
+        self.encryption.setObjectName("fieldValue")
+        form.addRow("Encryption", self.encryption)
+        self.keyring = QLabel("Checking…", self)
+        self.keyring.setWordWrap(True)
+        self.keyring.setObjectName("fieldValue")
+        form.addRow("Key", self.keyring)
+        lay.addLayout(form)
+        note = QLabel("Changing the model or context size reloads the model in the background.", self)
+        note.setObjectName("hint")
+        note.setWordWrap(True)
+        lay.addWidget(note)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        lay.addWidget(buttons)
+        backend.call(backend.provider.discover_models, on_done=lambda e: self.model.set_entries(e, current=self.model.current_choice),
+                     on_error=lambda _e: None, name="discover")  # fmt: skip
+        if backend.store_ready:
+            backend.read(encryption_info, on_done=self._show_encryption, on_error=self._encryption_failed, name="encryption")
+        else:
+            self._encryption_failed(None)
+
+    def _show_encryption(self, info: dict[str, Any]) -> None:
+        if info["encrypted"]:
+            self.encryption.setText(f"Encrypted on disk (SQLCipher, {info['driver']})")
+        else:
+            self.encryption.setText("<b>Not encrypted</b> — this system has no SQLCipher build; the file is readable by anyone with access to it.")
+            self.encryption.setTextFormat(Qt.TextFormat.RichText)
+        parts = info["keyring"].rsplit(".", 2)
+        backend_name = ".".join(parts[-2:]) if len(parts) > 1 else info["keyring"]
+        usable = "available" if info["keyring_usable"] else "not available"
+        self.keyring.setText(f"{info['key']}\nOS keyring backend: {backend_name} ({usable})")
+        self.keyring.setToolTip(info["key"])
+        self.adjustSize()  # the texts arrived after the first layout
+
+    def _encryption_failed(self, _exc) -> None:
+        self.encryption.setText("Unknown (the memory database is not open).")
+        self.keyring.setText("Unknown.")
+
+    def settings(self):
+        """The edited settings (not saved yet)."""
+        return replace(
+            self.original,
+            chat_model=self.model.current_choice or "default",
+            context_size=self.context.value(),
+            memory_enabled=self.memory.isChecked(),
+            incognito=self.incognito.isChecked(),
+            idle_minutes=self.idle.value(),
+            nightly_hour=self.nightly.value(),
+        ).validated()
