@@ -49,12 +49,25 @@ def _field(reader, key: str):
         return None
 
 
+_cache: dict[tuple[str, int, int], GGUFInfo] = {}
+
+
 def inspect(path: Path | str) -> GGUFInfo:
-    """Read a GGUF header; raise :class:`ModelError` naming the file and the reason."""
+    """Read a GGUF header; raise :class:`ModelError` naming the file and the reason.
+
+    Results are cached by (path, size, mtime): parsing the vocabulary arrays costs hundreds of
+    milliseconds of GIL time, and a changed file is read again."""
     path = Path(path)
     if not path.is_file():
         raise ModelError(path, "file not found")
-    size = path.stat().st_size
+    st = path.stat()
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
+    if key not in _cache:
+        _cache[key] = _read(path, st.st_size)
+    return _cache[key]
+
+
+def _read(path: Path, size: int) -> GGUFInfo:
     with path.open("rb") as fh:
         head = fh.read(24)
     if len(head) < 24 or head[:4] != GGUF_MAGIC:
