@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import datetime as dt
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 
 class UserError(Exception):
@@ -49,3 +50,30 @@ def fail(args: argparse.Namespace, message: str, code: int = 2) -> int:
 
 def add_json(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+
+@contextlib.contextmanager
+def opened_store(with_embedder: bool = False) -> Iterator[Any]:
+    """Open the store for one command and close it after. A store error becomes a
+    :class:`UserError`; an embedder that cannot load only means new memories get their vector
+    later (the command still works)."""
+    from assistant.memory.errors import StoreError
+    from assistant.services import open_store
+
+    store = None
+    try:
+        if with_embedder:
+            try:
+                store = open_store(with_embedder=True)
+            except StoreError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - no embedder: store without vector, embed later
+                print(f"keepsake: note: embedder unavailable ({exc}); the vector is added later", file=sys.stderr)
+        if store is None:
+            store = open_store(with_embedder=False)
+    except StoreError as exc:
+        raise UserError(str(exc)) from None
+    try:
+        yield store
+    finally:
+        store.close()

@@ -8,34 +8,10 @@ prints the run id (undo it with ``keepsake consolidate undo RUN_ID``).
 from __future__ import annotations
 
 import argparse
-import contextlib
-import sys
-from typing import Any, Iterator
 
-from assistant.cli.common import UserError, add_json, emit
+from assistant.cli.common import UserError, add_json, emit, opened_store
 
 
-@contextlib.contextmanager
-def _store(with_embedder: bool = False) -> Iterator[Any]:
-    from assistant.memory.errors import StoreError
-    from assistant.services import open_store
-
-    try:
-        store = None
-        if with_embedder:
-            try:
-                store = open_store(with_embedder=True)
-            except StoreError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - facts written without a vector get one later
-                print(f"keepsake: note: embedder unavailable ({exc})", file=sys.stderr)
-        store = store or open_store(with_embedder=False)
-    except StoreError as exc:
-        raise UserError(str(exc)) from None
-    try:
-        yield store
-    finally:
-        store.close()
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -74,7 +50,7 @@ def _run(args: argparse.Namespace) -> int:
         from assistant.services import get_chat_model
 
         chat_model = get_chat_model()
-    with _store(with_embedder=args.llm) as store:
+    with opened_store(with_embedder=args.llm) as store:
         consolidator = Consolidator(store, chat_model=chat_model, config=ConsolidationConfig(use_llm=bool(args.llm)))
         report = consolidator.run(dry_run=args.dry_run, trigger="cli")
     data = report.to_json()
@@ -101,7 +77,7 @@ def _run(args: argparse.Namespace) -> int:
 def _undo(args: argparse.Namespace) -> int:
     from assistant.memory.consolidate import undo
 
-    with _store() as store:
+    with opened_store() as store:
         report = undo(store, args.run_id)
     text = (f"undid run {report.run_id}: {report.versions} memories restored, {report.unlinked} links removed, "
             f"{report.sources_removed} sources and {report.entities_removed} entity links taken back, "
@@ -115,7 +91,7 @@ def _undo(args: argparse.Namespace) -> int:
 def _runs(args: argparse.Namespace) -> int:
     from assistant.memory.consolidate import list_runs
 
-    with _store() as store:
+    with opened_store() as store:
         rows = list_runs(store, limit=args.limit)
     lines = [
         f"{r.run_id}  {r.started_at:%Y-%m-%d %H:%M}  {r.trigger:<10} {'dry-run ' if r.dry_run else ''}{r.status}"
@@ -129,7 +105,7 @@ def _runs(args: argparse.Namespace) -> int:
 def _jobs_status(args: argparse.Namespace) -> int:
     from assistant.jobs import status_from_store
 
-    with _store() as store:
+    with opened_store() as store:
         st = status_from_store(store)
     last = st.last_run
     lines = [

@@ -8,14 +8,13 @@ forms ("May 1 2024", "2024/05/01", "yesterday"); a date without a timezone is lo
 from __future__ import annotations
 
 import argparse
-import contextlib
 import functools
 import re
 import sys
 from datetime import datetime, timedelta
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
-from assistant.cli.common import UserError, add_json, emit
+from assistant.cli.common import UserError, add_json, emit, opened_store
 
 _DATE_HELP = "ISO-8601 (2024-05-01, 2024-05-01T14:30+02:00) or e.g. 'May 1 2024'"
 
@@ -52,28 +51,6 @@ def _fmt_date(dt: datetime | None) -> str:
     return dt.astimezone().strftime("%Y-%m-%d %H:%M") if (dt.hour, dt.minute, dt.second) != (0, 0, 0) else dt.strftime("%Y-%m-%d")
 
 
-@contextlib.contextmanager
-def _store(with_embedder: bool = False) -> Iterator[Any]:
-    from assistant.memory.errors import StoreError
-    from assistant.services import open_store
-
-    store = None
-    try:
-        if with_embedder:
-            try:
-                store = open_store(with_embedder=True)
-            except StoreError:
-                raise
-            except Exception as exc:  # noqa: BLE001 - no embedder: store without vector, embed later
-                print(f"keepsake: note: embedder unavailable ({exc}); the vector is added later", file=sys.stderr)
-        if store is None:
-            store = open_store(with_embedder=False)
-    except StoreError as exc:
-        raise UserError(str(exc)) from None
-    try:
-        yield store
-    finally:
-        store.close()
 
 
 def _cmd(fn: Callable[[argparse.Namespace], int | None]) -> Callable[[argparse.Namespace], int]:
@@ -256,7 +233,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     observed = parse_when(args.observed_at) if args.observed_at else datetime.now().astimezone()
     if args.ttl_days is not None and args.ttl_days <= 0:
         raise UserError("--ttl-days must be positive")
-    with _store(with_embedder=True) as store:
+    with opened_store(with_embedder=True) as store:
         res = store.add_ex(
             args.text, kind=Kind(args.kind), valid_at=valid_at, invalid_at=invalid_at, trust=Trust.USER_STATED,
             source=Source(speaker="user", extractor="cli", observed_at=observed), slot=args.slot,
@@ -272,7 +249,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     as_of = parse_when(args.as_of) if args.as_of else None
     known_at = parse_when(args.known_at) if args.known_at else None
-    with _store() as store:
+    with opened_store() as store:
         items = store.list(kind=args.kind, as_of=as_of, known_at=known_at, include_all=args.all, text=args.text,
                            limit=args.limit, offset=args.offset)  # fmt: skip
     emit(args, [m.to_json() for m in items], "\n".join(_line(m) for m in items) or "no memories")
@@ -281,7 +258,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 @_cmd
 def cmd_show(args: argparse.Namespace) -> int:
-    with _store() as store:
+    with opened_store() as store:
         m = store.get(args.id)
         versions = store.history(args.id)
         audit = store.audit(args.id)
@@ -310,7 +287,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 @_cmd
 def cmd_edit(args: argparse.Namespace) -> int:
-    with _store(with_embedder=True) as store:
+    with opened_store(with_embedder=True) as store:
         m = store.edit(args.id, args.text, expected_version=args.expected_version)
     emit(args, m.to_json(), f"#{m.id} is now v{m.version}: {m.text}")
     return 0
@@ -319,7 +296,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
 @_cmd
 def cmd_invalidate(args: argparse.Namespace) -> int:
     at = parse_when(args.at) if args.at else None
-    with _store() as store:
+    with opened_store() as store:
         m = store.invalidate(args.id, at)
     emit(args, m.to_json(), f"#{m.id} no longer true from {_fmt_date(m.invalid_at)}")
     return 0
@@ -327,7 +304,7 @@ def cmd_invalidate(args: argparse.Namespace) -> int:
 
 @_cmd
 def cmd_delete(args: argparse.Namespace) -> int:
-    with _store() as store:
+    with opened_store() as store:
         plan = store.delete_preview(args.ids, redact_sources=not args.keep_sources)
         if args.dry_run:
             emit(args, plan.to_json(), "would delete:\n" + _preview_text(plan))
@@ -344,7 +321,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 @_cmd
 def cmd_history(args: argparse.Namespace) -> int:
-    with _store() as store:
+    with opened_store() as store:
         versions = store.history(args.id)
     emit(args, [v.to_json() for v in versions],
          "\n".join(f"v{v.version} {_fmt_date(v.recorded_at)} {v.update_type.value if v.update_type else 'added'} "
@@ -354,7 +331,7 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 @_cmd
 def cmd_simple(args: argparse.Namespace) -> int:
-    with _store() as store:
+    with opened_store() as store:
         m = getattr(store, args.action)(args.id)
     emit(args, m.to_json(), _line(m))
     return 0
@@ -364,7 +341,7 @@ def cmd_simple(args: argparse.Namespace) -> int:
 def cmd_ttl(args: argparse.Namespace) -> int:
     if args.days is not None and args.days <= 0:
         raise UserError("--days must be positive")
-    with _store() as store:
+    with opened_store() as store:
         m = store.clear_ttl(args.id) if args.clear else store.set_ttl(args.id, timedelta(days=args.days))
     emit(args, m.to_json(), _line(m))
     return 0
@@ -373,7 +350,7 @@ def cmd_ttl(args: argparse.Namespace) -> int:
 # -- sessions ----------------------------------------------------------------------------------
 @_cmd
 def cmd_sessions_list(args: argparse.Namespace) -> int:
-    with _store() as store:
+    with opened_store() as store:
         items = store.list_sessions(limit=args.limit)
     emit(args, [s.to_json() for s in items],
          "\n".join(f"#{s.id:<5} {_fmt_date(s.updated_at)}  {s.message_count:>4} msgs  {s.title or '(untitled)'}" for s in items)
@@ -383,7 +360,7 @@ def cmd_sessions_list(args: argparse.Namespace) -> int:
 
 @_cmd
 def cmd_sessions_show(args: argparse.Namespace) -> int:
-    with _store() as store:
+    with opened_store() as store:
         s = store.get_session(args.id)
         msgs = store.messages(args.id)
     data = {**s.to_json(), "messages": [m.to_json() for m in msgs]}
@@ -395,7 +372,7 @@ def cmd_sessions_show(args: argparse.Namespace) -> int:
 
 @_cmd
 def cmd_sessions_rename(args: argparse.Namespace) -> int:
-    with _store() as store:
+    with opened_store() as store:
         s = store.rename_session(args.id, args.title)
     emit(args, s.to_json(), f"#{s.id} renamed to {s.title!r}")
     return 0
@@ -403,7 +380,7 @@ def cmd_sessions_rename(args: argparse.Namespace) -> int:
 
 @_cmd
 def cmd_sessions_delete(args: argparse.Namespace) -> int:
-    with _store() as store:
+    with opened_store() as store:
         plan = store.delete_session_preview(args.id)
         if args.dry_run:
             emit(args, plan.to_json(), "would delete:\n" + _preview_text(plan))
@@ -421,7 +398,7 @@ def cmd_sessions_delete(args: argparse.Namespace) -> int:
 # -- export / import ---------------------------------------------------------------------------
 @_cmd
 def cmd_export(args: argparse.Namespace) -> int:
-    with _store() as store:
+    with opened_store() as store:
         data = store.export_json(args.file, include_sessions=not args.no_sessions)
     summary = {"file": args.file, "memories": len(data["memories"]), "sessions": len(data.get("sessions", []))}
     emit(args, summary, f"exported {summary['memories']} memories and {summary['sessions']} sessions to {args.file}")
@@ -430,7 +407,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 @_cmd
 def cmd_import(args: argparse.Namespace) -> int:
-    with _store(with_embedder=True) as store:
+    with opened_store(with_embedder=True) as store:
         report = store.import_json(args.file, keep_trust=args.keep_trust)
     r = report.to_json()
     text = (f"imported {r['memories_added']} new memories ({r['memories_merged']} already known), "
@@ -463,7 +440,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         raise UserError("--k must be at least 1")
     as_of = parse_when(args.as_of) if args.as_of else None
     known_at = parse_when(args.known_at) if args.known_at else None
-    with _store() as store:
+    with opened_store() as store:
         try:
             hits = Retriever(store, get_embedder()).search(args.query, k=args.k, as_of=as_of, known_at=known_at)
         except ModelError as exc:
