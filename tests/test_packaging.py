@@ -1,0 +1,244 @@
+"""Packaging recipe (packaging/): fast checks only, the bundle itself is built by `make package`.
+
+Covers the desktop entry, the icon renderer, install.sh / uninstall.sh against a fake bundle in a
+temporary HOME, the spec's syntax, the Makefile target, and the registry hook that makes a frozen
+bundle use its shipped MiniLM GGUF instead of converting one.
+"""
+
+from __future__ import annotations
+
+import configparser
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from assistant.engine import registry
+
+REPO = Path(__file__).resolve().parent.parent
+PKG = REPO / "packaging"
+BASH = shutil.which("bash")
+needs_bash = pytest.mark.skipif(BASH is None, reason="bash not available")
+
+
+def _desktop_entry(path: Path) -> dict[str, str]:
+    parser = configparser.ConfigParser(interpolation=None, strict=True)
+    parser.optionxform = str  # keys are case-sensitive
+    parser.read_string(path.read_text(encoding="utf-8"))
+    return dict(parser["Desktop Entry"])
+
+
+def test_desktop_entry_is_complete():
+    entry = _desktop_entry(PKG / "keepsake.desktop")
+    assert entry["Type"] == "Application" and entry["Name"] == "Keepsake"
+    assert entry["Icon"] == "keepsake"  # hicolor name installed by install.sh
+    assert entry["Exec"].split()[-1] == "app" and entry["Terminal"] == "false"
+    assert entry["StartupWMClass"] == "Keepsake"  # Qt's WM_CLASS class for applicationName "Keepsake"
+    assert entry["Categories"].endswith(";")
+    validate = shutil.which("desktop-file-validate")
+    if validate:
+        out = subprocess.run([validate, str(PKG / "keepsake.desktop")], capture_output=True, text=True)
+        assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_icons_render_at_every_size(qapp, tmp_path):
+    sys.path.insert(0, str(PKG))
+    try:
+        import make_icons
+    finally:
+        sys.path.remove(str(PKG))
+    from PySide6.QtGui import QImage
+
+    written = make_icons.render(tmp_path)
+    assert [p.name for p in written] == ["keepsake-48.png", "keepsake-128.png", "keepsake-256.png"]
+    for path, size in zip(written, (48, 128, 256)):
+        image = QImage(str(path))
+        assert (image.width(), image.height()) == (size, size)
+        assert image.hasAlphaChannel()
+        centre = image.pixelColor(size // 2, size // 2)
+        corner = image.pixelColor(0, 0)
+        assert centre.alpha() == 255 and corner.alpha() == 0  # drawn, with transparent rounded corners
+
+
+def test_spec_and_scripts_parse():
+    compile((PKG / "keepsake.spec").read_text(encoding="utf-8"), "keepsake.spec", "exec")
+    for script in ("smoke.py", "prepare_models.py", "make_icons.py", "keepsake_entry.py"):
+        compile((PKG / script).read_text(encoding="utf-8"), script, "exec")
+    if BASH:
+        for script in ("build.sh", "install.sh", "uninstall.sh"):
+            out = subprocess.run([BASH, "-n", str(PKG / script)], capture_output=True, text=True)
+            assert out.returncode == 0, f"{script}: {out.stderr}"
+
+
+def test_makefile_has_package_target():
+    text = (REPO / "Makefile").read_text(encoding="utf-8")
+    assert "\npackage:" in text and "packaging/build.sh" in text
+
+
+# -- install.sh / uninstall.sh against a fake bundle -----------------------------------------------
+def _fake_bundle(root: Path) -> Path:
+    bundle = root / "dist" / "keepsake"
+    (bundle / "_internal").mkdir(parents=True)
+    exe = bundle / "keepsake"
+    exe.write_text("#!/bin/sh\necho fake keepsake \"$@\"\n")
+    exe.chmod(0o755)
+    icons = bundle / "share" / "icons" / "hicolor"
+    for size in ("48x48", "128x128", "256x256"):
+        (icons / size / "apps").mkdir(parents=True)
+        (icons / size / "apps" / "keepsake.png").write_bytes(b"png")
+    (icons / "scalable" / "apps").mkdir(parents=True)
+    shutil.copy(PKG / "icons" / "keepsake.svg", icons / "scalable" / "apps" / "keepsake.svg")
+    (bundle / "share" / "applications").mkdir(parents=True)
+    shutil.copy(PKG / "keepsake.desktop", bundle / "share" / "applications" / "keepsake.desktop")
+    for script in ("install.sh", "uninstall.sh"):
+        shutil.copy(PKG / script, bundle / script)
+    return bundle
+
+
+def _run(script: Path, home: Path, *args: str, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8"}
+    env.update(env_extra or {})
+    return subprocess.run([BASH, str(script), *args], env=env, capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, timeout=60)
+
+
+def _unquote_exec(value: str) -> list[str]:
+    """Undo the desktop-entry escaping of an Exec value (string escapes, then argument quoting)."""
+    value = value.replace("\\\\", "\\")
+    args, cur, i, quoted = [], "", 0, False
+    while i < len(value):
+        ch = value[i]
+        if quoted and ch == "\\":
+            cur += value[i + 1]
+            i += 2
+            continue
+        if ch == '"':
+            quoted = not quoted
+        elif ch == " " and not quoted:
+            args.append(cur)
+            cur = ""
+        else:
+            cur += ch
+        i += 1
+    return args + [cur]
+
+
+@needs_bash
+def test_install_then_uninstall_keeping_data(tmp_path):
+    bundle = _fake_bundle(tmp_path)
+    home = tmp_path / "user"
+    home.mkdir()
+    out = _run(bundle / "install.sh", home)
+    assert out.returncode == 0, out.stderr
+    share = home / ".local" / "share"
+    prefix = share / "keepsake-app"
+    assert (prefix / "keepsake").is_file() and (prefix / ".keepsake-install").is_file()
+    entry = _desktop_entry(share / "applications" / "keepsake.desktop")
+    assert _unquote_exec(entry["Exec"]) == [str(prefix / "keepsake"), "app"]
+    assert entry["TryExec"] == str(prefix / "keepsake")
+    for size in ("48x48", "128x128", "256x256"):
+        assert (share / "icons" / "hicolor" / size / "apps" / "keepsake.png").is_file()
+    assert (share / "icons" / "hicolor" / "scalable" / "apps" / "keepsake.svg").is_file()
+    link = home / ".local" / "bin" / "keepsake"
+    assert os.readlink(link) == str(prefix / "keepsake")
+
+    # Reinstalling over an existing install replaces it.
+    assert _run(bundle / "install.sh", home).returncode == 0
+
+    data = share / "Keepsake"
+    data.mkdir()
+    (data / "keepsake.db").write_bytes(b"memories")
+    out = _run(prefix / "uninstall.sh", home)  # no terminal, no flag: data is kept
+    assert out.returncode == 0, out.stderr
+    assert not prefix.exists() and not link.is_symlink()
+    assert not (share / "applications" / "keepsake.desktop").exists()
+    assert not (share / "icons" / "hicolor" / "48x48" / "apps" / "keepsake.png").exists()
+    assert (data / "keepsake.db").read_bytes() == b"memories"
+    assert "Kept" in out.stdout
+
+
+@needs_bash
+def test_uninstall_remove_data_follows_xdg_dirs(tmp_path):
+    bundle = _fake_bundle(tmp_path)
+    home = tmp_path / "user"
+    home.mkdir()
+    xdg = {"XDG_DATA_HOME": str(tmp_path / "xd"), "XDG_CONFIG_HOME": str(tmp_path / "xc"),
+           "XDG_CACHE_HOME": str(tmp_path / "xk"), "XDG_STATE_HOME": str(tmp_path / "xs")}
+    assert _run(bundle / "install.sh", home, env_extra=xdg).returncode == 0
+    prefix = tmp_path / "xd" / "keepsake-app"
+    assert prefix.is_dir() and (tmp_path / "xd" / "applications" / "keepsake.desktop").is_file()
+    dirs = [tmp_path / "xd" / "Keepsake", tmp_path / "xc" / "Keepsake", tmp_path / "xk" / "Keepsake",
+            tmp_path / "xs" / "Keepsake" / "log"]
+    for d in dirs:
+        d.mkdir(parents=True)
+        (d / "f").write_text("x")
+    unrelated = tmp_path / "xd" / "Other"
+    unrelated.mkdir()
+    out = _run(prefix / "uninstall.sh", home, "--remove-data", env_extra=xdg)
+    assert out.returncode == 0, out.stderr
+    assert not prefix.exists()
+    assert not any(d.exists() for d in dirs) and not (tmp_path / "xs" / "Keepsake").exists()
+    assert unrelated.is_dir()
+
+
+@needs_bash
+def test_install_with_special_characters_in_the_prefix(tmp_path):
+    bundle = _fake_bundle(tmp_path)
+    home = tmp_path / "user"
+    home.mkdir()
+    prefix = tmp_path / 'odd dir $HOME "q" 100%'
+    out = _run(bundle / "install.sh", home, "--prefix", str(prefix), "--no-cli-link")
+    assert out.returncode == 0, out.stderr
+    entry = _desktop_entry(home / ".local" / "share" / "applications" / "keepsake.desktop")
+    exec_args = _unquote_exec(entry["Exec"].replace("%%", "%"))
+    assert exec_args == [str(prefix / "keepsake"), "app"]
+    assert not (home / ".local" / "bin" / "keepsake").exists()
+    out = _run(prefix / "uninstall.sh", home, "--keep-data")
+    assert out.returncode == 0 and not prefix.exists(), out.stdout + out.stderr
+
+
+@needs_bash
+def test_install_and_uninstall_refuse_foreign_folders(tmp_path):
+    bundle = _fake_bundle(tmp_path)
+    home = tmp_path / "user"
+    home.mkdir()
+    foreign = tmp_path / "precious"
+    foreign.mkdir()
+    (foreign / "thesis.tex").write_text("x")
+    out = _run(bundle / "install.sh", home, "--prefix", str(foreign))
+    assert out.returncode != 0 and (foreign / "thesis.tex").exists()
+    out = _run(bundle / "uninstall.sh", home, "--prefix", str(foreign), "--remove-data")
+    assert out.returncode != 0 and (foreign / "thesis.tex").exists()
+    # A ~/.local/bin/keepsake that is not ours is left alone.
+    bin_dir = home / ".local" / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "keepsake").write_text("#!/bin/sh\n")
+    assert _run(bundle / "install.sh", home).returncode == 0
+    assert not (bin_dir / "keepsake").is_symlink()
+
+
+# -- registry hook for the frozen bundle -------------------------------------------------------------
+def test_frozen_bundle_uses_its_shipped_embedder_without_converting(tmp_path, monkeypatch):
+    from assistant.config import paths
+    from assistant.engine import convert_minilm
+
+    assert registry.bundled_models_dir() is None  # not frozen here
+    shipped = tmp_path / "models" / registry.DEFAULT_EMBEDDER_FILE
+    shipped.parent.mkdir()
+    shipped.write_bytes(b"GGUF")  # only its presence matters for the lookup
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "_MEIPASS", str(tmp_path), raising=False)
+
+    def no_conversion(*a, **k):
+        raise AssertionError("a frozen bundle must not convert MiniLM")
+
+    monkeypatch.setattr(convert_minilm, "convert", no_conversion)
+    assert registry.bundled_models_dir() == tmp_path / "models"
+    assert registry.default_embedder_path() == shipped
+    assert registry.resolve_embedder("default") == shipped
+    assert not (paths().models / registry.DEFAULT_EMBEDDER_FILE).exists()
+    defaults = [e for e in registry.discover() if e.source == "default"]
+    assert shipped in [e.path for e in defaults]
