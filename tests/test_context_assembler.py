@@ -6,6 +6,7 @@ depend on the model. The others use the real SmolLM2-135M tokenizer, template an
 
 from __future__ import annotations
 
+import llama_cpp
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -28,8 +29,10 @@ def memories(turn: int, n: int = 3) -> str:
 
 @pytest.fixture(scope="module")
 def model():
-    m = LlamaChatModel(registry.default_chat_path(), n_ctx=4096, n_threads=2)
-    m.load()
+    m = LlamaChatModel(registry.default_chat_path(), n_ctx=4096, n_threads=1)
+    # LlamaChatModel leaves prompt processing on every core (n_threads_batch); on a shared
+    # machine that spins and makes these tests 10x slower. One thread for both.
+    llama_cpp.llama_set_n_threads(m.load()._ctx.ctx, 1, 1)
     return m
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+import llama_cpp
 import pytest
 
 from assistant import events
@@ -35,8 +36,10 @@ def chars(text: str) -> int:
 
 @pytest.fixture(scope="module")
 def model():
-    m = LlamaChatModel(registry.default_chat_path(), n_ctx=2048, n_threads=2)
-    m.load()
+    m = LlamaChatModel(registry.default_chat_path(), n_ctx=2048, n_threads=1)
+    # LlamaChatModel leaves prompt processing on every core (n_threads_batch); on a shared
+    # machine that spins and makes these tests 10x slower. One thread for both.
+    llama_cpp.llama_set_n_threads(m.load()._ctx.ctx, 1, 1)
     return m
 
 
@@ -234,6 +237,7 @@ def test_a_long_conversation_triggers_compaction_and_the_event(model, bus):
             assert stats.prompt_tokens_evaluated <= stats.prompt_tokens - stats_seen[-2].prompt_tokens + 2
         if any(e.summarized for e in bus) and t >= compacted_at[-1] + 2:
             break
+    assert all(b - a >= 2 for a, b in zip(compacted_at, compacted_at[1:]))  # never turn after turn
     summaries = [e for e in bus if e.summarized]
     assert summaries and summaries[0].session_id == "long" and summaries[0].archive == "session-long/history.jsonl"
     assert summaries[0].tokens_after < summaries[0].tokens_before
@@ -262,3 +266,16 @@ def test_refresh_rebuilds_the_summary_after_a_delete_redacted_the_archive_no_mod
     state = c.refresh("s10")
     assert "Marc Dubois" not in state.summary and "2024-05-03" not in state.summary
     assert "Dana Moreau" in state.summary and state.covered_up_to == load_state("s10").covered_up_to
+
+
+def test_maintain_compacts_after_a_reply_off_the_hot_path_fake_model(bus):
+    class Model(RecordingModel):
+        def count_tokens(self, text):
+            return chars(text)
+
+    ctx = SessionContext("m1", Model(), window=2048, summarize=False)
+    assert ctx.maintain() is None  # nothing due
+    ctx.history = conversation(40, talk=[t + " " + "padding words " * 12 for t in TALK])
+    result = ctx.maintain(warm=False)
+    assert result is not None and "summary" in result.steps and bus[-1].summarized
+    assert not ctx.prepare("next").needs_compaction  # the next turn starts compacted

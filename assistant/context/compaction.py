@@ -11,6 +11,7 @@ the history fits ``target_tokens``:
 3. prune: older user turns lose the memory/reminder blocks injected when they were sent (the
    person's own text stays; what was injected is in the store's injection log);
 4. summary: the history before the last ``KEEP_TURNS`` turns (the cut lands on a user message)
+   (kept word for word, minus their injected memory blocks)
    is replaced by a summary regenerated from the FULL archived history, never from the previous
    summary: a structured part kept by code (:mod:`assistant.context.facts`; the previous
    summary's still-valid facts are salvaged) plus the model's short narrative. It names the
@@ -196,7 +197,10 @@ class Compactor:
         state.summarized_at_count = len(full)
         state.masked_ids = [i for i in state.masked_ids if i > state.covered_up_to]
         steps.append("summary")
-        return view[keep_from:]
+        # The prefix changes here anyway: the kept turns keep the person's words and the
+        # replies, but the memory blocks injected into them go (retrieval brings back what
+        # matters; without this, summary + 6 turns can stay over the threshold and thrash).
+        return [replace(m, content=m.text, raw=None) if m.role == "user" and m.text != m.content else m for m in view[keep_from:]]
 
     def _fit(self, state: CompactionState, covered: Sequence[ContextMessage], found: list[facts_mod.Fact]) -> tuple[list[facts_mod.Fact], str]:
         """The structured summary within ``summary_tokens``: the oldest facts go first (they

@@ -6,6 +6,7 @@ The chat session uses it like this (one :class:`SessionContext` per open session
     assembled = ctx.prepare(text, memories_block=block)          # compacts first when due
     reply = model.complete(assembled.messages, ...)
     ctx.record(assembled, text, reply, user_id=..., reply_id=...)
+    ctx.maintain()                                               # optional, off the hot path
 
 ``record`` appends the user turn *as sent* (with its memory block) and the reply (offloaded when
 over 8000 chars), so the next turn's messages start with this turn's. After a restart the
@@ -20,7 +21,7 @@ from typing import Protocol, Sequence
 from assistant.context import offload
 from assistant.context.assembler import DEFAULT_SYSTEM_PROMPT, Assembled, Assembler
 from assistant.context.budget import compaction_threshold
-from assistant.context.compaction import CompactionResult, Compactor, ContextMessage, apply_state, load_state
+from assistant.context.compaction import SUMMARY_EVERY, CompactionResult, Compactor, ContextMessage, apply_state, load_state
 from assistant.context.note import NoteStore
 
 TARGET_FRACTION = 0.5  # after a compaction, prefix + history use at most this much of the threshold
@@ -52,6 +53,8 @@ class SessionContext:
         self.state = load_state(self.session_id)
         self.history: list[ContextMessage] = apply_state(self.state, messages)
         self.last_compaction: CompactionResult | None = None
+        self._messages = 0  # messages recorded by this object
+        self._attempted_at: int | None = None
 
     def _assemble(self, user_input: str, **kw) -> Assembled:
         return self.assembler.assemble(
@@ -63,13 +66,34 @@ class SessionContext:
         compaction threshold (the one moment the prefix may change)."""
         kw = dict(memories_block=memories_block, reminders=reminders, max_output_tokens=max_output_tokens)
         assembled = self._assemble(user_input, **kw)
-        if assembled.needs_compaction:
+        if self._due(assembled):
             result = self.compact()
             if result.changed:
                 assembled = self._assemble(user_input, **kw)
         return assembled
 
+    def maintain(self, *, warm: bool = True, max_output_tokens: int = 512) -> CompactionResult | None:
+        """Call after a reply, while the person reads and types: compacts now if the window is
+        due (so the next ``prepare`` does not), and with ``warm`` evaluates the new prefix once
+        so the next turn's TTFT is not paid for the re-evaluation."""
+        if not self._due(self._assemble("", max_output_tokens=max_output_tokens)):
+            return None
+        result = self.compact()
+        if result.changed and warm:
+            self.model.complete(self._assemble("", max_output_tokens=max_output_tokens).messages[:-1], max_tokens=1, temperature=0.0)
+        return result
+
+    def _due(self, assembled: Assembled) -> bool:
+        """Compaction is due at the threshold - but at most once every ``SUMMARY_EVERY``
+        messages unless history had to be cut (hysteresis: a ladder step that frees little must
+        not break the prefix turn after turn)."""
+        if not assembled.needs_compaction:
+            return False
+        recent = self._attempted_at is not None and self._messages - self._attempted_at < SUMMARY_EVERY
+        return assembled.history_start > 0 or not recent
+
     def compact(self, *, force_summary: bool = False) -> CompactionResult:
+        self._attempted_at = self._messages
         system = self.assembler.system_text(note=self.notes.text())
         target = int(compaction_threshold(self.window) * TARGET_FRACTION) - self.assembler._count(system)
         result = self.compactor.compact(self.session_id, self.history, target_tokens=max(0, target), force_summary=force_summary)
@@ -84,3 +108,4 @@ class SessionContext:
         reply_id = reply_id if reply_id is not None else user_id + 1
         self.history.append(ContextMessage("user", assembled.user_message.content, user_id, raw=user_input))
         self.history.append(ContextMessage("assistant", offload.offload_text(reply, self.session_id, kind="assistant"), reply_id))
+        self._messages += 2
