@@ -20,7 +20,12 @@ from assistant.engine import convert_minilm
 from assistant.engine.embedder import Embedder, LlamaEmbedder
 from assistant.engine.errors import ModelError
 
-FIXTURE = Path("/work/shared/fixtures/minilm_reference_embeddings.json")
+# shared/ sits beside the repository (the developers' checkout and CI's clone alike).
+_FIXTURE_NAME = "fixtures/minilm_reference_embeddings.json"
+FIXTURE = next(
+    (p for p in (Path(__file__).resolve().parents[2] / "shared" / _FIXTURE_NAME, Path("/work/shared") / _FIXTURE_NAME) if p.is_file()),
+    Path(__file__).resolve().parents[2] / "shared" / _FIXTURE_NAME,
+)
 GGUF_NAME = "all-minilm-l6-v2-f16.gguf"
 MIN_COSINE = 0.999
 
