@@ -226,6 +226,8 @@ def test_frozen_bundle_uses_its_shipped_embedder_without_converting(tmp_path, mo
     from assistant.engine import convert_minilm
 
     assert registry.bundled_models_dir() is None  # not frozen here
+    # conftest may have linked the session's converted embedder into this home: start without it
+    (paths().models / registry.DEFAULT_EMBEDDER_FILE).unlink(missing_ok=True)
     shipped = tmp_path / "models" / registry.DEFAULT_EMBEDDER_FILE
     shipped.parent.mkdir()
     shipped.write_bytes(b"GGUF")  # only its presence matters for the lookup

@@ -115,6 +115,7 @@ class LlamaChatModel:
                         model_path=str(self.path),
                         n_ctx=self.n_ctx,
                         n_threads=self.n_threads,
+                        n_threads_batch=self.n_threads,
                         verbose=False,
                     )
                 except (ValueError, RuntimeError) as exc:
