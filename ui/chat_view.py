@@ -305,8 +305,10 @@ class ChatView(QScrollArea):
             other.set_highlight(False)
         w.set_highlight(True)
         self._follow = False
-        QTimer.singleShot(0, lambda: self.ensureWidgetVisible(w, 0, 80))
-        QTimer.singleShot(4000, lambda: w.set_highlight(False) if w in self.messages else None)
+        # ``w`` as the timers' context: Qt drops them if the message widget is deleted first
+        # (a cleared or closed chat), instead of calling into a dead C++ object.
+        QTimer.singleShot(0, w, lambda: self.ensureWidgetVisible(w, 0, 80))
+        QTimer.singleShot(4000, w, lambda: w.set_highlight(False))
         return True
 
     # -- following the bottom ------------------------------------------------------------------------
