@@ -14,6 +14,7 @@ from assistant.config import Paths, load_settings, paths
 _lock = threading.Lock()
 _embedders: dict[Path, object] = {}
 _chat_models: dict[tuple[Path, int], object] = {}
+_capture_queues: dict[Path, object] = {}
 
 
 def get_embedder(p: Paths | None = None):
@@ -21,11 +22,11 @@ def get_embedder(p: Paths | None = None):
     from assistant.engine import registry
     from assistant.engine.embedder import LlamaEmbedder
 
-    p = p or paths()
-    path = registry.resolve_embedder(load_settings(p).embed_model)
+    settings = load_settings(p or paths())
+    path = registry.resolve_embedder(settings.embed_model)
     with _lock:
         if path not in _embedders:
-            _embedders[path] = LlamaEmbedder(path, n_threads=load_settings(p).threads)
+            _embedders[path] = LlamaEmbedder(path, n_threads=settings.threads)
         return _embedders[path]
 
 
@@ -81,12 +82,8 @@ def get_capture_queue(store, chat_model=None):
     hold its lock for seconds and throw away the conversation's prompt cache (measured: the 135M
     default adds ~1 useful fact in 12 messages). Import uses the LLM on request (`--no-llm`)."""
     from assistant.memory.capture_queue import CaptureQueue
-    key = store.path if hasattr(store, "path") else None
     with _lock:
-        queue = _capture_queues.get(key)
+        queue = _capture_queues.get(store.path)
         if queue is None:
-            queue = _capture_queues[key] = CaptureQueue(lambda: open_store(with_embedder=True), chat_model, use_llm=False)
+            queue = _capture_queues[store.path] = CaptureQueue(lambda: open_store(with_embedder=True), chat_model, use_llm=False)
         return queue
-
-
-_capture_queues: dict[object, object] = {}
