@@ -6,10 +6,11 @@ decisions and open items (sentences with "decided", "let's", "need to", "remind 
 fact remembers the id of the message it came from.
 
 :func:`salvage` keeps a previous summary's facts that are still valid: their source message is
-still in the full history with the same text (a deleted or redacted message takes its facts with
-it), and an open item is dropped once a later message of the person closes it ("done",
-"finished", "cancelled"... sharing two content words with it). :func:`merge` de-duplicates,
-previous facts first so the structured part does not churn between compactions.
+still in the full history with the same text (a deleted or redacted message - emptied, or
+overwritten with ``[deleted]`` - takes its facts with it), and an open item is dropped once a
+later message of the person closes it ("done", "finished", "cancelled"... sharing two content
+words with it). :func:`merge` de-duplicates, previous facts first so the structured part does
+not churn between compactions.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ LABELS = {
 CAPS = {"decision": 12, "open_item": 12}
 DEFAULT_CAP = 30
 SENTENCE_MAX = 200
+REDACTED = "[deleted]"  # what the store's delete cascade writes over deleted text in files
 
 _MONTH = r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
 _DAY = r"(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day"
@@ -189,7 +191,8 @@ def salvage(previous: Sequence[Fact], full: Sequence[HasText]) -> list[Fact]:
     kept = []
     for f in previous:
         source = by_id.get(f.message_id)
-        if source is None or f.value not in " ".join(source.text.split()):
+        text = " ".join(source.text.split()) if source is not None else ""
+        if not text or text == REDACTED or REDACTED in f.value or f.value not in text:
             continue  # the message was deleted or redacted: its facts go with it
         if f.kind == "open_item" and _closes(f, full):
             continue
