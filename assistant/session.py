@@ -192,6 +192,17 @@ class ChatSession:
             self.capture.submit(user_msg.id)
             turn.captured = True
 
+    def maintain(self, *, max_tokens: int = 512):
+        """Between turns (after a reply, while the person reads): compact the context now if it
+        reached the compaction threshold, and evaluate the new prefix once, so the next turn
+        neither compacts nor re-evaluates the prefix on the person's time. Returns the
+        :class:`~assistant.context.compaction.CompactionResult`, or None when nothing was due.
+        Waits for a running turn (same lock); a no-op before the first turn."""
+        with self._lock:
+            if self._stale or self._context is None:
+                return None
+            return self._context.maintain(max_output_tokens=max_tokens)
+
     def _command(self, text: str, turn: TurnResult) -> str | None:
         """Explicit "remember that ..." / "forget ..." commands. Forget never deletes: it lists
         candidates for the person to confirm (UI dialog / CLI prompt). Returns a reminder for the

@@ -7,6 +7,7 @@ turns on a worker thread; the chat view only listens to its signals. A new conve
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -16,6 +17,8 @@ from PySide6.QtCore import QObject, Signal
 
 from ui.backend import Backend
 from ui.errors import describe
+
+log = logging.getLogger(__name__)
 
 TITLE_CHARS = 48
 
@@ -206,6 +209,10 @@ class ChatController(QObject):
             return
         self._set_busy(False)
         self.replyFinished.emit(turn)
+        if self._chat is not None and turn is not None:
+            # compaction (when due) while the person reads, not on their next message
+            self.backend.call(self._chat.maintain, max_tokens=self.max_tokens, on_done=lambda _r: None,
+                              on_error=lambda exc: log.warning("context maintenance failed: %s", exc), name="context-maintain")
         if turn is not None and turn.budget:
             self.budgetChanged.emit(turn.budget)
         if turn is not None and turn.forget_candidates:

@@ -126,6 +126,7 @@ def _interactive(chat, kw) -> int:
             cancel.set()
             print(" [stopped]")
         print()
+        chat.maintain(max_tokens=kw["max_tokens"])  # compaction (when due) now, not on the next message
     chat.close()
     return 0
 

@@ -45,6 +45,7 @@ class SessionContext:
         summarize: bool = True,
     ) -> None:
         self.session_id = str(session_id)
+        self.model = model
         self.window = window or int(getattr(model, "context_size", 4096))
         self.assembler = Assembler(model.count_tokens, self.window, system_prompt)
         summary_tokens = min(4096, max(256, self.window // 8))
