@@ -6,6 +6,8 @@ per thread is enforced inside the store).
 
 from __future__ import annotations
 
+import atexit
+import logging
 import threading
 from pathlib import Path
 
@@ -15,6 +17,25 @@ _lock = threading.Lock()
 _embedders: dict[Path, object] = {}
 _chat_models: dict[tuple[Path, int], object] = {}
 _capture_queues: dict[Path, object] = {}
+log = logging.getLogger(__name__)
+
+
+def shutdown() -> None:
+    """Stop the capture workers and free every cached model (they reload on next use). Runs at
+    exit, so llama.cpp frees its models while Python is still whole."""
+    with _lock:
+        queues, models = list(_capture_queues.values()), [*_chat_models.values(), *_embedders.values()]
+        _capture_queues.clear()
+        _chat_models.clear()
+        _embedders.clear()
+    for release in [*(q.stop for q in queues), *(m.close for m in models)]:
+        try:
+            release()
+        except Exception:  # noqa: BLE001 - shutting down: log and go on with the rest
+            log.exception("could not release %r", release)
+
+
+atexit.register(shutdown)
 
 
 def get_embedder(p: Paths | None = None):

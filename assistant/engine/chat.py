@@ -128,6 +128,15 @@ class LlamaChatModel:
                 self._llm = llm
         return self._llm
 
+    def close(self) -> None:
+        """Free the llama.cpp model and context now (waits for a running generation; the next
+        use reloads). Freeing at interpreter exit instead can run llama.cpp's log callback
+        while Python is half torn down."""
+        with self._load_lock, self._run_lock:
+            llm, self._llm = self._llm, None
+            if llm is not None:
+                llm.close()
+
     @property
     def context_size(self) -> int:
         return self.n_ctx
