@@ -28,6 +28,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Iterable, Protocol
 
+from assistant.fileio import overwrite_in_place
 from assistant.context import offload
 from assistant.context.compaction import Compactor
 from assistant.context.facts import REDACTED
@@ -58,14 +59,6 @@ def sessions_of(store: MessageLookup, message_ids: Iterable[int]) -> dict[str, s
     return out
 
 
-def _overwrite(path: Path, data: bytes) -> None:
-    """Rewrite a file in place (same blocks where the filesystem allows), then fsync."""
-    with open(path, "r+b") as fh:
-        fh.write(data)
-        fh.truncate()
-        fh.flush()
-        os.fsync(fh.fileno())
-
 
 def redact_history(session_id: int | str, message_ids: Iterable[int]) -> bool:
     """Overwrite the archived copies of ``message_ids`` (content and raw) with ``[deleted]``.
@@ -87,7 +80,7 @@ def redact_history(session_id: int | str, message_ids: Iterable[int]) -> bool:
             line, changed = offload.dumps_line(row), True
         lines.append(line)
     if changed:
-        _overwrite(path, "".join(line + "\n" for line in lines).encode("utf-8"))
+        overwrite_in_place(path, "".join(line + "\n" for line in lines).encode("utf-8"))
     return changed
 
 

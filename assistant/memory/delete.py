@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from assistant.fileio import overwrite_in_place
 from assistant.memory.base import StoreBase
 from assistant.memory.db import Connection
 from assistant.memory.errors import NotFound
@@ -99,14 +100,6 @@ def _variants(text: str) -> list[str]:
     out = {text, json.dumps(text)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1]}
     return sorted((v for v in out if len(v) >= MIN_SCAN_CHARS), key=len, reverse=True)
 
-
-def _overwrite(path: Path, data: bytes) -> None:
-    """Rewrite a file in place (same blocks where the filesystem allows), then fsync."""
-    with open(path, "r+b") as fh:
-        fh.write(data)
-        fh.truncate()
-        fh.flush()
-        os.fsync(fh.fileno())
 
 
 class DeleteMixin(StoreBase):
@@ -429,7 +422,7 @@ class DeleteMixin(StoreBase):
             p = Path(f)
             try:
                 size = p.stat().st_size
-                _overwrite(p, b"\0" * size)
+                overwrite_in_place(p, b"\0" * size)
                 p.unlink()
             except FileNotFoundError:
                 continue
@@ -445,11 +438,11 @@ class DeleteMixin(StoreBase):
                 try:
                     text = data.decode("utf-8")
                 except UnicodeDecodeError:
-                    _overwrite(p, b"\0" * len(data))
+                    overwrite_in_place(p, b"\0" * len(data))
                     p.unlink()
                     continue
                 for needle in texts:
                     text = text.replace(needle, REDACTED)
-                _overwrite(p, text.encode("utf-8"))
+                overwrite_in_place(p, text.encode("utf-8"))
             except OSError as exc:
                 yield f"could not redact {p}: {exc}"
