@@ -244,3 +244,16 @@ def test_frozen_bundle_uses_its_shipped_embedder_without_converting(tmp_path, mo
     assert not (paths().models / registry.DEFAULT_EMBEDDER_FILE).exists()
     defaults = [e for e in registry.discover() if e.source == "default"]
     assert shipped in [e.path for e in defaults]
+
+
+def test_child_process_benchmarks_refuse_clearly_in_a_frozen_bundle(monkeypatch, capsys):
+    """In the bundle sys.executable is keepsake itself: `bench ui` must not start it as Python."""
+    import json
+
+    from assistant.cli import main
+
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    for name in ("ui", "retrieval", "consolidate"):
+        assert main(["bench", name, "--json"]) == 2
+        error = json.loads(capsys.readouterr().out)["error"]
+        assert f"keepsake bench {name}" in error and "source checkout" in error

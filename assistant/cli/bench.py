@@ -8,8 +8,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 
-from assistant.cli.common import add_json, dumps
+from assistant.cli.common import UserError, add_json, dumps
+
+#: Benchmarks that measure in child Python processes (``sys.executable -m/-c``): a frozen
+#: desktop bundle has no Python interpreter to start, so they only run from a source checkout.
+CHILD_PROCESS_BENCHES = ("retrieval", "consolidate", "ui")
 
 BENCHES = {
     "retrieval": "hybrid memory search at 1k/10k/100k memories vs a numpy brute-force baseline",
@@ -39,6 +44,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _runner(module):
     def run(args) -> int:
+        name = module.__name__.rsplit(".", 1)[-1]
+        if getattr(sys, "frozen", False) and name in CHILD_PROCESS_BENCHES:
+            raise UserError(f"'keepsake bench {name}' starts Python child processes and runs from a source "
+                            "checkout only (make bench); the desktop bundle has no Python interpreter")  # fmt: skip
         result = module.run(args)
         if args.json:
             print(dumps(result))
@@ -60,6 +69,9 @@ def _run_all(args) -> int:
         try:
             module = importlib.import_module(f"assistant.bench.{name}")
         except ImportError:
+            continue
+        if getattr(sys, "frozen", False) and name in CHILD_PROCESS_BENCHES:
+            results[name] = {"skipped": "runs from a source checkout only (starts Python child processes)"}
             continue
         parser = argparse.ArgumentParser()
         module.add_arguments(parser)
