@@ -152,3 +152,23 @@ def test_broken_gguf_shows_the_model_error_reason(qtbot, window, monkeypatch, tm
     assert window.model_picker.currentData() == "default"
     # the chat still works with the previous model
     assert testing.send(window, "Hello!").reply.strip()
+
+
+def test_context_maintenance_runs_after_each_reply_off_the_ui_thread(qtbot, window, monkeypatch):
+    import threading
+
+    from assistant.session import ChatSession
+
+    calls: list[tuple[str, int]] = []
+    original = ChatSession.maintain
+
+    def spy(self, **kw):  # the real maintain, recorded
+        calls.append((threading.current_thread().name, kw.get("max_tokens")))
+        return original(self, **kw)
+
+    monkeypatch.setattr(ChatSession, "maintain", spy)
+    testing.send(window, "Hello, I live in Lyon.")
+    qtbot.waitUntil(lambda: len(calls) == 1, timeout=30000)
+    assert calls[0][0] != threading.main_thread().name and calls[0][1] == MAX_TOKENS
+    testing.send(window, "And I work at a library.")
+    qtbot.waitUntil(lambda: len(calls) == 2, timeout=30000)
