@@ -1,4 +1,4 @@
-"""File helpers shared by the memory store and the context manager."""
+"""File helpers shared by the memory store, the context manager and the UI."""
 
 from __future__ import annotations
 
@@ -14,3 +14,17 @@ def overwrite_in_place(path: Path | str, data: bytes) -> None:
         fh.truncate()
         fh.flush()
         os.fsync(fh.fileno())
+
+
+def write_private_atomic(path: Path | str, text: str) -> None:
+    """Write ``text`` to ``path`` as a complete, private file: a 0600 temp file beside it, fsynced,
+    then ``os.replace`` (readers never see half a file). Creates the parent folder."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)

@@ -19,6 +19,7 @@ from assistant.context.offload import (
     delete_session_files,
     read_back,
 )
+from assistant.fileio import write_private_atomic
 
 
 def test_content_up_to_8000_chars_stays_in_the_window():
@@ -44,7 +45,7 @@ def test_longer_content_goes_to_an_archive_file_with_a_preview_and_pointer():
 def test_read_back_gives_head_and_tail_over_30k_chars():
     exactly = "".join(chr(65 + i % 26) if i % 100 else "\n" for i in range(READ_LIMIT))
     path = offload.session_archive_dir(3) / "exact.txt"
-    offload.write_atomic(path, exactly)
+    write_private_atomic(path, exactly)
     assert read_back(path) == exactly
 
     big = "".join(f"{i:07d}\n" for i in range(6000))  # 48k chars, short lines
@@ -59,7 +60,7 @@ def test_read_back_gives_head_and_tail_over_30k_chars():
 def test_read_back_cuts_lines_over_2000_chars():
     text = "short line\n" + "y" * (LINE_LIMIT + 500) + "\n" + "z" * LINE_LIMIT + "\nend"
     path = offload.session_archive_dir(4) / "lines.txt"
-    offload.write_atomic(path, text)
+    write_private_atomic(path, text)
     lines = read_back(path).split("\n")
     assert lines[0] == "short line" and lines[-1] == "end"
     assert lines[1].startswith("y" * LINE_LIMIT) and "line cut: 500 more characters" in lines[1]
@@ -81,7 +82,7 @@ def test_session_files_are_listed_and_deleted_for_real():
     offload.offload("a" * 9000, 11)
     offload.offload("b" * 9000, 11, kind="user")
     offload.offload("c" * 9000, 12)
-    offload.write_atomic(offload.context_state_path(11), '{"session_id": "11"}')
+    write_private_atomic(offload.context_state_path(11), '{"session_id": "11"}')
     files = archive_files_for_session(11)
     assert len(files) == 3 and offload.context_state_path(11) in files
     assert all(p.stat().st_mode & 0o077 == 0 for p in files)  # private to the user

@@ -224,6 +224,11 @@ def test_export_import_roundtrip_is_idempotent(store: MemoryStore, tmp_path: Pat
     assert data["format"] == "keepsake.memories" and len(data["memories"]) == 3 and len(data["sessions"]) == 1
     assert data["memories"][0]["versions"][0]["text"] == "Went to Paris in the week of 2023-05-15"
 
+    picked = store.export_json(tmp_path / "picked.json", ids=[paris, 999_999], include_sessions=False)  # 999999: unknown, skipped
+    assert [m["id"] for m in picked["memories"]] == [paris] and "sessions" not in picked
+    assert picked["memories"][0] == data["memories"][0]  # the same object as in the full export, versions included
+    assert ((tmp_path / "picked.json").stat().st_mode & 0o777) == 0o600
+
     other = MemoryStore(tmp_path / "other.db", key="cd" * 32, embed=fake_hash_embedder)
     r1 = other.import_json(out)
     assert (r1.memories_added, r1.sessions_added, r1.messages_added, r1.links_added, r1.errors) == (3, 1, 1, 1, [])

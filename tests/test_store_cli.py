@@ -127,7 +127,8 @@ def test_sessions_and_export_import(capsys, tmp_path: Path) -> None:
     store = services.open_store()
     s = store.create_session("planning")
     msg = store.add_message(s.id, "user", "I have a cat named Miso")
-    store.add("Has a cat named Miso", source=Source(s.id, msg.id))
+    miso = store.add("Has a cat named Miso", source=Source(s.id, msg.id))
+    tea = store.add("Likes tea")
     store.close()
     sessions = run_json(capsys, "sessions", "list")
     assert sessions[0]["title"] == "planning" and sessions[0]["message_count"] == 1
@@ -135,6 +136,10 @@ def test_sessions_and_export_import(capsys, tmp_path: Path) -> None:
     assert shown["messages"][0]["content"] == "I have a cat named Miso"
     assert run_json(capsys, "sessions", "rename", str(s.id), "pets")["title"] == "pets"
     out_file = tmp_path / "all.json"
+    selection = run_json(capsys, "export", str(tmp_path / "one.json"), "--ids", str(miso))  # what the inspector exports
+    assert selection["memories"] == 1 and selection["sessions"] == 0
+    assert [m["text"] for m in json.loads((tmp_path / "one.json").read_text())["memories"]] == ["Has a cat named Miso"]
+    run_json(capsys, "memory", "delete", str(tea), "--yes")  # "Likes tea": the rest of this test is about Miso
     summary = run_json(capsys, "export", str(out_file))
     assert summary["memories"] == 1 and summary["sessions"] == 1 and out_file.exists()
     preview = run_json(capsys, "sessions", "delete", str(s.id), "--dry-run")

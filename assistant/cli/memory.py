@@ -212,6 +212,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("export", help="export all memories (and sessions) to a JSON file")
     p.add_argument("file")
     p.add_argument("--no-sessions", action="store_true", help="memories only")
+    p.add_argument("--ids", type=int, nargs="+", metavar="ID", help="only these memories (implies --no-sessions)")
     add_json(p)
     p.set_defaults(func=cmd_export)
 
@@ -399,7 +400,7 @@ def cmd_sessions_delete(args: argparse.Namespace) -> int:
 @_cmd
 def cmd_export(args: argparse.Namespace) -> int:
     with opened_store() as store:
-        data = store.export_json(args.file, include_sessions=not args.no_sessions)
+        data = store.export_json(args.file, include_sessions=not (args.no_sessions or args.ids), ids=args.ids)
     summary = {"file": args.file, "memories": len(data["memories"]), "sessions": len(data.get("sessions", []))}
     emit(args, summary, f"exported {summary['memories']} memories and {summary['sessions']} sessions to {args.file}")
     return 0

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Iterable
 
 from assistant.config import paths
+from assistant.fileio import write_private_atomic
 
 OFFLOAD_CHARS = 8000
 PREVIEW_CHARS = 500
@@ -60,18 +61,6 @@ def context_state_path(session_id: int | str) -> Path:
     return paths().data / "context" / f"{_sid(session_id)}.json"
 
 
-def write_atomic(path: Path, data: str) -> None:
-    """Write ``data`` to ``path`` via a temp file and ``os.replace`` (readers never see half)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
 def append_lines(path: Path, lines: Iterable[str]) -> None:
     """Append text lines (JSONL) to an archive file, created 0600."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -94,7 +83,7 @@ def offload(text: str, session_id: int | str, *, kind: str = "output") -> Offloa
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
     path = session_archive_dir(session_id) / f"{re.sub(r'[^a-z0-9_-]', '', kind) or 'output'}-{digest}.txt"
     if not path.exists():
-        write_atomic(path, text)
+        write_private_atomic(path, text)
     ref = ref_for(path)
     pointer = (
         f"\n[... offloaded: {len(text)} characters in total, {len(text) - PREVIEW_CHARS} not shown; "

@@ -20,6 +20,7 @@ from typing import Sequence
 from assistant.context import facts as facts_mod
 from assistant.context import offload
 from assistant.engine.chat import ChatMessage
+from assistant.fileio import write_private_atomic
 
 log = logging.getLogger(__name__)
 _INJECTED = re.compile(r"<(retrieved_memories|reminders)\b[^>]*>.*?</\1>\s*", re.S)
@@ -79,7 +80,7 @@ def load_state(session_id: int | str) -> CompactionState:
 
 def save_state(state: CompactionState) -> None:
     state.updated_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    offload.write_atomic(offload.context_state_path(state.session_id), json.dumps(state.to_json(), ensure_ascii=False, indent=1))
+    write_private_atomic(offload.context_state_path(state.session_id), json.dumps(state.to_json(), ensure_ascii=False, indent=1))
 
 
 def history_file(session_id: int | str) -> Path:

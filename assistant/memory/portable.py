@@ -12,11 +12,11 @@ are reported and skipped; the rest is imported.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
+from assistant.fileio import write_private_atomic
 from assistant.memory.base import StoreBase
 from assistant.memory.db import Connection
 from assistant.memory.records import (
@@ -62,14 +62,19 @@ class ImportReport:
 
 
 class PortableMixin(StoreBase):
-    def export_json(self, path: str | Path | None = None, *, include_sessions: bool = True) -> dict[str, Any]:
-        """The whole memory as a JSON-able dict; also written to ``path`` when given."""
+    def export_json(self, path: str | Path | None = None, *, include_sessions: bool = True,
+                    ids: Sequence[int] | None = None) -> dict[str, Any]:  # fmt: skip
+        """The whole memory as a JSON-able dict; also written to ``path`` (mode 0600) when given.
+        ``ids``: only these memories (a selection; unknown ids are skipped)."""
 
         def run(c: Connection) -> dict[str, Any]:
-            ids = [r[0] for r in c.execute("SELECT id FROM memories ORDER BY id")]
+            if ids is None:
+                wanted = [r[0] for r in c.execute("SELECT id FROM memories ORDER BY id")]
+            else:
+                wanted = sorted({int(i) for i in ids})
             memories = []
-            for chunk in range(0, len(ids), 500):
-                for m in self.get_many(ids[chunk : chunk + 500]):  # type: ignore[attr-defined]
+            for chunk in range(0, len(wanted), 500):
+                for m in self.get_many(wanted[chunk : chunk + 500]):  # type: ignore[attr-defined]
                     obj = m.to_json()
                     rows = c.execute(
                         f"SELECT {', '.join(VERSION_COLUMNS)} FROM memory_versions WHERE memory_id = ? ORDER BY version", (m.id,)
@@ -94,15 +99,7 @@ class PortableMixin(StoreBase):
 
         data = self.read(run)
         if path is not None:
-            p = Path(path).expanduser()
-            p.parent.mkdir(parents=True, exist_ok=True)
-            tmp = p.with_name(p.name + ".tmp")
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(data, fh, ensure_ascii=False, indent=1)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, p)
+            write_private_atomic(Path(path).expanduser(), json.dumps(data, ensure_ascii=False, indent=1))
         return data
 
     def import_json(self, src: str | Path | dict[str, Any], *, keep_trust: bool = False, actor: Actor | str = Actor.IMPORT) -> ImportReport:

@@ -8,8 +8,6 @@ the ``*_now`` variants (no dialog) or pass ``confirm=``.
 
 from __future__ import annotations
 
-import json
-import os
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -28,23 +26,7 @@ Confirm = Callable[[dict], bool]
 
 def export_selection(store, ids: Sequence[int], path: str | Path) -> int:
     """Write the given memories (with their earlier versions) in Keepsake's export format."""
-    from assistant.memory.portable import FORMAT, FORMAT_VERSION
-
-    memories = []
-    for m in store.get_many(list(ids)):
-        obj = m.to_json()
-        obj["versions"] = [v.to_json() for v in store.history(m.id)[:-1]]
-        memories.append(obj)
-    data = {"format": FORMAT, "version": FORMAT_VERSION, "store_id": store.store_id,
-            "exported_at": datetime.now().astimezone().isoformat(), "memories": memories}  # fmt: skip
-    p = Path(path).expanduser()
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(p.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, ensure_ascii=False, indent=1)
-    os.replace(tmp, p)
-    return len(memories)
+    return len(store.export_json(path, ids=ids, include_sessions=False)["memories"])
 
 
 def export_all(store, path: str | Path) -> int:
