@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 
@@ -21,10 +22,16 @@ def write_private_atomic(path: Path | str, text: str) -> None:
     then ``os.replace`` (readers never see half a file). Creates the parent folder."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    os.replace(write_private_temp(path, text), path)
+
+
+def write_private_temp(path: Path, text: str) -> Path:
+    """A complete 0600 copy of ``text`` in a temp file beside ``path`` (named for this process
+    and thread), fsynced; the caller moves or links it into place."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    return tmp

@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from assistant.config import paths
+from assistant.fileio import write_private_temp
 
 MAX_NOTE_BYTES = 32 * 1024
 _FILE = re.compile(r"^v(\d{6,})\.json$")
@@ -128,12 +129,7 @@ class NoteStore:
     @staticmethod
     def _create(path: Path, data: str) -> bool:
         """Write a complete file at ``path`` unless it exists (temp file + hard link)."""
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+        tmp = write_private_temp(path, data)
         try:
             os.link(tmp, path)
             return True
