@@ -77,16 +77,15 @@ def open_store(p: Paths | None = None, *, with_embedder: bool = True):
     return store
 
 
-def _after_delete(report, store=None) -> None:
+def _after_delete(report, store) -> None:
     """A delete reaches every copy: the compaction summaries of the sessions whose messages were
     redacted are rebuilt without them, the chat models' KV caches are dropped, and open sessions
     rebuild their context from the (redacted) stored messages."""
     from assistant import events
 
-    if store is not None:
-        from assistant.context.redact import refresh_after_delete
+    from assistant.context.redact import refresh_after_delete
 
-        refresh_after_delete(store, report)  # logs its errors, never raises
+    refresh_after_delete(store, report)  # logs its errors, never raises
     with _lock:
         models = list(_chat_models.values())
     for model in models:

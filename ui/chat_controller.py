@@ -211,7 +211,7 @@ class ChatController(QObject):
         self.replyFinished.emit(turn)
         if self._chat is not None and turn is not None:
             # compaction (when due) while the person reads, not on their next message
-            self.backend.call(self._chat.maintain, max_tokens=self.max_tokens, on_done=lambda _r: None,
+            self.backend.call(self._chat.maintain, max_tokens=self.max_tokens,
                               on_error=lambda exc: log.warning("context maintenance failed: %s", exc), name="context-maintain")
         if turn is not None and turn.budget:
             self.budgetChanged.emit(turn.budget)

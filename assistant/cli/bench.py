@@ -16,6 +16,11 @@ from assistant.cli.common import UserError, add_json, dumps
 #: desktop bundle has no Python interpreter to start, so they only run from a source checkout.
 CHILD_PROCESS_BENCHES = ("retrieval", "consolidate", "ui")
 
+
+def _needs_checkout(name: str) -> bool:
+    """True for a child-process benchmark in a frozen bundle (it cannot run there)."""
+    return bool(getattr(sys, "frozen", False)) and name in CHILD_PROCESS_BENCHES
+
 BENCHES = {
     "retrieval": "hybrid memory search at 1k/10k/100k memories vs a numpy brute-force baseline",
     "context": "prompt tokens evaluated and TTFT per turn: Keepsake's assembler vs a naive one",
@@ -45,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _runner(module):
     def run(args) -> int:
         name = module.__name__.rsplit(".", 1)[-1]
-        if getattr(sys, "frozen", False) and name in CHILD_PROCESS_BENCHES:
+        if _needs_checkout(name):
             raise UserError(f"'keepsake bench {name}' starts Python child processes and runs from a source "
                             "checkout only (make bench); the desktop bundle has no Python interpreter")  # fmt: skip
         result = module.run(args)
@@ -70,7 +75,7 @@ def _run_all(args) -> int:
             module = importlib.import_module(f"assistant.bench.{name}")
         except ImportError:
             continue
-        if getattr(sys, "frozen", False) and name in CHILD_PROCESS_BENCHES:
+        if _needs_checkout(name):
             results[name] = {"skipped": "runs from a source checkout only (starts Python child processes)"}
             continue
         parser = argparse.ArgumentParser()

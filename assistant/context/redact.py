@@ -25,14 +25,13 @@ import json
 import logging
 import math
 import os
-from pathlib import Path
 from typing import Any, Callable, Iterable, Protocol
 
-from assistant.fileio import overwrite_in_place
 from assistant.context import offload
 from assistant.context.compaction import Compactor
 from assistant.context.facts import REDACTED
 from assistant.context.state import history_file, load_state
+from assistant.fileio import overwrite_in_place
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +56,6 @@ def sessions_of(store: MessageLookup, message_ids: Iterable[int]) -> dict[str, s
             continue
         out.setdefault(str(msg.session_id), set()).add(int(mid))
     return out
-
 
 
 def redact_history(session_id: int | str, message_ids: Iterable[int]) -> bool:
