@@ -72,26 +72,25 @@ def local_time(value: datetime | str | None) -> str:
     return dt.astimezone().strftime("%Y-%m-%d %H:%M") if dt else ""
 
 
-def short_date(value: datetime | str | None) -> str:
-    """``2024-05-01`` (local) or ``2024-05-01 14:30`` when the time is not midnight UTC."""
+def _date_text(value: datetime | str | None, local_format: str) -> str:
+    """A midnight-UTC value is a date: its UTC day. Anything else: local time in ``local_format``."""
     dt = _as_dt(value)
     if dt is None:
         return ""
     utc = dt.astimezone(timezone.utc)
     if (utc.hour, utc.minute, utc.second) == (0, 0, 0):
         return utc.strftime("%Y-%m-%d")
-    return dt.astimezone().strftime("%Y-%m-%d %H:%M")
+    return dt.astimezone().strftime(local_format)
+
+
+def short_date(value: datetime | str | None) -> str:
+    """``2024-05-01`` (local) or ``2024-05-01 14:30`` when the time is not midnight UTC."""
+    return _date_text(value, "%Y-%m-%d %H:%M")
 
 
 def day(value: datetime | str | None) -> str:
     """``2024-05-01``: the local calendar day (UTC day for midnight-UTC dates, which are dates)."""
-    dt = _as_dt(value)
-    if dt is None:
-        return ""
-    utc = dt.astimezone(timezone.utc)
-    if (utc.hour, utc.minute, utc.second) == (0, 0, 0):
-        return utc.strftime("%Y-%m-%d")
-    return dt.astimezone().strftime("%Y-%m-%d")
+    return _date_text(value, "%Y-%m-%d")
 
 
 def relative(value: datetime | str | None, now: datetime | None = None) -> str:
