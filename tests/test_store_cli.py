@@ -136,6 +136,10 @@ def test_sessions_and_export_import(capsys, tmp_path: Path) -> None:
     assert shown["messages"][0]["content"] == "I have a cat named Miso"
     assert run_json(capsys, "sessions", "rename", str(s.id), "pets")["title"] == "pets"
     out_file = tmp_path / "all.json"
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    code, out, _ = run(capsys, "export", str(blocker / "x.json"), "--json")  # a file where a folder should be
+    assert code == 2 and "cannot write" in json.loads(out)["error"]
     selection = run_json(capsys, "export", str(tmp_path / "one.json"), "--ids", str(miso))  # what the inspector exports
     assert selection["memories"] == 1 and selection["sessions"] == 0
     assert [m["text"] for m in json.loads((tmp_path / "one.json").read_text())["memories"]] == ["Has a cat named Miso"]

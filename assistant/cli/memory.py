@@ -400,7 +400,10 @@ def cmd_sessions_delete(args: argparse.Namespace) -> int:
 @_cmd
 def cmd_export(args: argparse.Namespace) -> int:
     with opened_store() as store:
-        data = store.export_json(args.file, include_sessions=not (args.no_sessions or args.ids), ids=args.ids)
+        try:
+            data = store.export_json(args.file, include_sessions=not (args.no_sessions or args.ids), ids=args.ids)
+        except OSError as exc:
+            raise UserError(f"cannot write {args.file}: {exc.strerror or exc}") from None
     summary = {"file": args.file, "memories": len(data["memories"]), "sessions": len(data.get("sessions", []))}
     emit(args, summary, f"exported {summary['memories']} memories and {summary['sessions']} sessions to {args.file}")
     return 0
