@@ -132,29 +132,33 @@ def _interactive(chat, kw) -> int:
 
 
 # -- desktop app -------------------------------------------------------------------------------
-def _has_display() -> bool:
-    if sys.platform in ("win32", "darwin"):
-        return True
-    if os.environ.get("QT_QPA_PLATFORM") in ("offscreen", "minimal", "vnc"):
-        return True
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-
-
 def launch_app(args=None) -> int:
-    if not _has_display():
-        print("keepsake: no display available (no DISPLAY or WAYLAND_DISPLAY), so the desktop app cannot open.")
-        if sys.stdin.isatty():
-            try:
-                answer = input("Start the terminal chat instead? [Y/n] ").strip().lower()
-            except EOFError:
-                answer = "n"
-            if answer in ("", "y", "yes"):
-                ns = argparse.Namespace(session=None, model=None, incognito=False, max_tokens=512,
-                                        temperature=None, once=None, json=False)
-                return cmd_chat(ns)
-        else:
-            print("Run `keepsake chat` for the terminal chat.")
-        return 1
+    """Open the desktop app, or say why it cannot open here (no display, or a system library
+    Qt's platform plugin needs is missing: checked before Qt would abort) and offer the
+    terminal chat instead."""
+    from ui import platform_check
+
+    if not platform_check.has_display(os.environ):
+        return _offer_terminal_chat("keepsake: no display available (no DISPLAY or WAYLAND_DISPLAY), "
+                                    "so the desktop app cannot open.")  # fmt: skip
+    problem = platform_check.find_problem(os.environ)
+    if problem is not None:
+        return _offer_terminal_chat(f"keepsake: {problem.message()}")
     from ui.app import main as ui_main
 
     return ui_main()
+
+
+def _offer_terminal_chat(reason: str) -> int:
+    print(reason, file=sys.stderr)
+    if not sys.stdin.isatty():
+        print("Run `keepsake chat` for the terminal chat.", file=sys.stderr)
+        return 1
+    try:
+        answer = input("Start the terminal chat instead? [Y/n] ").strip().lower()
+    except EOFError:
+        answer = "n"
+    if answer not in ("", "y", "yes"):
+        return 1
+    ns = argparse.Namespace(session=None, model=None, incognito=False, max_tokens=512, temperature=None, once=None, json=False)
+    return cmd_chat(ns)
