@@ -24,6 +24,12 @@ class Check:
         return d
 
 
+def _keepsake() -> Check:
+    from assistant import __version__
+
+    return Check("keepsake", True, f"Keepsake {__version__}", {"version": __version__})
+
+
 def _python() -> Check:
     ok = sys.version_info >= (3, 11)
     return Check("python", ok, f"Python {platform.python_version()} ({sys.executable})", {"version": platform.python_version()})
@@ -43,13 +49,19 @@ def _sqlite() -> Check:
     return Check("sqlite", bool(v["fts5"]) and bool(v["sqlite_vec"]), detail, v)
 
 
-def _encryption() -> Check:
+def _encryption() -> list[Check]:
     from assistant.memory import db, keys
 
-    backend = keys.backend_info(paths())
     encrypted = db.encryption_available()
-    detail = ("encrypted (SQLCipher)" if encrypted else "NOT encrypted (sqlean fallback)") + f"; key in {backend.description}"
-    return Check("encryption", encrypted, detail, {"encrypted": encrypted, "keyring_backend": backend.name, "key_location": backend.description})
+    detail = "the memory database is encrypted (SQLCipher)" if encrypted else \
+        "NOT encrypted: this system has no SQLCipher build (sqlean fallback)"
+    key = keys.backend_info(paths())
+    usable, keyring_name = keys.keyring_status()
+    return [
+        Check("encryption", encrypted, detail, {"encrypted": encrypted}),
+        Check("key", True, key.description,
+              {"keyring_backend": key.name, "key_location": key.description, "os_keyring": keys.friendly_backend(keyring_name) if usable else None}),
+    ]
 
 
 def _paths() -> Check:
@@ -62,8 +74,16 @@ def _paths() -> Check:
     return Check("paths", ok, detail, {"paths": p.as_dict()})
 
 
+def _models_folder() -> Check:
+    p = paths()
+    folders = [str(p.models)] + ([str(p.repo_models)] if p.repo_models.is_dir() else [])
+    return Check("models folder", True, f"put .gguf files in {' or '.join(folders)}",
+                 {"models_folder": str(p.models), "repo_models_folder": str(p.repo_models)})
+
+
 def _models() -> list[Check]:
     from assistant.engine import registry
+    from assistant.engine.names import display_name
 
     settings = load_settings()
     checks = []
@@ -72,7 +92,8 @@ def _models() -> list[Check]:
         try:
             path = resolve(choice)
             size = path.stat().st_size
-            checks.append(Check(role, True, f"{path.name} ({size / 1e6:.1f} MB) at {path}", {"path": str(path), "size_bytes": size}))
+            checks.append(Check(role, True, f"{display_name(path)} ({size / 1e6:.1f} MB) at {path}",
+                                {"model": display_name(path), "path": str(path), "size_bytes": size}))
         except Exception as exc:  # noqa: BLE001 - doctor reports, never crashes
             checks.append(Check(role, False, str(exc)))
     return checks
@@ -81,7 +102,8 @@ def _models() -> list[Check]:
 def run_checks() -> dict:
     """Run every check; a failing check is reported, never raised."""
     checks: list[Check] = []
-    steps: list[Callable[[], Check | list[Check]]] = [_python, _llama, _sqlite, _encryption, _paths, _models]
+    steps: list[Callable[[], Check | list[Check]]] = [_keepsake, _python, _llama, _sqlite, _encryption,
+                                                               _paths, _models_folder, _models]
     for step in steps:
         try:
             result = step()

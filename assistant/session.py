@@ -18,6 +18,13 @@ from assistant.memory.records import Role
 #: A message longer than this is stored whole but only its head and tail reach the model.
 MAX_INPUT_CHARS = 200_000
 DEFAULT_TEMPERATURE = 0.2
+TITLE_CHARS = 48
+
+
+def title_from(text: str) -> str:
+    """A conversation's title from its first message: one line, at most ``TITLE_CHARS``."""
+    line = " ".join(text.split())
+    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
 
 
 class EmptyMessage(ValueError):
@@ -157,6 +164,7 @@ class ChatSession:
         if self._stale:
             self._context, self._stale = None, False
         user_msg = self.store.add_message(self.session_id, Role.USER, text)
+        self._name_session(text)
         turn = TurnResult(session_id=self.session_id, turn_id=uuid.uuid4().hex, user_message_id=user_msg.id)
         self.last_turn = turn
         model_text = _clip_for_model(text)
@@ -178,6 +186,11 @@ class ChatSession:
         finally:
             turn.reply, turn.stats = gen.text, gen.stats
             self._finish(turn, assembled, model_text, user_msg, hits)
+
+    def _name_session(self, first_message: str) -> None:
+        """An untitled conversation is named after its first message (in the app and the CLI)."""
+        if not self.store.get_session(self.session_id).title:
+            self.store.rename_session(self.session_id, title_from(first_message))
 
     def _finish(self, turn: TurnResult, assembled, model_text: str, user_msg, hits) -> None:
         reply_msg = self.store.add_message(self.session_id, Role.ASSISTANT, turn.reply or "")

@@ -115,7 +115,7 @@ done
 install -m 0644 packaging/keepsake.desktop "$BUNDLE/share/applications/keepsake.desktop"
 install -m 0755 packaging/install.sh packaging/uninstall.sh "$BUNDLE/"
 {
-    echo "Keepsake $("$VPY" -c 'import tomllib;print(tomllib.load(open("pyproject.toml","rb"))["project"]["version"])')"
+    echo "Keepsake $("$VPY" -c 'import assistant;print(assistant.__version__)')"
     echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (+local changes)')"
     echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -srm), $("$VPY" -V)"
 } > "$BUNDLE/BUILD-INFO.txt"

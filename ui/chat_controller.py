@@ -20,8 +20,6 @@ from ui.errors import describe
 
 log = logging.getLogger(__name__)
 
-TITLE_CHARS = 48
-
 
 @dataclass
 class HistoryItem:
@@ -33,11 +31,6 @@ class HistoryItem:
     at: datetime | None
     redacted: bool = False
     injected: list[dict[str, Any]] = field(default_factory=list)  # memories used for this reply
-
-
-def title_from(text: str) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
 
 
 def load_history(store, session_id: int) -> tuple[Any, list[HistoryItem]]:
@@ -177,17 +170,12 @@ class ChatController(QObject):
         )  # fmt: skip
 
     def _turn(self, text, chat, session_id, incognito, cancel, progress):
-        """Worker thread: open the session if needed, stream the reply, name a new session."""
+        """Worker thread: open the session if needed, stream the reply."""
         if chat is None:
             chat = self.backend.open_chat(session_id, incognito=incognito if session_id is None else None)
         progress(("chat", chat))
         for piece in chat.stream(text, cancel=cancel, max_tokens=self.max_tokens):
             progress(("piece", piece))
-        try:
-            if not chat.store.get_session(chat.session_id).title:
-                chat.store.rename_session(chat.session_id, title_from(text))
-        except Exception:  # noqa: BLE001 - naming is cosmetic
-            pass
         return chat.last_turn
 
     def _progress(self, generation: int, item) -> None:

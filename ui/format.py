@@ -133,11 +133,7 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 
 
 def model_label(path_or_name) -> str:
-    """A readable model name from its file: "SmolLM2-135M-Instruct.Q4_1.gguf" -> "SmolLM2-135M-Instruct"."""
-    import re
-    from pathlib import Path
+    """The model's display name, the same as ``keepsake models`` and ``doctor`` print."""
+    from assistant.engine.names import display_name
 
-    stem = Path(str(path_or_name)).name
-    if stem.lower().endswith(".gguf"):
-        stem = stem[:-5]
-    return re.sub(r"[._-](i?q\d\w*|f16|f32|bf16)$", "", stem, flags=re.IGNORECASE) or stem
+    return display_name(path_or_name)

@@ -37,7 +37,7 @@ def encryption_info(store) -> dict[str, Any]:
         "driver": info.driver,
         "key": info.key.description,
         "key_backend": info.key.backend,
-        "keyring": name,
+        "keyring": keys.friendly_backend(name),
         "keyring_usable": usable,
         "database": info.path,
     }
@@ -130,10 +130,8 @@ class SettingsDialog(QDialog):
         else:
             self.encryption.setText("<b>Not encrypted</b> — this system has no SQLCipher build; the file is readable by anyone with access to it.")
             self.encryption.setTextFormat(Qt.TextFormat.RichText)
-        parts = info["keyring"].rsplit(".", 2)
-        backend_name = ".".join(parts[-2:]) if len(parts) > 1 else info["keyring"]
-        usable = "available" if info["keyring_usable"] else "not available"
-        self.keyring.setText(f"{info['key']}\nOS keyring backend: {backend_name} ({usable})")
+        os_keyring = info["keyring"] if info["keyring_usable"] else "none on this system"
+        self.keyring.setText(f"{info['key'][:1].upper()}{info['key'][1:]}.\nOS keyring: {os_keyring}")
         self.keyring.setToolTip(info["key"])
         self.adjustSize()  # the texts arrived after the first layout
 

@@ -7,6 +7,8 @@ only wires them together. Commands that print data accept ``--json``.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 
 from assistant.cli import common
@@ -17,7 +19,10 @@ from assistant.memory.errors import StoreError
 def build_parser() -> argparse.ArgumentParser:
     from assistant.cli import bench, consolidate, core, importer, memory, note
 
+    from assistant import __version__
+
     parser = argparse.ArgumentParser(prog="keepsake", description="Local-first assistant with an inspectable memory.")
+    parser.add_argument("--version", action="version", version=f"keepsake {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in (core, memory, note, bench, importer, consolidate):
         module.register(sub)
@@ -41,6 +46,10 @@ def main(argv: list[str] | None = None) -> int:
         return common.fail(args, str(exc))
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `keepsake memory list | head`: the reader left; not an error
+        with contextlib.suppress(OSError):
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - Python flushes stdout at exit
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

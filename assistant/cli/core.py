@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import threading
+import time
+from typing import Iterator
 
 from assistant.cli.common import UserError, add_json, dumps, emit
 from assistant.config import paths
@@ -61,7 +64,7 @@ def cmd_models(args) -> int:
     entries = [e.to_json() for e in registry.discover()]
     lines = []
     for e in entries:
-        status = "ok" if e["ok"] else f"BROKEN: {e['error']}"
+        status = ("ok" + (f" ({e['note']})" if e["note"] else "")) if e["ok"] else f"BROKEN: {e['error']}"
         roles = ",".join(e["roles"]) or "-"
         lines.append(f"{e['name']:<40} {roles:<16} {e['size_mb']:>8} MB  {e['source']:<8} {status}\n    {e['path']}")
     emit(args, {"models": entries}, "\n".join(lines) or "no models found")
@@ -83,19 +86,81 @@ def cmd_embed(args) -> int:
 
 
 # -- chat --------------------------------------------------------------------------------------
-def cmd_chat(args) -> int:
+class _Steps:
+    """``[2/4] Loading SmolLM2-135M-Instruct... 0.4 s`` on stderr while the chat gets ready
+    (silent when disabled, e.g. ``--once`` piped into another program)."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total, self.enabled, self.n = total, enabled, 0
+
+    @contextlib.contextmanager
+    def step(self, text: str) -> Iterator[None]:
+        self.n += 1
+        if self.enabled:
+            print(f"[{self.n}/{self.total}] {text}...", end=" ", file=sys.stderr, flush=True)
+        t0 = time.perf_counter()
+        try:
+            yield
+        except BaseException:
+            if self.enabled:
+                print("failed", file=sys.stderr, flush=True)
+            raise
+        if self.enabled:
+            print(f"{time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
+
+
+def open_chat(args, *, show_progress: bool):
+    """Load everything a chat needs, one announced step at a time, so the first reply does not
+    pay for it: the memory, the embedding model, the chat model, then the one-time warm-ups
+    (search's vector cache, date parsing)."""
+    from assistant import services
+    from assistant.engine.names import display_name
     from assistant.session import ChatSession
 
+    steps = _Steps(4, show_progress)
+    with steps.step("Opening your memory"):
+        store = services.open_store()
+    chat = None
+    try:  # the session is checked (or created) before anything slow is loaded
+        chat = ChatSession.open(session_id=args.session, incognito=args.incognito or None, store=store,
+                                chat_model=services.get_chat_model(model=args.model),
+                                retriever=services.get_retriever(store))  # fmt: skip
+        embedder = services.get_embedder()
+        with steps.step(f"Loading {display_name(embedder.path)} (memory search)"):
+            _ = embedder.dim  # loads it
+        with steps.step(f"Loading {display_name(chat.model.path)}"):
+            chat.model.load()
+        with steps.step("Warming up memory search and date reading"):
+            from assistant.memory import dates
+
+            chat.retriever.search("hello", k=1)
+            dates.preload()
+        return chat
+    except BaseException:
+        if chat is not None and args.session is None:
+            _drop_if_empty(chat)
+        store.close()
+        raise
+
+
+def _drop_if_empty(chat) -> None:
+    """A conversation started here that never got a message is not kept (as in the app)."""
+    if chat.store.get_session(chat.session_id).message_count == 0:
+        chat.store.delete_session(chat.session_id)
+
+
+def cmd_chat(args) -> int:
+    interactive = args.once is None
+    if not interactive and not args.once.strip():
+        raise UserError("empty message")
     try:
-        chat = ChatSession.open(session_id=args.session, model=args.model, incognito=args.incognito or None)
+        chat = open_chat(args, show_progress=interactive or (sys.stderr.isatty() and not args.json))
     except ModelError as exc:
         raise UserError(str(exc)) from None
     kw = {"max_tokens": args.max_tokens}
     if args.temperature is not None:
         kw["temperature"] = args.temperature
-    if args.once is not None:
-        if not args.once.strip():
-            raise UserError("empty message")
+    if not interactive:
         turn = chat.send(args.once, **kw)
         result = turn.to_json()
         if args.json:
@@ -104,11 +169,16 @@ def cmd_chat(args) -> int:
             print(turn.reply)
         chat.close()
         return 0
-    return _interactive(chat, kw)
+    return _interactive(chat, kw, created=args.session is None)
 
 
-def _interactive(chat, kw) -> int:
-    print(f"Keepsake chat — session {chat.session_id}. Ctrl-D to quit, Ctrl-C stops a reply.")
+def _interactive(chat, kw, *, created: bool) -> int:
+    from assistant.engine.names import display_name
+
+    session = chat.store.get_session(chat.session_id)
+    where = f"“{session.title}” (session {session.id})" if session.title else f"session {session.id}"
+    private = " Private: nothing from it is remembered." if session.incognito else ""
+    print(f"Keepsake chat with {display_name(chat.model.path)}, {where}.{private} Ctrl-D to quit, Ctrl-C stops a reply.")
     while True:
         try:
             text = input("\nyou> ")
@@ -127,6 +197,8 @@ def _interactive(chat, kw) -> int:
             print(" [stopped]")
         print()
         chat.maintain(max_tokens=kw["max_tokens"])  # compaction (when due) now, not on the next message
+    if created:
+        _drop_if_empty(chat)
     chat.close()
     return 0
 

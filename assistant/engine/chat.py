@@ -18,6 +18,7 @@ from typing import Iterator, Protocol, Sequence
 
 from assistant.engine import gguf_check
 from assistant.engine.errors import ModelError
+from assistant.engine.names import display_name
 
 CHATML = (
     "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>\n'}}"
@@ -88,7 +89,7 @@ class LlamaChatModel:
         self.n_ctx = n_ctx
         self.n_threads = n_threads
         self.info = gguf_check.check_role(gguf_check.inspect(self.path), "chat")
-        self.name = self.info.name
+        self.name = display_name(self.path)
         self._llm = None
         self._formatter = None
         self._bos_text = ""

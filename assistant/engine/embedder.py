@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from assistant.engine.errors import ModelError
+from assistant.engine.names import display_name
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +71,7 @@ class LlamaEmbedder:
             raise ValueError(f"pooling must be one of {sorted(POOLING_TYPES)}, not {pooling!r}")
         self.path = Path(path)
         self.n_threads = n_threads
-        self._name = name or self.path.stem
+        self._name = name or display_name(self.path)
         self._pooling = POOLING_TYPES[pooling]
         self._lock = threading.Lock()
         self._llm: Any = None  # llama_cpp.Llama once loaded

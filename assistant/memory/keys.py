@@ -87,6 +87,21 @@ def keyring_status() -> tuple[bool, str]:
     return True, name
 
 
+_FRIENDLY = {
+    "keyring.backends.SecretService": "Secret Service (GNOME Keyring or KWallet)",
+    "keyring.backends.kwallet": "KWallet",
+    "keyring.backends.macOS": "macOS Keychain",
+    "keyring.backends.Windows": "Windows Credential Manager",
+    "keyring.backends.libsecret": "libsecret (GNOME Keyring)",
+}
+
+
+def friendly_backend(name: str) -> str:
+    """A keyring backend's class path in words: "keyring.backends.macOS.Keyring" -> "macOS Keychain"."""
+    module = name.rsplit(".", 1)[0]
+    return _FRIENDLY.get(module, module.rsplit(".", 1)[-1] if module.startswith("keyring.backends.") else name)
+
+
 # --------------------------------------------------------------------------------------------
 # key file
 
@@ -168,11 +183,11 @@ def _lock() -> Iterator[None]:
 
 
 def _keyring_info(name: str) -> KeyInfo:
-    return KeyInfo("keyring", f"OS keyring ({name}), service '{SERVICE}'", name)
+    return KeyInfo("keyring", f"stored in the OS keyring ({friendly_backend(name)}), service '{SERVICE}'", name)
 
 
 def _file_info(path: Path, why: str) -> KeyInfo:
-    return KeyInfo("file", f"key file {path} (mode 0600): {why}", str(path))
+    return KeyInfo("file", f"stored in the key file {path}, readable only by you ({why})", str(path))
 
 
 def load_key(db_path: Path) -> tuple[str | None, KeyInfo]:
@@ -191,12 +206,12 @@ def load_key(db_path: Path) -> tuple[str | None, KeyInfo]:
     stored = _read_key_file(kf).get(str(Path(db_path).expanduser().resolve()))
     if stored:
         _tighten(kf)
-        why = "no usable OS keyring" if not usable else "stored while no keyring was available"
+        why = "no OS keyring on this system" if not usable else "stored while no OS keyring was available"
         return normalize_key(stored), _file_info(kf, why)
     if keyring_error is not None:
-        return None, KeyInfo("none", f"OS keyring {name} failed: {keyring_error}", None)
-    where = f"OS keyring ({name})" if usable else "no usable OS keyring"
-    return None, KeyInfo("none", f"no key yet ({where}; key file {kf})", None)
+        return None, KeyInfo("none", f"the OS keyring ({friendly_backend(name)}) failed: {keyring_error}", None)
+    where = f"not in the OS keyring ({friendly_backend(name)})" if usable else "no OS keyring on this system"
+    return None, KeyInfo("none", f"{where}, nor in the key file {kf}", None)
 
 
 def _db_exists(db_path: Path) -> bool:
@@ -229,9 +244,9 @@ def get_or_create_key(db_path: Path) -> tuple[str, KeyInfo]:
                     return new_key, _keyring_info(name)
             except (keyring.errors.KeyringError, NotImplementedError, RuntimeError):
                 pass
-            why = f"OS keyring {name} refused the key"
+            why = f"the OS keyring ({friendly_backend(name)}) refused the key"
         else:
-            why = "no OS keyring backend is available on this system"
+            why = "no OS keyring on this system"
         kf = _key_file()
         keys = _read_key_file(kf)
         keys[str(db_path)] = new_key
@@ -254,5 +269,6 @@ def describe(db_path: Path | None = None) -> KeyInfo:
     if key:
         return info
     usable, name = keyring_status()
-    target = f"the OS keyring ({name})" if usable else f"a 0600 key file {_key_file()} (no OS keyring)"
-    return KeyInfo("none", f"no key yet; a new one will go to {target}", None)
+    target = (f"the OS keyring ({friendly_backend(name)})" if usable
+              else f"the key file {_key_file()}, readable only by you (this system has no OS keyring)")  # fmt: skip
+    return KeyInfo("none", f"not created yet: it will be stored in {target}", None)
