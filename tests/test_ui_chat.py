@@ -95,20 +95,27 @@ def test_stop_ends_a_reply_early(qtbot, window):
     assert window.composer.button.text() == "Send"
 
 
-def test_incognito_captures_nothing(qtbot, window):
+def test_private_conversation_captures_nothing_and_the_current_one_keeps_its_mode(qtbot, window):
     store = window.backend.store
+    first = testing.send(window, "Hello there.")
+    testing.flush_capture(window)
     before = store.count(include_all=True)
-    window.incognito.click()
+    window.private_button.click()  # a new private conversation; the first one stays as it was
+    assert window.controller.session_id is None
     assert window.controller.incognito and window.banner.isVisible()
+    assert "Private conversation" in window.banner.text()
+    assert not store.get_session(first.session_id).incognito
     turn = testing.send(window, "My name is Maya and I live in Lisbon. I have a dog called Rex.")
     testing.flush_capture(window)
     assert not turn.captured
     assert store.get_session(turn.session_id).incognito
     assert store.count(include_all=True) == before
     assert not [m for m in store.list(include_all=True) if any(s.session_id == turn.session_id for s in m.sources)]
-    # leaving incognito in a new conversation: captured again
+    # a normal new conversation remembers again; reopening the private one keeps it private
     window.controller.new_session()
-    assert not window.incognito.isChecked()
+    assert not window.controller.incognito and not window.banner.isVisible()
+    window.controller.open_session(turn.session_id)
+    qtbot.waitUntil(lambda: window.controller.incognito and window.banner.isVisible(), timeout=10000)
 
 
 def test_forget_command_asks_before_deleting(qtbot, window, monkeypatch):
@@ -150,6 +157,8 @@ def test_broken_gguf_shows_the_model_error_reason(qtbot, window, monkeypatch, tm
     assert "broken-model.gguf" in text and "Keepsake keeps using the previous model" in text
     assert window.backend.chat_model is model_before
     assert window.model_picker.currentData() == "default"
+    assert window.progress_label.text() == "Model: SmolLM2-135M-Instruct"  # not "Loading the chat model…"
+    assert not window.progress.isVisible()
     # the chat still works with the previous model
     assert testing.send(window, "Hello!").reply.strip()
 

@@ -115,15 +115,15 @@ def test_cells_show_the_memory_columns(qtbot, store):
     m = model.memory_at(0)
     row = {key: model.index(0, col).data() for key, col in COLUMN.items()}
     assert row["text"] == m.text
-    assert row["kind"] == "Episode"
+    assert row["kind"] == "Your message"
     assert row["valid_from"].startswith("2024-01-")
     assert row["valid_to"] == "now"
-    assert row["trust"] == "You said"
+    assert row["trust"] == "You said it"
     assert row["status"] == "Active"
     assert row["uses"] == "0"
     assert model.index(0, 0).data(MEMORY_ID_ROLE) == m.id
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
-    assert headers == ["Memory", "Kind", "Valid from", "Valid to", "Learned", "Trust", "Source", "Status", "Uses"]
+    assert headers == ["Memory", "Kind", "True from", "True until", "Learned", "Known from", "Source", "Status", "Uses"]
 
 
 def test_filters_map_to_the_store_query():
@@ -155,3 +155,42 @@ def test_as_of_and_history_filters_against_the_store(qtbot, store):
     row = model.row_of(lisbon)
     assert model.index(row, COLUMN["valid_to"]).data() == "2025-03-10"
     assert model.index(row, COLUMN["text"]).data(Qt.ItemDataRole.ForegroundRole) is not None  # faded: no longer true
+
+
+def test_a_changed_memory_leaves_a_view_it_no_longer_matches_by_the_stores_rules(qtbot, store):
+    """MemoryQuery.accepts (used when a row changes in place) agrees with list_memories for
+    current, no-longer-true, replaced, expiring, archived and awaiting-tidy-up memories."""
+    from datetime import timedelta
+
+    now = datetime.now(UTC)
+    ids = {
+        "current": store.add("User likes green tea.", kind="fact"),
+        "ended": store.add("User works at Acme.", kind="fact", valid_at=datetime(2020, 1, 1, tzinfo=UTC)),
+        "replaced": store.add("User lives in Oslo.", kind="profile"),
+        "expiring": store.add("User has a dentist appointment.", kind="fact", ttl=timedelta(days=3)),
+        "archived": store.add("User once tried knitting.", kind="fact"),
+        "resolving": store.add("User's sister is Ana.", kind="fact"),
+        "future_end": store.add("User is on holiday.", kind="fact"),
+    }
+    store.invalidate(ids["ended"], datetime(2024, 5, 1, tzinfo=UTC))
+    store.update(ids["replaced"], expired_at=now - timedelta(minutes=1))
+    store.archive(ids["archived"])
+    store.update(ids["resolving"], status="resolving")
+    store.invalidate(ids["future_end"], now + timedelta(days=10))
+    memories = {m.id: m for m in store.get_many(list(ids.values()))}
+    model = MemoryTableModel(SyncLoader(store_fetch(store)), page_size=1000)
+    queries = [MemoryQuery(), MemoryQuery(status="any"), MemoryQuery(status="archived"), MemoryQuery(status="resolving"),
+               MemoryQuery(as_of=datetime(2023, 1, 1, tzinfo=UTC)), MemoryQuery(include_history=True),
+               MemoryQuery(kind="profile", include_history=True)]  # fmt: skip
+    for q in queries:
+        model.set_query(q)
+        _drain(qtbot, model)
+        listed = set(model.ids()) & set(ids.values())
+        accepted = {mid for mid, m in memories.items() if q.accepts(m)}
+        assert accepted == listed, q
+    # and the live effect: invalidating the current memory in the "true now" view drops its row
+    model.set_query(MemoryQuery())
+    _drain(qtbot, model)
+    assert model.row_of(ids["current"]) >= 0
+    model.update_memory(store.invalidate(ids["current"]))
+    assert model.row_of(ids["current"]) < 0

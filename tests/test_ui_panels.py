@@ -10,25 +10,18 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
+from PySide6.QtCore import Qt  # noqa: E402
+
 from ui import testing  # noqa: E402
-from ui.backend import Backend, Provider  # noqa: E402
+from ui.backend import Backend, NoModelsProvider  # noqa: E402
 from ui.main_window import MainWindow  # noqa: E402
 
 UTC = timezone.utc
 
 
-class NoModels(Provider):
-    """The real store, no model loading (fast)."""
-
-    load_models = False
-
-    def discover_models(self) -> list:
-        return []
-
-
 @pytest.fixture
 def window(qtbot):
-    w = MainWindow(Backend(NoModels()))
+    w = MainWindow(Backend(NoModelsProvider()))
     qtbot.addWidget(w)
     w.show()
     qtbot.waitUntil(lambda: w.backend.memory_ready, timeout=30000)
@@ -45,8 +38,10 @@ def test_note_editor_budget_versions_and_cap(qtbot, window):
     note.save()
     qtbot.waitUntil(lambda: len(note.versions) == 1, timeout=10000)
     note.edit.setPlainText("I'm Maya. Keep answers very short.")
-    note.save()
+    note.edit.setFocus()
+    qtbot.keyClick(note.edit, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)  # Ctrl+S saves
     qtbot.waitUntil(lambda: len(note.versions) == 2, timeout=10000)
+    assert note.versions[-1].text == "I'm Maya. Keep answers very short."
     assert not note.save_button.isEnabled()  # saved: nothing to save
     # too long: refused with the reason, never cut
     note.edit.setPlainText("x" * (32 * 1024 + 10))
@@ -137,14 +132,14 @@ def test_sessions_list_search_and_rename(qtbot, window):
     for title in ("Trip to Kyoto", "Sourdough starter", "Tax questions"):
         s = store.create_session(title)
         store.add_message(s.id, "user", f"About {title}")
-    window.backend.sessionsChanged.emit()
+    # no manual refresh: the store's writes reach the list through the one change signal
     qtbot.waitUntil(lambda: window.sessions.list.count() == 3, timeout=10000)
     window.sessions.search.setText("kyoto")
     visible = [window.sessions.list.item(i).text() for i in range(3) if not window.sessions.list.item(i).isHidden()]
     assert visible == ["Trip to Kyoto"]
     window.sessions.search.clear()
     sid = next(s.id for s in window.sessions.sessions if s.title == "Tax questions")
-    window.backend.write(lambda st: st.rename_session(sid, "Taxes 2025"), changes="sessions")
+    window.backend.write(lambda st: st.rename_session(sid, "Taxes 2025"))
     qtbot.waitUntil(lambda: any(window.sessions.list.item(i).text() == "Taxes 2025" for i in range(3)), timeout=10000)
     # opening a session shows its messages
     window.sessions.sessionSelected.emit(sid)

@@ -111,6 +111,16 @@ class Provider:
         return NoteStore()
 
 
+class NoModelsProvider(Provider):
+    """The real store and services, no model loaded and no model file read: screenshots, the UI
+    benchmark and tests of panels that need no chat model."""
+
+    load_models = False
+
+    def discover_models(self) -> list:
+        return []
+
+
 class Backend(QObject):
     """Service access for the widgets; all slow calls run on worker threads."""
 
@@ -121,9 +131,11 @@ class Backend(QObject):
     modelProgress = Signal(str, int, int)  # message, step, steps
     modelReady = Signal(str)  # chat model name
     modelFailed = Signal(str)
+    #: The one change signal: a committed store write (assistant.memory.notify.StoreChange), from
+    #: any thread or store object of this database. The two below are derived from it.
+    storeChanged = Signal(object)
     memoriesChanged = Signal()  # memories were added/changed/deleted
-    sessionsChanged = Signal()
-    captureFinished = Signal(object)  # payload of the "capture" event
+    sessionsChanged = Signal()  # conversations were created/renamed/deleted or got messages
     consolidationEvent = Signal(object)
 
     def __init__(self, provider: Provider | None = None, runner: Runner | None = None, parent: QObject | None = None) -> None:
@@ -140,6 +152,7 @@ class Backend(QObject):
         self.capture = None
         self.memory_error: str | None = None
         self._unsubscribe: list[Callable[[], None]] = []
+        self._database = None  # the store's path, once open: changes to other databases are ignored
         self.settings = None
         self.jobs = None
         self._closed = False
@@ -204,6 +217,7 @@ class Backend(QObject):
         kind, value = item
         if kind == "store":
             self._reader = value
+            self._database = value.path
             self.storeReady.emit()
         elif kind == "status":
             self.status.emit(str(value))
@@ -301,17 +315,24 @@ class Backend(QObject):
                 self.capture = None
 
     def _subscribe_events(self) -> None:
-        try:
-            from assistant import events
-        except ImportError:  # pragma: no cover
-            return
-        # Called on the publisher's thread: only emit (queued to the UI thread).
-        self._unsubscribe.append(events.subscribe("capture", lambda payload: self.captureFinished.emit(payload)))
-        self._unsubscribe.append(events.subscribe("consolidation", lambda payload: self.consolidationEvent.emit(payload)))
-        self.captureFinished.connect(self._on_capture)
+        from assistant import events
+        from assistant.memory import notify
 
-    def _on_capture(self, _payload) -> None:
-        self.memoriesChanged.emit()
+        # Called on the publisher's thread (a worker, the capture queue, the tidy-up job): only
+        # emit; Qt queues the signal to the UI thread.
+        self._unsubscribe.append(events.subscribe(notify.TOPIC, self._publish_store_change))
+        self._unsubscribe.append(events.subscribe("consolidation", lambda payload: self.consolidationEvent.emit(payload)))
+        self.storeChanged.connect(self._on_store_changed)
+
+    def _publish_store_change(self, change) -> None:
+        if not self._closed and (self._database is None or change.database == self._database):
+            self.storeChanged.emit(change)
+
+    def _on_store_changed(self, change) -> None:
+        if change.memories_changed:
+            self.memoriesChanged.emit()
+        if change.sessions_changed:
+            self.sessionsChanged.emit()
 
     # ------------------------------------------------------------------ calls
     def read(self, fn: Callable[[Any], Any], *, on_done: Callback | None = None, on_error: Callback | None = None,
@@ -321,19 +342,10 @@ class Backend(QObject):
                                   on_progress=on_progress, name=name)  # fmt: skip
 
     def write(self, fn: Callable[[Any], Any], *, on_done: Callback | None = None, on_error: Callback | None = None,
-              changes: str = "memories", name: str | None = None) -> int:
-        """Run ``fn(store)`` with the embedder-backed store; then announce ``changes``
-        ("memories", "sessions", "both" or "")."""
-
-        def done(result: Any) -> None:
-            if changes in ("memories", "both"):
-                self.memoriesChanged.emit()
-            if changes in ("sessions", "both"):
-                self.sessionsChanged.emit()
-            if on_done is not None:
-                on_done(result)
-
-        return self.runner.submit(self._with_store, fn, True, on_done=done, on_error=on_error or self._report, name=name)
+              name: str | None = None) -> int:
+        """Run ``fn(store)`` with the embedder-backed store. What it changed reaches every view
+        through :attr:`storeChanged` (the store announces its own commits)."""
+        return self.runner.submit(self._with_store, fn, True, on_done=on_done, on_error=on_error or self._report, name=name)
 
     def call(self, fn: Callable[..., Any], *args: Any, on_done: Callback | None = None, on_error: Callback | None = None,
              on_progress: Callback | None = None, name: str | None = None, **kw: Any) -> int:

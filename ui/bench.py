@@ -270,20 +270,14 @@ def part_inspector(args) -> dict[str, Any]:
     from PySide6.QtWidgets import QAbstractItemView
 
     from ui.app import create_app
-    from ui.backend import Backend, Provider
+    from ui.backend import Backend, NoModelsProvider
     from ui.inspector.memory_model import COLUMN
     from ui.main_window import MainWindow
 
     app = create_app([sys.argv[0]])
     insert_s = _bulk_insert(args.n)
 
-    class NoModels(Provider):
-        load_models = False
-
-        def discover_models(self) -> list:
-            return []
-
-    window = MainWindow(Backend(NoModels()))
+    window = MainWindow(Backend(NoModelsProvider()))
     window.resize(1280, 800)
     window.show()
     insp = window.inspector

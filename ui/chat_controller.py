@@ -55,6 +55,19 @@ def load_history(store, session_id: int) -> tuple[Any, list[HistoryItem]]:
     return session, items
 
 
+def gone_messages(store, session_id: int, shown: list[int]) -> set[int] | None:
+    """Which of the ``shown`` messages were deleted or had their text deleted; None when the
+    whole conversation is gone."""
+    from assistant.memory.errors import NotFound
+
+    try:
+        store.get_session(session_id)
+    except NotFound:
+        return None
+    live = {m.id: m for m in store.messages(session_id)}
+    return {mid for mid in shown if mid not in live or live[mid].redacted}
+
+
 def injected_json(memory, score: float) -> dict[str, Any]:
     src = memory.sources[0].to_json() if memory.sources else None
     return {"id": memory.id, "text": memory.text, "score": float(score),
@@ -74,6 +87,7 @@ class ChatController(QObject):
     forgetRequested = Signal(object)  # list of memory JSON dicts
     budgetChanged = Signal(object)  # the assembler report (TurnResult.budget)
     notice = Signal(str)
+    contentDeleted = Signal(object, object)  # message ids, memory ids deleted elsewhere (hide their text)
 
     def __init__(self, backend: Backend, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -89,10 +103,13 @@ class ChatController(QObject):
         backend.modelReady.connect(self._on_model_ready)
 
     # ------------------------------------------------------------------ sessions
-    def new_session(self) -> None:
-        """Start a draft conversation (stored on its first message)."""
+    def new_session(self, private: bool | None = None) -> None:
+        """Start a draft conversation (stored on its first message); ``private``: nothing from it
+        is remembered (default: the "every new conversation is private" setting)."""
         self._switch(None)
-        self.incognito = bool(self.backend.settings.incognito) if self.backend.settings else False
+        if private is None:
+            private = bool(self.backend.settings.incognito) if self.backend.settings else False
+        self.incognito = private
         self.incognitoChanged.emit(self.incognito)
         self.sessionOpened.emit(None, None, [])
 
@@ -125,18 +142,33 @@ class ChatController(QObject):
         self.session_id = session_id
         self._chat = None
 
+    def check_deleted(self, change, shown: list[int]) -> None:
+        """After a store change: a delete anywhere (inspector, forget, tidy-up, a conversation's
+        delete) may have redacted some of the ``shown`` messages or memories listed under the
+        replies; :attr:`contentDeleted` says which."""
+        if not change.removes_text:
+            return
+        memories = set(change.deleted_memory_ids)
+        sid = self.session_id
+        if sid is None or not shown:
+            if memories:
+                self.contentDeleted.emit(set(), memories)
+            return
+
+        def done(gone: set[int] | None) -> None:
+            if sid != self.session_id:
+                return
+            if gone is None:  # the conversation itself was deleted
+                self.new_session()
+                return
+            self.contentDeleted.emit(gone, memories)
+
+        self.backend.read(lambda store: gone_messages(store, sid, shown), on_done=done, name="check-deleted")
+
     def forget_chat(self) -> None:
         """Drop the cached ChatSession (e.g. after the model changed)."""
         if not self.busy:
             self._chat = None
-
-    def set_incognito(self, on: bool) -> None:
-        self.incognito = bool(on)
-        self.incognitoChanged.emit(self.incognito)
-        sid = self.session_id
-        if sid is not None:
-            self.backend.write(lambda store: store.set_session_incognito(sid, self.incognito), changes="sessions",
-                               name="set-incognito")  # fmt: skip
 
     # ------------------------------------------------------------------ a turn
     def send(self, text: str) -> bool:
@@ -192,7 +224,6 @@ class ChatController(QObject):
             self.replyPiece.emit(value)
 
     def _done(self, generation: int, turn) -> None:
-        self.backend.sessionsChanged.emit()
         if generation != self._generation:
             return
         self._set_busy(False)
@@ -205,8 +236,6 @@ class ChatController(QObject):
             self.budgetChanged.emit(turn.budget)
         if turn is not None and turn.forget_candidates:
             self.forgetRequested.emit(list(turn.forget_candidates))
-        if turn is not None and turn.remembered:
-            self.backend.memoriesChanged.emit()
 
     def _failed(self, generation: int, exc: BaseException) -> None:
         if generation != self._generation:

@@ -141,12 +141,17 @@ class MessageWidget(QFrame):
         self._render_timer.setInterval(RENDER_INTERVAL_MS)
         self._render_timer.timeout.connect(self._render)
         if redacted:
-            self.text = ""
-            self.body.setText("<i>This message was deleted.</i>")
-            self.body.setTextFormat(Qt.TextFormat.RichText)
-            self.copy.setEnabled(False)
+            self.set_deleted()
         else:
             self._render()
+
+    def set_deleted(self) -> None:
+        """The message's text was deleted (a memory or conversation delete redacted it)."""
+        self._render_timer.stop()
+        self.text = ""
+        self.body.setTextFormat(Qt.TextFormat.RichText)
+        self.body.setText("<i>This message was deleted.</i>")
+        self.copy.setEnabled(False)
 
     # -- text ------------------------------------------------------------------------------------
     def append(self, piece: str) -> None:
@@ -191,6 +196,9 @@ class MessageWidget(QFrame):
     def set_memories(self, injected: list[dict[str, Any]]) -> None:
         if self.memories is not None:
             self.memories.deleteLater()
+            self.memories = None
+        if not injected:
+            return
         self.memories = MemoriesUsed(injected, self)
         self.memories.memoryClicked.connect(self.memoryClicked)
         self.layout().addWidget(self.memories)
@@ -286,6 +294,18 @@ class ChatView(QScrollArea):
         self.list.insertWidget(self.list.count() - 1, w)
         self.messages.append(w)
         return w
+
+    def message_ids(self) -> list[int]:
+        return [w.message_id for w in self.messages if w.message_id is not None]
+
+    def forget(self, message_ids: set[int], memory_ids: set[int]) -> None:
+        """Deleted elsewhere: these messages show as deleted, these memories leave every
+        "memories used" list (their text must not stay on screen)."""
+        for w in self.messages:
+            if w.message_id in message_ids and w.text:
+                w.set_deleted()
+            if w.memories is not None and any(m["id"] in memory_ids for m in w.memories.memories):
+                w.set_memories([m for m in w.memories.memories if m["id"] not in memory_ids])
 
     def last(self, role: str | None = None) -> MessageWidget | None:
         for w in reversed(self.messages):

@@ -42,6 +42,7 @@ class ConsolidationPanel(QWidget):
         self._service_override = service
         self.status_view: StatusView | None = None
         self._proposed: RunView | None = None
+        self._state_message = False  # the message shows the panel's state, not an action's result
         lay = QVBoxLayout(self)
         lay.setContentsMargins(16, 14, 16, 12)
         lay.setSpacing(10)
@@ -107,9 +108,7 @@ class ConsolidationPanel(QWidget):
         return self._service_override or self.backend.consolidation
 
     # ------------------------------------------------------------------ status
-    def _event(self, payload) -> None:
-        if isinstance(payload, dict) and payload.get("run_id") and not payload.get("dry_run"):
-            self.backend.memoriesChanged.emit()  # a background run changed memories
+    def _event(self, _payload) -> None:
         self.refresh()
 
     def refresh(self) -> None:
@@ -127,14 +126,25 @@ class ConsolidationPanel(QWidget):
         if not st.available:
             self.last.setText("Last run: —")
             self.next.setText("Next run: —")
-            self.message.setText(st.reason)
+            self._set_state_message(st.reason)
             self.tree.clear()
             return
         self.last.setText(f"Last run: {_when(st.last_run)}")
         self.next.setText(f"Next run: {_when(st.next_run)}")
-        if st.running:
-            self.message.setText("Tidying up now…")
+        self._set_state_message("Tidying up now…" if st.running else "")
         self._show_runs()
+
+    def _say(self, text: str) -> None:
+        """The result (or progress) of something the person did: stays until the next one."""
+        self._state_message = False
+        self.message.setText(text)
+
+    def _set_state_message(self, text: str) -> None:
+        """A message about the panel's state ("Opening your memory…", "Tidying up now…") goes
+        when the state changes; the result of an action the person took stays until the next one."""
+        if text or self._state_message:
+            self.message.setText(text)
+        self._state_message = bool(text)
 
     def _show_runs(self) -> None:
         self.tree.clear()
@@ -194,12 +204,12 @@ class ConsolidationPanel(QWidget):
 
     # ------------------------------------------------------------------ actions
     def preview(self) -> None:
-        self.message.setText("Looking for changes…")
+        self._say("Looking for changes…")
         self._set_buttons(False)
 
         def done(run: RunView) -> None:
             self._proposed = run
-            self.message.setText(f"{plural(len(run.changes or []), 'change')} would be made. Nothing has been applied.")
+            self._say(f"{plural(len(run.changes or []), 'change')} would be made. Nothing has been applied.")
             self._set_buttons(True)
             self._show_runs()
 
@@ -207,15 +217,14 @@ class ConsolidationPanel(QWidget):
 
     def run_now(self) -> None:
         self._set_buttons(False)
-        self.message.setText("Tidying up…")
+        self._say("Tidying up…")
 
         def done(run: RunView) -> None:
             self._proposed = None
             if self.status_view is not None:
                 self.status_view.runs.insert(0, run)
                 self._show_runs()
-            self.message.setText(f"Done: {plural(run.total, 'change')} applied ({_counts(run)}).")
-            self.backend.memoriesChanged.emit()
+            self._say(f"Done: {plural(run.total, 'change')} applied ({_counts(run)}).")
             self.refresh()
 
         self.backend.call(self.service.run_now, on_done=done, on_error=self._failed, name="jobs-run")
@@ -227,12 +236,11 @@ class ConsolidationPanel(QWidget):
         self.undo_button.setEnabled(False)
 
         def done(_r) -> None:
-            self.message.setText("Run undone: the memories are back as they were.")
-            self.backend.memoriesChanged.emit()
+            self._say("Run undone: the memories are back as they were.")
             self.refresh()
 
         self.backend.call(self.service.undo, run.run_id, on_done=done, on_error=self._failed, name="jobs-undo")
 
     def _failed(self, exc: BaseException) -> None:
-        self.message.setText(describe(exc))
+        self._say(describe(exc))
         self._set_buttons(bool(self.status_view and self.status_view.available))

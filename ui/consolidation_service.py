@@ -99,15 +99,12 @@ def run_view(rec: Any) -> RunView:
                    counts=dict(rec.counts), undone=rec.undone, trigger=rec.trigger, status=rec.status)  # fmt: skip
 
 
-_ACTIONS = {
-    "edit": "text changed", "invalidate": "marked no longer true", "archive": "archived (faded)", "link": "linked",
-    "add_source": "sources united", "add": "new fact", "delete": "deleted (expired)", "purge_ttl": "deleted (expired)",
-    "restore": "restored", "update": "updated", "add_entity": "entity linked", "needs_regeneration": "needs rebuilding",
-}  # fmt: skip
 
 
 def audit_change(entry: Any, texts: dict[int, str]) -> ChangeView:
-    action = _ACTIONS.get(entry.action, entry.action.replace("_", " "))
+    from ui.format import ACTION_LABELS
+
+    action = ACTION_LABELS.get(entry.action, entry.action.replace("_", " ")).lower()
     mid = entry.memory_id
     text = texts.get(mid, "") if mid is not None else ""
     target = f"#{mid}" + (f" “{text[:90]}”" if text else "") if mid is not None else ""

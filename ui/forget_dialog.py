@@ -91,7 +91,7 @@ def confirm_forget(backend: Backend, parent: QWidget, candidates: list[dict[str,
             intro=f"Forget {plural(len(ids), 'memory', 'memories')}?",
         ).exec() == CascadeDialog.DialogCode.Accepted  # fmt: skip
         if ok:
-            backend.write(lambda store: store.delete(ids), changes="memories",
+            backend.write(lambda store: store.delete(ids),
                           on_done=lambda p: backend.status.emit(f"Forgot {plural(len(p.memory_ids), 'memory', 'memories')}."))  # fmt: skip
 
     backend.read(lambda store: store.delete_preview(ids), on_done=ask, name="forget-preview")

@@ -4,25 +4,45 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-KIND_LABELS = {"profile": "Profile", "fact": "Fact", "episode": "Episode", "experience": "Experience"}
-STATUS_LABELS = {"active": "Active", "resolving": "Resolving", "archived": "Archived", "deleted": "Deleted"}
-TRUST_LABELS = {
-    "user_stated": "You said",
-    "user_confirmed": "You confirmed",
-    "assistant_inferred": "Inferred",
-    "imported": "Imported",
-    "external": "External",
+KIND_LABELS = {"profile": "About you", "fact": "Fact", "episode": "Your message", "experience": "Lesson"}
+KIND_TIPS = {
+    "profile": "A detail about you: name, home, work, family...",
+    "fact": "Something you told Keepsake",
+    "episode": "One of your messages, kept word for word (for provenance and details)",
+    "experience": "Something Keepsake learned about how to help you",
 }
+STATUS_LABELS = {"active": "Active", "resolving": "Awaiting tidy-up", "archived": "Faded", "deleted": "Deleted"}
+TRUST_LABELS = {
+    "user_stated": "You said it",
+    "user_confirmed": "You confirmed it",
+    "assistant_inferred": "Keepsake's guess",
+    "imported": "Imported",
+    "external": "Outside source",
+}
+ACTOR_LABELS = {"user": "you", "capture": "Keepsake", "consolidator": "tidy-up", "import": "import", "system": "Keepsake"}
+#: Why a version exists, when a background process made it (``update_type``).
 UPDATE_LABELS = {
     None: "Created",
     "user_edit": "Your edit",
-    "conflict": "Contradiction resolved",
-    "duplicate": "Duplicate merged",
-    "consolidate": "Consolidated",
-    "decay": "Decayed",
+    "conflict": "Replaced by a newer memory",
+    "duplicate": "Merged with a duplicate",
+    "consolidate": "Combined by tidy-up",
+    "decay": "Faded with time",
     "ttl": "Expired",
     "import": "Imported",
 }
+#: What a change did (the audit ``action``), in the person's words.
+ACTION_LABELS = {
+    "add": "Created", "edit": "Your edit", "invalidate": "Marked no longer true", "set_ttl": "Expiry set",
+    "clear_ttl": "Expiry cleared", "pin": "Pinned", "unpin": "Unpinned", "archive": "Faded",
+    "restore": "Brought back", "restore_version": "Earlier version restored", "delete": "Deleted",
+    "needs_regeneration": "Needs rebuilding", "add_source": "Another source added", "remove_source": "Source removed",
+    "add_entity": "Mention linked", "set_entities": "Mentions updated", "link": "Linked", "unlink": "Unlinked",
+    "merge_duplicate": "Merged into another memory", "merge_survivor": "Duplicates merged in", "purge_ttl": "Expired",
+    "undo": "Tidy-up undone", "update": "Changed", "append": "Added to", "version": "Changed",
+}  # fmt: skip
+EXTRACTOR_LABELS = {"cli": "added by you", "manual": "added by you", "command.remember": "you asked to remember",
+                    "rules": "a conversation", "episode": "your message", "llm": "a conversation"}  # fmt: skip
 SECTION_LABELS = {
     "system": "System prompt",
     "note": "About me",
@@ -117,15 +137,41 @@ def relative(value: datetime | str | None, now: datetime | None = None) -> str:
 
 
 def source_label(sources) -> str:
-    """A compact provenance label for the table: "conversation 3 · #17" or the extractor."""
+    """A compact provenance label for the table: "conversation 3" (+ how many more sources), or
+    how it was added."""
     if not sources:
-        return "—"
+        return "added by you"
     s = sources[0]
     extra = f" +{len(sources) - 1}" if len(sources) > 1 else ""
     if s.session_id is not None:
-        msg = f", msg {s.message_id}" if s.message_id is not None else ""
-        return f"chat {s.session_id}{msg}{extra}"
-    return f"{s.extractor}{extra}"
+        return f"conversation {s.session_id}{extra}"
+    return f"{EXTRACTOR_LABELS.get(s.extractor, s.extractor)}{extra}"
+
+
+def status_label(memory, now: datetime | None = None) -> str:
+    """The status a person reads: deleted/faded/awaiting tidy-up first, then "No longer true"
+    (its world time ended), "Replaced" (a newer memory took over), "Expires <date>", "Active"."""
+    now = now or datetime.now(timezone.utc)
+    if memory.status.value != "active":
+        return STATUS_LABELS.get(memory.status.value, memory.status.value)
+    if memory.invalid_at is not None and _as_dt(memory.invalid_at) <= now:
+        return "No longer true"
+    if memory.expired_at is not None and _as_dt(memory.expired_at) <= now:
+        return "Replaced"
+    if memory.expires_at is not None:
+        return f"Expires {day(memory.expires_at)}"
+    return "Active"
+
+
+def version_label(version, action: str | None) -> str:
+    """What made this version, from its update type (background changes) or else from the
+    audited action ("invalidate" -> "Marked no longer true", not "Your edit")."""
+    kind = version.update_type.value if version.update_type else None
+    if kind is None:
+        return UPDATE_LABELS[None]
+    if kind == "user_edit" or kind not in UPDATE_LABELS:
+        return ACTION_LABELS.get(action or "", UPDATE_LABELS.get(kind, "Changed"))
+    return UPDATE_LABELS[kind]
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

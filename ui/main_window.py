@@ -1,6 +1,6 @@
 """The main window: conversations and chat, the memory inspector, the note, the tidy-up panel;
-model picker, incognito toggle and settings in the tab bar's corner; progress and calm messages
-in the status bar."""
+model picker, "New private conversation" and settings in the tab bar's corner; progress and calm
+messages in the status bar."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ from ui.chat_view import ChatView, MessageWidget
 from ui.composer import Composer
 from ui.consolidation_panel import ConsolidationPanel
 from ui.consolidation_service import ConsolidationService
+from ui.elided_label import ElidedLabel
 from ui.forget_dialog import confirm_forget
 from ui.inspector.inspector import Inspector
 from ui.model_picker import ModelPicker
@@ -54,6 +55,7 @@ class MainWindow(QMainWindow):
         self._reply: MessageWidget | None = None
         self._user: MessageWidget | None = None
         self._model_choice_pending: str | None = None
+        self._model_name: str | None = None  # the chat model in use (status bar)
         self._discovery: str | None = None
         self._build(consolidation)
         self._wire()
@@ -121,13 +123,13 @@ class MainWindow(QMainWindow):
         cl.setSpacing(8)
         self.model_picker = ModelPicker(corner)
         cl.addWidget(self.model_picker)
-        self.incognito = QToolButton(corner)
-        self.incognito.setObjectName("incognitoToggle")
-        self.incognito.setText("Incognito")
-        self.incognito.setCheckable(True)
-        self.incognito.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.incognito.setToolTip("Pause memory for this conversation: nothing from it is remembered")
-        cl.addWidget(self.incognito)
+        self.private_button = QToolButton(corner)
+        self.private_button.setObjectName("privateButton")
+        self.private_button.setText("New private conversation")
+        self.private_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.private_button.setToolTip("Start a conversation Keepsake remembers nothing from (Ctrl+Shift+N).\n"
+                                       "The conversation you are in keeps its own setting.")  # fmt: skip
+        cl.addWidget(self.private_button)
         self.settings_button = QToolButton(corner)
         self.settings_button.setObjectName("settingsButton")
         self.settings_button.setText("Settings")
@@ -138,12 +140,13 @@ class MainWindow(QMainWindow):
         bar = self.statusBar()
         bar.setObjectName("statusBar")
         bar.setSizeGripEnabled(False)
-        self.status_label = QLabel("", bar)
+        self.status_label = ElidedLabel("", bar)
         self.status_label.setObjectName("statusText")
-        bar.addWidget(self.status_label, 1)
-        self.progress_label = QLabel("", bar)
+        bar.addWidget(self.status_label, 3)
+        self.progress_label = ElidedLabel("", bar)
         self.progress_label.setObjectName("statusText")
-        bar.addPermanentWidget(self.progress_label)
+        self.progress_label.setAlignment(Qt.AlignmentFlag.AlignRight)
+        bar.addPermanentWidget(self.progress_label, 2)
         self.progress = QProgressBar(bar)
         self.progress.setObjectName("loadProgress")
         self.progress.setFixedWidth(120)
@@ -156,6 +159,7 @@ class MainWindow(QMainWindow):
         self._status_timer.timeout.connect(lambda: self._set_status(""))
 
         for seq, fn in ((QKeySequence.StandardKey.New, self.controller.new_session),
+                        (QKeySequence("Ctrl+Shift+N"), self.new_private_session),
                         (QKeySequence("Ctrl+F"), self._focus_search),
                         (QKeySequence("Ctrl+,"), self.open_settings)):  # fmt: skip
             act = QAction(self)
@@ -181,15 +185,17 @@ class MainWindow(QMainWindow):
         c.replyFinished.connect(self._reply_finished)
         c.replyFailed.connect(self._reply_failed)
         c.busyChanged.connect(self.composer.set_busy)
-        c.incognitoChanged.connect(self._incognito_changed)
+        c.incognitoChanged.connect(lambda _on: self._update_banner())
         c.forgetRequested.connect(lambda cands: confirm_forget(b, self, cands))
         c.budgetChanged.connect(self.budget.set_budget)
         c.notice.connect(self.show_status)
+        c.contentDeleted.connect(self.chat_view.forget)
+        b.storeChanged.connect(lambda change: c.check_deleted(change, self.chat_view.message_ids()))
         self.composer.sendRequested.connect(c.send)
         self.composer.sendRequested.connect(lambda _t: b.note_activity())
         self.composer.edit.textChanged.connect(b.note_activity)
         self.composer.stopRequested.connect(c.stop)
-        self.incognito.toggled.connect(c.set_incognito)
+        self.private_button.clicked.connect(self.new_private_session)
         self.settings_button.clicked.connect(self.open_settings)
         self.chat_view.memoryClicked.connect(self.open_memory)
         self.inspector.openMessage.connect(self.open_message)
@@ -239,6 +245,7 @@ class MainWindow(QMainWindow):
         self.progress.setVisible(False)
         if self.backend.memory_ready:
             self.discover_models()
+        self._model_name = name
         self.progress_label.setText(f"Model: {name}")
         if self._model_choice_pending is not None:
             choice, self._model_choice_pending = self._model_choice_pending, None
@@ -258,7 +265,8 @@ class MainWindow(QMainWindow):
             self._model_choice_pending = None
             self.model_picker.revert()
             current = "the previous model" if self.backend.model_ready else "no model"
-            self.progress_label.setText("" if not self.backend.model_ready else self.progress_label.text())
+            # the loading message goes: back to the model still in use (or none)
+            self.progress_label.setText(f"Model: {self._model_name}" if self.backend.model_ready and self._model_name else "")
             QMessageBox.warning(self, "This model can't be used", f"{message}\n\nKeepsake keeps using {current}.")
             return
         if self.backend.provider.load_models:
@@ -323,11 +331,10 @@ class MainWindow(QMainWindow):
         self._reply = None
         self.show_error(message)
 
-    def _incognito_changed(self, on: bool) -> None:
-        self.incognito.blockSignals(True)
-        self.incognito.setChecked(on)
-        self.incognito.blockSignals(False)
-        self._update_banner()
+    def new_private_session(self) -> None:
+        """A new conversation that nothing is remembered from; the current one is left as it is."""
+        self.tabs.setCurrentIndex(0)
+        self.controller.new_session(private=True)
 
     def _update_banner(self, model_error: str | None = None) -> None:
         s = self.backend.settings
@@ -335,7 +342,7 @@ class MainWindow(QMainWindow):
         if model_error:
             text, kind = f"The chat model could not be loaded: {model_error} Pick another one in the model list.", "error"
         elif self.controller.incognito:
-            text = "Incognito: memory is paused for this conversation. Nothing from it is remembered."
+            text = "Private conversation: nothing from it is remembered."
         elif s is not None and not s.memory_enabled:
             text = "Memory is off (Settings): Keepsake neither recalls nor remembers anything."
         self.banner.setText(text)
@@ -404,7 +411,6 @@ class MainWindow(QMainWindow):
         self.status_label.style().unpolish(self.status_label)
         self.status_label.style().polish(self.status_label)
         self.status_label.setText(text)
-        self.status_label.setToolTip(text)
         if text:
             self._status_timer.start(STATUS_MS * (2 if self.status_label.property("error") else 1))
 

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QComboBox, QFileDialog, QWidget
+from PySide6.QtWidgets import QComboBox, QFileDialog, QStyle, QStyleOptionComboBox, QStylePainter, QWidget
 
+from assistant.engine.names import DEFAULT_CHAT_NAME
 from ui.format import model_label
 
 OPEN_GGUF = "__open__"
 CHOICE_ROLE = Qt.ItemDataRole.UserRole
+SHORT_ROLE = Qt.ItemDataRole.UserRole + 1  # the model's name alone: what the closed picker shows
 
 
 def chat_entries(entries: list) -> list:
@@ -29,7 +31,10 @@ def entry_label(e) -> str:
 
 
 class ModelPicker(QComboBox):
-    """``modelChosen(choice)``: "default" or a GGUF path. Reverts itself if loading fails."""
+    """``modelChosen(choice)``: "default" or a GGUF path. Reverts itself if loading fails.
+
+    The list shows each model with "(default)" and its size; the closed picker shows only the
+    chosen model's name, and is exactly as wide as that name needs (never cut)."""
 
     modelChosen = Signal(str)
     popupAboutToShow = Signal()
@@ -37,8 +42,6 @@ class ModelPicker(QComboBox):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("modelPicker")
-        self.setMinimumContentsLength(22)
-        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.setToolTip("Chat model")
         self._model = QStandardItemModel(self)
         self.setModel(self._model)
@@ -48,9 +51,34 @@ class ModelPicker(QComboBox):
         self._populating = False
         self.set_entries([])
         self.activated.connect(self._activated)
+        self.currentIndexChanged.connect(lambda _i: self.updateGeometry())
+
+    def current_name(self) -> str:
+        return str(self.currentData(SHORT_ROLE) or self.currentText())
+
+    def sizeHint(self) -> QSize:  # noqa: N802
+        opt = QStyleOptionComboBox()
+        self.initStyleOption(opt)
+        fm = self.fontMetrics()
+        text = QSize(fm.horizontalAdvance(self.current_name()) + 4, fm.height())
+        return self.style().sizeFromContents(QStyle.ContentsType.CT_ComboBox, opt, text, self)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802
+        return self.sizeHint()
+
+    def paintEvent(self, _event) -> None:  # noqa: N802
+        painter = QStylePainter(self)
+        opt = QStyleOptionComboBox()
+        self.initStyleOption(opt)
+        opt.currentText = self.current_name()
+        painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, opt)
+        painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, opt)
 
     def showPopup(self) -> None:  # noqa: N802
         self.popupAboutToShow.emit()
+        fm = self.view().fontMetrics()
+        widest = max((fm.horizontalAdvance(self.itemText(i)) for i in range(self.count())), default=0)
+        self.view().setMinimumWidth(widest + 48)  # the full labels, not cut to the closed width
         super().showPopup()
 
     def set_entries(self, entries: list, current: str | None = None) -> None:
@@ -60,10 +88,10 @@ class ModelPicker(QComboBox):
             self.current_choice = current
         self._model.clear()
         if not any(e.source == "default" for e in self._entries):
-            self._add("SmolLM2-135M-Instruct (default)", "default")
+            self._add(f"{DEFAULT_CHAT_NAME} (default)", "default", DEFAULT_CHAT_NAME)
         for e in self._entries:
             choice = "default" if e.source == "default" else str(e.path)
-            item = self._add(entry_label(e), choice)
+            item = self._add(entry_label(e), choice, model_label(e.path))
             if e.error:
                 item.setEnabled(False)
                 item.setText(f"{model_label(e.path)} — can't be used")
@@ -81,9 +109,10 @@ class ModelPicker(QComboBox):
         self._select(self.current_choice)
         self._populating = False
 
-    def _add(self, label: str, choice: str) -> QStandardItem:
+    def _add(self, label: str, choice: str, short: str | None = None) -> QStandardItem:
         item = QStandardItem(label)
         item.setData(choice, CHOICE_ROLE)
+        item.setData(short or label, SHORT_ROLE)
         self._model.appendRow(item)
         return item
 
@@ -113,6 +142,7 @@ class ModelPicker(QComboBox):
             self._populating = True
             self._model.insertRow(self.count() - 1, QStandardItem(model_label(choice)))
             self._model.item(self.count() - 2).setData(choice, CHOICE_ROLE)
+            self._model.item(self.count() - 2).setData(model_label(choice), SHORT_ROLE)
             self._populating = False
         self._select(choice)
         self.pending = choice

@@ -4,6 +4,7 @@ its version history (restore any version; saving never loses the old one)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -113,7 +114,14 @@ class NoteEditor(QWidget):
         lay.addWidget(split, 1)
         self._loaded = False
         self._changed()
+        save = QShortcut(QKeySequence.StandardKey.Save, self, activated=self._save_shortcut)
+        save.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.save_button.setToolTip(f"Save a new version ({save.key().toString(QKeySequence.SequenceFormat.NativeText)})")
         QTimer.singleShot(0, self.load)
+
+    def _save_shortcut(self) -> None:
+        if self.save_button.isEnabled():
+            self.save()
 
     # ------------------------------------------------------------------ data
     def load(self) -> None:

@@ -126,14 +126,11 @@ def render(out_dir: str | Path) -> list[Path]:
     NoteStore().save("I'm Maya, a nurse. Keep answers short and practical.\nI'm vegetarian; I prefer trains to planes.")
 
     from ui.app import create_app
-    from ui.backend import Backend, Provider
+    from ui.backend import Backend, NoModelsProvider
     from ui.main_window import MainWindow
 
-    class SampleProvider(Provider):
-        load_models = False
-
     app = create_app([sys.argv[0]])
-    backend = Backend(SampleProvider())
+    backend = Backend(NoModelsProvider())
     window = MainWindow(backend)
     window.resize(1280, 800)
     window.show()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, Signal
+from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QPainter
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -30,6 +30,7 @@ from ui.format import plural, relative
 SESSION_ROLE = Qt.ItemDataRole.UserRole + 1
 META_ROLE = Qt.ItemDataRole.UserRole + 2
 UNTITLED = "New conversation"
+REFRESH_DEBOUNCE_MS = 120
 
 
 class SessionDelegate(QStyledItemDelegate):
@@ -113,7 +114,11 @@ class SessionsPanel(QWidget):
         self.empty.setObjectName("hint")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         lay.addWidget(self.empty)
-        backend.sessionsChanged.connect(self.refresh)
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setSingleShot(True)
+        self._refresh_timer.setInterval(REFRESH_DEBOUNCE_MS)
+        self._refresh_timer.timeout.connect(self.refresh)
+        backend.sessionsChanged.connect(self._refresh_timer.start)  # a turn adds two messages: one refresh
         backend.storeReady.connect(self.refresh)
 
     # ------------------------------------------------------------------ data
@@ -129,7 +134,7 @@ class SessionsPanel(QWidget):
             item = QListWidgetItem(s.title or UNTITLED)
             meta = [relative(s.updated_at), plural(s.message_count, "message")]
             if s.incognito:
-                meta.append("incognito")
+                meta.append("private")
             item.setData(META_ROLE, " · ".join(meta))
             item.setData(SESSION_ROLE, s.id)
             item.setToolTip(f"{s.title or UNTITLED}\nConversation {s.id}")
@@ -182,7 +187,7 @@ class SessionsPanel(QWidget):
         current = next((s.title for s in self.sessions if s.id == session_id), "")
         title, ok = QInputDialog.getText(self, "Rename conversation", "Name:", QLineEdit.EchoMode.Normal, current)
         if ok and title.strip() and title.strip() != current:
-            self.backend.write(lambda store: store.rename_session(session_id, title.strip()), changes="sessions")
+            self.backend.write(lambda store: store.rename_session(session_id, title.strip()))
 
     def delete(self, session_id: int, *, confirm: Callable[[dict], bool] | None = None) -> None:
         """Preview what deleting the conversation removes, ask, then delete."""
@@ -195,7 +200,7 @@ class SessionsPanel(QWidget):
                 intro=f"Delete “{title}”, its messages and the memories learned only from it?",
             ).exec() == CascadeDialog.DialogCode.Accepted  # fmt: skip
             if ok:
-                self.backend.write(lambda store: store.delete_session(session_id), changes="both",
+                self.backend.write(lambda store: store.delete_session(session_id),
                                    on_done=lambda _r: self.sessionDeleted.emit(session_id), name="delete-session")  # fmt: skip
 
         self.backend.read(lambda store: store.delete_session_preview(session_id), on_done=ask, name="preview-session")
@@ -224,7 +229,7 @@ def forget_session_memories(backend: Backend, parent: QWidget, session_id: int, 
             intro=f"Forget the {plural(len(ids), 'memory', 'memories')} learned only from “{title}”? The conversation stays.",
         ).exec() == CascadeDialog.DialogCode.Accepted  # fmt: skip
         if ok:
-            backend.write(lambda store: store.delete(ids, redact_sources=False), changes="memories",
+            backend.write(lambda store: store.delete(ids, redact_sources=False),
                           on_done=lambda _r: backend.status.emit(f"Forgot {plural(len(ids), 'memory', 'memories')}."))  # fmt: skip
 
     backend.read(preview, on_done=ask, name="preview-forget-session")

@@ -73,7 +73,7 @@ class SettingsDialog(QDialog):
         self.memory = QCheckBox("Remember things from conversations", self)
         self.memory.setChecked(s.memory_enabled)
         form.addRow("Memory", self.memory)
-        self.incognito = QCheckBox("Start new conversations incognito", self)
+        self.incognito = QCheckBox("Make every new conversation private (nothing remembered)", self)
         self.incognito.setChecked(s.incognito)
         form.addRow("", self.incognito)
         self.idle = QSpinBox(self)

@@ -27,10 +27,10 @@ QTabBar::tab:selected {{ color: {TEXT}; border-bottom: 2px solid {ACCENT}; font-
 QTabBar::tab:hover:!selected {{ color: {TEXT}; }}
 #tabCorner {{ background: {WINDOW}; }}
 
-QPushButton, QToolButton#toolButton, QToolButton#settingsButton, QToolButton#incognitoToggle {{
+QPushButton, QToolButton#toolButton, QToolButton#settingsButton, QToolButton#privateButton {{
     background: {SURFACE}; border: 1px solid #d3d9e0; border-radius: 6px; padding: 5px 12px; }}
 QPushButton:hover, QToolButton#toolButton:hover, QToolButton#settingsButton:hover,
-QToolButton#incognitoToggle:hover {{ background: #f0f3f6; }}
+QToolButton#privateButton:hover {{ background: #f0f3f6; }}
 QPushButton:disabled, QToolButton:disabled {{ color: #a8b0b8; border-color: #e6e9ed; }}
 QPushButton#primaryButton, QPushButton#sendButton {{ background: {ACCENT}; color: white; border: 1px solid {ACCENT}; font-weight: 600; }}
 QPushButton#primaryButton:hover, QPushButton#sendButton:hover {{ background: #35619a; }}
@@ -43,7 +43,6 @@ QPushButton#linkButton:hover {{ text-decoration: underline; }}
 QPushButton#newSessionButton {{ padding: 4px 12px; }}
 QToolButton#toolButton::menu-indicator {{ subcontrol-position: right center; right: 6px; }}
 QToolButton#toolButton {{ padding-right: 20px; }}
-QToolButton#incognitoToggle:checked {{ background: #3b4250; color: white; border-color: #3b4250; }}
 
 QLineEdit, QComboBox, QAbstractSpinBox {{ background: {SURFACE}; border: 1px solid #d3d9e0;
     border-radius: 6px; padding: 5px 8px; selection-background-color: #cfe0f3; selection-color: {TEXT}; }}

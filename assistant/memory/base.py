@@ -15,8 +15,10 @@ from typing import Any, Callable, Sequence, TypeVar
 
 import sqlite_utils
 
+from assistant import events
 from assistant.config import paths
 from assistant.memory import keys as keymod
+from assistant.memory import notify
 from assistant.memory.db import (
     DRIVER,
     ENCRYPTION_AVAILABLE,
@@ -146,8 +148,24 @@ class StoreBase:
         return to_utc(self._clock())
 
     def write(self, fn: Callable[[Connection], T]) -> T:
-        """Run ``fn(conn)`` in one ``BEGIN IMMEDIATE`` transaction, retried on busy."""
-        return write_tx(self.conn, fn)
+        """Run ``fn(conn)`` in one ``BEGIN IMMEDIATE`` transaction, retried on busy. After the
+        commit, what it changed is published as a :class:`~assistant.memory.notify.StoreChange`
+        (a nested call belongs to the outer transaction, which publishes)."""
+        conn = self.conn
+        if conn.in_transaction:
+            return write_tx(conn, fn)
+        seen: list[notify.StoreChange | None] = [None]
+
+        def run(c: Connection) -> T:
+            before = notify.marks(c)
+            result = fn(c)
+            seen[0] = notify.changes_since(c, self.path, before)
+            return result
+
+        result = write_tx(conn, run)
+        if seen[0] is not None:
+            events.publish(notify.TOPIC, seen[0])
+        return result
 
     def read(self, fn: Callable[[Connection], T]) -> T:
         """Run ``fn(conn)`` on one consistent snapshot."""

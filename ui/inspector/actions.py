@@ -22,6 +22,7 @@ from ui.inspector.dialogs import DateDialog, MemoryDialog
 from ui.sessions_panel import forget_session_memories
 
 Confirm = Callable[[dict], bool]
+_KEEP: Any = object()  # edit_now: leave "true since" as it is
 
 
 def export_selection(store, ids: Sequence[int], path: str | Path) -> int:
@@ -58,7 +59,7 @@ class MemoryActions(QObject):
             self.detailStale.emit(memory_id)
             self.backend.error.emit(describe(exc))
 
-        self.backend.write(fn, on_done=done, on_error=failed, changes="", name="memory-update")
+        self.backend.write(fn, on_done=done, on_error=failed, name="memory-update")
 
     # ------------------------------------------------------------------ add / edit
     def add(self) -> None:
@@ -75,18 +76,20 @@ class MemoryActions(QObject):
             self.added.emit(mid)
             self.message.emit("Memory added.")
 
-        self.backend.write(run, on_done=done, changes="memories", name="memory-add")
+        self.backend.write(run, on_done=done, name="memory-add")
 
     def edit(self, memory: Any) -> None:
-        dlg = MemoryDialog(self.widget, text=memory.text, editing=True)
+        dlg = MemoryDialog(self.widget, text=memory.text, editing=True, valid_at=memory.valid_at)
         if dlg.exec() == MemoryDialog.DialogCode.Accepted:
-            text = dlg.values()["text"]
-            if text != memory.text:
-                self.edit_now(memory.id, text, expected_version=memory.version)
+            v = dlg.values()
+            if v["text"] != memory.text or v["valid_at"] != memory.valid_at:
+                self.edit_now(memory.id, v["text"], valid_at=v["valid_at"], expected_version=memory.version)
 
-    def edit_now(self, memory_id: int, text: str, *, expected_version: int | None = None) -> None:
-        self._update(lambda store: store.edit(memory_id, text, expected_version=expected_version), memory_id,
-                     "Saved as a new version.")  # fmt: skip
+    def edit_now(self, memory_id: int, text: str, *, valid_at: Any = _KEEP, expected_version: int | None = None) -> None:
+        """New text (and, if given, a new "true since" day) as one new version."""
+        extra = {} if valid_at is _KEEP else {"valid_at": valid_at}
+        self._update(lambda store: store.update(memory_id, text=text, expected_version=expected_version, action="edit",
+                                                **extra), memory_id, "Saved as a new version.")  # fmt: skip
 
     def restore_version(self, memory_id: int, version: int) -> None:
         self._update(lambda store: store.restore_version(memory_id, version), memory_id,
@@ -152,7 +155,7 @@ class MemoryActions(QObject):
             if plan.errors:
                 self.backend.error.emit("Deleted, but some files could not be cleaned: " + "; ".join(plan.errors))
 
-        self.backend.write(lambda store: store.delete(ids), on_done=done, changes="", name="delete")
+        self.backend.write(lambda store: store.delete(ids), on_done=done, name="delete")
 
     def forget_session(self, session_id: int, title: str, *, confirm: Confirm | None = None) -> None:
         forget_session_memories(self.backend, self.widget, session_id, title, confirm=confirm)

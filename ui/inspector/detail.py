@@ -20,7 +20,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.format import KIND_LABELS, STATUS_LABELS, TRUST_LABELS, UPDATE_LABELS, local_time, short_date
+from ui.format import (
+    ACTION_LABELS,
+    ACTOR_LABELS,
+    KIND_LABELS,
+    STATUS_LABELS,
+    TRUST_LABELS,
+    local_time,
+    short_date,
+    version_label,
+)
 
 SNIPPET_CHARS = 280
 
@@ -172,7 +181,7 @@ class MemoryDetail(QScrollArea):
             used += f", last {local_time(m.last_used_at)}"
         rows.append(("Used", used))
         if m.slot:
-            rows.append(("Profile slot", m.slot))
+            rows.append(("Profile field", m.slot.replace("_", " ")))
         if m.entities:
             rows.append(("Mentions", ", ".join(m.entities)))
         for i, (k, v) in enumerate(rows):
@@ -199,18 +208,20 @@ class MemoryDetail(QScrollArea):
             middle.addWidget(self._source_card(info, page))
         middle.addWidget(_section("Audit trail", page))
         for e in reversed(data.audit[-50:]):
-            what = e.action.replace("_", " ")
+            what = ACTION_LABELS.get(e.action, e.action.replace("_", " "))
             if e.from_version and e.to_version:
                 what += f" (v{e.from_version} → v{e.to_version})"
-            middle.addWidget(_label(f"{local_time(e.at)} · {e.actor.value} · {what}", page, "auditLine"))
+            who = ACTOR_LABELS.get(e.actor.value, e.actor.value)
+            middle.addWidget(_label(f"{local_time(e.at)} · {what} · by {who}", page, "auditLine"))
         if len(data.audit) > 50:
             middle.addWidget(_label(f"… and {len(data.audit) - 50} earlier events", page, "hint"))
         middle.addStretch(1)
 
         # -- versions
         right.addWidget(_section(f"History · {len(data.versions)} version{'s' if len(data.versions) != 1 else ''}", page))
+        actions = {e.to_version: e.action for e in data.audit if e.memory_id == m.id and e.to_version}
         for v in reversed(data.versions):
-            right.addWidget(self._version_card(m, v, page))
+            right.addWidget(self._version_card(m, v, actions.get(v.version), page))
         right.addStretch(1)
 
     @staticmethod
@@ -244,10 +255,11 @@ class MemoryDetail(QScrollArea):
             head = "a deleted conversation"
         else:
             head = "added directly"
-        meta = " · ".join(x for x in (when, who, f"{s.extractor} v{s.extractor_version}") if x)
+        meta = " · ".join(x for x in (when, who) if x)
         top = _label(f"{head} <span style='color:#7a8088'>· {escape(meta)}</span>", card, "sourceHead", rich=True)
         top.linkActivated.connect(self._link)
-        top.setToolTip("Open this message in the chat" if s.message_id is not None else "")
+        found_by = f"Found by {s.extractor} v{s.extractor_version}"
+        top.setToolTip(f"Open this message in the chat\n{found_by}" if s.message_id is not None else found_by)
         self.source_labels.append(top)
         lay.addWidget(top)
         if info.message_redacted:
@@ -256,17 +268,17 @@ class MemoryDetail(QScrollArea):
             lay.addWidget(_label(f"“{_clip(info.message_text)}”", card, "quote"))
         return card
 
-    def _version_card(self, m: Any, v: Any, page: QWidget) -> QFrame:
+    def _version_card(self, m: Any, v: Any, action: str | None, page: QWidget) -> QFrame:
         card = QFrame(page)
         card.setObjectName("cardCurrent" if v.superseded_at is None else "card")
         lay = QVBoxLayout(card)
         lay.setContentsMargins(12, 8, 12, 8)
         lay.setSpacing(4)
-        label = UPDATE_LABELS.get(v.update_type.value if v.update_type else None, str(v.update_type))
-        by = "" if v.actor.value in ("user", "capture") else f" · by {v.actor.value}"
+        label = version_label(v, action)
+        by = "" if v.actor.value in ("user", "capture") else f" · by {ACTOR_LABELS.get(v.actor.value, v.actor.value)}"
         current = " · current" if v.superseded_at is None else ""
         head = _label(f"v{v.version} · {label} · {local_time(v.recorded_at)}{by}{current}", card, "versionHead")
-        head.setToolTip(f"Recorded {local_time(v.recorded_at)} by {v.actor.value}")
+        head.setToolTip(f"Recorded {local_time(v.recorded_at)} by {ACTOR_LABELS.get(v.actor.value, v.actor.value)}")
         lay.addWidget(head)
         details = [v.text]
         if v.invalid_at is not None:

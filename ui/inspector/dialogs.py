@@ -3,12 +3,13 @@ expiry)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 
-from PySide6.QtCore import QDateTime, Qt
+from PySide6.QtCore import QDate, QDateTime, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QDateEdit,
     QDateTimeEdit,
     QDialog,
     QDialogButtonBox,
@@ -21,7 +22,7 @@ from PySide6.QtWidgets import (
     QPushButton,
 )
 
-from ui.format import KIND_LABELS
+from ui.format import KIND_LABELS, day
 
 
 def to_qdatetime(value: datetime) -> QDateTime:
@@ -33,10 +34,13 @@ def from_qdatetime(value: QDateTime) -> datetime:
 
 
 class MemoryDialog(QDialog):
-    """Add a memory (text, kind, optionally since when) or edit one's text (a new version)."""
+    """Add a memory (text, kind, since when) or edit one (text and since when; saved as a new
+    version). "True since" is a labeled date row, off unless the person sets it."""
 
-    def __init__(self, parent: QWidget | None = None, *, text: str = "", editing: bool = False) -> None:
+    def __init__(self, parent: QWidget | None = None, *, text: str = "", editing: bool = False,
+                 valid_at: datetime | None = None) -> None:  # fmt: skip
         super().__init__(parent)
+        self.setObjectName("memoryDialog")
         self.setWindowTitle("Edit memory" if editing else "Add a memory")
         self.setMinimumWidth(480)
         lay = QVBoxLayout(self)
@@ -56,22 +60,33 @@ class MemoryDialog(QDialog):
         lay.addWidget(self.text)
         form = QFormLayout()
         form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.kind = QComboBox(self)
         for value, label in KIND_LABELS.items():
             self.kind.addItem(label, value)
         self.kind.setCurrentIndex(1)  # fact
-        self.since_on = QCheckBox("True since", self)
-        self.since = QDateTimeEdit(QDateTime.currentDateTime(), self)
+        if editing:
+            self.kind.setVisible(False)
+        else:
+            form.addRow("Kind", self.kind)
+        self.since_on = QCheckBox("Known", self)
+        self.since_on.setToolTip("Set the day this became true (leave it off when you don't know)")
+        self.since = QDateEdit(self)
+        self.since.setObjectName("sinceDate")
         self.since.setCalendarPopup(True)
-        self.since.setDisplayFormat("yyyy-MM-dd HH:mm")
-        self.since.setEnabled(False)
+        self.since.setDisplayFormat("yyyy-MM-dd")
+        self.since.setDate(QDate.fromString(day(valid_at), "yyyy-MM-dd") if valid_at else QDate.currentDate())
+        self.since_on.setChecked(valid_at is not None)
+        self.since.setEnabled(valid_at is not None)
         self.since_on.toggled.connect(self.since.setEnabled)
+        self.original_valid_at = valid_at
         row = QHBoxLayout()
         row.addWidget(self.since_on)
-        row.addWidget(self.since, 1)
-        if not editing:
-            form.addRow("Kind", self.kind)
-            form.addRow("", _wrap(row, self))
+        row.addWidget(self.since)
+        row.addStretch(1)
+        since_label = QLabel("True since", self)
+        since_label.setBuddy(self.since)
+        form.addRow(since_label, _wrap(row, self))
         lay.addLayout(form)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self)
         buttons.accepted.connect(self._accept)
@@ -83,12 +98,15 @@ class MemoryDialog(QDialog):
         if self.text.toPlainText().strip():
             self.accept()
 
+    def valid_at(self) -> datetime | None:
+        """The chosen day as a date (midnight UTC, the store's convention for a day), or None."""
+        if not self.since_on.isChecked():
+            return None
+        d = self.since.date().toPython()
+        return datetime(d.year, d.month, d.day, tzinfo=timezone.utc)
+
     def values(self) -> dict:
-        return {
-            "text": self.text.toPlainText().strip(),
-            "kind": self.kind.currentData(),
-            "valid_at": from_qdatetime(self.since.dateTime()) if self.since_on.isChecked() else None,
-        }
+        return {"text": self.text.toPlainText().strip(), "kind": self.kind.currentData(), "valid_at": self.valid_at()}
 
 
 def _wrap(layout, parent: QWidget) -> QWidget:

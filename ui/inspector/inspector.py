@@ -33,6 +33,10 @@ from ui.inspector.memory_model import COLUMN, MEMORY_ID_ROLE, MemoryProxy, Memor
 from ui.inspector.search import BackendLoader, search_memories
 
 SEARCH_DEBOUNCE_MS = 300
+#: When the table is narrow, these columns are hidden first (in this order) so that the Memory
+#: column keeps at least MEMORY_SHARE of the width (and MEMORY_MIN_PX); the detail shows them all.
+OPTIONAL_COLUMNS = ("uses", "learned", "source", "trust", "valid_from")
+MEMORY_SHARE, MEMORY_MIN_PX = 0.4, 280
 REFRESH_DEBOUNCE_MS = 250
 TIME_NOW, TIME_AS_OF, TIME_HISTORY = "now", "as_of", "history"
 
@@ -54,6 +58,7 @@ class Inspector(QWidget):
         self._search_text = ""
         self._search_gen = 0
         self._dirty = False
+        self._changed_ids: set[int] = set()  # memories changed since the last refresh
         self.total = 0
         self._build()
         self._wire()
@@ -68,14 +73,15 @@ class Inspector(QWidget):
         top.setSpacing(8)
         self.search = QLineEdit(self)
         self.search.setObjectName("memorySearch")
-        self.search.setPlaceholderText("Search memories (meaning and keywords)")
+        self.search.setPlaceholderText("Search by meaning or words")
         self.search.setClearButtonEnabled(True)
         self.search.setMinimumWidth(260)
         top.addWidget(self.search, 3)
         self.kind = self._combo("All kinds", KIND_LABELS)
-        self.status = self._combo("Active", {"any": "Any status", **{k: v for k, v in STATUS_LABELS.items() if k != "deleted"}})
-        self.status.setItemText(0, "Active & resolving")
-        self.trust = self._combo("Any trust", TRUST_LABELS)
+        self.status = self._combo("In use", {"any": "Any status", **{k: v for k, v in STATUS_LABELS.items() if k != "deleted"}})
+        self.status.setToolTip("In use: active memories and those awaiting tidy-up (not faded ones)")
+        self.trust = self._combo("Known from: any", TRUST_LABELS)
+        self.trust.setToolTip("How Keepsake knows it")
         self.time = QComboBox(self)
         self.time.addItem("True now", TIME_NOW)
         self.time.addItem("True on…", TIME_AS_OF)
@@ -150,11 +156,16 @@ class Inspector(QWidget):
         font.setPointSizeF(max(8.0, font.pointSizeF() - 0.5))
         self.table.setFont(font)
         fm = self.table.fontMetrics()
-        samples = {"kind": "Experience", "valid_from": "2026-12-31", "valid_to": "2026-12-31", "learned": "2026-12-31",
-                   "trust": "You confirmed", "source": "chat 12, msg 345", "status": "Resolving", "uses": "Uses"}  # fmt: skip
+        samples = {"kind": "Your message", "valid_from": "2026-12-31", "valid_to": "2026-12-31", "learned": "2026-12-31",
+                   "trust": "You confirmed it", "source": "conversation 123", "status": "Expires 2026-12-31", "uses": "Uses"}  # fmt: skip
+        hfm = header.fontMetrics()
+        self._natural_widths: dict[str, int] = {}
         for key, sample in samples.items():
             header.setSectionResizeMode(COLUMN[key], QHeaderView.ResizeMode.Interactive)
-            self.table.setColumnWidth(COLUMN[key], fm.horizontalAdvance(sample) + 30)
+            title = str(self.model.headerData(COLUMN[key], Qt.Orientation.Horizontal))
+            width = max(fm.horizontalAdvance(sample), hfm.horizontalAdvance(title) + 12) + 30
+            self._natural_widths[key] = width
+            self.table.setColumnWidth(COLUMN[key], width)
         self.empty = QLabel("", self.table.viewport())
         self.empty.setObjectName("hint")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -218,7 +229,7 @@ class Inspector(QWidget):
         self._refresh_timer.setSingleShot(True)
         self._refresh_timer.setInterval(REFRESH_DEBOUNCE_MS)
         self._refresh_timer.timeout.connect(self.refresh)
-        self.backend.memoriesChanged.connect(self._schedule_refresh)
+        self.backend.storeChanged.connect(self._store_changed)
         self.backend.storeReady.connect(self.apply_filters)
         self.backend.memoryReady.connect(self._memory_ready)
 
@@ -290,7 +301,12 @@ class Inspector(QWidget):
 
         self.backend.read(lambda store: search_memories(store, retriever, text, q), on_done=done, name="search")
 
-    def _schedule_refresh(self) -> None:
+    def _store_changed(self, change) -> None:
+        """The one change signal: whatever changed memories (here, the chat, a tidy-up run, an
+        import), the list, the counts and the detail follow without a manual refresh."""
+        if not change.memories_changed:
+            return
+        self._changed_ids |= change.memory_ids
         if self.isVisible():
             self._refresh_timer.start()
         else:
@@ -304,11 +320,12 @@ class Inspector(QWidget):
 
     def refresh(self) -> None:
         """Reload what is shown (after memories changed elsewhere), keeping the selection."""
+        changed, self._changed_ids = self._changed_ids, set()
         if self._search_text:
             self.run_search()
         else:
             self.apply_filters()
-        if self.current_id is not None:
+        if self.current_id is not None and (self.current_id in changed or not changed):
             self._reload_detail(self.current_id)
 
     def _memory_ready(self) -> None:
@@ -333,6 +350,9 @@ class Inspector(QWidget):
         if self._pending_select:
             if self.select_ids(self._pending_select, scroll=False):
                 self._pending_select = []
+                ids = self.selected_ids()
+                if len(ids) == 1 and ids[0] != self.current_id:
+                    self._load_detail(ids[0])  # select_ids is silent: the detail follows here
         self._update_empty()
 
     def select_ids(self, ids: list[int], *, scroll: bool = True) -> bool:
@@ -416,7 +436,23 @@ class Inspector(QWidget):
     def eventFilter(self, obj, event) -> bool:  # noqa: N802
         if obj is self.table.viewport() and event.type() == QEvent.Type.Resize:
             self.empty.setGeometry(self.table.viewport().rect())
+            self.fit_columns(self.table.viewport().width())
         return super().eventFilter(obj, event)
+
+    def fit_columns(self, available: int) -> None:
+        """Hide the optional columns, least useful first, until the Memory column gets
+        max(MEMORY_MIN_PX, MEMORY_SHARE * available); show them again when there is room.
+        E.g. 940 px: the other columns take 890 at their natural widths, so Uses, Learned,
+        Source and Known from go (-440) and Memory gets 490 >= 376."""
+        need = max(MEMORY_MIN_PX, int(available * MEMORY_SHARE))
+        hidden: set[str] = set()
+        for key in (None, *OPTIONAL_COLUMNS):
+            if key is not None:
+                hidden.add(key)
+            if available - sum(w for k, w in self._natural_widths.items() if k not in hidden) >= need:
+                break
+        for key in self._natural_widths:
+            self.table.setColumnHidden(COLUMN[key], key in hidden)
 
     def _update_actions(self) -> None:
         ids = self.selected_ids()
@@ -471,10 +507,17 @@ class Inspector(QWidget):
         self._update_actions()
 
     def _memories_removed(self, ids) -> None:
+        """Deleted: the rows go; if the memory shown was among them, the next one is shown."""
+        doomed = set(ids)
+        next_row = -1
+        if self.current_id in doomed and (row := self.model.row_of(self.current_id)) >= 0:
+            next_row = self.proxy.mapFromSource(self.model.index(row, 0)).row()
         self.model.remove_ids(ids)
-        if self.current_id in set(ids):
+        if self.current_id in doomed:
             self.current_id = None
-            self.detail.show_empty("Deleted.")
+            self.detail.show_empty("Deleted for good. Select a memory to see where it came from and how it changed.")
+            if next_row >= 0 and self.proxy.rowCount() > 0:
+                self.table.selectRow(min(next_row, self.proxy.rowCount() - 1))  # shows it (selection signal)
         self._update_actions()
         self._update_empty()
         self._refresh_timer.start()  # counts, search results

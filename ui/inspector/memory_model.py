@@ -11,13 +11,14 @@ query (the filters changed meanwhile) is dropped.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, Callable, Protocol, Sequence
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont
 
-from ui.format import KIND_LABELS, STATUS_LABELS, TRUST_LABELS, day, short_date, source_label
+from assistant.memory import temporal
+from ui.format import KIND_LABELS, KIND_TIPS, TRUST_LABELS, day, short_date, source_label, status_label
 
 PAGE_SIZE = 200
 MEMORY_ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -27,10 +28,10 @@ SCORE_ROLE = Qt.ItemDataRole.UserRole + 3
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("text", "Memory"),
     ("kind", "Kind"),
-    ("valid_from", "Valid from"),
-    ("valid_to", "Valid to"),
+    ("valid_from", "True from"),
+    ("valid_to", "True until"),
     ("learned", "Learned"),
-    ("trust", "Trust"),
+    ("trust", "Known from"),
     ("source", "Source"),
     ("status", "Status"),
     ("uses", "Uses"),
@@ -72,17 +73,29 @@ class MemoryQuery:
     def with_text(self, text: str | None) -> "MemoryQuery":
         return replace(self, text=text or None)
 
-    def accepts(self, memory: Any) -> bool:
-        """Client-side check (used to filter search hits with the same filters)."""
+    def accepts(self, memory: Any, now: datetime | None = None) -> bool:
+        """Whether ``memory`` belongs in this view, by the store's own rules (a memory changed
+        in place leaves a view it no longer matches; search hits get the same filters).
+        Time: "true now" = valid now, not superseded, expiry not passed; "true on D" = valid on
+        D; history = no time filter (:func:`assistant.memory.temporal.visible`)."""
         if self.kind and memory.kind.value != self.kind:
             return False
         if self.trust and memory.trust.value != self.trust:
             return False
         if self.status == "any" or self.include_history:
+            status_ok = memory.status.value != "deleted"
+        elif self.status:
+            status_ok = memory.status.value == self.status
+        else:
+            status_ok = memory.status.value in ("active", "resolving")
+        if not status_ok:
+            return False
+        if self.include_history:
             return True
-        if self.status:
-            return memory.status.value == self.status
-        return memory.status.value in ("active", "resolving")
+        now = now or datetime.now(timezone.utc)
+        if self.as_of is None and memory.expires_at is not None and memory.expires_at <= now:
+            return False
+        return temporal.visible(temporal.FactTimes.of(memory), now=now, as_of=self.as_of)
 
 
 class Loader(Protocol):
@@ -265,8 +278,13 @@ class MemoryTableModel(QAbstractTableModel):
         return [m.id for m in self._rows]
 
     def update_memory(self, memory: Any) -> None:
+        """A memory changed: update its row, or drop the row when it no longer matches the
+        view (e.g. marked no longer true while the view shows what is true now)."""
         row = self.row_of(memory.id)
         if row < 0:
+            return
+        if not self.query.accepts(memory):
+            self.remove_ids([memory.id])
             return
         self._rows[row] = memory
         self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
@@ -356,9 +374,7 @@ class MemoryTableModel(QAbstractTableModel):
         if key == "source":
             return source_label(m.sources)
         if key == "status":
-            if m.expires_at is not None and m.status.value == "active":
-                return "Expiring"
-            return STATUS_LABELS.get(m.status.value, m.status.value)
+            return status_label(m)
         if key == "uses":
             return str(m.use_count)
         return ""
@@ -393,8 +409,10 @@ class MemoryTableModel(QAbstractTableModel):
             return f"#{m.id} · version {m.version}\n\n{m.text}{extra}"
         if key == "source" and m.sources:
             return "\n".join(source_label([s]) + f" · {s.speaker} · {s.extractor}" for s in m.sources)
+        if key == "kind":
+            return KIND_TIPS.get(m.kind.value, self._display(m, key))
         if key == "status" and m.expires_at is not None:
-            return f"Expires {short_date(m.expires_at)}"
+            return f"{status_label(m)} · forgotten automatically on {short_date(m.expires_at)}"
         if key in ("valid_from", "valid_to", "learned"):
             value = {"valid_from": m.valid_at, "valid_to": m.invalid_at, "learned": m.created_at}[key]
             return short_date(value) or self._display(m, key)
@@ -403,13 +421,13 @@ class MemoryTableModel(QAbstractTableModel):
 
 _HEADER_TIPS = {
     "text": "What Keepsake remembers (★ pinned: never fades)",
-    "kind": "Profile detail, fact, episode (a message kept verbatim) or experience",
-    "valid_from": "When it became true in the world",
+    "kind": "About you, a fact, one of your messages kept word for word, or a lesson about how to help you",
+    "valid_from": "When it became true",
     "valid_to": "When it stopped being true (“now”: still true)",
     "learned": "When Keepsake learned it",
-    "trust": "How much to trust it, by where it came from",
-    "source": "Where it came from",
-    "status": "Active, expiring (an expiry date is set), resolving (awaiting tidy-up), archived",
+    "trust": "How Keepsake knows it: you said it, you confirmed it, or it is Keepsake's guess",
+    "source": "The conversation it came from",
+    "status": "Active; no longer true; replaced by a newer memory; expires on a date; awaiting tidy-up; faded",
     "uses": "How many replies used it",
 }
 
