@@ -172,3 +172,28 @@ def test_delete_conversation_shows_the_cascade_and_removes_it(qtbot, window, mon
     assert shown and shown[0]["counts"]["messages_deleted"] == 2 and shown[0]["counts"]["sessions"] == 1
     assert not store.get_many(learned)
     assert window.controller.session_id is None and not window.chat_view.messages
+
+
+def test_search_box_finds_by_meaning_with_the_chats_retrieval_and_takes_any_text(qtbot, window):
+    store = window.backend.store
+    nurse = store.add("User works as a night-shift nurse.", kind="profile", actor="capture")
+    passport = store.add("User's passport expires in May 2027.", kind="fact", actor="capture")
+    store.add("User is allergic to peanuts.", kind="fact", actor="capture")
+    inspector = _open_inspector(qtbot, window)
+    assert window.backend.retriever is not None  # the same retrieval service the chat uses
+
+    def search(text: str) -> list[int]:
+        inspector.search.setText(text)
+        inspector.run_search()
+        qtbot.waitUntil(lambda: inspector.model.search_mode and inspector.count_label.text() != "searching…", timeout=20000)
+        return inspector.model.ids()
+
+    assert nurse in search("job")  # no shared word: found by meaning
+    assert search("travel documents")[:1] == [passport]
+    errors: list[str] = []
+    window.backend.error.connect(errors.append)
+    for text in ('"unbalanced', "AND OR NOT", "NEAR(a b", "text:nurse", "-nurse", "nurse*", "^", "()", "'"):
+        search(text)  # FTS5 syntax is just text here
+    testing.pump(0.3)
+    assert errors == []
+    assert nurse in search("nurse*")

@@ -8,6 +8,11 @@ from ui.backend import Backend
 from ui.inspector.memory_model import MemoryQuery, MemoryTableModel
 
 SEARCH_K = 50
+#: The chat injects a memory only when its semantic similarity passes the retriever's threshold
+#: (0.33 with MiniLM). A search the person types also lists weaker meaning matches down to this
+#: floor, after the strong ones: "job" finds "User works as a night-shift nurse." (0.31) and
+#: "travel documents" the passport (0.29), while unrelated text stays out (~0.20).
+SEARCH_FLOOR = 0.25
 
 
 class BackendLoader:
@@ -27,8 +32,10 @@ class BackendLoader:
 
 
 def search_memories(store, retriever, text: str, query: MemoryQuery, k: int = SEARCH_K) -> tuple[list[Any], dict[int, float]]:
-    """Hybrid search (semantic + keywords) when available, then plain substring matches;
-    the inspector's filters apply to both. Returns (memories in rank order, scores)."""
+    """The chat's hybrid retrieval (semantic candidates, keyword and entity re-ranking) when the
+    embedder is loaded, down to :data:`SEARCH_FLOOR`, then plain substring matches; the
+    inspector's filters apply to both. Any text is safe (the retriever and the substring
+    filter never pass it to FTS5 as syntax). Returns (memories in rank order, scores)."""
     ranked: list[Any] = []
     scores: dict[int, float] = {}
     if retriever is not None:
@@ -39,8 +46,10 @@ def search_memories(store, retriever, text: str, query: MemoryQuery, k: int = SE
             kw["kinds"] = query.kind
         if query.status in ("any", "archived") or query.include_history:
             kw["include_archived"] = True
-        for hit in retriever.search(text, **kw):
-            if query.accepts(hit.memory):
+        for hit in retriever.search(text, include_rejected=True, **kw):
+            semantic = hit.signal("semantic")
+            relevant = hit.passed_threshold or (semantic is not None and semantic.raw >= SEARCH_FLOOR)
+            if relevant and query.accepts(hit.memory):
                 ranked.append(hit.memory)
                 scores[hit.memory.id] = float(hit.score)
     seen = {m.id for m in ranked}
