@@ -160,13 +160,3 @@ def test_errors_are_shown_calmly(qtbot, window):
     qtbot.waitUntil(lambda: "ZeroDivisionError" in window.status_label.text(), timeout=10000)
     assert "Nothing was lost" in window.status_label.text()
     assert window.isVisible()
-
-
-def test_screenshots_render_main_window_and_inspector(qtbot, tmp_path):
-    from ui.screenshots import render
-
-    files = render(tmp_path / "docs")
-    assert [f.name for f in files] == ["main-window.png", "inspector.png"]
-    for f in files:
-        assert f.stat().st_size > 20_000
-    testing.pump(0.1)

@@ -209,7 +209,8 @@ class ConsolidationPanel(QWidget):
 
         def done(run: RunView) -> None:
             self._proposed = run
-            self._say(f"{plural(len(run.changes or []), 'change')} would be made. Nothing has been applied.")
+            n = len(run.changes or [])
+            self._say(f"{plural(n, 'change')} would be made. Nothing has been applied." if n else "Nothing to tidy up right now.")
             self._set_buttons(True)
             self._show_runs()
 

@@ -76,7 +76,6 @@ class CascadeDialog(QDialog):
         self.rows: dict[str, int] = {}
         for i, (label, n) in enumerate(rows):
             name = QLabel(label, box)
-            name.setWordWrap(True)
             num = QLabel(f"{n:,}", box)
             num.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             grid.addWidget(name, i, 0)

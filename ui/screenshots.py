@@ -1,8 +1,11 @@
-"""``python -m ui.screenshots docs`` (``make screenshots``): render the main window and the memory
-inspector, filled with sample data, to ``docs/main-window.png`` and ``docs/inspector.png``.
+"""``python -m ui.screenshots docs`` (``make screenshots``): every window and dialog of the app,
+filled with sample data, rendered to ``docs/<name>.png`` at a normal size and to
+``docs/minimum/<name>.png`` at its minimum size, each checked for cut-off text and clipped
+widgets (:mod:`ui.layout_check`; problems are printed and make the command fail).
 
 Everything happens in a temporary KEEPSAKE_HOME (the person's own data is never read), no model
-is loaded, and the platform can be offscreen.
+is loaded, and the platform can be offscreen. The layout test walks the same scenes
+(:func:`scenes`), so what the README shows is what the test checks.
 """
 
 from __future__ import annotations
@@ -11,8 +14,10 @@ import os
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any, Callable
 
 UTC = timezone.utc
 
@@ -77,6 +82,7 @@ def seed(store) -> dict[str, int]:
         valid_at=_at(40, 0))
     add("job", "User works as a nurse.", kind="profile", slot="employer", source=src(m1), created_at=_at(40))
     add("veg", "User is vegetarian.", kind="fact", source=src(m1b), created_at=_at(40))
+    add("veg_again", "User is a vegetarian.", kind="fact", source=src(m1b), created_at=_at(39))
     add("rex", "User's dog is called Rex.", kind="fact", source=src(m1b), created_at=_at(40), entities=["Rex"])
     add("porto", "User lives in Porto (moved in the week of the move).", kind="profile", slot="home_city", source=src(m2),
         created_at=_at(12), valid_at=_at(19, 0))
@@ -111,61 +117,216 @@ def _pump(app, seconds: float, until=None) -> None:
         time.sleep(0.01)
 
 
-def render(out_dir: str | Path) -> list[Path]:
-    """Render the screenshots into ``out_dir``; returns the files written."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    home = tempfile.mkdtemp(prefix="keepsake-screens-")
-    os.environ["KEEPSAKE_HOME"] = home
-    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from assistant.context.note import NoteStore
-    from assistant.services import open_store
+@dataclass(frozen=True)
+class Scene:
+    """One window or dialog: ``open(studio)`` shows it filled with sample data and returns it."""
 
-    store = open_store(with_embedder=False)
-    ids = seed(store)
-    NoteStore().save("I'm Maya, a nurse. Keep answers short and practical.\nI'm vegetarian; I prefer trains to planes.")
+    name: str
+    open: Callable[["Studio"], Any]
+    size: tuple[int, int] | None = None  # the normal size to render at (None: its own size hint)
 
-    from ui.app import create_app
-    from ui.backend import Backend, NoModelsProvider
-    from ui.main_window import MainWindow
 
-    app = create_app([sys.argv[0]])
-    backend = Backend(NoModelsProvider())
-    window = MainWindow(backend)
-    window.resize(1280, 800)
-    window.show()
-    _pump(app, 10, until=lambda: backend.store_ready and window.sessions.sessions)
-    window.progress_label.setText("Model: SmolLM2-135M-Instruct")
-    window.controller.open_session(ids["session"])
-    _pump(app, 10, until=lambda: len(window.chat_view.messages) >= 4)
-    window.budget.set_budget(SAMPLE_BUDGET)
-    first_reply = window.chat_view.messages[1]
+class Studio:
+    """The app over sample data (``seed``) without models, in the current KEEPSAKE_HOME."""
+
+    def __init__(self) -> None:
+        from assistant.context.note import NoteStore
+        from assistant.services import open_store
+        from ui import consolidation_service as cs
+        from ui.app import create_app
+        from ui.backend import Backend, NoModelsProvider
+        from ui.main_window import MainWindow
+
+        class SampleProvider(NoModelsProvider):
+            def start_jobs(self, store):  # the tidy-up panel as it is with models (rules only)
+                return cs.start_jobs(store, self.settings())
+
+        self.store = open_store(with_embedder=False)
+        self.ids = seed(self.store)
+        NoteStore().save("I'm Maya, a nurse. Keep answers short and practical.\nI'm vegetarian; I prefer trains to planes.")
+        self.app = create_app([sys.argv[0]])
+        self.backend = Backend(SampleProvider())
+        self.window = MainWindow(self.backend)
+        self.window.resize(1280, 800)
+        self.window.show()
+        self.pump(15, until=lambda: self.backend.memory_ready and self.window.sessions.sessions)
+        self.window.progress_label.setText("Model: SmolLM2-135M-Instruct")
+        self.window.controller.open_session(self.ids["session"])
+        self.pump(10, until=lambda: len(self.window.chat_view.messages) >= 4)
+        self.pump(10, until=lambda: self.backend.jobs is not None)
+
+    def pump(self, seconds: float, until=None) -> None:
+        _pump(self.app, seconds, until)
+
+    def tab(self, index: int):
+        self.window.tabs.setCurrentIndex(index)
+        self.pump(0.3)
+        return self.window
+
+    def dialog(self, dlg):
+        dlg.show()
+        self.pump(0.3)
+        return dlg
+
+    def close(self) -> None:
+        self.window.close()
+        self.store.close()
+
+
+def _chat(st: Studio):
+    w = st.tab(0)
+    first_reply = w.chat_view.messages[1]
     if first_reply.memories is not None:
         first_reply.memories.toggle.setChecked(True)
-    window.composer.edit.setPlainText("Could you sketch a three-day plan?")
-    _pump(app, 0.5)
-    window.chat_view.verticalScrollBar().setValue(0)
-    _pump(app, 0.3)
-    files = [out / "main-window.png", out / "inspector.png"]
-    window.grab().save(str(files[0]))
+    w.budget.set_budget(SAMPLE_BUDGET)
+    w.composer.edit.setPlainText("Could you sketch a three-day plan?")
+    st.pump(0.3)
+    w.chat_view.verticalScrollBar().setValue(0)
+    st.pump(0.2)
+    return w
 
-    window.tabs.setCurrentWidget(window.inspector)
-    _pump(app, 5, until=lambda: window.inspector.model.rowCount() >= 5)
-    window.inspector.show_memory(ids["job"])
-    _pump(app, 5, until=lambda: window.inspector.detail.data is not None)
-    _pump(app, 0.5)
-    window.grab().save(str(files[1]))
-    window.close()
-    store.close()
-    return files
+
+def _inspector(st: Studio):
+    w = st.tab(1)
+    st.pump(5, until=lambda: w.inspector.model.rowCount() >= 5)
+    w.inspector.show_memory(st.ids["job"])
+    st.pump(5, until=lambda: w.inspector.detail.data is not None)
+    st.pump(0.3)
+    return w
+
+
+def _tidy_up(st: Studio):
+    w = st.tab(3)
+    panel = w.consolidation
+    panel.refresh()
+    st.pump(5, until=lambda: panel.status_view is not None and panel.status_view.available)
+    panel.preview()
+    st.pump(10, until=lambda: panel._proposed is not None)
+    st.pump(0.3)
+    return w
+
+
+def _memory(st: Studio):
+    return st.store.get(st.ids["job"])
+
+
+def _settings(st: Studio):
+    from ui.settings_dialog import SettingsDialog
+
+    dlg = st.dialog(SettingsDialog(st.backend, st.window))
+    st.pump(5, until=lambda: "Checking" not in dlg.encryption.text())
+    st.pump(0.3)
+    return dlg
+
+
+def _add_memory(st: Studio):
+    from ui.inspector.dialogs import MemoryDialog
+
+    return st.dialog(MemoryDialog(st.window))
+
+
+def _edit_memory(st: Studio):
+    from ui.inspector.dialogs import MemoryDialog
+
+    m = st.store.get(st.ids["porto"])
+    return st.dialog(MemoryDialog(st.window, text=m.text, editing=True, valid_at=m.valid_at))
+
+
+def _no_longer_true(st: Studio):
+    return st.dialog(st.window.inspector.actions.invalidate_dialog(_memory(st)))
+
+
+def _expiry(st: Studio):
+    return st.dialog(st.window.inspector.actions.expiry_dialog())
+
+
+def _delete(st: Studio):
+    plan = st.store.delete_preview([st.ids["porto"]]).to_json()
+    return st.dialog(st.window.inspector.actions.delete_dialog(plan))
+
+
+def _forget(st: Studio):
+    from ui.forget_dialog import ForgetDialog
+
+    found = [m.to_json() for m in st.store.get_many([st.ids["rex"], st.ids["veg"]])]
+    return st.dialog(ForgetDialog(found, st.window))
+
+
+def scenes() -> list[Scene]:
+    """Every window and dialog a person meets, in the order of the README."""
+    return [
+        Scene("main-window", _chat, (1280, 800)),
+        Scene("inspector", _inspector, (1280, 800)),
+        Scene("about-me", lambda st: st.tab(2), (1280, 800)),
+        Scene("tidy-up", _tidy_up, (1280, 800)),
+        Scene("settings", _settings),
+        Scene("add-memory", _add_memory),
+        Scene("edit-memory", _edit_memory),
+        Scene("no-longer-true", _no_longer_true),
+        Scene("set-expiry", _expiry),
+        Scene("delete-memory", _delete),
+        Scene("forget", _forget),
+    ]
+
+
+def minimum_size(widget) -> tuple[int, int]:
+    """The smallest size the person can make it (what the layout and the widget allow)."""
+    size = widget.minimumSize().expandedTo(widget.minimumSizeHint())
+    return size.width(), size.height()
+
+
+def show_at(st: Studio, scene: Scene, *, minimum: bool):
+    """Open ``scene`` and size it (minimum, or its normal size); returns the shown widget."""
+    widget = scene.open(st)
+    if minimum:
+        widget.resize(*minimum_size(widget))
+    elif scene.size is not None:
+        widget.resize(*scene.size)
+    else:
+        widget.adjustSize()
+    st.pump(0.4)
+    return widget
+
+
+def render(out_dir: str | Path, *, home: str | Path | None = None, check: bool = True) -> tuple[list[Path], list[str]]:
+    """Render every scene at its normal and minimum size into ``out_dir`` (and ``minimum/``)
+    with sample data in ``home`` (default: a new temporary folder); returns the files written
+    and the layout problems found."""
+    from ui.layout_check import find_problems
+
+    out = Path(out_dir)
+    (out / "minimum").mkdir(parents=True, exist_ok=True)
+    os.environ["KEEPSAKE_HOME"] = str(home or tempfile.mkdtemp(prefix="keepsake-screens-"))
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    st = Studio()
+    files: list[Path] = []
+    problems: list[str] = []
+    try:
+        for minimum in (False, True):
+            for scene in scenes():
+                widget = show_at(st, scene, minimum=minimum)
+                target = (out / "minimum" if minimum else out) / f"{scene.name}.png"
+                widget.grab().save(str(target))
+                files.append(target)
+                if check:
+                    w, h = widget.width(), widget.height()
+                    problems += [f"{scene.name} at {w}x{h}: {p}" for p in find_problems(widget)]
+                if widget is not st.window:
+                    widget.close()
+                    widget.deleteLater()
+    finally:
+        st.close()
+    return files, problems
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    files = render(argv[0] if argv else "docs")
+    files, problems = render(argv[0] if argv else "docs")
     for f in files:
         print(f)
-    return 0
+    for p in problems:
+        print(f"layout: {p}", file=sys.stderr)
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

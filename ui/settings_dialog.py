@@ -37,6 +37,7 @@ def encryption_info(store) -> dict[str, Any]:
         "driver": info.driver,
         "key": info.key.description,
         "key_backend": info.key.backend,
+        "key_location": info.key.location,
         "keyring": keys.friendly_backend(name),
         "keyring_usable": usable,
         "database": info.path,
@@ -73,7 +74,8 @@ class SettingsDialog(QDialog):
         self.memory = QCheckBox("Remember things from conversations", self)
         self.memory.setChecked(s.memory_enabled)
         form.addRow("Memory", self.memory)
-        self.incognito = QCheckBox("Make every new conversation private (nothing remembered)", self)
+        self.incognito = QCheckBox("Make every new conversation private", self)
+        self.incognito.setToolTip("Nothing is remembered from private conversations")
         self.incognito.setChecked(s.incognito)
         form.addRow("", self.incognito)
         self.idle = QSpinBox(self)
@@ -108,6 +110,12 @@ class SettingsDialog(QDialog):
         self.keyring.setWordWrap(True)
         self.keyring.setObjectName("fieldValue")
         form.addRow("Key", self.keyring)
+        self.key_file = QLineEdit("", self)
+        self.key_file.setReadOnly(True)
+        self.key_file.setToolTip("Back this file up with the data folder: without it the memory cannot be read")
+        form.addRow("Key file", self.key_file)
+        form.setRowVisible(self.key_file, False)
+        self._form = form
         lay.addLayout(form)
         note = QLabel("Changing the model or context size reloads the model in the background.", self)
         note.setObjectName("hint")
@@ -126,13 +134,21 @@ class SettingsDialog(QDialog):
 
     def _show_encryption(self, info: dict[str, Any]) -> None:
         if info["encrypted"]:
-            self.encryption.setText(f"Encrypted on disk (SQLCipher, {info['driver']})")
+            self.encryption.setText("Encrypted on disk (SQLCipher)")
         else:
             self.encryption.setText("<b>Not encrypted</b> — this system has no SQLCipher build; the file is readable by anyone with access to it.")
             self.encryption.setTextFormat(Qt.TextFormat.RichText)
-        os_keyring = info["keyring"] if info["keyring_usable"] else "none on this system"
-        self.keyring.setText(f"{info['key'][:1].upper()}{info['key'][1:]}.\nOS keyring: {os_keyring}")
-        self.keyring.setToolTip(info["key"])
+        backend, os_keyring = info["key_backend"], info["keyring"] if info["keyring_usable"] else None
+        if backend == "keyring":
+            text = f"In the OS keyring ({os_keyring})"
+        elif backend == "file":
+            text = "In a key file only you can read"
+        else:
+            text = "Not created yet"
+        self.keyring.setText(text)
+        self.keyring.setToolTip(info["key"][:1].upper() + info["key"][1:])  # e.g. why not the OS keyring
+        self.key_file.setText(info["key_location"] or "")
+        self._form.setRowVisible(self.key_file, backend == "file" and bool(info["key_location"]))
         self.adjustSize()  # the texts arrived after the first layout
 
     def _encryption_failed(self, _exc) -> None:

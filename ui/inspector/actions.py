@@ -96,10 +96,12 @@ class MemoryActions(QObject):
                      f"Version {version} restored (as a new version).")  # fmt: skip
 
     # ------------------------------------------------------------------ time
+    def invalidate_dialog(self, memory: Any) -> DateDialog:
+        return DateDialog(self.widget, title="No longer true", default=datetime.now().astimezone(),
+                          prompt=f"Since when is this no longer true?\n\n“{memory.text}”")  # fmt: skip
+
     def invalidate(self, memory: Any) -> None:
-        now = datetime.now().astimezone()
-        dlg = DateDialog(self.widget, title="No longer true", default=now,
-                         prompt=f"Since when is this no longer true?\n\n“{memory.text}”")  # fmt: skip
+        dlg = self.invalidate_dialog(memory)
         if dlg.exec() == DateDialog.DialogCode.Accepted:
             self.invalidate_now(memory.id, dlg.value())
 
@@ -107,11 +109,14 @@ class MemoryActions(QObject):
         self._update(lambda store: store.invalidate(memory_id, at), memory_id,
                      "Marked as no longer true; the history keeps what was true before.")  # fmt: skip
 
-    def set_expiry(self, memory: Any) -> None:
+    def expiry_dialog(self) -> DateDialog:
         now = datetime.now().astimezone()
-        dlg = DateDialog(self.widget, title="Set expiry", default=now + timedelta(days=30), minimum=now,
-                         prompt="Forget this memory automatically after:",
-                         quick=[("1 day", timedelta(days=1)), ("1 week", timedelta(days=7)), ("30 days", timedelta(days=30))])  # fmt: skip
+        return DateDialog(self.widget, title="Set expiry", default=now + timedelta(days=30), minimum=now,
+                          prompt="Forget this memory automatically after:",
+                          quick=[("1 day", timedelta(days=1)), ("1 week", timedelta(days=7)), ("30 days", timedelta(days=30))])  # fmt: skip
+
+    def set_expiry(self, memory: Any) -> None:
+        dlg = self.expiry_dialog()
         if dlg.exec() == DateDialog.DialogCode.Accepted:
             self.set_expiry_now(memory.id, dlg.value())
 
@@ -135,16 +140,17 @@ class MemoryActions(QObject):
 
         def ask(plan) -> None:
             data = plan.to_json()
-            if confirm is not None:
-                ok = confirm(data)
-            else:
-                what = plural(len(ids), "memory", "memories")
-                ok = CascadeDialog(data, title="Delete memories" if len(ids) > 1 else "Delete memory",
-                                   intro=f"Delete {what}?", parent=self.widget).exec() == CascadeDialog.DialogCode.Accepted  # fmt: skip
+            ok = confirm(data) if confirm is not None else self.delete_dialog(data).exec() == CascadeDialog.DialogCode.Accepted
             if ok:
                 self.delete_now(ids)
 
         self.backend.read(lambda store: store.delete_preview(ids), on_done=ask, name="delete-preview")
+
+    def delete_dialog(self, plan: dict) -> CascadeDialog:
+        """The cascade preview of a delete (``plan``: ``DeletePlan.to_json()``)."""
+        n = len(plan.get("requested_ids") or plan.get("memory_ids") or [])
+        return CascadeDialog(plan, title="Delete memories" if n > 1 else "Delete memory",
+                             intro=f"Delete {plural(n, 'memory', 'memories')}?", parent=self.widget)  # fmt: skip
 
     def delete_now(self, ids: Sequence[int]) -> None:
         ids = list(ids)
