@@ -175,6 +175,8 @@ class Studio:
 
 def _chat(st: Studio):
     w = st.tab(0)
+    w.progress.setVisible(False)
+    w.progress_label.setText("Model: SmolLM2-135M-Instruct")
     first_reply = w.chat_view.messages[1]
     if first_reply.memories is not None:
         first_reply.memories.toggle.setChecked(True)
@@ -182,6 +184,16 @@ def _chat(st: Studio):
     w.composer.edit.setPlainText("Could you sketch a three-day plan?")
     st.pump(0.3)
     w.chat_view.verticalScrollBar().setValue(0)
+    st.pump(0.2)
+    return w
+
+
+def _loading(st: Studio):
+    """The status bar while a model loads, with a long message beside it."""
+    w = _chat(st)
+    w.backend.modelProgress.emit("Loading the chat model…", 0, 0)
+    w.show_error("The chat model could not be loaded: /home/maya/models/qwen2.5-1.5b-instruct-q4_k_m.gguf is "
+                 "truncated (expected 1.1 GB, found 312 MB). Pick another one in the model list.")  # fmt: skip
     st.pump(0.2)
     return w
 
@@ -256,6 +268,7 @@ def scenes() -> list[Scene]:
     """Every window and dialog a person meets, in the order of the README."""
     return [
         Scene("main-window", _chat, (1280, 800)),
+        Scene("loading", _loading, (1280, 800)),
         Scene("inspector", _inspector, (1280, 800)),
         Scene("about-me", lambda st: st.tab(2), (1280, 800)),
         Scene("tidy-up", _tidy_up, (1280, 800)),

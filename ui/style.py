@@ -27,6 +27,7 @@ QTabBar::tab:selected {{ color: {TEXT}; border-bottom: 2px solid {ACCENT}; font-
 QTabBar::tab:hover:!selected {{ color: {TEXT}; }}
 #tabCorner {{ background: {WINDOW}; }}
 
+QDialogButtonBox {{ dialogbuttonbox-buttons-have-icons: 0; }}
 QPushButton, QToolButton#toolButton, QToolButton#settingsButton, QToolButton#privateButton {{
     background: {SURFACE}; border: 1px solid #d3d9e0; border-radius: 6px; padding: 5px 12px; }}
 QPushButton:hover, QToolButton#toolButton:hover, QToolButton#settingsButton:hover,

@@ -36,7 +36,7 @@ SEARCH_DEBOUNCE_MS = 300
 #: When the table is narrow, these columns are hidden first (in this order) so that the Memory
 #: column keeps at least MEMORY_SHARE of the width (and MEMORY_MIN_PX); the detail shows them all.
 OPTIONAL_COLUMNS = ("uses", "learned", "source", "trust", "valid_from")
-MEMORY_SHARE, MEMORY_MIN_PX = 0.4, 280
+MEMORY_SHARE, MEMORY_MIN_PX = 0.28, 280
 REFRESH_DEBOUNCE_MS = 250
 TIME_NOW, TIME_AS_OF, TIME_HISTORY = "now", "as_of", "history"
 
@@ -442,8 +442,9 @@ class Inspector(QWidget):
     def fit_columns(self, available: int) -> None:
         """Hide the optional columns, least useful first, until the Memory column gets
         max(MEMORY_MIN_PX, MEMORY_SHARE * available); show them again when there is room.
-        E.g. 940 px: the other columns take 890 at their natural widths, so Uses, Learned,
-        Source and Known from go (-440) and Memory gets 490 >= 376."""
+        E.g. 1220 px (a 1280 px window): the others take ~925, Memory would get 295 < 342, so
+        Uses goes and Memory gets 355; 940 px (the minimum): Uses, Learned and Source go and
+        Memory gets ~330 >= 280."""
         need = max(MEMORY_MIN_PX, int(available * MEMORY_SHARE))
         hidden: set[str] = set()
         for key in (None, *OPTIONAL_COLUMNS):
