@@ -106,6 +106,27 @@ def test_consolidation_panel_preview_run_and_undo(qtbot, window):
         jobs.shutdown(wait=False)
 
 
+def test_consolidation_panel_drops_the_opening_message_once_ready(qtbot, window):
+    pytest.importorskip("assistant.jobs")
+    from ui.consolidation_panel import ConsolidationPanel
+    from ui.consolidation_service import JobsService, Unavailable, start_jobs
+
+    backend = window.backend
+    backend.consolidation = Unavailable("Opening your memory…")
+    panel = ConsolidationPanel(backend)
+    qtbot.addWidget(panel)
+    qtbot.waitUntil(lambda: panel.message.text() == "Opening your memory…", timeout=10000)
+    jobs = start_jobs(backend.store)
+    try:
+        backend.consolidation = JobsService(jobs, backend.store)
+        backend.consolidationEvent.emit({"started": True})  # what the backend says when the jobs start
+        qtbot.waitUntil(lambda: panel.status_view is not None and panel.status_view.available, timeout=10000)
+        assert panel.message.text() == ""  # not "Opening your memory…" until Preview is clicked
+        assert panel.preview_button.isEnabled()
+    finally:
+        jobs.shutdown(wait=False)
+
+
 def test_settings_dialog_shows_encryption_and_saves(qtbot, window, monkeypatch):
     from assistant.config import load_settings
     from ui.settings_dialog import SettingsDialog

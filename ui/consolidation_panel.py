@@ -43,6 +43,7 @@ class ConsolidationPanel(QWidget):
         self.status_view: StatusView | None = None
         self._proposed: RunView | None = None
         self._state_message = False  # the message shows the panel's state, not an action's result
+        self._status_gen = 0
         lay = QVBoxLayout(self)
         lay.setContentsMargins(16, 14, 16, 12)
         lay.setSpacing(10)
@@ -112,9 +113,18 @@ class ConsolidationPanel(QWidget):
         self.refresh()
 
     def refresh(self) -> None:
+        """Ask for the status; only the answer to the latest request is shown (an older one,
+        e.g. "running" asked during a run, must not overwrite what the run's end showed)."""
         service = self.service
-        self.backend.call(service.status, on_done=self._show_status,
-                          on_error=lambda exc: self._show_status(StatusView(False, describe(exc))), name="jobs-status")  # fmt: skip
+        self._status_gen += 1
+        gen = self._status_gen
+
+        def show(st: StatusView) -> None:
+            if gen == self._status_gen:
+                self._show_status(st)
+
+        self.backend.call(service.status, on_done=show,
+                          on_error=lambda exc: show(StatusView(False, describe(exc))), name="jobs-status")  # fmt: skip
 
     def _set_buttons(self, on: bool) -> None:
         self.run_button.setEnabled(on)
