@@ -112,7 +112,8 @@ def test_consolidation_panel_drops_the_opening_message_once_ready(qtbot, window)
     from ui.consolidation_service import JobsService, Unavailable, start_jobs
 
     backend = window.backend
-    backend.consolidation = Unavailable("Opening your memory…")
+    qtbot.waitUntil(lambda: getattr(backend.consolidation, "reason", "") != "Opening your memory…", timeout=10000)
+    backend.consolidation = Unavailable("Opening your memory…")  # as at start-up, before the store opens
     panel = ConsolidationPanel(backend)
     qtbot.addWidget(panel)
     qtbot.waitUntil(lambda: panel.message.text() == "Opening your memory…", timeout=10000)
