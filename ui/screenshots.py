@@ -82,7 +82,6 @@ def seed(store) -> dict[str, int]:
         valid_at=_at(40, 0))
     add("job", "User works as a nurse.", kind="profile", slot="employer", source=src(m1), created_at=_at(40))
     add("veg", "User is vegetarian.", kind="fact", source=src(m1b), created_at=_at(40))
-    add("veg_again", "User is a vegetarian.", kind="fact", source=src(m1b), created_at=_at(39))
     add("rex", "User's dog is called Rex.", kind="fact", source=src(m1b), created_at=_at(40), entities=["Rex"])
     add("porto", "User lives in Porto (moved in the week of the move).", kind="profile", slot="home_city", source=src(m2),
         created_at=_at(12), valid_at=_at(19, 0))
@@ -150,7 +149,6 @@ class Studio:
         self.window.resize(1280, 800)
         self.window.show()
         self.pump(15, until=lambda: self.backend.memory_ready and self.window.sessions.sessions)
-        self.window.progress_label.setText("Model: SmolLM2-135M-Instruct")
         self.window.controller.open_session(self.ids["session"])
         self.pump(10, until=lambda: len(self.window.chat_view.messages) >= 4)
         self.pump(10, until=lambda: self.backend.jobs is not None)
@@ -159,9 +157,14 @@ class Studio:
         _pump(self.app, seconds, until)
 
     def tab(self, index: int):
-        self.window.tabs.setCurrentIndex(index)
+        """The main window on tab ``index``, with the status bar as after start-up."""
+        w = self.window
+        w.progress.setVisible(False)
+        w.progress_label.setText("Model: SmolLM2-135M-Instruct")
+        w.show_status("")
+        w.tabs.setCurrentIndex(index)
         self.pump(0.3)
-        return self.window
+        return w
 
     def dialog(self, dlg):
         dlg.show()
@@ -175,8 +178,6 @@ class Studio:
 
 def _chat(st: Studio):
     w = st.tab(0)
-    w.progress.setVisible(False)
-    w.progress_label.setText("Model: SmolLM2-135M-Instruct")
     first_reply = w.chat_view.messages[1]
     if first_reply.memories is not None:
         first_reply.memories.toggle.setChecked(True)
