@@ -129,3 +129,41 @@ def test_a_deleted_conversation_leaves_the_list_and_the_chat(qtbot, window):
     store.delete_session(s.id)  # e.g. from the command line part of the app, not the panel
     qtbot.waitUntil(lambda: window.sessions.list.count() == 0, timeout=WAIT)
     qtbot.waitUntil(lambda: window.controller.session_id is None and not window.chat_view.messages, timeout=WAIT)
+
+
+def _other_process(code: str) -> None:
+    """Run ``code`` (with ``store`` open on this test's database) in another Python process, as
+    ``keepsake import`` in a terminal would. Its key goes to the key file (no OS keyring)."""
+    import os
+    import subprocess
+    import sys
+
+    script = "from assistant.services import open_store\nstore = open_store(with_embedder=False)\n" + code + "\nstore.close()\n"
+    env = dict(os.environ, PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring")
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_change_made_by_another_process_reaches_the_views(qtbot):
+    # the database (and its key file) made by another process first, as by the CLI
+    _other_process("store.add('User likes green tea.', kind='fact', actor='user')")
+    w = MainWindow(Backend(NoModelsProvider()))
+    qtbot.addWidget(w)
+    w.show()
+    try:
+        qtbot.waitUntil(lambda: w.backend.memory_ready, timeout=30000)
+        insp = w.inspector
+        w.tabs.setCurrentWidget(insp)
+        qtbot.waitUntil(lambda: insp.model.rowCount() == 1, timeout=WAIT)
+        tea = insp.model.memory_at(0).id
+        insp.show_memory(tea)
+        qtbot.waitUntil(lambda: insp.detail.data is not None, timeout=WAIT)
+        _other_process(f"store.add('User works as a night-shift nurse.', kind='profile', actor='import')\n"
+                       f"store.edit({tea}, 'User likes jasmine tea.')\n"
+                       "s = store.create_session('Imported chat')\nstore.add_message(s.id, 'user', 'Hello from an import.')")
+        qtbot.waitUntil(lambda: insp.model.rowCount() == 2, timeout=WAIT)  # no refresh asked for
+        qtbot.waitUntil(lambda: insp.detail.data.memory.text == "User likes jasmine tea.", timeout=WAIT)
+        qtbot.waitUntil(lambda: w.sessions.list.count() == 1, timeout=WAIT)
+        assert w.sessions.list.item(0).text() == "Imported chat"
+    finally:
+        w.close()

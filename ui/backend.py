@@ -21,7 +21,7 @@ import logging
 import threading
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from ui.errors import describe
 from ui.format import model_label
@@ -30,6 +30,7 @@ from ui.workers import Callback, Runner
 log = logging.getLogger(__name__)
 
 WRITE_WAIT_S = 300.0  # a write waits this long for the embedder-backed store
+EXTERNAL_POLL_MS = 2000  # how often changes made by other processes (the CLI) are looked for
 
 
 class Provider:
@@ -153,6 +154,11 @@ class Backend(QObject):
         self.memory_error: str | None = None
         self._unsubscribe: list[Callable[[], None]] = []
         self._database = None  # the store's path, once open: changes to other databases are ignored
+        self._watch = None  # notify.ExternalWatch once the store is open
+        self._polling = False
+        self._poll_timer = QTimer(self)
+        self._poll_timer.setInterval(EXTERNAL_POLL_MS)
+        self._poll_timer.timeout.connect(self._poll_external)
         self.settings = None
         self.jobs = None
         self._closed = False
@@ -219,6 +225,7 @@ class Backend(QObject):
             self._reader = value
             self._database = value.path
             self.storeReady.emit()
+            self._start_watch()
         elif kind == "status":
             self.status.emit(str(value))
 
@@ -328,7 +335,37 @@ class Backend(QObject):
         if not self._closed and (self._database is None or change.database == self._database):
             self.storeChanged.emit(change)
 
+    def _start_watch(self) -> None:
+        from assistant.memory import notify
+
+        def started(marks) -> None:
+            self._watch = notify.ExternalWatch(self._database, marks)
+            self._poll_timer.start()
+
+        self.read(lambda store: notify.marks(store.conn), on_done=started, on_error=lambda _e: None, name="watch-start")
+
+    def _poll_external(self) -> None:
+        """Changes committed by another process (e.g. ``keepsake import`` in a terminal) reach
+        the views through :attr:`storeChanged` too, within EXTERNAL_POLL_MS."""
+        watch = self._watch
+        if watch is None or self._polling or self._closed:
+            return
+        self._polling = True
+
+        def done(polled) -> None:
+            self._polling = False
+            change = watch.take(polled)
+            if change is not None and not self._closed:
+                self.storeChanged.emit(change)
+
+        def failed(_exc) -> None:
+            self._polling = False
+
+        self.read(lambda store: watch.poll(store.conn), on_done=done, on_error=failed, name="watch-poll")
+
     def _on_store_changed(self, change) -> None:
+        if self._watch is not None:
+            self._watch.announced(change)
         if change.memories_changed:
             self.memoriesChanged.emit()
         if change.sessions_changed:
@@ -389,6 +426,7 @@ class Backend(QObject):
 
     def shutdown(self) -> None:
         self._closed = True
+        self._poll_timer.stop()
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self._unsubscribe.clear()
