@@ -231,7 +231,7 @@ def test_many_texts_are_split_into_batches(embedder):
 
 def test_loads_lazily_once_across_threads(minilm_gguf):
     e = LlamaEmbedder(minilm_gguf, n_threads=1)
-    assert not e.loaded and e.name == "all-minilm-l6-v2-f16" and not e.loaded
+    assert not e.loaded and e.name == "all-MiniLM-L6-v2" and not e.loaded  # the display name, as everywhere
     texts = [i["text"] for i in REFERENCE]
     with ThreadPoolExecutor(max_workers=6) as pool:
         results = list(pool.map(e.embed_one, texts * 2))

@@ -59,7 +59,7 @@ class MemoryDialog(QDialog):
         self.text.setMinimumHeight(96)
         lay.addWidget(self.text)
         form = QFormLayout()
-        form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+        form.setLabelAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.kind = QComboBox(self)
         for value, label in KIND_LABELS.items():
