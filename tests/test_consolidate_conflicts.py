@@ -177,8 +177,9 @@ class ProposingModel:
 
 def test_the_llm_proposes_but_the_interval_algebra_decides(store):
     sp = Speaker(store)
-    old = sp.fact("User drives a Ford Focus.", dt(2023, 1, 1), entities=["car"], valid_at=dt(2023, 1, 1))
-    new = sp.fact("User drives a Tesla Model 3.", dt(2025, 1, 5), entities=["car"], valid_at=dt(2025, 1, 1))
+    # no claim rule reads "User's car is ...": only the model can propose this pair
+    old = sp.fact("User's car is a Ford Focus.", dt(2023, 1, 1), entities=["car"], valid_at=dt(2023, 1, 1))
+    new = sp.fact("User's car is a Tesla Model 3.", dt(2025, 1, 5), entities=["car"], valid_at=dt(2025, 1, 1))
     cfg = ConsolidationConfig(stages=("conflicts",), use_llm=True, conflicts=ONLY_CONFLICTS.conflicts.__class__(entity_cosine=0.3))
     model = ProposingModel()
     report = Consolidator(store, chat_model=model, config=cfg).run()

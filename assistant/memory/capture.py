@@ -18,7 +18,10 @@ For one user message, :meth:`Capturer.capture_message`:
 3. extracts profile slots and facts with the deterministic rules
    (:mod:`assistant.memory.extract_rules`) and, when a chat model is given and ``use_llm``, with
    JSON-schema constrained extraction (:mod:`assistant.memory.extract_llm`), shown at most 8
-   existing memories numbered 0..n-1 (retriever hits, else FTS matches, plus recent profile slots);
+   existing memories numbered 0..n-1 (retriever hits, else FTS matches, plus recent profile slots).
+   Profiles and facts get ``valid_at`` like the episode: the date their sentence grounds, else
+   when the message was said (true at least since then: the consolidator orders an update and
+   the facts it retires by these starts);
 4. validates every fact against the message (:func:`assistant.memory.validate.validate`):
    rejected ones are returned in ``CaptureResult.rejected`` as ``(text, reason)``, kept in
    ``Capturer.rejections`` (last 500) and logged (reason at INFO, text at DEBUG), never raised;
@@ -233,7 +236,7 @@ class Capturer:
             version = extract_rules.EXTRACTOR_VERSION if c.extractor == extract_rules.EXTRACTOR else CAPTURE_VERSION
             specs.append(NewMemory(
                 c.text, kind=c.kind, scope=self.scope, sources=(source(c.extractor, version),),
-                valid_at=_as_datetime(c.valid_at, observed.tzinfo), trust=trust, confidence=c.confidence,
+                valid_at=_as_datetime(c.valid_at, observed.tzinfo) or msg.observed_at, trust=trust, confidence=c.confidence,
                 entities=c.entities, slot=c.slot,
             ))  # fmt: skip
         added = self.store.add_many(specs, actor=Actor.IMPORT if imported else Actor.CAPTURE)

@@ -105,7 +105,7 @@ def _invalidate(store: Any, c: Connection, ch: Invalidate, run_id: str, fresh: d
         rec = fresh[mid]
         if rec.valid_at is not None and rec.valid_at > ch.invalid_at:
             continue  # would end before it began: leave it
-        why = ch.reason if mid == ch.memory_id else f"stated by the same message as #{ch.memory_id}, superseded by #{ch.winner}"
+        why = ch.reason if mid == ch.memory_id else f"retired with #{ch.memory_id} (it states the same old value, or its message did), superseded by #{ch.winner}"
         store.update(mid, invalid_at=ch.invalid_at, expired_at=rec.expired_at or ch.expired_at,
                      expected_version=rec.version, update_type=ch.update_type, actor=ACTOR, reason=why,
                      run_id=run_id, action="invalidate")  # fmt: skip

@@ -58,7 +58,7 @@ class Merge(_Base):
 
     survivor: int
     merged: tuple[int, ...]
-    tier: str  # "hash" | "normalized" | "fuzzy" | "llm" | "slot_value"
+    tier: str  # "hash" | "normalized" | "fuzzy" | "llm" | "slot_value" | "claim"
     reasons: tuple[str, ...]  # one per merged record
     texts: tuple[str, ...]  # survivor text, then merged texts (display only)
     confidence: float | None  # raise the survivor's confidence to this (None: unchanged)
@@ -112,7 +112,7 @@ class Invalidate(_Base):
             f"        {self.texts[0]!r} -> {self.texts[1]!r}\n        {self.reason}"
         )
         for fid, ftext in zip(self.followers, self.follower_texts):
-            text += f"\n        with #{fid} {ftext!r} (same source message)"
+            text += f"\n        with #{fid} {ftext!r} (states the same old value, or its message did)"
         return text
 
 

@@ -9,14 +9,25 @@
 4. ``llm`` (optional): pairs with cosine >= 0.92 that pass :func:`hard_guard` but not tier 3
    are shown to the chat model by integer id; it may confirm them, it cannot override the guard;
 5. ``slot_value``: two records of the same profile slot with the same value ("Lives in Beijing"
-   / "Home city: Beijing") and the same numbers/proper nouns/polarity.
+   / "Home city: Beijing") and the same numbers/proper nouns/polarity;
+6. ``claim``: a profile, fact or experience and another of any of these kinds that make the same
+   claim about the person (:mod:`.claims`: same relation, same value: "User has a dog named
+   Miso." / "User's dog is called Miso.") with the same content words, numbers, proper nouns
+   and polarity once the subject is canonical. A claim merge never loses a word: only true
+   paraphrases merge.
 
-Only current records of the same scope, kind and slot are compared (episodes, being the
-verbatim messages, are never merged). Pairwise work is blocked by (scope, kind, slot) and done
+**The person's own name is the subject "User"**: every tier compares texts with the person's
+names (from the ``name`` slot: "Dana", "Dana Reyes") rewritten to "User"
+(:func:`~.claims.canonical_text`), so "Dana has a dog named Miso." and "User has a dog named
+Miso." are the same text.
+
+Tiers 1-5 compare current records of the same scope, kind and slot; tier 6 crosses kinds
+(episodes, being the verbatim messages, are never merged). Pairwise work is blocked by (scope, kind, slot) and done
 in cosine chunks (:func:`similar_pairs`). Clusters are formed with union-find; in each, the
 survivor is the pinned / most trusted / most detailed / most used / tidiest / newest record, and
 only members with a *direct* duplicate edge to the survivor are merged into it (no merging by
-chains). The survivor keeps its own text and trust (a duplicate corroborates, it does not lower
+chains). A record holding a profile slot survives a claim merge with a slot-less one (slot
+questions keep their answer). The survivor keeps its own text and trust (a duplicate corroborates, it does not lower
 trust); its confidence rises to the group's highest.
 """
 
@@ -26,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from assistant.memory.consolidation.changes import Candidate, Expect, Merge
+from assistant.memory.consolidation.claims import NAME_SLOTS, canonical_text, claims, person_names
 from assistant.memory.consolidation.llm import LLMJudge
 from assistant.memory.consolidation.snapshot import Rec, Snapshot, similar_pairs
 from assistant.memory.consolidation.text import hard_guard, key_tokens, loose_normalize, ratio, same_fact_guard
@@ -58,8 +70,8 @@ def _tidiness(text: str) -> int:
 
 
 def _priority(r: Rec) -> tuple:
-    """Survivor order: pinned, most trusted, most detailed, most used, tidiest, newest."""
-    return (r.pinned, r.trust.rank, len(key_tokens(r.text).content), r.use_count, _tidiness(r.text), r.id)
+    """Survivor order: pinned, holds a slot, most trusted, most detailed, most used, tidiest, newest."""
+    return (r.pinned, bool(r.slot), r.trust.rank, len(key_tokens(r.text).content), r.use_count, _tidiness(r.text), r.id)
 
 
 def plan_dedup(snap: Snapshot, *, exclude: Iterable[int] = (), judge: LLMJudge | None = None,
@@ -69,9 +81,11 @@ def plan_dedup(snap: Snapshot, *, exclude: Iterable[int] = (), judge: LLMJudge |
     out = DedupResult()
     stats = {"compared_pairs": 0, "blocks": 0, "guard_rejected": 0, "llm_pairs": 0}
     blocks: dict[tuple, list[Rec]] = {}
-    for r in snap.recs:
-        if r.kind in DEDUP_KINDS and r.id not in skip and r.is_current(now):
-            blocks.setdefault((r.scope, r.kind, r.slot or ""), []).append(r)
+    current = [r for r in snap.recs if r.kind in DEDUP_KINDS and r.id not in skip and r.is_current(now)]
+    names = person_names(r.text for r in current if r.slot and r.slot.strip().casefold() in NAME_SLOTS)
+    canon = {r.id: canonical_text(r.text, names) for r in current}
+    for r in current:
+        blocks.setdefault((r.scope, r.kind, r.slot or ""), []).append(r)
     edges: dict[tuple[int, int], tuple[str, str]] = {}  # (a, b) a<b -> (tier, reason)
     loose_of: dict[int, str] = {}
     uf = UnionFind()
@@ -100,12 +114,12 @@ def plan_dedup(snap: Snapshot, *, exclude: Iterable[int] = (), judge: LLMJudge |
         by_loose: dict[str, list[Rec]] = {}
         for r in members:
             by_hash.setdefault(r.content_hash, []).append(r)
-            by_loose.setdefault(loose_normalize(r.text), []).append(r)
+            by_loose.setdefault(loose_normalize(canon[r.id]), []).append(r)
         for group in list(by_hash.values()) + list(by_loose.values()):
             for r in group[1:]:
                 uf.union(group[0].id, r.id)
             for r in group:
-                loose_of[r.id] = loose_normalize(r.text)
+                loose_of[r.id] = loose_normalize(canon[r.id])
         # tier 3 (+ llm queue): cosine blocks
         with_vec = [r for r in members if r.row >= 0]
         rows = [r.row for r in with_vec]
@@ -114,16 +128,17 @@ def plan_dedup(snap: Snapshot, *, exclude: Iterable[int] = (), judge: LLMJudge |
             stats["compared_pairs"] += 1
             if direct(a, b) is not None:
                 continue
-            rt = ratio(a.text, b.text)
+            ta, tb = canon[a.id], canon[b.id]
+            rt = ratio(ta, tb)
             if rt >= config.ratio:
-                v = same_fact_guard(a.text, b.text)
+                v = same_fact_guard(ta, tb)
                 if v.ok:
                     edge(a, b, "fuzzy", f"ratio {rt:.2f}, cosine {cos:.3f}")
                     continue
                 stats["guard_rejected"] += 1
                 if len(out.candidates) < MAX_CANDIDATES:
                     out.candidates.append(Candidate("duplicate", (a.id, b.id), f"similar (ratio {rt:.2f}, cosine {cos:.3f}) but {v.why}"))
-            if judge is not None and hard_guard(a.text, b.text).ok:
+            if judge is not None and hard_guard(ta, tb).ok:
                 llm_queue.append((a, b, cos))
         # tier 5: same slot, same value
         if slot and len(members) <= config.max_slot_block:
@@ -131,8 +146,23 @@ def plan_dedup(snap: Snapshot, *, exclude: Iterable[int] = (), judge: LLMJudge |
                 for y in range(x + 1, len(members)):
                     a, b = members[x], members[y]
                     va, vb = key_tokens(a.text).values, key_tokens(b.text).values
-                    if va and va == vb and direct(a, b) is None and hard_guard(a.text, b.text).ok:
+                    if va and va == vb and direct(a, b) is None and hard_guard(canon[a.id], canon[b.id]).ok:
                         edge(a, b, "slot_value", f"same slot '{slot}', same value {sorted(va)}")
+    # tier 6: the same claim about the person, across kinds
+    by_claim: dict[tuple, list[Rec]] = {}
+    for r in current:
+        for c in claims(r.text, names):
+            if not c.ended:
+                by_claim.setdefault((r.scope, c.relation, c.value), []).append(r)
+    for (_scope, relation, value), members in by_claim.items():
+        for x in range(min(len(members), config.max_slot_block)):
+            for y in range(x + 1, min(len(members), config.max_slot_block)):
+                a, b = members[x], members[y]
+                if direct(a, b) is not None:
+                    continue
+                ka, kb = key_tokens(canon[a.id]), key_tokens(canon[b.id])
+                if ka.content == kb.content and hard_guard(canon[a.id], canon[b.id]).ok:
+                    edge(a, b, "claim", f"the same claim ({relation}: {', '.join(sorted(value))}), the same words")
     if judge is not None and llm_queue:
         llm_queue.sort(key=lambda t: -t[2])
         llm_queue = llm_queue[: judge.max_pairs]
@@ -156,7 +186,7 @@ def plan_dedup(snap: Snapshot, *, exclude: Iterable[int] = (), judge: LLMJudge |
         if not merged:
             continue
         best = max([survivor.confidence] + [m.confidence for m in merged])
-        tier = min(tiers, key=["hash", "normalized", "slot_value", "fuzzy", "llm"].index)
+        tier = min(tiers, key=["hash", "normalized", "slot_value", "claim", "fuzzy", "llm"].index)
         out.merges.append(Merge(
             survivor=survivor.id, merged=tuple(m.id for m in merged), tier=tier, reasons=tuple(reasons),
             texts=(survivor.text, *(m.text for m in merged)),
