@@ -1,11 +1,17 @@
 """Retrieval quality on a labeled set, with the REAL MiniLM embedder (no fakes).
 
 ``tests/data/retrieval_set.json``: 49 memories about a fictional person (Maya Okafor), 38
-paraphrased questions each with the memory (or memories) that answers it, and 22 questions
-about things never said. The relevance threshold (``DEFAULT_THRESHOLD``) is calibrated here:
-at most 10% of the never-said questions may get a memory, and the threshold is the cosine of
-the best wrong memory of the last question that must get none, plus a 0.01 margin, rounded up
-to 0.01 steps (0.3195 -> 0.33). Run ``python tests/test_retrieval_quality.py`` for the threshold/recall table.
+paraphrased questions each with the memory (or memories) that answers it, and 44 questions
+about things never said (the first 22 calibrated the threshold; 22 more -- other relatives,
+favourites, near misses such as "What's my cat's favourite toy?" -- were added with the gates
+of :mod:`assistant.memory.answerable`). The relevance threshold (``DEFAULT_THRESHOLD``) was
+calibrated on the first 22: at most 10% of them may get a memory by cosine alone, and the
+threshold is the cosine of the best wrong memory of the last question that must get none, plus
+a 0.01 margin, rounded up to 0.01 steps (0.3195 -> 0.33). The gates (what the question asks:
+the person's relation, the favourite, unknown names; memories that state nothing) take the
+never-said questions the rest of the way (>= 95% empty), and a rare word of the question lets a
+statement pass from cosine 0.2 (recall). Run ``python tests/test_retrieval_quality.py`` for the
+threshold/recall table.
 """
 
 from __future__ import annotations
@@ -56,7 +62,7 @@ def labeled(tmp_path_factory, converted_embedder_path):
                 for q, v in zip(SET["questions"], q_vecs)]  # fmt: skip
     never = [[id_to_key[h.memory.id] for h in retriever.search(q, k=5, vector=v)] for q, v in zip(SET["never_said"], n_vecs)]
     yield {
-        "retriever": retriever, "keys": keys, "pipeline": pipeline, "never": never,
+        "retriever": retriever, "embedder": embedder, "keys": keys, "pipeline": pipeline, "never": never,
         "pos_cos": q_vecs @ mem_vecs.T, "neg_cos": n_vecs @ mem_vecs.T,
     }  # fmt: skip
     store.close()
@@ -82,13 +88,19 @@ def test_the_set_is_big_enough():
     assert all(set(q["expect"]) <= keys for q in SET["questions"])
 
 
-def test_never_said_questions_get_no_memory_in_at_least_90_percent(labeled):
+def test_never_said_questions_get_no_memory_in_at_least_95_percent(labeled):
     rejected = sum(not got for got in labeled["never"]) / len(labeled["never"])
-    assert rejected >= 0.9, labeled["never"]
+    assert rejected >= 0.95, [(q, got) for q, got in zip(SET["never_said"], labeled["never"]) if got]  # measured 42/44
+
+
+def test_the_gates_reject_what_the_cosine_alone_lets_through(labeled):
+    by_cosine = int((labeled["neg_cos"].max(axis=1) >= DEFAULT_THRESHOLD).sum())  # measured: 5 of 44
+    gated = sum(bool(got) for got in labeled["never"])
+    assert gated < by_cosine
 
 
 def test_threshold_is_the_calibrated_value(labeled):
-    best_wrong = np.sort(labeled["neg_cos"].max(axis=1))  # best memory for each never-said question
+    best_wrong = np.sort(labeled["neg_cos"][:22].max(axis=1))  # the 22 calibration questions, cosine only
     allowed_leaks = int(np.floor(len(best_wrong) * 0.1))  # 22 questions -> 2 may get a memory
     lowest = best_wrong[len(best_wrong) - allowed_leaks - 1]  # must be strictly above this one
     calibrated = np.ceil((lowest + 0.01) * 100) / 100  # 0.01 margin, rounded up to 0.01 steps
@@ -97,14 +109,29 @@ def test_threshold_is_the_calibrated_value(labeled):
 
 def test_paraphrase_recall_at_5(labeled):
     r = recall(labeled["pipeline"])
-    assert r >= 0.8, list(zip([q["q"] for q in SET["questions"]], labeled["pipeline"]))  # measured: 31/38 = 0.816
+    assert r >= 0.82, list(zip([q["q"] for q in SET["questions"]], labeled["pipeline"]))  # measured: 34/38 = 0.895
     assert r >= recall(semantic_only(labeled, DEFAULT_THRESHOLD))  # slots and re-ranking never lose a hit
 
 
+def test_a_question_about_something_never_said_gets_no_unrelated_episode(labeled, tmp_path):
+    embedder = labeled["embedder"]
+    store = MemoryStore(tmp_path / "s.db", key=KEY, embed=embedder.embed)
+    for text, kind in (("I got the job at Northwind Health!! I start on April 7.", Kind.EPISODE),
+                       ("User got the job at Northwind Health.", Kind.FACT),
+                       ("Can you help me with a cover letter for a senior product designer role?", Kind.EPISODE),
+                       ("Pepper is obsessed with cheese so I hide little cubes of it in her snuffle mat.", Kind.EPISODE)):  # fmt: skip
+        store.add(text, kind=kind)
+    r = Retriever(store, embedder)
+    assert r.search("Where did I study?", k=5) == []  # the issue's example: never said, nothing comes back
+    said = store.add("I studied graphic design in Manchester.", kind=Kind.EPISODE)
+    assert [h.memory.id for h in r.search("Where did I study?", k=5)] == [said]
+    store.close()
+
+
 @pytest.mark.xfail(strict=False, reason=(
-    "target recall@5 >= 0.9 not reached with all-MiniLM-L6-v2: at the threshold that keeps >= 90% of never-said "
-    "questions empty (0.33), 7 of 38 fair paraphrases score below it (cosines 0.06-0.29); see the module docstring "
-    "of assistant/memory/retrieve.py"))  # fmt: skip
+    "target recall@5 >= 0.9 not reached with all-MiniLM-L6-v2: 34 of 38 (0.895); 4 fair paraphrases score below "
+    "0.2 or share no word with their memory (\"How do I get to the office?\" vs \"takes the 28 tram to work\": 0.06); "
+    "see the module docstring of assistant/memory/retrieve.py"))  # fmt: skip
 def test_paraphrase_recall_target(labeled):
     assert recall(labeled["pipeline"]) >= 0.9
 

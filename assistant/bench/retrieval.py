@@ -1,4 +1,5 @@
-"""`keepsake bench retrieval`: hybrid memory search at 1k/10k/100k memories.
+"""`keepsake bench retrieval`: hybrid memory search at 1k/10k/100k memories (``--quality``:
+answer recall on a long conversation instead, :mod:`assistant.bench.retrieval_quality`).
 
 For each size a fresh encrypted store is built in a temporary folder by one child process and
 measured by another (so ``peak_rss_mb`` is the peak of a process that opens the store like the
@@ -90,6 +91,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--embed-threads", type=int, default=1, help="llama.cpp threads for the embedder (default 1)")
     p.add_argument("--sqlite-vec", action="store_true", help="also time sqlite-vec's vec0 KNN on the same queries")
+    p.add_argument("--quality", action="store_true",
+                   help="measure answer recall@5 on a long conversation instead (hybrid vs MiniLM cosine vs BM25 over the raw messages)")
+    p.add_argument("--set", default=None, help="with --quality: the conversation set (default tests/data/long_conversation.json)")
+    p.add_argument("--no-consolidate", action="store_true", help="with --quality: search without a consolidation run first")
 
 
 def _fill(rng: np.random.Generator, template: str) -> str:
@@ -319,6 +324,10 @@ def child_main() -> int:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
+    if getattr(args, "quality", False):
+        from assistant.bench import retrieval_quality
+
+        return retrieval_quality.run(args)
     sizes = [int(s) for s in str(args.sizes).split(",") if s.strip()]
     if not sizes or min(sizes) < 1:
         raise SystemExit("--sizes needs positive integers")
@@ -374,6 +383,10 @@ def _run_child(cfg: dict[str, Any]) -> dict[str, Any]:
 
 
 def format_text(result: dict[str, Any]) -> str:
+    if "hybrid_recall_at_5" in result:
+        from assistant.bench.retrieval_quality import format_text as quality_text
+
+        return quality_text(result)
     lines = [f"{'n':>8} {'p50 ms':>8} {'p95 ms':>8} {'numpy p50':>10} {'ratio':>6} {'embed q ms':>10} {'peak RSS MB':>11}"]
     for r in result["sizes"]:
         lines.append(f"{r['n']:>8} {r['p50_ms']:>8.2f} {r['p95_ms']:>8.2f} {r['numpy_p50_ms']:>10.2f} {r['ratio_p50']:>6.2f} "

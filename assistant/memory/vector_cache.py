@@ -131,6 +131,7 @@ class VecFilter:
     include_archived: bool = False
     kinds: tuple[int, ...] | None = None
     scope: str | None = None
+    history: bool = False  # also what is no longer valid or believed (started by now; SQL re-checks)
 
 
 class VectorCache:
@@ -354,7 +355,7 @@ class VectorCache:
     def _masked(self, f: VecFilter) -> tuple[np.ndarray, np.ndarray, int]:
         """(mask, indices of excluded rows, allowed count), cached while nothing changed and
         ``now`` has not crossed any row's validity/expiry/TTL boundary."""
-        key = (self.generation, self.size, f.world_us, f.known_at_us, f.include_archived, f.kinds, f.scope)
+        key = (self.generation, self.size, f.world_us, f.known_at_us, f.include_archived, f.kinds, f.scope, f.history)
         hit = self._mask_cache.get(key)
         if hit is not None and hit[0] <= f.now_us < hit[1]:
             return hit[2]
@@ -379,9 +380,14 @@ class VectorCache:
         if f.kinds is not None:
             m &= np.isin(self.kind[:n], f.kinds)
         world = f.world_us if f.world_us is not None else f.now_us
-        m &= (self.valid_at[:n] <= world) & (self.invalid_at[:n] > world)
+        if f.history:
+            m &= self.valid_at[:n] <= world
+        else:
+            m &= (self.valid_at[:n] <= world) & (self.invalid_at[:n] > world)
         now_cols = [self.expires_at[:n]]
-        if f.world_us is None:
+        if f.history:
+            now_cols.append(self.valid_at[:n])
+        elif f.world_us is None:
             m &= self.expired_at[:n] > f.now_us
             now_cols += [self.valid_at[:n], self.invalid_at[:n], self.expired_at[:n]]
         m &= self.expires_at[:n] > f.now_us

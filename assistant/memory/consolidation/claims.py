@@ -166,6 +166,7 @@ def canonical_text(text: str, names: tuple[str, ...] = ()) -> str:
 # ----------------------------------------------------------------------------- patterns
 
 _I = r"\bI(?:['’](?:m|ve|ll|d))?"
+_WE = r"\b(?:I|[Ww]e)(?:['’](?:m|ve|re|ll|d))?"  # a home is the household's: "we moved to Bath"
 _ADV = r"(?:\s+(?:also|just|recently|now|still|currently|actually|really|finally|already|officially|usually|mostly|normally|always|happily))*"
 _BE = r"(?:['’]m|\s+am|\s+is|\s+are)"
 _PN = r"(?P<v>[A-Z][\w'’&.-]*(?:\s+(?:[A-Z][\w'’&.-]*|de|da|do|di|du|del|la|le|van|von|der|of|on|upon|am)(?=\s+[A-Z]|\b))*)"
@@ -179,8 +180,9 @@ _PETS = r"dog|puppy|cat|kitten|hamster|rabbit|bunny|parrot|budgie|bird|fish|gold
 # (relation, pattern, kind): kind "value" (a current value), "change" (a new value, an update),
 # "ended" (the value stopped)
 _RULES: list[tuple[str, str, str]] = [
-    ("home_city", _I + _ADV + r"\s+(?:lives?|living|resides?|(?:am|is|['’]m)\s+(?:living|based|settled))\s+in\s+(?:the\s+)?" + _PN, "value"),
-    ("home_city", _I + _ADV + r"\s+(?:has\s+|have\s+|['’]ve\s+)?(?:just\s+)?(?:moved|relocated)(?:\s+back)?(?:\s+from\s+(?:the\s+)?(?P<f>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*))?\s+to\s+(?:the\s+)?" + _PN, "change"),
+    ("home_city", _WE + _ADV + r"\s+(?:lives?|living|resides?|(?:am|is|['’]m)\s+(?:living|based|settled))\s+in\s+(?:the\s+)?" + _PN, "value"),
+    ("home_city", _WE + _ADV + r"\s+(?:has\s+|have\s+|['’]ve\s+)?(?:just\s+)?(?:moved|relocated)(?:\s+back)?(?:\s+from\s+(?:the\s+)?(?P<f>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*))?\s+to\s+(?:the\s+)?" + _PN, "change"),
+    ("home_city", _WE + _ADV + r"\s+(?:have\s+|['’]ve\s+|has\s+)?(?:just\s+|finally\s+|officially\s+)*moved\s+into\s+(?:a|an|the|our|my)\s+(?:new\s+)?(?:[\w-]+\s+){0,2}?(?:house|flat|apartment|home|place)\s+in\s+(?:the\s+)?" + _PN, "change"),
     ("home_city", r"\b[Mm]y\s+(?:home|place|flat|apartment|house)\s+is\s+in\s+(?:the\s+)?" + _PN, "value"),
     ("employer", _I + _ADV + r"\s+(?:works?|working|(?:am|is|['’]m)\s+(?:working|employed))\s+(?:at|for)\s+" + _PN, "value"),
     ("employer", _I + _ADV + r"\s+(?:got|started|starts?|began|accepted|took)\s+(?:a\s+|my\s+|the\s+)?(?:new\s+)?(?:job|position|role|offer)\s+(?:at|with)\s+" + _PN, "change"),
