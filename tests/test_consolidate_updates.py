@@ -133,3 +133,13 @@ NAMES = person_names(["User's name is Dana Reyes."])
 ])  # fmt: skip
 def test_claims_table(text, expected):
     assert list(claims(text, NAMES)) == expected
+
+
+def test_a_plan_is_known_from_when_it_was_said_not_from_its_date(store, tmp_path, clock):
+    _import(store, tmp_path, [("p", "I signed up for the Bath Half Marathon on March 16, it'll be my first.", "2025-01-06T07:40:00"),
+                              ("q", "I moved to Lyon last week.", "2025-01-20T10:00:00")])  # fmt: skip
+    clock.set(dt(2025, 2, 1))
+    plan = _mentioning(store, "Bath Half")
+    assert plan and all(m.valid_at == dt(2025, 1, 6, 7, 40) for m in plan)  # visible in February
+    moved = [m for m in _mentioning(store, "Lyon") if m.kind is Kind.PROFILE]
+    assert moved and moved[0].valid_at == dt(2025, 1, 13)  # "last week": the grounded, earlier date

@@ -11,7 +11,8 @@ For one user message, :meth:`Capturer.capture_message`:
    keep what the person asked to forget; the caller runs the confirmation flow of
    :mod:`assistant.memory.commands`);
 2. stores the message as an **episode** (kind ``episode``, the verbatim text, ``valid_at`` = its
-   first grounded date, else when it was said). A message over ``OFFLOAD_CHARS`` (8000) has its
+   first grounded date if that is earlier than when it was said, else when it was said: a plan
+   for March said in January is known from January). A message over ``OFFLOAD_CHARS`` (8000) has its
    full text offloaded to an archive file (:func:`assistant.context.offload.offload`), registered
    with ``store.register_file`` so deleting the episode deletes the file; the episode keeps the
    500-char preview + pointer (the message row itself keeps the full text);
@@ -19,9 +20,9 @@ For one user message, :meth:`Capturer.capture_message`:
    (:mod:`assistant.memory.extract_rules`) and, when a chat model is given and ``use_llm``, with
    JSON-schema constrained extraction (:mod:`assistant.memory.extract_llm`), shown at most 8
    existing memories numbered 0..n-1 (retriever hits, else FTS matches, plus recent profile slots).
-   Profiles and facts get ``valid_at`` like the episode: the date their sentence grounds, else
-   when the message was said (true at least since then: the consolidator orders an update and
-   the facts it retires by these starts);
+   Profiles and facts get ``valid_at`` like the episode: the date their sentence grounds (when
+   earlier), else when the message was said (true at least since then: the consolidator orders
+   an update and the facts it retires by these starts);
 4. validates every fact against the message (:func:`assistant.memory.validate.validate`):
    rejected ones are returned in ``CaptureResult.rejected`` as ``(text, reason)``, kept in
    ``Capturer.rejections`` (last 500) and logged (reason at INFO, text at DEBUG), never raised;
@@ -110,6 +111,14 @@ class CaptureResult:
             "offloaded": self.offloaded,
             "llm": {"proposed": self.llm_proposed, "accepted": self.llm_accepted, "error": self.llm_error},
         }
+
+
+def _valid_from(d: date | None, tz: tzinfo | None, observed_at: datetime) -> datetime:
+    """When a statement starts being true: the date its text grounds, but never after it was said
+    ("I'm running the Bath Half on March 16", said in January, is a plan known since January;
+    "I moved last week" started the week before)."""
+    grounded = _as_datetime(d, tz)
+    return grounded if grounded is not None and grounded < observed_at else observed_at
 
 
 def _as_datetime(d: date | None, tz: tzinfo | None) -> datetime | None:
@@ -203,7 +212,7 @@ class Capturer:
 
         specs = [NewMemory(
             episode_text, kind=Kind.EPISODE, scope=self.scope, sources=(source(EPISODE_EXTRACTOR),),
-            valid_at=_as_datetime(grounded.valid_at, observed.tzinfo) or msg.observed_at, trust=base_trust,
+            valid_at=_valid_from(grounded.valid_at, observed.tzinfo, msg.observed_at), trust=base_trust,
             confidence=1.0,
         )]  # fmt: skip
         cands: list[Candidate] = []
@@ -236,7 +245,7 @@ class Capturer:
             version = extract_rules.EXTRACTOR_VERSION if c.extractor == extract_rules.EXTRACTOR else CAPTURE_VERSION
             specs.append(NewMemory(
                 c.text, kind=c.kind, scope=self.scope, sources=(source(c.extractor, version),),
-                valid_at=_as_datetime(c.valid_at, observed.tzinfo) or msg.observed_at, trust=trust, confidence=c.confidence,
+                valid_at=_valid_from(c.valid_at, observed.tzinfo, msg.observed_at), trust=trust, confidence=c.confidence,
                 entities=c.entities, slot=c.slot,
             ))  # fmt: skip
         added = self.store.add_many(specs, actor=Actor.IMPORT if imported else Actor.CAPTURE)
