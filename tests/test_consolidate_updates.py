@@ -125,6 +125,12 @@ NAMES = person_names(["User's name is Dana Reyes."])
                                                             Claim("job_title", frozenset({"nurs"}))]),
     ("My favourite colour is green", [Claim("favourite.colour", frozenset({"green"}))]),
     ("Dana's dog is called Miso.", [Claim("pet", frozenset({"dog", "miso"}))]),
+    ("We've been renting a flat in Easton for three years.", [Claim("home_city", frozenset({"easton"}))]),
+    ("I work as a UX designer at Ledgerline", [Claim("employer", frozenset({"ledgerline"})),
+                                               Claim("job_title", frozenset({"ux", "designer"}))]),
+    ("I handed in my notice at Ledgerline today.", [Claim("employer", frozenset({"ledgerline"}), ended=True)]),
+    ("I've decided to stop doing Duolingo", [Claim("*", frozenset({"duolingo"}), ended=True)]),
+    ("My partner Tom and I want a house", [Claim("partner", frozenset({"tom"}))]),
     # not about the person, not a statement, not current
     ("My sister lives in Beijing", []),
     ("Do I live in Berlin?", []),
