@@ -55,3 +55,11 @@ def vector_at(query_vec: np.ndarray, cosine: float, seed: int) -> list[float]:
     r /= np.linalg.norm(r)
     v = cosine * q + np.sqrt(max(0.0, 1 - cosine * cosine)) * r
     return (v / np.linalg.norm(v)).tolist()
+
+
+def bow_store(path, emb: FakeBowEmbedder, now):
+    """A real store at ``path`` embedding with the FAKE bag-of-words ``emb``, its clock fixed at ``now``."""
+    from assistant.memory.store import MemoryStore
+    from store_fakes import FakeClock
+
+    return MemoryStore(path, embed=emb.embed, clock=FakeClock(now))

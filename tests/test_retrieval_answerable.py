@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from retrieval_fakes import FakeBowEmbedder, vector_at
-from store_fakes import FakeClock, dt
+from retrieval_fakes import FakeBowEmbedder, bow_store, vector_at
+from store_fakes import dt
 
 from assistant.memory import answerable as ans
 from assistant.memory.records import Kind, Role, Source
 from assistant.memory.retrieve import DEFAULT_THRESHOLD, Retriever
-from assistant.memory.store import MemoryStore
 
 
 @pytest.mark.parametrize("text, says", [
@@ -76,9 +75,8 @@ def emb():
 
 @pytest.fixture
 def store(tmp_path, emb):
-    s = MemoryStore(tmp_path / "m.db", embed=emb.embed, clock=FakeClock(dt(2025, 7, 1, 12)))
-    yield s
-    s.close()
+    with bow_store(tmp_path / "m.db", emb, dt(2025, 7, 1, 12)) as s:
+        yield s
 
 
 def _q(emb, text):
