@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable
 
 NAME_COSINE = 0.45
@@ -99,6 +100,7 @@ _MONTHS_DAYS = frozenset(
 )  # fmt: skip
 
 
+@lru_cache(maxsize=32768)
 def states_something(text: str) -> bool:
     """True when at least one sentence of ``text`` is a statement that says something: not a
     question, not a request to the assistant, not a bare acknowledgement, and it speaks of the
@@ -177,6 +179,7 @@ _PAST = re.compile(r"\b(?:did|was|were|used to|before|previously|formerly|back t
 _OTHERS = re.compile(r"\b(?:he|she|they|his|her|their|him|them)\b|\b[A-Z][a-z]+['’]s\b")
 
 
+@lru_cache(maxsize=32768)
 def about_the_person(text: str) -> bool:
     """``text`` (subject canonical) speaks about the person: it says "I"/"my"/"we", or it names
     no one else (a message with its subject left out: "Finally did intervals"), unlike "Tom's
@@ -212,10 +215,8 @@ def lookup_words(relation: str) -> tuple[str, ...]:
     return relation_words(relation) + _IMPLIED_WORDS.get(relation, ())
 
 
-def has_relation(text: str, relation: str) -> bool:
-    """Whether ``text`` (subject already canonical: "I"/"my" for the person) says the person has
-    ``relation``: "my (new) X", "I have/adopted a X", "X of mine", a capitalised family word at a
-    sentence start ("Mum came down"), or what implies it ("I'm an auntie")."""
+@lru_cache(maxsize=256)
+def _has_patterns(relation: str) -> tuple[re.Pattern[str], ...]:
     words = "|".join(re.escape(w) for w in sorted(relation_words(relation), key=len, reverse=True))
     pats = [
         rf"\bmy\s+{_MOD}(?:{words})(?:s|es)?\b",
@@ -228,7 +229,14 @@ def has_relation(text: str, relation: str) -> bool:
         pats.append(rf"(?:^|[.!?]\s+)(?-i:{'|'.join(w.capitalize() for w in relation_words(relation))})\b")
     if relation in _IMPLIED:
         pats.append(_IMPLIED[relation])
-    return any(re.search(p, text, re.I) for p in pats)
+    return tuple(re.compile(p, re.I) for p in pats)
+
+
+def has_relation(text: str, relation: str) -> bool:
+    """Whether ``text`` (subject already canonical: "I"/"my" for the person) says the person has
+    ``relation``: "my (new) X", "I have/adopted a X", "X of mine", a capitalised family word at a
+    sentence start ("Mum came down"), or what implies it ("I'm an auntie")."""
+    return any(p.search(text) for p in _has_patterns(relation))
 
 
 def mentions_favourite(text: str, thing: tuple[str, ...]) -> bool:
@@ -255,5 +263,10 @@ def about_relation(text: str, relation: str, episode: bool, names: Iterable[str]
     """Whether ``text`` may be about the person's ``relation``: it names it (any of its words, or
     a name the person gave it: "Pepper"), or it is a verbatim message that refers to someone as
     she/he/they (the name was said before)."""
+    return bool(_about_pattern(relation, tuple(sorted(names))).search(text)) or (episode and bool(_THIRD_PERSON.search(text)))
+
+
+@lru_cache(maxsize=1024)
+def _about_pattern(relation: str, names: tuple[str, ...]) -> re.Pattern[str]:
     words = "|".join(re.escape(w) for w in (*relation_words(relation), *names))
-    return bool(re.search(rf"\b(?:{words})(?:s|es)?\b", text, re.I)) or (episode and bool(_THIRD_PERSON.search(text)))
+    return re.compile(rf"\b(?:{words})(?:s|es)?\b", re.I)

@@ -180,6 +180,8 @@ class Retriever:
         self.cache = cache_for(store)
         self._stats_gen = -1
         self._stats: tuple[int, float] | None = None
+        self._names: tuple[str, ...] | None = None  # the person's own names (name slot), per cache generation
+        self._relations: dict[tuple[str, MemoryFilter], tuple[bool, set[str]]] = {}  # relation_known, per generation
         self._df: dict[str, int] = {}
         self._n_linked: dict[int, int] = {}
         self._entity_names: dict[int, tuple[str, str, list[str]]] = {}
@@ -251,7 +253,7 @@ class Retriever:
         with self._lock:
             if self._stats_gen != self.cache.generation:
                 self._stats_gen, self._stats = self.cache.generation, None
-                self._df, self._n_linked = {}, {}
+                self._df, self._n_linked, self._names, self._relations = {}, {}, None, {}
         asked = ans.asked(text)
         return self.store.read(lambda c: self._run(c, text, qv, k, f, vf, now, slots, include_rejected, asked))
 
@@ -287,7 +289,17 @@ class Retriever:
             return []
         if f.known_at is not None:
             self._rescore_old_versions(rows, cos, qv)
-        gate = gates.gate(c, rows, cos, set(slot_ids), asked, slots, f, now, threshold=self.threshold,
+        if self._names is None:
+            self._names = gates.person_names_in(c)
+        names = self._names
+
+        def known(relation: str) -> tuple[bool, set[str]]:
+            key = (relation, f)
+            if key not in self._relations:
+                self._relations[key] = gates.relation_known(c, relation, f, now, names)
+            return self._relations[key]
+
+        gate = gates.gate(c, rows, cos, set(slot_ids), asked, slots, threshold=self.threshold, names=names, known=known,
                           doc_freq=lambda terms: self._doc_freq(c, terms), n_rows=lambda: self._fts_stats(c)[0])
         scored = self._score(c, text, rows, cos, set(slot_ids), include_rejected, gate)
         order = sorted(scored, key=lambda h: (not h[2], h[3], -h[1], -cos.get(h[0], 0.0), h[0]))

@@ -35,23 +35,25 @@ class Gate:
 
 
 def gate(c: Any, rows: dict[int, Any], cos: dict[int, float], slot_ids: set[int], asked: ans.Asked,
-         slots: tuple[str, ...], f: MemoryFilter, now: datetime, *, threshold: float,
-         doc_freq: Callable[[list[str]], dict[str, int]], n_rows: Callable[[], int]) -> Gate:  # fmt: skip
+         slots: tuple[str, ...], *, threshold: float, names: tuple[str, ...],
+         known: Callable[[str], tuple[bool, set[str]]], doc_freq: Callable[[list[str]], dict[str, int]],
+         n_rows: Callable[[], int]) -> Gate:  # fmt: skip
     """Which candidates (``rows``: id -> memory row, ``cos``: their cosines) cannot answer the
-    question and which may pass below ``threshold``; slot answers are never gated."""
+    question and which may pass below ``threshold``; slot answers are never gated. ``names``:
+    the person's own names (:func:`person_names_in`); ``known(relation)``: :func:`relation_known`
+    for the search's filter."""
     g = Gate()
-    names = person_names_in(c)
     for mid, r in rows.items():
         if mid not in slot_ids and r[_KIND] == Kind.EPISODE.value and not ans.states_something(r[1]):
             g.reasons[mid] = "states nothing about the person (a question or a request)"
     rel_names_all: set[str] = set()
     for rel in asked.relations:
-        known, rel_names = relation_known(c, rel, f, now, names)
+        has, rel_names = known(rel)
         rel_names_all |= rel_names
         for mid, r in rows.items():
             if mid in slot_ids:
                 continue
-            if not known:
+            if not has:
                 g.reasons.setdefault(mid, f"no memory says the person has a {rel}")
             elif not ans.about_relation(r[1], rel, r[_KIND] == Kind.EPISODE.value, rel_names):
                 g.reasons.setdefault(mid, f"not about the person's {rel}")
