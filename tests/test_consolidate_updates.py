@@ -149,3 +149,16 @@ def test_a_plan_is_known_from_when_it_was_said_not_from_its_date(store, tmp_path
     assert plan and all(m.valid_at == dt(2025, 1, 6, 7, 40) for m in plan)  # visible in February
     moved = [m for m in _mentioning(store, "Lyon") if m.kind is Kind.PROFILE]
     assert moved and moved[0].valid_at == dt(2025, 1, 13)  # "last week": the grounded, earlier date
+
+
+def test_two_tellings_of_one_ending_do_not_retire_each_other(store, clock):
+    sp = Speaker(store)
+    a = sp.fact("I sold my Kindle to Tomás", dt(2025, 1, 8), kind=Kind.EPISODE, valid_at=dt(2025, 1, 8))
+    b = sp.fact("User sold a Kindle to Tomás.", dt(2025, 1, 24), valid_at=dt(2025, 1, 24))
+    reading = sp.fact("I read on my Kindle every night", dt(2024, 6, 1), kind=Kind.EPISODE, valid_at=dt(2024, 6, 1))
+    again = sp.fact("I cycle to work on my new bike", dt(2025, 3, 1), kind=Kind.EPISODE, valid_at=dt(2025, 3, 1))
+    sold_bike = sp.fact("I sold my bike", dt(2025, 2, 1), kind=Kind.EPISODE, valid_at=dt(2025, 2, 1))
+    report = Consolidator(store, config=ConsolidationConfig(stages=("conflicts",))).run()
+    retired = {c.memory_id for c in report.changes if isinstance(c, Invalidate)}
+    assert reading in retired  # the Kindle was sold: reading on it is over
+    assert not retired & {a, b, again, sold_bike}  # the two tellings stay; cycling resumed after the sale

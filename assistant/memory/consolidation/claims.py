@@ -81,7 +81,8 @@ _SYNONYMS = {
 _LIGHT = frozenset(
     """eat drink play use go do have take ride get make keep buy own ownership wear watch read listen
     going doing having taking using playing eating drinking riding getting making anymore longer more
-    again now together regularly every day week weekend morning evening night""".split()
+    again now together regularly every day week weekend morning evening night old new little big small first
+    second last beloved trusty lovely favourite favorite""".split()
 )  # fmt: skip
 
 
@@ -210,7 +211,7 @@ _RULES: list[tuple[str, str, str]] = [
     ("car", _I + _ADV + r"\s+(?:drives?|owns?)\s+an?\s+(?P<v>[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*)*)", "value"),
     ("favourite", r"\b[Mm]y\s+(?:all[- ]time\s+)?favou?rite\s+(?P<thing>[\w-]+(?:\s+[\w-]+)?)\s+(?:is|are|['’]s)\s+(?:now\s+)?" + _PHRASE + _END, "value"),
     # ended, no relation named: "I sold my bike", "I stopped cycling", "I no longer drink coffee"
-    (ANY, _I + _ADV + r"\s+(?:sold|sells?|got\s+rid\s+of|gave\s+away|gives?\s+away|donated|returned)\s+(?:my|our|the)\s+" + _PHRASE + _END, "ended"),
+    (ANY, _I + _ADV + r"\s+(?:sold|sells?|got\s+rid\s+of|gave\s+away|gives?\s+away|donated|returned)\s+(?:my|our|the|an?)\s+" + _PHRASE + r"(?=\s+(?:to|for)\s+|" + _END[3:], "ended"),
     (ANY, _I + _ADV + r"\s+(?:stopped|stops|quit|quits|gave\s+up|gives?\s+up|(?:have|has|['’]ve)\s+(?:stopped|quit|given\s+up)|(?:have\s+|has\s+|['’]ve\s+)?decided\s+to\s+(?:stop|quit|give\s+up))\s+" + _PHRASE + _END, "ended"),
     (ANY, _I + _BE + r"?\s*(?:no\s+longer|not\s+(?:\w+ing\s+)?anymore)\s+" + _PHRASE + _END, "ended"),
     (ANY, _I + _ADV + r"\s+(?:don['’]t|doesn['’]t|do\s+not|does\s+not|never)\s+" + _PHRASE + r"\s+(?:anymore|any\s+more)\b", "ended"),
@@ -289,6 +290,17 @@ def _sentence_claims(text: str) -> list[Claim]:
 def claims(text: str, names: tuple[str, ...] = ()) -> tuple[Claim, ...]:
     """What ``text`` asserts about the person (see the module docstring); () if nothing."""
     return _claims(canonical_subject(text, names))
+
+
+_ENDING = re.compile(
+    r"\b(?:sold|sell|sells|selling|quit|quits|quitting|stopped|stop|stops|gave\s+up|give\s+up|gives\s+up|no\s+longer|"
+    r"got\s+rid|gave\s+away|anymore|any\s+more|switched\s+from|moved\s+from|handed\s+in|donated|returned)\b", re.I)
+
+
+def ends_something(text: str) -> bool:
+    """Whether ``text`` tells of an ending (selling, quitting, stopping...): such a statement is
+    never what another ending retires ("User sold a Kindle" and "I sold my Kindle" are one event)."""
+    return bool(_ENDING.search(text))
 
 
 def slot_relation(slot: str | None) -> str | None:

@@ -41,7 +41,7 @@ from datetime import datetime
 from typing import Iterable
 
 from assistant.memory.consolidation.changes import Candidate, Expect, Invalidate
-from assistant.memory.consolidation.claims import ANY, NAME_SLOTS, claims, person_names
+from assistant.memory.consolidation.claims import ANY, NAME_SLOTS, ends_something, person_names
 from assistant.memory.consolidation.relations import SINGLE_VALUED_SLOTS, Member, relation_groups, single_valued
 from assistant.memory.consolidation.llm import LLMJudge
 from assistant.memory.consolidation.snapshot import Rec, Snapshot, similar_pairs
@@ -126,7 +126,7 @@ def plan_conflicts(snap: Snapshot, *, exclude: Iterable[int] = (), judge: LLMJud
         loser, winner = (old, new) if ch.target == "old" else (new, old)
         until = instant(ch.invalid_at)
         followers = _followers(snap, loser, winner, taken)
-        if ch.target == "old" and stale:
+        if ch.target == "old" and stale and relation != ANY:  # (an ending's other statements are each decided)
             seen = {f.id for f in followers}
             copies = [c for c in groups.copies(loser.scope, relation, stale) if c.id not in seen and c.id not in (loser.id, winner.id)
                       and c.id not in taken and not set(c.message_ids) & set(winner.message_ids)]  # fmt: skip
@@ -192,12 +192,16 @@ def plan_conflicts(snap: Snapshot, *, exclude: Iterable[int] = (), judge: LLMJud
         else:
             olds = groups.about(new.scope, claim.value)
         for old in olds:
+            if new.id in taken:
+                break
             if old.id in taken or old.id == new.id or set(old.message_ids) & set(new.message_ids):
                 continue
             if claim.relation == ANY and old.row >= 0 and new.row >= 0 and float(snap.vectors[old.row] @ snap.vectors[new.row]) < config.ended_cosine:
                 continue
-            if any(c.ended and c.value & claim.value for c in claims(old.text, names)):
-                continue  # says the same ending
+            if ends_something(old.text):
+                continue  # tells of an ending too ("User sold a Kindle to Tomás"): the same event, not what ended
+            if rule_of(times.setdefault(old.id, old.times()), times.setdefault(new.id, new.times())) is not Rule.SUPERSEDED:
+                continue  # said again after the ending ("I cycle to work" on a new bike): nothing to retire
             stats["ended"] += 1
             decide(old, new, "ended", f"'{', '.join(sorted(claim.value))}' stopped", stale=claim.value, relation=claim.relation)
 
