@@ -196,10 +196,10 @@ def run(args: Any) -> dict[str, Any]:
 def format_text(result: dict[str, Any]) -> str:
     lines = [f"{result['questions']} questions over {result['messages']} messages ({result['user_messages']} from the person, "
              f"{result['sessions']} sessions); {result['memories']} memories",
-             f"{'':>16} {'recall@5':>9}",
-             f"{'hybrid (Keepsake)':>16} {result['hybrid_recall_at_5']:>9.3f}",
-             f"{'dense (MiniLM)':>16} {result['dense_recall_at_5']:>9.3f}",
-             f"{'bm25 (FTS5)':>16} {result['bm25_recall_at_5']:>9.3f}"]  # fmt: skip
+             f"{'':<19} {'recall@5':>9}",
+             f"{'hybrid (Keepsake)':<19} {result['hybrid_recall_at_5']:>9.3f}",
+             f"{'dense (MiniLM)':<19} {result['dense_recall_at_5']:>9.3f}",
+             f"{'bm25 (FTS5)':<19} {result['bm25_recall_at_5']:>9.3f}"]  # fmt: skip
     for t, r in result["by_type"].items():
         lines.append(f"  {t:<17} n={r['questions']:<3} hybrid {r['hybrid_recall_at_5']:.3f}  dense {r['dense_recall_at_5']:.3f}  "
                      f"bm25 {r['bm25_recall_at_5']:.3f}")  # fmt: skip

@@ -444,9 +444,13 @@ def cmd_search(args: argparse.Namespace) -> int:
         raise UserError("--k must be at least 1")
     as_of = parse_when(args.as_of) if args.as_of else None
     known_at = parse_when(args.known_at) if args.known_at else None
+    closest = []
     with opened_store() as store:
         try:
-            hits = Retriever(store, get_embedder()).search(args.query, k=args.k, as_of=as_of, known_at=known_at)
+            retriever = Retriever(store, get_embedder())
+            hits = retriever.search(args.query, k=args.k, as_of=as_of, known_at=known_at)
+            if not hits and args.explain and not args.json:  # why nothing: the closest candidates and what stopped them
+                closest = retriever.search(args.query, k=3, as_of=as_of, known_at=known_at, include_rejected=True)
         except ModelError as exc:
             raise UserError(f"search needs the embedding model: {exc}") from None
     lines = []
@@ -454,5 +458,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         lines.append(f"{h.score:.3f}  {_line(h.memory)}")
         if args.explain:
             lines += [f"         {s.name}: raw {s.raw:.4f}, normalized {s.normalized:.4f}, weight {s.weight:g}" for s in h.signals]
-    emit(args, [h.to_json(explain=args.explain) for h in hits], "\n".join(lines) or "no memory passed the relevance threshold")
+    if closest:
+        lines.append("no memory answers this; the closest ones and why they do not:")
+        lines += [f"  {_line(h.memory)}\n         {h.why_not}" for h in closest]
+    emit(args, [h.to_json(explain=args.explain) for h in hits], "\n".join(lines) or "no memory answers this (none passed the relevance threshold and the checks)")
     return 0
