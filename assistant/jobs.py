@@ -22,6 +22,8 @@ burst of triggers makes one run):
 - **after compaction**: subscribed to the ``"compaction"`` event (:mod:`assistant.events`).
 - **run now**: :meth:`run_now`.
 
+On :meth:`start`, runs a killed process left ``running`` are rolled back (one background job).
+
 A trigger arriving while a run is in progress is remembered (one pending run) and started when
 the current run ends. Results go out on the ``"consolidation"`` event topic as a text-free dict
 (:meth:`RunReport.summary` plus ``"ok"``/``"error"``); the UI turns it into a Qt signal. Jobs run
@@ -36,7 +38,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import Any, Callable
 
 from assistant import events
@@ -47,6 +49,7 @@ TOPIC = "consolidation"
 RUN_JOB = "consolidation.run"
 IDLE_JOB = "consolidation.idle-check"
 NIGHTLY_JOB = "consolidation.nightly"
+RECOVER_JOB = "consolidation.recover"
 TRIGGERS = ("idle", "nightly", "compaction", "manual")
 
 RunFn = Callable[[str, threading.Event], Any]  # (trigger, cancel) -> report with .summary()
@@ -65,6 +68,7 @@ class JobsStatus:
     check_interval: float
     nightly_hour: int | None
     runs: int = 0  # runs finished by this scheduler
+    interrupted: int = 0  # runs left "running" by a process that is gone (rolled back by the next run)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -74,7 +78,7 @@ class JobsStatus:
             "next_nightly": self.next_nightly.isoformat() if self.next_nightly else None,
             "next_idle_in": None if self.next_idle_in is None else round(self.next_idle_in, 3),
             "idle_seconds": self.idle_seconds, "check_interval": self.check_interval,
-            "nightly_hour": self.nightly_hour, "runs": self.runs,
+            "nightly_hour": self.nightly_hour, "runs": self.runs, "interrupted": self.interrupted,
         }  # fmt: skip
 
 
@@ -172,6 +176,8 @@ class ConsolidationJobs:
         if self.nightly_hour is not None:
             sched.add_job(self._fire, CronTrigger(hour=self.nightly_hour, minute=0, timezone=self._tz), args=["nightly"],
                           id=NIGHTLY_JOB, max_instances=1, coalesce=True, misfire_grace_time=6 * 3600)  # fmt: skip
+        if self.store is not None:  # runs a killed process left half-applied are rolled back now
+            sched.add_job(self._recover, id=RECOVER_JOB, misfire_grace_time=None)
         sched.start()
         self._scheduler = sched
         if self._subscribe_compaction:
@@ -269,6 +275,18 @@ class ConsolidationJobs:
             with contextlib.suppress(RuntimeError, LookupError):  # shut down meanwhile
                 self._fire(pending)
 
+    def _recover(self) -> None:
+        """Roll back runs whose process is gone (:mod:`assistant.memory.consolidation.recover`)."""
+        from assistant.memory.consolidation.recover import recover_stale
+
+        try:
+            done = recover_stale(self.store)
+        except Exception:  # noqa: BLE001 - the next run tries again
+            log.exception("rolling back interrupted consolidation runs failed")
+            return
+        if done:
+            events.publish(TOPIC, {"ok": True, "trigger": "recover", "rolled_back": [r.to_json() for r in done]})
+
     # ------------------------------------------------------------------ status
 
     def status(self) -> JobsStatus:
@@ -317,18 +335,22 @@ def _last_from_store(store: Any) -> dict[str, Any] | None:
 
 def status_from_store(store: Any, settings: Any = None, *, now: datetime | None = None) -> JobsStatus:
     """What ``keepsake jobs status`` shows from another process: the last recorded run, whether a
-    run is in progress (a ``running`` row younger than an hour), and the configured triggers."""
+    run is in progress (a ``running`` row whose process is alive, :mod:`~assistant.memory.
+    consolidation.owner`), how many were interrupted, and the configured triggers."""
     from assistant.config import load_settings
     from assistant.memory.consolidation.runs import list_runs
 
     settings = settings or load_settings()
     rows = list_runs(store, limit=10)
-    now = now or datetime.now(timezone.utc)
-    running = next((r for r in rows if r.status == "running" and now - r.started_at < timedelta(hours=1)), None)
+    now = now or store.now()
+    states = [(r, r.state(now)) for r in rows]
+    running = next((r for r, state in states if state == "running"), None)
+    interrupted = sum(1 for _r, state in states if state == "interrupted")
     last = next((r for r in rows if r.status != "running"), None)
     return JobsStatus(
         scheduler_running=False, running=running is not None, running_trigger=running.trigger if running else None,
         pending_trigger=None, last_run=last.to_json() if last else None,
         next_nightly=next_nightly(settings.nightly_hour), next_idle_in=None,
         idle_seconds=float(settings.idle_minutes * 60), check_interval=15.0, nightly_hour=settings.nightly_hour,
+        interrupted=interrupted,
     )  # fmt: skip

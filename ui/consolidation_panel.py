@@ -34,6 +34,11 @@ def _counts(run: RunView) -> str:
     return ", ".join(f"{n} {UPDATE_LABELS.get(k, k).lower()}" for k, n in sorted(run.counts.items()))
 
 
+#: How a run that did not simply finish is labelled (``RunRecord.state``).
+_RUN_STATE = {"running": "Running · ", "interrupted": "Interrupted, being rolled back · ",
+              "rolled back": "Interrupted, rolled back · ", "failed": "Failed · "}  # fmt: skip
+
+
 class ConsolidationPanel(QWidget):
     def __init__(self, backend: Backend, service: ConsolidationService | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -163,7 +168,7 @@ class ConsolidationPanel(QWidget):
         for r in self.status_view.runs if self.status_view else []:
             if not r.applied:
                 continue  # earlier previews
-            label = f"{'Undone · ' if r.undone else ''}{_when(r.at)} · {r.trigger} · {_counts(r)}"
+            label = f"{_RUN_STATE.get(r.status, 'Undone · ' if r.undone else '')}{_when(r.at)} · {r.trigger} · {_counts(r)}"
             self.tree.addTopLevelItem(self._run_item(r, label))
         if self._proposed is not None and self.tree.topLevelItemCount():
             self.tree.topLevelItem(0).setExpanded(True)

@@ -93,10 +93,13 @@ def change_view(ch: Any) -> ChangeView:
     return ChangeView(str(data.get("update_type") or data.get("type") or ""), _first_line(desc), ids)
 
 
-def run_view(rec: Any) -> RunView:
-    """From a ``RunRecord`` (the runs table)."""
+def run_view(rec: Any, now: datetime | None = None) -> RunView:
+    """From a ``RunRecord`` (the runs table); ``status`` is what to show (``RunRecord.state``)."""
+    from datetime import timezone
+
+    status = rec.state(now or datetime.now(timezone.utc)) if hasattr(rec, "state") else rec.status
     return RunView(run_id=rec.run_id, at=rec.finished_at or rec.started_at, applied=not rec.dry_run,
-                   counts=dict(rec.counts), undone=rec.undone, trigger=rec.trigger, status=rec.status)  # fmt: skip
+                   counts=dict(rec.counts), undone=rec.undone, trigger=rec.trigger, status=status)  # fmt: skip
 
 
 

@@ -14,7 +14,7 @@ from assistant.cli.common import UserError, add_json, dumps
 
 #: Benchmarks that measure in child Python processes (``sys.executable -m/-c``): a frozen
 #: desktop bundle has no Python interpreter to start, so they only run from a source checkout.
-CHILD_PROCESS_BENCHES = ("retrieval", "consolidate", "ui")
+CHILD_PROCESS_BENCHES = ("retrieval", "consolidate", "ui", "faults")
 
 
 def _needs_checkout(name: str) -> bool:
@@ -26,6 +26,7 @@ BENCHES = {
     "context": "prompt tokens evaluated and TTFT per turn: Keepsake's assembler vs a naive one",
     "consolidate": "wall time and peak memory of a full consolidation run",
     "ui": "window start-up, UI-thread stalls, inspector at 100k memories",
+    "faults": "SIGKILL keepsake consolidate at random moments: every run all or nothing, undoable",
 }
 
 

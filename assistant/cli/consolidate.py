@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from assistant.cli.common import UserError, add_json, emit, opened_store
-
-
+from assistant.cli.common import add_json, emit, opened_store
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -54,7 +52,7 @@ def _run(args: argparse.Namespace) -> int:
         consolidator = Consolidator(store, chat_model=chat_model, config=ConsolidationConfig(use_llm=bool(args.llm)))
         report = consolidator.run(dry_run=args.dry_run, trigger="cli")
     data = report.to_json()
-    lines = []
+    lines = [_rolled_back(r.run_id, r.report) for r in report.recovered]
     for ch in report.changes:
         lines.append(ch.describe())
     if args.dry_run:
@@ -74,14 +72,25 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _taken_back(report) -> str:
+    return (f"{report.versions} memories restored, {report.unlinked} links removed, "
+            f"{report.sources_removed} sources and {report.entities_removed} entity links taken back, "
+            f"{report.facts_removed} consolidated facts removed")  # fmt: skip
+
+
+def _rolled_back(run_id: str, report) -> str:
+    return f"run {run_id} had been interrupted; rolled back: {_taken_back(report)}"
+
+
 def _undo(args: argparse.Namespace) -> int:
     from assistant.memory.consolidate import undo
 
     with opened_store() as store:
         report = undo(store, args.run_id)
-    text = (f"undid run {report.run_id}: {report.versions} memories restored, {report.unlinked} links removed, "
-            f"{report.sources_removed} sources and {report.entities_removed} entity links taken back, "
-            f"{report.facts_removed} consolidated facts removed")  # fmt: skip
+    if report.undo_run_id.startswith("rollback:"):
+        text = _rolled_back(report.run_id, report)
+    else:
+        text = f"undid run {report.run_id}: {_taken_back(report)}"
     for s in report.skipped:
         text += f"\n  kept #{s.memory_id} ({s.action}): {s.why}" if s.memory_id is not None else f"\n  {s.why}"
     emit(args, report.to_json(), text)
@@ -93,12 +102,14 @@ def _runs(args: argparse.Namespace) -> int:
 
     with opened_store() as store:
         rows = list_runs(store, limit=args.limit)
+        now = store.now()
+    states = [r.state(now) for r in rows]
     lines = [
-        f"{r.run_id}  {r.started_at:%Y-%m-%d %H:%M}  {r.trigger:<10} {'dry-run ' if r.dry_run else ''}{r.status}"
-        f"{' (undone)' if r.undone else ''}: {_counts(r.counts)}"
-        for r in rows
+        f"{r.run_id}  {r.started_at:%Y-%m-%d %H:%M}  {r.trigger:<10} {'dry-run ' if r.dry_run else ''}{state}"
+        f"{' (the next run rolls it back)' if state == 'interrupted' else ''}: {_counts(r.counts)}"
+        for r, state in zip(rows, states)
     ] or ["no consolidation runs yet"]
-    emit(args, [r.to_json() for r in rows], "\n".join(lines))
+    emit(args, [dict(r.to_json(), state=state) for r, state in zip(rows, states)], "\n".join(lines))
     return 0
 
 
@@ -109,7 +120,8 @@ def _jobs_status(args: argparse.Namespace) -> int:
         st = status_from_store(store)
     last = st.last_run
     lines = [
-        "consolidation: " + (f"running ({st.running_trigger})" if st.running else "not running"),
+        "consolidation: " + (f"running ({st.running_trigger})" if st.running else "not running")
+        + (f"; {st.interrupted} interrupted run(s), rolled back when the next run starts" if st.interrupted else ""),
         "last run: " + (f"{last['run_id']} {last['trigger']} {last['status']} at {last['finished_at'] or last['started_at']}: "
                         f"{_counts(last['counts'])}" if last else "none"),
         f"next nightly run: {st.next_nightly:%Y-%m-%d %H:%M %Z}" if st.next_nightly else "nightly run: off",

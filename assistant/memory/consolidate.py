@@ -19,7 +19,8 @@ A run is *plan* then *apply*:
 
 Each run leaves a row in ``consolidation_runs`` (:mod:`.runs`): trigger, dry-run flag,
 started/finished, counts by update_type, conflicts, undone flag. :meth:`Consolidator.undo`
-reverts a run (:mod:`.undo`).
+reverts a run (:mod:`.undo`). A run is all or nothing: one that is killed or fails while
+applying is rolled back (by itself, or by the next start: :mod:`.recover`).
 
 The chat model is optional (``use_llm``): it may confirm paraphrases the rules could not, propose
 contradictions between facts sharing an entity, and word consolidated facts; it only ever picks
@@ -44,6 +45,8 @@ from assistant.memory.consolidation.decay_ttl import plan_decay, plan_ttl
 from assistant.memory.consolidation.dedup import DedupConfig, plan_dedup
 from assistant.memory.consolidation.episodic import EpisodicConfig, plan_episodic
 from assistant.memory.consolidation.llm import LLMJudge
+from assistant.memory.consolidation.owner import executing
+from assistant.memory.consolidation.recover import Recovered, recover_stale, rollback
 from assistant.memory.consolidation.runs import RunRecord, new_run_id
 from assistant.memory.consolidation.snapshot import load_snapshot
 from assistant.memory.consolidation.undo import UndoReport, undo_run
@@ -110,6 +113,7 @@ class RunReport:
     candidates: list[Candidate] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
+    recovered: list[Recovered] = field(default_factory=list)  # interrupted runs rolled back before this one
 
     @property
     def counts(self) -> dict[str, int]:
@@ -127,7 +131,8 @@ class RunReport:
     def to_json(self, *, changes: bool = True) -> dict[str, Any]:
         out = self.summary()
         out.update(proposed=dict(self.proposed), applied=dict(self.applied), stats=self.stats,
-                   timings={k: round(v, 3) for k, v in self.timings.items()}, error_messages=list(self.errors))  # fmt: skip
+                   timings={k: round(v, 3) for k, v in self.timings.items()}, error_messages=list(self.errors),
+                   rolled_back=[r.to_json() for r in self.recovered])  # fmt: skip
         if changes:
             out["changes"] = [ch.to_json() for ch in self.changes]
             out["candidates"] = [c.to_json() for c in self.candidates]
@@ -216,50 +221,75 @@ class Consolidator:
     # ------------------------------------------------------------------ run
 
     def run(self, *, dry_run: bool = False, trigger: str = "manual", cancel: threading.Event | None = None) -> RunReport:
-        """Plan, then (unless ``dry_run``) apply. Always recorded in ``consolidation_runs``."""
+        """Plan, then (unless ``dry_run``) apply. Always recorded in ``consolidation_runs``.
+
+        All or nothing (:mod:`~assistant.memory.consolidation.recover`): runs left ``running``
+        by a process that is gone are rolled back first; a run that raises while applying rolls
+        itself back before the error propagates. A cancelled run finishes with what it applied
+        (undoable like any run)."""
         self._cancel = cancel
+        recovered = recover_stale(self.store)
         started = self.now()
         run_id = new_run_id(started)
-        report = RunReport(run_id, trigger, dry_run, started)
-        runs_mod.start_run(self.store, run_id, trigger, dry_run, started)
-        try:
-            plan = self.plan()
-            report.timings.update({f"plan_{k}": v for k, v in plan.timings.items()})
-            report.stats, report.candidates, report.proposed = plan.stats, plan.candidates, plan.counts()
-            if dry_run:
-                report.changes = plan.changes
-            else:
-                t = time.perf_counter()
-                purged = purge(self.store, [ch for ch in plan.changes if isinstance(ch, Purge)], run_id)
-                report.timings["apply_ttl"] = time.perf_counter() - t
-                t = time.perf_counter()
-                res: ApplyResult = apply_changes(
-                    self.store, plan.changes, run_id, batch_max=self.config.batch_max,
-                    batch_seconds=self.config.batch_seconds, max_retries=self.config.max_retries, cancel=cancel,
-                )  # fmt: skip
-                report.timings["apply"] = time.perf_counter() - t
-                applied = dict(res.counts)
-                if purged:
-                    applied["ttl"] = len(purged)
-                report.applied = applied
-                report.changes = [ch for ch in plan.changes if isinstance(ch, Purge) and ch.memory_id in set(purged)] + res.applied
-                report.conflicts, report.retried, report.skipped = res.conflicts, res.retried, len(res.skipped)
-                report.errors = res.errors
-                report.stats["transactions"] = res.transactions
-                report.stats["cancelled"] = bool(cancel is not None and cancel.is_set())
-        except BaseException as exc:
+        report = RunReport(run_id, trigger, dry_run, started, recovered=recovered)
+        with executing(run_id):
+            runs_mod.start_run(self.store, run_id, trigger, dry_run, started)
+            try:
+                self._run(report, cancel)
+            except BaseException as exc:
+                report.finished_at = self.now()
+                self._failed(report, exc)
+                raise
             report.finished_at = self.now()
-            runs_mod.finish_run(self.store, run_id, status="failed", now=report.finished_at, counts=report.counts,
-                                details={"error": f"{type(exc).__name__}: {exc}", "timings": report.timings})  # fmt: skip
-            raise
-        report.finished_at = self.now()
-        runs_mod.finish_run(
-            self.store, run_id, status="finished", now=report.finished_at, counts=report.counts,
-            conflicts=report.conflicts, skipped=report.skipped, errors=len(report.errors),
-            details={"timings": {k: round(v, 4) for k, v in report.timings.items()}, "stats": report.stats,
-                     "proposed": report.proposed, "retried": report.retried},
-        )  # fmt: skip
+            runs_mod.finish_run(
+                self.store, run_id, status="finished", now=report.finished_at, counts=report.counts,
+                conflicts=report.conflicts, skipped=report.skipped, errors=len(report.errors),
+                details={"timings": {k: round(v, 4) for k, v in report.timings.items()}, "stats": report.stats,
+                         "proposed": report.proposed, "retried": report.retried},
+            )  # fmt: skip
         return report
+
+    def _run(self, report: RunReport, cancel: threading.Event | None) -> None:
+        run_id = report.run_id
+        plan = self.plan()
+        report.timings.update({f"plan_{k}": v for k, v in plan.timings.items()})
+        report.stats, report.candidates, report.proposed = plan.stats, plan.candidates, plan.counts()
+        if report.dry_run:
+            report.changes = plan.changes
+            return
+        t = time.perf_counter()
+        purged = purge(self.store, [ch for ch in plan.changes if isinstance(ch, Purge)], run_id)
+        report.timings["apply_ttl"] = time.perf_counter() - t
+        t = time.perf_counter()
+        res: ApplyResult = apply_changes(
+            self.store, plan.changes, run_id, batch_max=self.config.batch_max,
+            batch_seconds=self.config.batch_seconds, max_retries=self.config.max_retries, cancel=cancel,
+            on_batch=lambda c: runs_mod.heartbeat(c, run_id, self.now()),
+        )  # fmt: skip
+        report.timings["apply"] = time.perf_counter() - t
+        applied = dict(res.counts)
+        if purged:
+            applied["ttl"] = len(purged)
+        report.applied = applied
+        report.changes = [ch for ch in plan.changes if isinstance(ch, Purge) and ch.memory_id in set(purged)] + res.applied
+        report.conflicts, report.retried, report.skipped = res.conflicts, res.retried, len(res.skipped)
+        report.errors = res.errors
+        report.stats["transactions"] = res.transactions
+        report.stats["cancelled"] = bool(cancel is not None and cancel.is_set())
+
+    def _failed(self, report: RunReport, exc: BaseException) -> None:
+        """Roll back what the failed run applied and record it. If even that fails (the disk is
+        full, the file is damaged), the row stays ``running`` and, once this run is no longer
+        executing, is stale: the next start rolls it back."""
+        error = f"{type(exc).__name__}: {exc}"
+        try:
+            if report.dry_run:
+                runs_mod.finish_run(self.store, report.run_id, status="failed", now=report.finished_at, counts=report.counts,
+                                    details={"error": error, "timings": report.timings})  # fmt: skip
+            else:
+                rollback(self.store, runs_mod.get_run(self.store, report.run_id), report.finished_at, reason=error, claimed=True)
+        except Exception:  # noqa: BLE001 - the original error is what the caller must see
+            log.exception("could not roll back consolidation run %s; the next start will", report.run_id)
 
     def undo(self, run_id: str, *, actor: Actor | str = Actor.USER) -> UndoReport:
         return undo_run(self.store, run_id, actor=actor)

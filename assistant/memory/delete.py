@@ -110,10 +110,12 @@ class DeleteMixin(StoreBase):
         ids = [ids] if isinstance(ids, int) else list(ids)
         return self.read(lambda c: self._plan(c, ids, redact_sources=redact_sources))
 
-    def delete(self, ids: int | Sequence[int], *, actor: Actor | str = Actor.USER, redact_sources: bool = True) -> DeletePlan:
-        """Delete memories for real (see the module docstring). Returns the executed plan."""
+    def delete(self, ids: int | Sequence[int], *, actor: Actor | str = Actor.USER, redact_sources: bool = True,
+               run_id: str | None = None) -> DeletePlan:  # fmt: skip
+        """Delete memories for real (see the module docstring). Returns the executed plan.
+        ``run_id``: the consolidation run (or its undo) the audit rows belong to."""
         ids = [ids] if isinstance(ids, int) else list(ids)
-        return self._execute(lambda c: self._plan(c, ids, redact_sources=redact_sources), actor)
+        return self._execute(lambda c: self._plan(c, ids, redact_sources=redact_sources), actor, run_id=run_id)
 
     def delete_session_preview(self, session_id: int) -> DeletePlan:
         return self.read(lambda c: self._plan(c, [], redact_sources=False, session_id=session_id))
@@ -122,11 +124,14 @@ class DeleteMixin(StoreBase):
         """Delete a session, its messages, and the memories that have no other source."""
         return self._execute(lambda c: self._plan(c, [], redact_sources=False, session_id=session_id), actor)
 
-    def purge_expired(self, *, actor: Actor | str = Actor.CONSOLIDATOR, redact_sources: bool = False) -> DeletePlan:
-        """Delete memories whose TTL (``expires_at``) has passed (the background job's purge)."""
+    def purge_expired(self, *, actor: Actor | str = Actor.CONSOLIDATOR, redact_sources: bool = False,
+                      run_id: str | None = None) -> DeletePlan:  # fmt: skip
+        """Delete memories whose TTL (``expires_at``) has passed (the background job's purge).
+        Audited as ``purge_ttl`` (update_type ``ttl``) with ``run_id``, in the same transaction."""
         now = ts_to_db(self.now())
         ids = sorted(_ids(self.conn, "SELECT id FROM memories WHERE expires_at IS NOT NULL AND expires_at <= ?", now))
-        return self.delete(ids, actor=actor, redact_sources=redact_sources)
+        return self._execute(lambda c: self._plan(c, ids, redact_sources=redact_sources), actor, run_id=run_id,
+                             action="purge_ttl", update_type=UpdateType.TTL)  # fmt: skip
 
     # ------------------------------------------------------------------ planning
 
@@ -345,7 +350,8 @@ class DeleteMixin(StoreBase):
 
     # ------------------------------------------------------------------ execution
 
-    def _execute(self, planner: Any, actor: Actor | str) -> DeletePlan:
+    def _execute(self, planner: Any, actor: Actor | str, *, run_id: str | None = None, action: str = "delete",
+                 update_type: UpdateType | None = None) -> DeletePlan:  # fmt: skip
         actor = Actor(actor)
 
         def run(c: Connection) -> DeletePlan:
@@ -388,12 +394,15 @@ class DeleteMixin(StoreBase):
                     actor=actor,
                     reason="a memory it was derived from was deleted; needs regeneration",
                     action="needs_regeneration",
+                    run_id=run_id,
                 )
             for mid in plan.memory_ids:
                 self._audit(
                     c,
                     actor=actor,
-                    action="delete",
+                    action=action,
+                    update_type=update_type,
+                    run_id=run_id,
                     memory_id=mid,
                     details={"redacted": True, "requested": mid in plan.requested_ids, "session_id": plan.session_ids[0] if plan.session_ids else None},
                     at=now,

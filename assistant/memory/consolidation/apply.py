@@ -149,18 +149,12 @@ def apply_one(store: Any, c: Connection, change: Change, run_id: str) -> int:
 
 
 def purge(store: Any, purges: Sequence[Purge], run_id: str) -> tuple[int, ...]:
-    """TTL: :meth:`MemoryStore.purge_expired` (real deletion), then one audit row per purged
-    record carrying the run id and update_type ``ttl`` (no text: the record is gone)."""
+    """TTL: :meth:`MemoryStore.purge_expired` (real deletion), audited in the same transaction
+    with one ``purge_ttl`` row per purged record carrying the run id and update_type ``ttl``
+    (no text: the record is gone)."""
     if not purges:
         return ()
-    plan = store.purge_expired(actor=ACTOR)
-    now = store.now()
-    ids = tuple(plan.memory_ids)
-    if ids:
-        store.write(lambda c: [write_audit(c, at=now, actor=ACTOR, action="purge_ttl", memory_id=mid,
-                                           update_type=UpdateType.TTL, details={"redacted": True}, run_id=run_id)
-                               for mid in ids])  # fmt: skip
-    return ids
+    return tuple(store.purge_expired(actor=ACTOR, run_id=run_id).memory_ids)
 
 
 def _embed_missing(store: Any, changes: Sequence[Change]) -> list[Change]:
@@ -195,8 +189,10 @@ def apply_changes(
     cancel: Any = None,
     yield_ratio: float = 1.0,
     min_pause: float = 0.005,
+    on_batch: Callable[[Connection], None] | None = None,
 ) -> ApplyResult:
-    """Apply ``changes`` (not purges) in short batches; see the module docstring."""
+    """Apply ``changes`` (not purges) in short batches; see the module docstring.
+    ``on_batch(c)`` runs inside every batch's transaction (the run's heartbeat)."""
     result = ApplyResult()
     pending = _embed_missing(store, [ch for ch in changes if not isinstance(ch, Purge)])
     for attempt in range(max_retries + 1):
@@ -210,6 +206,8 @@ def apply_changes(
 
             def batch(c: Connection) -> list[tuple[str, Change, Any]]:
                 outcomes: list[tuple[str, Change, Any]] = []
+                if on_batch is not None:
+                    on_batch(c)
                 t0 = time.monotonic()
                 j = start
                 while j < len(pending) and len(outcomes) < batch_max and (not outcomes or time.monotonic() - t0 < batch_seconds):

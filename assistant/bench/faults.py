@@ -1,0 +1,205 @@
+"""`keepsake bench faults --kills 25 --n 3000 [--json]`: SIGKILL ``keepsake consolidate`` at
+random moments and check that every run is all or nothing.
+
+Build (not timed): a store of ``n`` memories like ``bench consolidate`` builds (duplicates,
+contradictions, episodes, decay and TTL candidates) in a temporary ``KEEPSAKE_HOME``.
+Baseline: one unkilled ``keepsake consolidate`` gives the run's wall time ``T`` (process start
+included); it is undone (``keepsake consolidate undo RUN``), which must bring the store back.
+
+Then ``kills`` rounds: start ``keepsake consolidate``, SIGKILL it after ``uniform(0, 1.1 T)``
+(a round whose run already finished counts as "finished"), then *the next start*: ``keepsake
+consolidate --dry-run`` (it rolls back stale runs and applies nothing). Checks after every round:
+
+- ``running``: runs left ``running`` (must be 0);
+- ``unowned``: changes no run owns (:func:`ownership_problems`, must be 0);
+- ``rolled_back_exact``: the store equals its state before the round (:func:`store_digest`:
+  every memory's fields, links, sources and entities; TTL-expired records excluded, since a
+  purge is a real deletion that stays done) after a rollback, and after ``keepsake consolidate
+  undo`` of a run that finished before the kill.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+_BASE_RUN = ("CASE WHEN run_id LIKE 'undo:%' THEN substr(run_id, 6) WHEN run_id LIKE 'rollback:%' THEN substr(run_id, 10) "
+             "ELSE run_id END")  # fmt: skip
+
+
+def ownership_problems(conn: Any) -> dict[str, int]:
+    """Changes no consolidation run owns (all must be 0):
+
+    - ``audit``: audit rows by the consolidator without a run id, or with one (or the run an
+      ``undo:``/``rollback:`` id names) missing from ``consolidation_runs``;
+    - ``memories``: memories whose current version the consolidator wrote with no audit row of a
+      recorded run for that version;
+    - ``running``: runs still ``running``.
+    """
+    runs = "(SELECT run_id FROM consolidation_runs)"
+    audit = conn.execute(
+        f"SELECT count(*) FROM audit_log WHERE actor = 'consolidator' AND (run_id IS NULL OR {_BASE_RUN} NOT IN {runs})"
+    ).fetchone()[0]
+    memories = conn.execute(
+        "SELECT count(*) FROM memories m WHERE m.actor = 'consolidator' AND NOT EXISTS (SELECT 1 FROM audit_log a "
+        f"WHERE a.memory_id = m.id AND a.to_version = m.version AND a.run_id IS NOT NULL AND "
+        f"{_BASE_RUN.replace('run_id', 'a.run_id')} IN {runs})"
+    ).fetchone()[0]
+    running = conn.execute("SELECT count(*) FROM consolidation_runs WHERE status = 'running'").fetchone()[0]
+    return {"audit": int(audit), "memories": int(memories), "running": int(running)}
+
+
+def store_digest(conn: Any, now_db: str) -> str:
+    """A hash of what a person sees of every memory not TTL-expired at ``now_db``: its fields
+    (versions and bookkeeping excluded), links, sources and entities."""
+    h = hashlib.sha256()
+    live = "SELECT id FROM memories WHERE expires_at IS NULL OR expires_at > ?"
+    queries = [
+        ("SELECT id, text, kind, scope, slot, status, valid_at, invalid_at, expired_at, trust, confidence, pinned, "
+         f"expires_at FROM memories WHERE id IN ({live}) ORDER BY id"),
+        f"SELECT src_id, dst_id, type FROM memory_links WHERE src_id IN ({live}) ORDER BY 1, 2, 3",
+        f"SELECT memory_id, session_id, message_id, observed_at FROM memory_sources WHERE memory_id IN ({live}) ORDER BY 1, 2, 3, 4",
+        f"SELECT memory_id, entity_id FROM memory_entities WHERE memory_id IN ({live}) ORDER BY 1, 2",
+    ]  # fmt: skip
+    for sql in queries:
+        for row in conn.execute(sql, (now_db,)):
+            h.update(repr(tuple(row)).encode())
+        h.update(b"|")
+    return h.hexdigest()
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--kills", type=int, default=25, help="SIGKILLs of keepsake consolidate (default 25)")
+    parser.add_argument("--n", type=int, default=3000, help="memories in the store (default 3000)")
+    parser.add_argument("--pool", type=int, default=300, help="texts embedded for real with MiniLM (default 300)")
+    parser.add_argument("--seed", type=int, default=7)
+
+
+def _cli(env: dict[str, str], *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "assistant.cli", *args], env=env, capture_output=True, text=True,
+                          timeout=timeout)  # fmt: skip
+
+
+def _check(db: Path, key: str) -> tuple[str, dict[str, int]]:
+    from assistant.memory.records import ts_to_db
+    from assistant.memory.store import MemoryStore
+
+    store = MemoryStore(db, key=key)
+    try:
+        return store_digest(store.conn, ts_to_db(store.now())), ownership_problems(store.conn)
+    finally:
+        store.close()
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    from assistant.bench.consolidate import build
+    from assistant.config import paths
+    from assistant.memory import keys
+
+    rng = random.Random(args.seed)
+    key = secrets.token_hex(32)
+    home = Path(tempfile.mkdtemp(prefix="keepsake-bench-faults-"))
+    env = dict(os.environ, KEEPSAKE_HOME=str(home))
+    real_home = os.environ.get("KEEPSAKE_HOME")
+    try:
+        models = paths().models
+        (home / "data" / "models").mkdir(parents=True, exist_ok=True)
+        for f in models.glob("*.gguf") if models.is_dir() else []:
+            try:
+                os.link(f, home / "data" / "models" / f.name)
+            except OSError:
+                pass
+        os.environ["KEEPSAKE_HOME"] = str(home)
+        db = paths().database
+        keys._write_key_file(paths().key_file, {str(db.resolve()): key})  # the CLI finds it there (never the OS keyring)
+        info = build(home, args.n, args.pool, args.seed, key)
+    finally:
+        if real_home is None:
+            os.environ.pop("KEEPSAKE_HOME", None)
+        else:
+            os.environ["KEEPSAKE_HOME"] = real_home
+    try:
+        return _rounds(args, rng, env, db, key, info)
+    finally:
+        import shutil
+
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def _rounds(args: argparse.Namespace, rng: random.Random, env: dict[str, str], db: Path, key: str,
+            info: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
+    before, _ = _check(db, key)
+    t0 = time.perf_counter()
+    base = _cli(env, "consolidate", "--json")
+    wall = time.perf_counter() - t0
+    if base.returncode != 0:
+        raise RuntimeError(f"baseline consolidate failed: {base.stderr[-2000:]}")
+    baseline = json.loads(base.stdout)
+    undo = _cli(env, "consolidate", "undo", baseline["run_id"])
+    after_undo, problems = _check(db, key)
+    rounds: list[dict[str, Any]] = []
+    for i in range(args.kills):
+        before, _ = _check(db, key)
+        delay = rng.uniform(0.0, 1.1 * wall)
+        proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "consolidate", "--json"], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+        try:
+            proc.wait(timeout=delay)
+            killed = False
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGKILL)
+            killed = True
+        out, _err = proc.communicate()
+        finished_id = json.loads(out)["run_id"] if not killed and proc.returncode == 0 and out.strip() else None
+        nxt = _cli(env, "consolidate", "--dry-run", "--json")  # the next start
+        rolled = json.loads(nxt.stdout).get("rolled_back", []) if nxt.returncode == 0 else []
+        digest, owned = _check(db, key)
+        outcome = "rolled back" if rolled else ("finished" if finished_id else "not started")
+        undo_ok = None
+        if finished_id is None:
+            # a run killed during its final write may have committed "finished": then it is undone like any run
+            runs = json.loads(_cli(env, "consolidate", "runs", "--limit", "3", "--json").stdout)
+            finished_id = next((r["run_id"] for r in runs if r["status"] == "finished" and not r["dry_run"] and not r["undone"]), None)
+            outcome = "finished" if finished_id else outcome
+        if finished_id:
+            undo_ok = _cli(env, "consolidate", "undo", finished_id).returncode == 0
+            digest, owned = _check(db, key)
+        rounds.append({"round": i, "delay_s": round(delay, 3), "killed": killed, "outcome": outcome,
+                       "changes_rolled_back": sum(r["versions"] + r["unlinked"] + r["facts_removed"] for r in rolled),
+                       "exact": digest == before, "undo_ok": undo_ok, **owned})  # fmt: skip
+    return {
+        "n": args.n, "kills": args.kills, "store": info, "run_wall_s": round(wall, 2),
+        "baseline": {"applied": baseline["applied"], "undo_rc": undo.returncode, "undo_exact": after_undo == before, **problems},
+        "rounds": rounds,
+        "killed": sum(r["killed"] for r in rounds),
+        "rolled_back": sum(r["outcome"] == "rolled back" for r in rounds),
+        "finished_then_undone": sum(r["outcome"] == "finished" for r in rounds),
+        "not_started": sum(r["outcome"] == "not started" for r in rounds),
+        "left_running": sum(r["running"] for r in rounds),
+        "unowned_changes": sum(r["audit"] + r["memories"] for r in rounds),
+        "inexact": sum(not r["exact"] for r in rounds),
+        "undo_failed": sum(r["undo_ok"] is False for r in rounds),
+    }  # fmt: skip
+
+
+def format_text(result: dict[str, Any]) -> str:
+    ok = result["left_running"] == 0 and result["unowned_changes"] == 0 and result["inexact"] == 0 and result["undo_failed"] == 0
+    return (
+        f"consolidate SIGKILLed {result['killed']} of {result['kills']} times on {result['store']['memories']} memories "
+        f"(one run: {result['run_wall_s']} s incl. process start)\n"
+        f"outcomes: {result['rolled_back']} rolled back by the next start, {result['finished_then_undone']} finished "
+        f"(then undone), {result['not_started']} killed before the run was recorded\n"
+        f"left running: {result['left_running']}; changes no run owns: {result['unowned_changes']}; store not exactly "
+        f"as before: {result['inexact']}; undo failures: {result['undo_failed']} -> {'ok' if ok else 'FAILED'}"
+    )

@@ -1,0 +1,74 @@
+"""A consolidation run is all or nothing: an interrupted run is rolled back.
+
+A run applies its changes in short transactions (so the hot path is never blocked long); each
+committed batch is complete and audited with the run id, so at any moment everything a run has
+changed is exactly what its audit rows say. When a run does not finish -- its process was
+killed, the machine lost power, or it raised while applying -- the changes it made are taken
+back with the same walk an undo uses (:func:`.undo.take_back`), under the undo id
+``rollback:<run_id>``, and the run is recorded as ``failed``, ``undone``, with
+``details.interrupted`` and what the rollback did. TTL purges are real deletions and stay done
+(the records had expired; the next run would purge them anyway).
+
+When: a run that raises rolls itself back before re-raising (:meth:`Consolidator.run`); a run
+whose process is gone is *stale* (:func:`.runs.stale_runs`) and is rolled back by the next start
+(:func:`recover_stale`: every consolidation run, the app's job scheduler when it starts, and
+``keepsake consolidate undo`` of that run). A rollback claims the run first (compare-and-swap on
+its owner), so two processes never roll back the same run, and is idempotent, so a rollback
+that is itself interrupted is completed by the next start.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from assistant.memory.consolidation import runs
+from assistant.memory.consolidation.owner import executing
+from assistant.memory.consolidation.undo import UndoReport, take_back
+from assistant.memory.records import Actor
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Recovered:
+    run_id: str
+    report: UndoReport
+
+    def to_json(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, **self.report.to_json()}
+
+
+def rollback(store: Any, record: runs.RunRecord, now: datetime, *, reason: str, claimed: bool = False) -> UndoReport:
+    """Take back everything the ``running`` run ``record`` applied and close it as an
+    interrupted, rolled-back failure. ``claimed``: this process already owns the run (it is
+    rolling back its own failed run); otherwise the stale run is claimed first and
+    :class:`runs.RunInProgress` is raised if another process got it."""
+    with executing(record.run_id):
+        if not claimed and not runs.claim(store, record, now):
+            raise runs.RunInProgress(f"consolidation run {record.run_id} is being rolled back by another process")
+        report = take_back(store, record.run_id, f"rollback:{record.run_id}", actor=Actor.CONSOLIDATOR)
+        details = dict(record.details, interrupted=True, error=record.details.get("error") or reason,
+                       rolled_back=report.to_json())  # fmt: skip
+        details.pop("recovering", None)
+        runs.finish_run(store, record.run_id, status="failed", now=store.now(), counts=record.counts,
+                        details=details, undone=True)  # fmt: skip
+    log.info("consolidation run %s rolled back (%s): %d versions restored, %d links removed, %d facts removed",
+                record.run_id, reason, report.versions, report.unlinked, report.facts_removed)  # fmt: skip
+    return report
+
+
+def recover_stale(store: Any, now: datetime | None = None) -> list[Recovered]:
+    """Roll back every stale ``running`` run (oldest first). A run another process is
+    already rolling back is left to it."""
+    now = now or store.now()
+    done = []
+    for record in runs.stale_runs(store, now):
+        try:
+            report = rollback(store, record, now, reason="interrupted: its process ended before the run finished")
+        except runs.RunInProgress:
+            continue
+        done.append(Recovered(record.run_id, report))
+    return done
