@@ -1,4 +1,8 @@
-"""`keepsake doctor`: every check a person (or a bug report) needs, each pass/fail."""
+"""`keepsake doctor`: every check a person (or a bug report) needs, each pass/fail.
+
+Storage checks: the database opens with its key and passes ``PRAGMA quick_check``; the disk
+has at least :data:`MIN_FREE` free; the data and config folders and the database file can be
+written. Each failure says what to do (the same one-line messages the commands give)."""
 
 from __future__ import annotations
 
@@ -52,14 +56,18 @@ def _sqlite() -> Check:
 def _encryption() -> list[Check]:
     from assistant.memory import db, keys
 
+    p = paths()
     encrypted = db.encryption_available()
     detail = "the memory database is encrypted (SQLCipher)" if encrypted else \
         "NOT encrypted: this system has no SQLCipher build (sqlean fallback)"
-    key = keys.backend_info(paths())
+    key = keys.backend_info(p)
     usable, keyring_name = keys.keyring_status()
+    key_ok, key_detail = True, key.description
+    if encrypted and key.name == "none" and p.database.exists():
+        key_ok, key_detail = False, f"the database {p.database} exists but its key was not found ({key.description}): restore the key"
     return [
         Check("encryption", encrypted, detail, {"encrypted": encrypted}),
-        Check("key", True, key.description,
+        Check("key", key_ok, key_detail,
               {"keyring_backend": key.name, "key_location": key.description, "os_keyring": keys.friendly_backend(keyring_name) if usable else None}),
     ]
 
@@ -79,6 +87,95 @@ def _models_folder() -> Check:
     folders = [str(p.models)] + ([str(p.repo_models)] if p.repo_models.is_dir() else [])
     return Check("models folder", True, f"put .gguf files in {' or '.join(folders)}",
                  {"models_folder": str(p.models), "repo_models_folder": str(p.repo_models)})
+
+
+MIN_FREE = 16 * 2**20  # bytes free under which doctor fails: the WAL, a checkpoint and a delete's rewrite need room
+
+
+def _database() -> Check:
+    """Open the database as the app does and run ``PRAGMA quick_check`` (a damaged file is
+    remembered: nothing more is written to it). No file yet is fine: it is made on first use."""
+    from assistant.memory import diagnose
+    from assistant.memory.errors import StoreError
+    from assistant.memory.store import MemoryStore
+
+    path = paths().database
+    if not path.exists():
+        return Check("database", True, f"no database yet at {path} (it is created on first use)", {"path": str(path)})
+    try:
+        store = MemoryStore(path, retry_deadline=10.0, busy_timeout=5.0)
+    except StoreError as exc:
+        return Check("database", False, str(exc), {"path": str(path), "kind": getattr(exc, "kind", "store")})
+    except OSError as exc:
+        known = diagnose.classify(exc, path)
+        return Check("database", False, str(known or exc), {"path": str(path)})
+    try:
+        try:
+            problem = store.verify() if store.damage is None else store.damage.detail
+        except StoreError as exc:
+            problem = str(exc)
+        if store.damage is not None or problem is not None:
+            return Check("database", False, str(diagnose.damaged(path, problem or "damaged")), {"path": str(path), "kind": "damaged"})
+        locked = _write_lock_free(store)
+        if locked is not None:
+            return Check("database", False, str(locked), {"path": str(path), "kind": "locked"})
+        info = store.info()
+        return Check("database", True, f"{path}: quick_check ok; {info.memories} memories, {info.sessions} sessions, "
+                     f"schema v{info.schema_version}", {"path": str(path), "memories": info.memories})  # fmt: skip
+    except StoreError as exc:
+        return Check("database", False, str(exc), {"path": str(path), "kind": getattr(exc, "kind", "store")})
+    finally:
+        store.close()
+
+
+def _write_lock_free(store) -> Exception | None:
+    """Whether a writer gets the database's write lock within 2 s (taken and released at once,
+    nothing written); the locked error otherwise."""
+    from assistant.memory import diagnose
+    from assistant.memory.db import DatabaseError, is_busy
+
+    conn = store.conn
+    conn.execute("PRAGMA busy_timeout = 2000")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("ROLLBACK")
+    except DatabaseError as exc:
+        return diagnose.locked(store.path) if is_busy(exc) else diagnose.classify(exc, store.path) or exc
+    return None
+
+
+def _space() -> Check:
+    from assistant.memory.diagnose import free_bytes
+
+    folder = paths().data
+    free = free_bytes(folder)
+    if free is None:
+        return Check("free space", False, f"cannot tell the free space on {folder}")
+    ok = free >= MIN_FREE
+    detail = f"{free / 2**20:.0f} MB free on the disk holding {folder}"
+    if not ok:
+        detail += f" (less than {MIN_FREE // 2**20} MB): free some space, or Keepsake cannot save new memories"
+    return Check("free space", ok, detail, {"free_bytes": free})
+
+
+def _write_access() -> Check:
+    """Files can be created in the data and config folders, and the database opened for writing
+    (tried for real: permission bits do not tell a read-only mount, and root ignores them)."""
+    import os
+
+    from assistant.memory.diagnose import folder_writable
+
+    p = paths()
+    problems = [f"{folder} is read-only or not yours" for folder in (p.data, p.config) if folder.exists() and not folder_writable(folder)]
+    for f in (p.database, p.key_file):
+        if f.exists():
+            try:
+                os.close(os.open(f, os.O_RDWR))
+            except OSError as exc:
+                problems.append(f"{f} cannot be written ({exc.strerror})")
+    if problems:
+        return Check("write access", False, "; ".join(problems) + ": make it writable, or set KEEPSAKE_HOME to a writable folder")
+    return Check("write access", True, f"can write to {p.data} and {p.config}")
 
 
 def _models() -> list[Check]:
@@ -102,8 +199,8 @@ def _models() -> list[Check]:
 def run_checks() -> dict:
     """Run every check; a failing check is reported, never raised."""
     checks: list[Check] = []
-    steps: list[Callable[[], Check | list[Check]]] = [_keepsake, _python, _llama, _sqlite, _encryption,
-                                                               _paths, _models_folder, _models]
+    steps: list[Callable[[], Check | list[Check]]] = [_keepsake, _python, _llama, _sqlite, _encryption, _paths,
+                                                      _write_access, _space, _database, _models_folder, _models]  # fmt: skip
     for step in steps:
         try:
             result = step()

@@ -66,13 +66,15 @@ def get_chat_model(p: Paths | None = None, model: str | None = None):
         return _chat_models[key]
 
 
-def open_store(p: Paths | None = None, *, with_embedder: bool = True):
-    """Open the memory store at the configured database path."""
+def open_store(p: Paths | None = None, *, with_embedder: bool = True, lock_wait: float | None = None):
+    """Open the memory store at the configured database path. ``lock_wait``: seconds to wait
+    for a database another program keeps locked (default: the store's, minutes)."""
     from assistant.memory.store import MemoryStore
 
     p = (p or paths()).ensure()
     embed = get_embedder(p).embed if with_embedder else None
-    store = MemoryStore(p.database, embed=embed)
+    waits = {} if lock_wait is None else {"busy_timeout": min(30.0, lock_wait / 2), "retry_deadline": lock_wait / 2}
+    store = MemoryStore(p.database, embed=embed, **waits)
     store.on_delete(lambda report: _after_delete(report, store))
     return store
 

@@ -138,12 +138,13 @@ class Backend(QObject):
     memoriesChanged = Signal()  # memories were added/changed/deleted
     sessionsChanged = Signal()  # conversations were created/renamed/deleted or got messages
     consolidationEvent = Signal(object)
+    storageFault = Signal(str)  # the database cannot be used (damaged, full, read-only, locked, key): a dialog
 
     def __init__(self, provider: Provider | None = None, runner: Runner | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.provider = provider or Provider()
         self.runner = runner or Runner(self)
-        self.runner.unhandledError.connect(lambda exc: self.error.emit(describe(exc)))
+        self.runner.unhandledError.connect(self._report)
         self._reader = None
         self._store = None
         self._store_event = threading.Event()
@@ -293,7 +294,7 @@ class Backend(QObject):
     def _memory_failed(self, exc) -> None:
         self.memory_error = describe(exc)
         self._store_event.set()  # writes fail fast with the reason instead of waiting
-        self.error.emit(self.memory_error)
+        self._report(exc)
 
     def load_model(self, choice: str | None) -> None:
         """Load a chat model in the background (``"default"``, a GGUF path or None)."""
@@ -407,7 +408,13 @@ class Backend(QObject):
         return fn(store) if progress is None else fn(store, progress)
 
     def _report(self, exc: BaseException) -> None:
-        self.error.emit(describe(exc))
+        """Every failure goes to the status bar; a storage fault also opens a dialog."""
+        from ui.errors import storage_fault
+
+        text = describe(exc)
+        self.error.emit(text)
+        if storage_fault(exc) is not None:
+            self.storageFault.emit(text)
 
     # ------------------------------------------------------------------ chat
     def open_chat(self, session_id, *, incognito: bool | None = None):

@@ -12,8 +12,37 @@ def is_user_error(exc: BaseException) -> bool:
     return bool(_names(exc) & {"ModelError", "StoreError", "NoteError", "ValueError", "EmptyMessage", "OSError"})
 
 
+STORAGE_FAULTS = {"StorageError", "WrongKeyError", "KeyMissingError"}
+
+
+def storage_fault(exc: BaseException) -> str | None:
+    """The one-line message (the same the CLI prints) when ``exc`` is a storage fault -- a
+    damaged, full, read-only or locked database, a wrong or missing key -- else None. A raw
+    driver or OS error is classified against the configured database (damage is remembered)."""
+    if _names(exc) & STORAGE_FAULTS:
+        return _sentence(str(exc))
+    if "DatabaseError" in _names(exc) or isinstance(exc, OSError):
+        from assistant.config import paths
+        from assistant.memory import diagnose, integrity
+
+        known = diagnose.classify(exc, paths().database)
+        if known is None or not (_names(known) & STORAGE_FAULTS):
+            return None
+        if _names(known) & {"DamagedError"}:
+            integrity.write_marker(paths().database, str(exc))
+        return _sentence(str(known))
+    return None
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:] if text else text
+
+
 def describe(exc: BaseException) -> str:
     """One or two sentences saying what happened and, where possible, what to do."""
+    storage = storage_fault(exc)
+    if storage is not None:
+        return storage
     names = _names(exc)
     if "ModelError" in names:
         path = getattr(exc, "path", None)

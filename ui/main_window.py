@@ -56,6 +56,7 @@ class MainWindow(QMainWindow):
         self._user: MessageWidget | None = None
         self._model_choice_pending: str | None = None
         self._model_name: str | None = None  # the chat model in use (status bar)
+        self._storage_faults_shown: set[str] = set()
         self._discovery: str | None = None
         self._build(consolidation)
         self._wire()
@@ -208,6 +209,7 @@ class MainWindow(QMainWindow):
         b.modelReady.connect(self._model_ready)
         b.modelFailed.connect(self._model_failed)
         b.memoryReady.connect(self._memory_ready)
+        b.storageFault.connect(self.show_storage_fault)
 
     # ------------------------------------------------------------------ start-up
     def start(self) -> None:
@@ -402,6 +404,17 @@ class MainWindow(QMainWindow):
     def show_status(self, text: str) -> None:
         self.status_label.setProperty("error", False)
         self._set_status(text)
+
+    def show_storage_fault(self, text: str) -> None:
+        """The memory database cannot be used: say so in a dialog (once per message; the app
+        keeps running, and the status bar keeps the line)."""
+        if text in self._storage_faults_shown:
+            return
+        self._storage_faults_shown.add(text)
+        box = QMessageBox(QMessageBox.Icon.Critical, "Keepsake can't use its memory", text, QMessageBox.StandardButton.Ok, self)
+        box.setObjectName("storageFaultDialog")
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()  # window-modal, does not block the event loop
 
     def show_error(self, text: str) -> None:
         self.status_label.setProperty("error", True)

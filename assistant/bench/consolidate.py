@@ -42,6 +42,8 @@ from typing import Any
 
 import numpy as np
 
+from assistant.cli.argtypes import seed, whole
+
 UTC = timezone.utc
 TARGET_S = 60.0
 TARGET_MB = 1024.0
@@ -97,9 +99,9 @@ _SLOTS = [("home_city", "User lives in {city}."), ("employer", "User works at {c
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--n", type=int, default=10000, help="memories in the store (default 10000)")
-    parser.add_argument("--pool", type=int, default=300, help="texts embedded for real with MiniLM (default 300)")
-    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--n", type=whole(10, 10_000_000, "--n"), default=10000, help="memories in the store (default 10000)")
+    parser.add_argument("--pool", type=whole(1, 100_000, "--pool"), default=300, help="texts embedded for real with MiniLM (default 300)")
+    parser.add_argument("--seed", type=seed, default=7)
     parser.add_argument("--keep", action="store_true", help="keep the temporary KEEPSAKE_HOME (path printed; key in bench.key)")
 
 

@@ -26,6 +26,7 @@ import statistics
 import tempfile
 import time
 
+from assistant.cli.argtypes import threads, tokens, whole
 from assistant.engine.chat import ChatMessage
 
 WEEK = [
@@ -94,14 +95,14 @@ def user_turn(turn: int) -> str:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--turns", type=int, default=40)
-    p.add_argument("--max-tokens", type=int, default=24, help="reply length cap per turn")
-    p.add_argument("--n-ctx", type=int, default=8192, help="llama.cpp context of both model instances")
-    p.add_argument("--window", type=int, default=None,
+    p.add_argument("--turns", type=whole(1, 100_000, "--turns"), default=40)
+    p.add_argument("--max-tokens", type=tokens, default=24, help="reply length cap per turn")
+    p.add_argument("--n-ctx", type=whole(512, 131_072, "--n-ctx"), default=8192, help="llama.cpp context of both model instances")
+    p.add_argument("--window", type=whole(1, 131_072, "--window"), default=None,
                    help="Keepsake's window, compaction on (default: the configured context size, as the app runs)")
     p.add_argument("--no-compaction", action="store_true",
                    help="Keepsake without compaction: append-only history in the n_ctx window")
-    p.add_argument("--threads", type=int, default=1, help="llama.cpp threads per model (1: CPU-time TTFT is exact)")
+    p.add_argument("--threads", type=threads, default=1, help="llama.cpp threads per model (1: CPU-time TTFT is exact)")
 
 
 def _model(args):

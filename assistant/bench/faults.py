@@ -34,6 +34,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from assistant.cli.argtypes import seed, whole
+
 _BASE_RUN = ("CASE WHEN run_id LIKE 'undo:%' THEN substr(run_id, 6) WHEN run_id LIKE 'rollback:%' THEN substr(run_id, 10) "
              "ELSE run_id END")  # fmt: skip
 
@@ -80,10 +82,10 @@ def store_digest(conn: Any, now_db: str) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--kills", type=int, default=25, help="SIGKILLs of keepsake consolidate (default 25)")
-    parser.add_argument("--n", type=int, default=3000, help="memories in the store (default 3000)")
-    parser.add_argument("--pool", type=int, default=300, help="texts embedded for real with MiniLM (default 300)")
-    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--kills", type=whole(0, 10_000, "--kills"), default=25, help="SIGKILLs of keepsake consolidate (default 25)")
+    parser.add_argument("--n", type=whole(10, 1_000_000, "--n"), default=3000, help="memories in the store (default 3000)")
+    parser.add_argument("--pool", type=whole(1, 100_000, "--pool"), default=300, help="texts embedded for real with MiniLM (default 300)")
+    parser.add_argument("--seed", type=seed, default=7)
 
 
 def _cli(env: dict[str, str], *args: str, timeout: float = 600) -> subprocess.CompletedProcess:

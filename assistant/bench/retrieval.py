@@ -39,6 +39,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from assistant.cli.argtypes import seed, threads, whole, whole_list
+
 import numpy as np
 
 NOISE_SIGMA = 0.025
@@ -84,12 +86,12 @@ _QUESTIONS = [
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--sizes", default="1000,10000,100000", help="comma-separated store sizes (default 1000,10000,100000)")
-    p.add_argument("--queries", type=int, default=200, help="timed searches per size (default 200)")
-    p.add_argument("--pool", type=int, default=5000, help="texts embedded for real (default 5000)")
-    p.add_argument("--k", type=int, default=5, help="memories per search (default 5)")
-    p.add_argument("--seed", type=int, default=7)
-    p.add_argument("--embed-threads", type=int, default=1, help="llama.cpp threads for the embedder (default 1)")
+    p.add_argument("--sizes", type=whole_list(1, 10_000_000, "--sizes"), default="1000,10000,100000", help="comma-separated store sizes (default 1000,10000,100000)")
+    p.add_argument("--queries", type=whole(1, 1_000_000, "--queries"), default=200, help="timed searches per size (default 200)")
+    p.add_argument("--pool", type=whole(1, 1_000_000, "--pool"), default=5000, help="texts embedded for real (default 5000)")
+    p.add_argument("--k", type=whole(1, 4096, "--k"), default=5, help="memories per search (default 5)")
+    p.add_argument("--seed", type=seed, default=7)
+    p.add_argument("--embed-threads", type=threads, default=1, help="llama.cpp threads for the embedder (default 1)")
     p.add_argument("--sqlite-vec", action="store_true", help="also time sqlite-vec's vec0 KNN on the same queries")
     p.add_argument("--quality", action="store_true",
                    help="measure answer recall@5 on a long conversation instead (hybrid vs MiniLM cosine vs BM25 over the raw messages)")
@@ -328,9 +330,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         from assistant.bench import retrieval_quality
 
         return retrieval_quality.run(args)
-    sizes = [int(s) for s in str(args.sizes).split(",") if s.strip()]
-    if not sizes or min(sizes) < 1:
-        raise SystemExit("--sizes needs positive integers")
+    sizes = list(args.sizes)
     pool_n = max(1, min(args.pool, max(sizes)))
     load_before = _load_avg()
     embedder = _embedder(args.embed_threads)

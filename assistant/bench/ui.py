@@ -25,17 +25,19 @@ import time
 from pathlib import Path
 from typing import Any
 
+from assistant.cli.argtypes import decimal, tokens, whole
+
 TARGET_VISIBLE_MS = 1500.0
 TARGET_STALL_MS = 50.0
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--n", type=int, default=100_000, help="memories in the inspector test (default 100000)")
-    parser.add_argument("--runs", type=int, default=3, help="launches for window_visible_ms (median)")
-    parser.add_argument("--max-tokens", type=int, default=160, help="reply length in the stall test")
+    parser.add_argument("--n", type=whole(1, 10_000_000, "--n"), default=100_000, help="memories in the inspector test (default 100000)")
+    parser.add_argument("--runs", type=whole(1, 1000, "--runs"), default=3, help="launches for window_visible_ms (median)")
+    parser.add_argument("--max-tokens", type=tokens, default=160, help="reply length in the stall test")
     parser.add_argument("--skip", choices=("visible", "stall", "inspector"), action="append", default=[],
                         help="leave a part out (repeatable)")  # fmt: skip
-    parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per part")
+    parser.add_argument("--timeout", type=decimal(1.0, 86_400.0, "--timeout"), default=1800.0, help="seconds per part")
 
 
 def _child(part: str, home: Path, extra: list[str], timeout: float) -> tuple[dict[str, Any], float]:

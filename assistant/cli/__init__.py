@@ -7,8 +7,6 @@ only wires them together. Commands that print data accept ``--json``.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import sys
 
 from assistant.cli import common
@@ -17,14 +15,14 @@ from assistant.memory.errors import StoreError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from assistant.cli import bench, consolidate, core, importer, memory, note
+    from assistant.cli import bench, consolidate, core, importer, memory, note, repair
 
     from assistant import __version__
 
     parser = argparse.ArgumentParser(prog="keepsake", description="Local-first assistant with an inspectable memory.")
     parser.add_argument("--version", action="version", version=f"keepsake {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (core, memory, note, bench, importer, consolidate):
+    for module in (core, memory, note, bench, importer, consolidate, repair):
         module.register(sub)
     return parser
 
@@ -32,13 +30,18 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a usage error (already printed): its exit code
+        return exc.code if isinstance(exc.code, int) else 2
     if not getattr(args, "func", None):
         from assistant.cli.core import launch_app
 
         return launch_app(args)
     try:
         return int(args.func(args) or 0)
+    except BrokenPipeError:
+        return common.output_closed()
     except common.UserError as exc:
         return common.fail(args, str(exc))
     except (StoreError, ModelError) as exc:
@@ -46,10 +49,11 @@ def main(argv: list[str] | None = None) -> int:
         return common.fail(args, str(exc))
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:  # `keepsake memory list | head`: the reader left; not an error
-        with contextlib.suppress(OSError):
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - Python flushes stdout at exit
-        return 0
+    except Exception as exc:  # noqa: BLE001 - a storage fault met outside the store's guard
+        known = common.storage_fault(exc)
+        if known is None:
+            raise
+        return common.fail(args, str(known))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -41,38 +41,102 @@ def emit(args: argparse.Namespace, data: Any, text: str | None = None) -> None:
 
 
 def fail(args: argparse.Namespace, message: str, code: int = 2) -> int:
-    if getattr(args, "json", False):
-        print(dumps({"error": message}))
-    else:
-        print(f"keepsake: error: {message}", file=sys.stderr)
+    """One line for the person (``{"error": ...}`` with --json); exit code 2."""
+    message = " ".join(str(message).split())  # one line, whatever the message held
+    try:
+        if getattr(args, "json", False):
+            print(dumps({"error": message}))
+        else:
+            print(f"keepsake: error: {message}", file=sys.stderr)
+    except BrokenPipeError:
+        return output_closed()
     return code
+
+
+def output_closed() -> int:
+    """stdout was closed by its reader (``keepsake ... | head -1``): not an error. The rest of
+    the output goes to /dev/null, so the interpreter's final flush does not complain; exit 0."""
+    import os
+
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    with contextlib.suppress(OSError):
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - Python flushes stdout at exit
+    return 0
+
+
+def storage_fault(exc: BaseException):
+    """The one-line storage error an escaped driver/OS error means for the configured
+    database (damage is remembered), or None when it is not a storage fault."""
+    from assistant.config import paths
+    from assistant.memory import diagnose, integrity
+    from assistant.memory.errors import DamagedError
+
+    try:
+        path = paths().database
+    except Exception:  # noqa: BLE001 - no usable paths: nothing to name
+        return None
+    known = diagnose.classify(exc, path)
+    if isinstance(known, DamagedError):
+        integrity.write_marker(path, str(exc))
+    return known
 
 
 def add_json(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
 
-@contextlib.contextmanager
-def opened_store(with_embedder: bool = False) -> Iterator[Any]:
-    """Open the store for one command and close it after. A store error becomes a
-    :class:`UserError`; an embedder that cannot load only means new memories get their vector
-    later (the command still works)."""
+def lock_wait() -> float:
+    """Seconds a command waits for a database another program keeps locked before it says so
+    (``KEEPSAKE_LOCK_WAIT``, default 30; the app waits longer)."""
+    import math
+    import os
+
+    try:
+        value = float(os.environ.get("KEEPSAKE_LOCK_WAIT", "30"))
+    except ValueError:
+        return 30.0
+    return min(max(value, 0.1), 3600.0) if math.isfinite(value) else 30.0
+
+
+def open_cli_store(with_embedder: bool = False) -> Any:
+    """The store for one command (it waits :func:`lock_wait` for a locked database). A store
+    error becomes a :class:`UserError`; an embedder that cannot load only means new memories get
+    their vector later (the command still works)."""
     from assistant.memory.errors import StoreError
     from assistant.services import open_store
 
+    wait = lock_wait()
     store = None
     try:
         if with_embedder:
             try:
-                store = open_store(with_embedder=True)
+                store = open_store(with_embedder=True, lock_wait=wait)
             except StoreError:
                 raise
             except Exception as exc:  # noqa: BLE001 - no embedder: store without vector, embed later
+                known = storage_fault(exc)
+                if known is not None:
+                    raise known from None
                 print(f"keepsake: note: embedder unavailable ({exc}); the vector is added later", file=sys.stderr)
         if store is None:
-            store = open_store(with_embedder=False)
+            store = open_store(with_embedder=False, lock_wait=wait)
     except StoreError as exc:
         raise UserError(str(exc)) from None
+    except OSError as exc:
+        known = storage_fault(exc)
+        if known is None:
+            raise
+        raise UserError(str(known)) from None
+    return store
+
+
+@contextlib.contextmanager
+def opened_store(with_embedder: bool = False) -> Iterator[Any]:
+    """:func:`open_cli_store` for the block, closed after."""
+    store = open_cli_store(with_embedder)
     try:
         yield store
     finally:

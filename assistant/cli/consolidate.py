@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 
+from assistant.cli import argtypes
 from assistant.cli.common import add_json, emit, opened_store
 
 
@@ -24,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json(u)
     u.set_defaults(func=_undo)
     r = csub.add_parser("runs", help="list recorded consolidation runs, newest first")
-    r.add_argument("--limit", type=int, default=20)
+    r.add_argument("--limit", type=argtypes.limit, default=20)
     add_json(r)
     r.set_defaults(func=_runs)
 

@@ -10,6 +10,7 @@ import threading
 import time
 from typing import Iterator
 
+from assistant.cli import argtypes
 from assistant.cli.common import UserError, add_json, dumps, emit
 from assistant.config import paths
 from assistant.engine.errors import ModelError
@@ -34,8 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--session", metavar="ID", help="continue this session (default: a new one)")
     p.add_argument("--model", metavar="GGUF", help="use this chat model instead of the configured one")
     p.add_argument("--incognito", action="store_true", help="remember nothing from this session")
-    p.add_argument("--max-tokens", type=int, default=512)
-    p.add_argument("--temperature", type=float, default=None, help="sampling temperature (default 0.2)")
+    p.add_argument("--max-tokens", type=argtypes.tokens, default=512)
+    p.add_argument("--temperature", type=argtypes.decimal(0.0, 5.0, "--temperature"), default=None, help="sampling temperature (default 0.2)")
     add_json(p)
     p.set_defaults(func=cmd_chat)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from assistant.cli.common import UserError, add_json, emit
+from assistant.cli.common import UserError, add_json, emit, open_cli_store
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -61,25 +61,8 @@ def _chat_model(args: argparse.Namespace):
         return None
 
 
-def _open_store():
-    """The store with the embedder (so imported memories are searchable at once); without it
-    when the embedder cannot be loaded (vectors are then added later)."""
-    from assistant.memory.errors import StoreError
-    from assistant.services import open_store
-
-    try:
-        try:
-            return open_store(with_embedder=True)
-        except StoreError:
-            raise
-        except Exception as exc:  # noqa: BLE001
-            print(f"keepsake: note: embedder unavailable ({exc}); vectors are added later", file=sys.stderr)
-            return open_store(with_embedder=False)
-    except StoreError as exc:
-        raise UserError(str(exc)) from None
-
-
 def cmd_import(args: argparse.Namespace) -> int:
+    from assistant.memory.errors import StorageError
     from assistant.memory.importers import ImportFormatError, import_file, read_file
 
     try:
@@ -87,12 +70,15 @@ def cmd_import(args: argparse.Namespace) -> int:
     except ImportFormatError as exc:
         raise UserError(str(exc)) from None
     model = _chat_model(args)
-    store = _open_store()
+    store = open_cli_store(with_embedder=True)
     try:
         report = import_file(store, args.file, chat_model=model, use_llm=model is not None,
                              progress=None if args.json else _Bar())  # fmt: skip
     except ImportFormatError as exc:
         raise UserError(str(exc)) from None
+    except StorageError as exc:  # disk full, damaged file ... mid-import: say what is kept
+        kept = "the messages imported before it are kept, and importing the file again adds only the rest"
+        raise UserError(str(exc.with_outcome(kept))) from None
     finally:
         store.close()
     lines = [

@@ -14,6 +14,7 @@ import sys
 from datetime import datetime, timedelta
 from typing import Any, Callable
 
+from assistant.cli import argtypes
 from assistant.cli.common import UserError, add_json, emit, opened_store
 
 _DATE_HELP = "ISO-8601 (2024-05-01, 2024-05-01T14:30+02:00) or e.g. 'May 1 2024'"
@@ -124,7 +125,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--valid-at", metavar="D", help=f"when it became true ({_DATE_HELP})")
     p.add_argument("--invalid-at", metavar="D", help="when it stopped being true")
     p.add_argument("--observed-at", metavar="D", help="when it was said (default now)")
-    p.add_argument("--ttl-days", type=float, metavar="N", help="forget after N days")
+    p.add_argument("--ttl-days", type=argtypes.days, metavar="N", help="forget after N days (at most 100 years)")
     p.add_argument("--slot", help="profile slot name (home_city, employer, ...)")
     p.add_argument("--entity", action="append", default=[], help="an entity it is about (repeatable)")
     add_json(p)
@@ -136,8 +137,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--known-at", metavar="T", help="what Keepsake believed at time T (system time)")
     p.add_argument("--kind", choices=["profile", "fact", "episode", "experience"])
     p.add_argument("--text", help="only memories containing this text")
-    p.add_argument("--limit", type=int)
-    p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--limit", type=argtypes.limit)
+    p.add_argument("--offset", type=argtypes.offset, default=0)
     add_json(p)
     p.set_defaults(func=cmd_list)
 
@@ -149,7 +150,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = msub.add_parser("edit", help="change the text (a new version; the old one is kept)")
     p.add_argument("id", type=int)
     p.add_argument("text")
-    p.add_argument("--expected-version", type=int, help="fail if the memory changed since that version")
+    p.add_argument("--expected-version", type=argtypes.version, help="fail if the memory changed since that version")
     add_json(p)
     p.set_defaults(func=cmd_edit)
 
@@ -160,7 +161,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_invalidate)
 
     p = msub.add_parser("delete", help="delete for real (row, versions, indexes, vectors, files)")
-    p.add_argument("ids", type=int, nargs="+", metavar="ID")
+    p.add_argument("ids", type=argtypes.record_id, nargs="+", metavar="ID")
     p.add_argument("--dry-run", action="store_true", help="only show what would be removed")
     p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     p.add_argument("--keep-sources", action="store_true", help="do not redact the source messages")
@@ -182,7 +183,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = msub.add_parser("ttl", help="forget after N days (or --clear)")
     p.add_argument("id", type=int)
     g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--days", type=float)
+    g.add_argument("--days", type=argtypes.days)
     g.add_argument("--clear", action="store_true")
     add_json(p)
     p.set_defaults(func=cmd_ttl)
@@ -190,7 +191,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ses = sub.add_parser("sessions", help="list, show, rename and delete chat sessions")
     ssub = ses.add_subparsers(dest="sessions_command", metavar="ACTION", required=True)
     p = ssub.add_parser("list", help="sessions, most recent first")
-    p.add_argument("--limit", type=int)
+    p.add_argument("--limit", type=argtypes.limit)
     add_json(p)
     p.set_defaults(func=cmd_sessions_list)
     p = ssub.add_parser("show", help="a session and its messages")
@@ -212,7 +213,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("export", help="export all memories (and sessions) to a JSON file")
     p.add_argument("file")
     p.add_argument("--no-sessions", action="store_true", help="memories only")
-    p.add_argument("--ids", type=int, nargs="+", metavar="ID", help="only these memories (implies --no-sessions)")
+    p.add_argument("--ids", type=argtypes.record_id, nargs="+", metavar="ID", help="only these memories (implies --no-sessions)")
     add_json(p)
     p.set_defaults(func=cmd_export)
 
@@ -426,7 +427,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 def register_search(msub: argparse._SubParsersAction) -> None:
     p = msub.add_parser("search", help="hybrid memory search (what a chat turn would retrieve)")
     p.add_argument("query")
-    p.add_argument("--k", type=int, default=5, metavar="N", help="how many memories (default 5)")
+    p.add_argument("--k", type=argtypes.whole(1, 4096, "--k"), default=5, metavar="N", help="how many memories (default 5, at most 4096)")
     p.add_argument("--as-of", metavar="D", help="what was true on date D (world time)")
     p.add_argument("--known-at", metavar="T", help="what Keepsake believed at time T (system time)")
     p.add_argument("--explain", action="store_true", help="show each signal's raw and normalized score")

@@ -10,6 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from assistant.cli import argtypes
 from assistant.cli.common import UserError, add_json, emit
 
 
@@ -33,7 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     sp.set_defaults(func=cmd_history)
 
     sp = nsub.add_parser("restore", help="make an old version current again (saved as a new version)")
-    sp.add_argument("version", type=int)
+    sp.add_argument("version", type=argtypes.version)
     add_json(sp)
     sp.set_defaults(func=cmd_restore)
 

@@ -18,10 +18,11 @@ import sqlite_utils
 from assistant import events
 from assistant.config import paths
 from assistant.memory import keys as keymod
-from assistant.memory import notify
+from assistant.memory import diagnose, notify
 from assistant.memory.db import (
     DRIVER,
     ENCRYPTION_AVAILABLE,
+    RETRY_DEADLINE,
     Connection,
     ConnectionPool,
     DatabaseError,
@@ -30,8 +31,9 @@ from assistant.memory.db import (
     read_tx,
     write_tx,
 )
-from assistant.memory.errors import StoreError
-from assistant.memory.migrations import current_version, migrate
+from assistant.memory.errors import DamagedError, StoreError
+from assistant.memory.integrity import Damage, clear_marker, identity, quick_check, read_marker, write_marker
+from assistant.memory.migrations import LATEST, current_version, migrate
 from assistant.memory.records import (
     Actor,
     AuditEntry,
@@ -98,8 +100,12 @@ class StoreBase:
         clock: Callable[[], datetime] | None = None,
         file_roots: Sequence[Path] | None = None,
         session_files: Callable[[int], Sequence[Path]] | None = None,
+        retry_deadline: float = RETRY_DEADLINE,
     ) -> None:
         self.path = Path(path if path is not None else paths().database).expanduser().resolve()
+        self._retry_deadline = retry_deadline
+        self._verified = False
+        self.damage: Damage | None = None
         self._clock = clock or utcnow
         self._embed = embed
         self._lock = threading.Lock()
@@ -120,17 +126,26 @@ class StoreBase:
         else:
             key_hex, self.key_info = keymod.get_or_create_key(self.path)
         self.encrypted = key_hex is not None
-        self._pool = ConnectionPool(lambda: open_connection(self.path, key_hex, busy_timeout=busy_timeout))
+        self._pool = ConnectionPool(lambda: open_connection(self.path, key_hex, busy_timeout=busy_timeout,
+                                                            deadline=retry_deadline))  # fmt: skip
         conn = self._pool.conn  # open + verify the key now, in the constructor
-        migrate(conn, dim=dim, now=self.now())
-        row = conn.execute("SELECT value FROM store_meta WHERE key = 'embedding_dim'").fetchone()
+        self._guard(lambda: self._open_schema(conn, dim))
+        row = self._guard(lambda: conn.execute("SELECT value FROM store_meta WHERE key = 'embedding_dim'").fetchone())
         self.dim = int(row[0]) if row else dim
         if embed is not None and self.dim != dim:
             raise StoreError(
                 f"the memory database stores {self.dim}-dimensional vectors but the embedder gives {dim}; "
                 "rebuild the vectors (MemoryStore.rebuild_vectors) after switching embedding models"
             )
-        self.store_id = conn.execute("SELECT value FROM store_meta WHERE key = 'store_id'").fetchone()[0]
+        self.store_id = self._guard(lambda: conn.execute("SELECT value FROM store_meta WHERE key = 'store_id'").fetchone()[0])
+
+    def _open_schema(self, conn: Connection, dim: int) -> None:
+        """Recall a damage marker, then migrate (a damaged file that needs a migration is refused:
+        migrating writes)."""
+        self._recall_damage(conn)
+        if self.damage is not None and current_version(conn) < LATEST:
+            raise self._damaged_error()
+        migrate(conn, dim=dim, now=self.now(), deadline=self._retry_deadline)
 
     # ---------------------------------------------------------------- infrastructure
 
@@ -148,12 +163,18 @@ class StoreBase:
         return to_utc(self._clock())
 
     def write(self, fn: Callable[[Connection], T]) -> T:
-        """Run ``fn(conn)`` in one ``BEGIN IMMEDIATE`` transaction, retried on busy. After the
-        commit, what it changed is published as a :class:`~assistant.memory.notify.StoreChange`
-        (a nested call belongs to the outer transaction, which publishes)."""
+        """Run ``fn(conn)`` in one ``BEGIN IMMEDIATE`` transaction, retried on busy (at most
+        ``retry_deadline`` seconds). After the commit, what it changed is published as a
+        :class:`~assistant.memory.notify.StoreChange` (a nested call belongs to the outer
+        transaction, which publishes). Refused on a damaged file; the file is checked once before
+        the first write (:meth:`verify`). Storage faults raise their one-line errors."""
         conn = self.conn
         if conn.in_transaction:
-            return write_tx(conn, fn)
+            return self._guard(lambda: write_tx(conn, fn))
+        if self.damage is None and not self._verified:
+            self.verify()
+        if self.damage is not None:
+            raise self._damaged_error()
         seen: list[notify.StoreChange | None] = [None]
 
         def run(c: Connection) -> T:
@@ -162,14 +183,63 @@ class StoreBase:
             seen[0] = notify.changes_since(c, self.path, before)
             return result
 
-        result = write_tx(conn, run)
+        result = self._guard(lambda: write_tx(conn, run, deadline=self._retry_deadline))
         if seen[0] is not None:
             events.publish(notify.TOPIC, seen[0])
         return result
 
     def read(self, fn: Callable[[Connection], T]) -> T:
         """Run ``fn(conn)`` on one consistent snapshot."""
-        return read_tx(self.conn, fn)
+        return self._guard(lambda: read_tx(self.conn, fn))
+
+    # ---------------------------------------------------------------- integrity
+
+    def verify(self) -> str | None:
+        """``PRAGMA quick_check`` once per store (again when called again): None when healthy,
+        else what is wrong -- the file is then marked damaged and no write is made to it."""
+        problem = self._guard(lambda: quick_check(self.conn))
+        self._verified = True
+        if problem is not None:
+            self._mark_damaged(problem)
+        return problem
+
+    def _recall_damage(self, conn: Connection) -> None:
+        """A damage marker left by any process: still this file -> damaged; the file was
+        replaced since (a backup restored) -> checked again, the marker dropped if healthy."""
+        damage = read_marker(self.path)
+        if damage is None:
+            return
+        if damage.identity is not None and damage.identity == identity(self.path):
+            self.damage = damage
+            return
+        try:
+            problem = quick_check(conn)
+        except DatabaseError as exc:
+            problem = str(exc)
+        if problem is None:
+            clear_marker(self.path)
+            self._verified = True
+        else:
+            self.damage = write_marker(self.path, problem)
+
+    def _mark_damaged(self, detail: str) -> None:
+        if self.damage is None:
+            self.damage = write_marker(self.path, detail)
+
+    def _damaged_error(self) -> StoreError:
+        return diagnose.damaged(self.path, self.damage.detail if self.damage else "damaged")
+
+    def _guard(self, fn: Callable[[], T]) -> T:
+        """Run ``fn``; a storage fault becomes its one-line error (and damage is remembered)."""
+        try:
+            return fn()
+        except (DatabaseError, OSError) as exc:
+            known = diagnose.classify(exc, self.path)
+            if known is None:
+                raise
+            if isinstance(known, DamagedError):
+                self._mark_damaged(str(exc))
+            raise known from exc
 
     def close(self) -> None:
         """Close this thread's connection (a pending WAL truncation after a delete is retried)."""

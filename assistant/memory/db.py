@@ -29,6 +29,7 @@ from typing import Any, Callable, TypeVar
 
 import sqlite_utils
 
+from assistant.memory import diagnose
 from assistant.memory.errors import StoreError, WrongKeyError
 
 try:  # pragma: no branch
@@ -60,18 +61,20 @@ def is_busy(exc: BaseException) -> bool:
     return isinstance(exc, DatabaseError) and ("locked" in msg or "busy" in msg)
 
 
-def open_connection(path: Path, key_hex: str | None, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> Connection:
-    """Open, key, verify, load sqlite-vec and set pragmas. ``key_hex=None``: unencrypted."""
+def open_connection(path: Path, key_hex: str | None, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+                    deadline: float = RETRY_DEADLINE) -> Connection:  # fmt: skip
+    """Open, key, verify, load sqlite-vec and set pragmas. ``key_hex=None``: unencrypted.
+    Storage faults become their one-line :mod:`~assistant.memory.diagnose` errors."""
     if key_hex is not None and not ENCRYPTION_AVAILABLE:  # pragma: no cover
         key_hex = None  # sqlean: no encryption available, reported by MemoryStore.encrypted
     if key_hex is not None and not _HEX64.fullmatch(key_hex):
         raise StoreError("database key must be 64 hexadecimal characters")
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         conn = driver.connect(str(path), timeout=busy_timeout, check_same_thread=True, isolation_level=None)
-    except DatabaseError as exc:
-        raise StoreError(f"cannot open the memory database {path}: {exc}") from exc
+    except (OSError, DatabaseError) as exc:
+        raise (diagnose.classify(exc, path, opened=False) or StoreError(f"cannot open the memory database {path}: {exc}")) from exc
     conn.row_factory = driver.Row  # index and name access
     try:
         if key_hex is not None:
@@ -79,39 +82,36 @@ def open_connection(path: Path, key_hex: str | None, *, busy_timeout: float = DE
                 conn.execute("PRAGMA cipher_log_level = NONE")
             conn.execute(f"PRAGMA key = \"x'{key_hex}'\"")  # hex validated by keys.normalize_key
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-        _verify(conn, path, encrypted=key_hex is not None)
+        _verify(conn, path, encrypted=key_hex is not None, deadline=deadline)
         conn.enable_load_extension(True)
         try:
             sqlite_vec.load(conn)
         finally:
             conn.enable_load_extension(False)
-        mode = _retry_busy(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        mode = _retry_busy(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone()[0], deadline)
         if str(mode).lower() != "wal":
             raise StoreError(f"could not switch {path} to WAL mode (got {mode!r})")
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA secure_delete = ON")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute("PRAGMA temp_store = MEMORY")
+    except DatabaseError as exc:
+        conn.close()
+        raise (diagnose.classify(exc, path) or StoreError(f"cannot open the memory database {path}: {exc}")) from exc
     except BaseException:
         conn.close()
         raise
     return conn
 
 
-def _verify(conn: Connection, path: Path, *, encrypted: bool) -> None:
+def _verify(conn: Connection, path: Path, *, encrypted: bool, deadline: float) -> None:
     """Read the schema: fails right away on a wrong key or a file that is not a database."""
     try:
-        _retry_busy(lambda: conn.execute("SELECT count(*) FROM sqlite_master").fetchone())
+        _retry_busy(lambda: conn.execute("SELECT count(*) FROM sqlite_master").fetchone(), deadline)
     except DatabaseError as exc:
-        if is_busy(exc):
-            raise StoreError(f"memory database {path} stayed locked: {exc}") from exc
-        if "unable to open" in str(exc).lower():
-            raise StoreError(f"cannot open the memory database {path}: {exc}") from exc
-        if encrypted:
-            raise WrongKeyError(
-                f"cannot decrypt the memory database {path}: the key is wrong or the file is not "
-                "a Keepsake database. Nothing was changed."
-            ) from exc
+        known = diagnose.classify(exc, path, opened=False)
+        if known is not None and not (isinstance(known, WrongKeyError) and not encrypted):
+            raise known from exc
         raise StoreError(
             f"cannot read {path} as an unencrypted database (is it encrypted, or not a database?)"
         ) from exc

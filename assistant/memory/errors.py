@@ -15,6 +15,55 @@ class WrongKeyError(StoreError):
     """The key does not decrypt the database (or the file is not a Keepsake database)."""
 
 
+class StorageError(StoreError):
+    """The file system or the database file failed (not a mistake in what was asked).
+
+    One line for the person: what happened to which file, and what to do. ``path`` is the file
+    (or folder) concerned; :mod:`assistant.memory.diagnose` turns driver and OS errors into
+    these."""
+
+    kind = "storage"
+
+    def __init__(self, what: str, path: object = None, *, outcome: str = "", todo: str = "") -> None:
+        super().__init__(f"{what}; {outcome}. {todo}" if outcome else f"{what}. {todo}" if todo else what)
+        self.path, self.what, self.outcome, self.todo = path, what, outcome, todo
+
+    def with_outcome(self, outcome: str) -> "StorageError":
+        """The same error, saying what happened to the work instead (e.g. what an import kept)."""
+        return type(self)(self.what, self.path, outcome=outcome, todo=self.todo)
+
+
+class DamagedError(StorageError):
+    """The database file is damaged (a failed integrity check, a page that cannot be read).
+    Nothing more is written to it; ``keepsake repair`` saves what can still be read."""
+
+    kind = "damaged"
+
+
+class DiskFullError(StorageError):
+    """No space left on the disk holding the file; the write was rolled back."""
+
+    kind = "disk full"
+
+
+class ReadOnlyError(StorageError):
+    """The folder or the file cannot be written (read-only disk, permissions)."""
+
+    kind = "read-only"
+
+
+class LockedError(StorageError):
+    """Another program kept the database locked for longer than Keepsake waits."""
+
+    kind = "locked"
+
+
+class DiskIOError(StorageError):
+    """Reading or writing the file failed at the operating-system level (a failing disk)."""
+
+    kind = "I/O error"
+
+
 class NotFound(StoreError, KeyError):
     """No memory/session/message with that id."""
 

@@ -10,6 +10,7 @@ a lost key is a clear :class:`KeyMissingError`, never a new empty database over 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import secrets
@@ -24,6 +25,7 @@ import keyring.backends.fail
 import keyring.errors
 
 from assistant.config import Paths, paths
+from assistant.memory import diagnose
 from assistant.memory.errors import KeyMissingError, StoreError
 
 SERVICE = "keepsake"
@@ -153,8 +155,13 @@ def _tighten(path: Path) -> None:
 def _lock() -> Iterator[None]:
     """Serialize key creation between processes (two first starts must agree on one key)."""
     lock_path = _key_file().with_name("db-key.lock")
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        if exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM) or not lock_path.exists():
+            raise diagnose.classify(exc, lock_path) or exc
+        fd = os.open(lock_path, os.O_RDONLY)  # a read-only folder: reading a key needs no write (flock works)
     try:
         if sys.platform == "win32":  # pragma: no cover
             import msvcrt

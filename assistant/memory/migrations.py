@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable
 
-from assistant.memory.db import Connection, driver, write_tx
+from assistant.memory.db import RETRY_DEADLINE, Connection, driver, write_tx
 from assistant.memory.errors import StoreError
 from assistant.memory.records import ts_to_db, utcnow
 
@@ -325,8 +325,10 @@ def current_version(conn: Connection) -> int:
     return rows[-1][0] if rows else 0
 
 
-def migrate(conn: Connection, *, target: int | None = None, dim: int = 384, now: datetime | None = None) -> list[int]:
-    """Apply pending steps up to ``target`` (default: all). Returns the versions applied now."""
+def migrate(conn: Connection, *, target: int | None = None, dim: int = 384, now: datetime | None = None,
+            deadline: float = RETRY_DEADLINE) -> list[int]:  # fmt: skip
+    """Apply pending steps up to ``target`` (default: all). Returns the versions applied now.
+    An up-to-date database is only read (opening it takes no write lock)."""
     target = LATEST if target is None else target
     ctx = MigrationContext(dim=dim)
     done: list[int] = []
@@ -337,9 +339,12 @@ def migrate(conn: Connection, *, target: int | None = None, dim: int = 384, now:
             f"the memory database has schema version {newest}, newer than this Keepsake "
             f"understands ({LATEST}); upgrade Keepsake instead of opening it with this version"
         )
+    present = {v for v, _, _ in applied(conn)}
     for step in MIGRATIONS:
         if step.version > target:
             break
+        if step.version in present:
+            continue
 
         def run(c: Connection, step: Migration = step) -> bool:
             _ensure_table(c)
@@ -352,6 +357,6 @@ def migrate(conn: Connection, *, target: int | None = None, dim: int = 384, now:
             )
             return True
 
-        if write_tx(conn, run):
+        if write_tx(conn, run, deadline=deadline):
             done.append(step.version)
     return done
