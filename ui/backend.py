@@ -204,6 +204,10 @@ class Backend(QObject):
     def _open_memory(self, progress):
         light = self.provider.open_store(with_embedder=False)
         progress(("store", light))
+        if hasattr(light, "verify"):  # the integrity check before any write: say at once if it is damaged
+            light.verify()
+            if light.damage_error() is not None:
+                progress(("fault", light.damage_error()))
         if not self.provider.load_models:
             return light, None
         try:
@@ -229,6 +233,8 @@ class Backend(QObject):
             self._start_watch()
         elif kind == "status":
             self.status.emit(str(value))
+        elif kind == "fault":  # readable but damaged: reads go on, writes are refused
+            self._report(value)
 
     def _memory_done(self, result) -> None:
         store, retriever = result

@@ -38,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         from assistant.cli.core import launch_app
 
         return launch_app(args)
+    common.setup_logging()
     try:
         return int(args.func(args) or 0)
     except BrokenPipeError:

@@ -53,6 +53,32 @@ def fail(args: argparse.Namespace, message: str, code: int = 2) -> int:
     return code
 
 
+def setup_logging() -> None:
+    """Log records (a warning with its traceback included) go to ``<logs>/keepsake-cli.log``,
+    never to the terminal: the person sees the one-line messages. Nothing is set up when the
+    host already logs somewhere (tests, the app). A log that cannot be written (a full disk, a
+    read-only home) is dropped silently."""
+    import logging
+    import logging.handlers
+
+    root = logging.getLogger()
+    if root.handlers:
+        return
+    logging.raiseExceptions = False  # a failed log write must not print a traceback
+    try:
+        from assistant.config import paths
+
+        folder = paths().logs
+        folder.mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = logging.handlers.RotatingFileHandler(
+            folder / "keepsake-cli.log", maxBytes=1_000_000, backupCount=2, encoding="utf-8", delay=True)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"))
+    except OSError:
+        handler = logging.NullHandler()
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+
+
 def output_closed() -> int:
     """stdout was closed by its reader (``keepsake ... | head -1``): not an error. The rest of
     the output goes to /dev/null, so the interpreter's final flush does not complain; exit 0."""

@@ -226,6 +226,10 @@ class StoreBase:
         if self.damage is None:
             self.damage = write_marker(self.path, detail)
 
+    def damage_error(self) -> StoreError | None:
+        """The one-line error for a file known to be damaged (None while it is not)."""
+        return self._damaged_error() if self.damage is not None else None
+
     def _damaged_error(self) -> StoreError:
         return diagnose.damaged(self.path, self.damage.detail if self.damage else "damaged")
 

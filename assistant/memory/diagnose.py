@@ -155,6 +155,14 @@ def cannot_open(path: Path, detail: str) -> StorageError:
                         todo="Check that it is a file you can read and write (`keepsake doctor` tells more).")  # fmt: skip
 
 
+def is_storage_fault(exc: BaseException, path: Path) -> bool:
+    """Whether ``exc`` is the disk or the database file failing (not a mistake in one record):
+    work that meets one stops instead of carrying on record by record."""
+    if isinstance(exc, StorageError):
+        return True
+    return not isinstance(exc, StoreError) and classify(exc, path) is not None
+
+
 def classify(exc: BaseException, path: Path, *, opened: bool = True) -> StoreError | None:
     """The storage fault ``exc`` means for the database ``path``, or None. ``opened``: the
     key was already verified (a NOTADB error then means damage, not a wrong key)."""

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Callable, Literal
 
 from assistant.memory.capture import Capturer
+from assistant.memory import diagnose
 from assistant.memory.records import Actor, Trust
 
 log = logging.getLogger(__name__)
@@ -321,6 +322,8 @@ def _capture(capturer: Capturer, message_id: int, conv: ImportedConversation, m:
     try:
         result = capturer.capture_message(message_id, trust=Trust.IMPORTED)
     except Exception as exc:  # noqa: BLE001 - the message is stored; the next import retries the capture
+        if diagnose.is_storage_fault(exc, capturer.store.path):
+            raise  # the disk is full, the file damaged...: the import stops and says so
         log.warning("import: capture of message %s failed", message_id, exc_info=True)
         report.problems.append(ImportProblem(f"{conv.title or conv.external_id}, message {m.external_id}",
                                              f"stored, but capture failed ({type(exc).__name__}: {exc}); re-import to retry"))  # fmt: skip

@@ -29,6 +29,7 @@ from typing import Any, Callable, Sequence
 from assistant.memory.consolidation.changes import Archive, Change, Consolidate, Invalidate, Merge, Purge
 from assistant.memory.consolidation.snapshot import load_recs
 from assistant.memory.db import Connection
+from assistant.memory import diagnose
 from assistant.memory.errors import VersionConflict
 from assistant.memory.records import Actor, Kind, LinkType, Scope, Source, Status, UpdateType, ts_from_db
 from assistant.memory.rows import write_audit
@@ -222,6 +223,8 @@ def apply_changes(
                         c.execute("RELEASE consolidation_change")
                         outcomes.append(("conflict", ch, exc))
                     except Exception as exc:  # noqa: BLE001 - one bad record never stops the run
+                        if diagnose.is_storage_fault(exc, store.path):
+                            raise  # the disk or the file failed: the run stops (and is rolled back)
                         c.execute("ROLLBACK TO consolidation_change")
                         c.execute("RELEASE consolidation_change")
                         log.exception("consolidation change failed: %r", ch)
