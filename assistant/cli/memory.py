@@ -11,7 +11,7 @@ import argparse
 import functools
 import re
 import sys
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
 from assistant.cli import argtypes
@@ -41,8 +41,12 @@ def parse_when(text: str) -> datetime:
         )
     if dt is None:
         raise UserError(f"cannot understand the date {text!r}; use {_DATE_HELP}")
-    if dt.tzinfo is None:
-        dt = dt.astimezone()  # local time
+    try:
+        if dt.tzinfo is None:
+            dt = dt.astimezone()  # local time
+        dt.astimezone(timezone.utc)  # representable everywhere it is stored and compared
+    except (OverflowError, ValueError, OSError):
+        raise UserError(f"the date {text!r} is out of range; use {_DATE_HELP}") from None
     return dt
 
 
@@ -143,19 +147,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_list)
 
     p = msub.add_parser("show", help="a memory with its versions, sources and audit trail")
-    p.add_argument("id", type=int)
+    p.add_argument("id", type=argtypes.record_id)
     add_json(p)
     p.set_defaults(func=cmd_show)
 
     p = msub.add_parser("edit", help="change the text (a new version; the old one is kept)")
-    p.add_argument("id", type=int)
+    p.add_argument("id", type=argtypes.record_id)
     p.add_argument("text")
     p.add_argument("--expected-version", type=argtypes.version, help="fail if the memory changed since that version")
     add_json(p)
     p.set_defaults(func=cmd_edit)
 
     p = msub.add_parser("invalidate", help="mark it as no longer true (from --at, default now)")
-    p.add_argument("id", type=int)
+    p.add_argument("id", type=argtypes.record_id)
     p.add_argument("--at", metavar="D")
     add_json(p)
     p.set_defaults(func=cmd_invalidate)
@@ -169,19 +173,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_delete)
 
     p = msub.add_parser("history", help="every version of a memory")
-    p.add_argument("id", type=int)
+    p.add_argument("id", type=argtypes.record_id)
     add_json(p)
     p.set_defaults(func=cmd_history)
 
     for name, help_text in (("pin", "exempt from decay"), ("unpin", "no longer pinned"),
                             ("archive", "hide from default views"), ("restore", "make active again")):  # fmt: skip
         p = msub.add_parser(name, help=help_text)
-        p.add_argument("id", type=int)
+        p.add_argument("id", type=argtypes.record_id)
         add_json(p)
         p.set_defaults(func=cmd_simple, action=name)
 
     p = msub.add_parser("ttl", help="forget after N days (or --clear)")
-    p.add_argument("id", type=int)
+    p.add_argument("id", type=argtypes.record_id)
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--days", type=argtypes.days)
     g.add_argument("--clear", action="store_true")
@@ -195,16 +199,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json(p)
     p.set_defaults(func=cmd_sessions_list)
     p = ssub.add_parser("show", help="a session and its messages")
-    p.add_argument("id", type=int)
+    p.add_argument("id", type=argtypes.record_id)
     add_json(p)
     p.set_defaults(func=cmd_sessions_show)
     p = ssub.add_parser("rename", help="set a session's title")
-    p.add_argument("id", type=int)
+    p.add_argument("id", type=argtypes.record_id)
     p.add_argument("title")
     add_json(p)
     p.set_defaults(func=cmd_sessions_rename)
     p = ssub.add_parser("delete", help="delete a session, its messages and memories only it supports")
-    p.add_argument("id", type=int)
+    p.add_argument("id", type=argtypes.record_id)
     p.add_argument("--dry-run", action="store_true")
     p.add_argument("--yes", "-y", action="store_true")
     add_json(p)
