@@ -26,6 +26,16 @@ def fake_hash_embedder(texts: list[str]) -> list[list[float]]:
     return out
 
 
+class FakeEmbedder:
+    """FAKE embedder object with the engine's ``.embed`` interface (hash-seeded vectors), for
+    code that asks ``services.get_embedder()``."""
+
+    dim = FAKE_DIM
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        return fake_hash_embedder(texts)
+
+
 class FakeClock:
     """A settable clock for bitemporal tests (``store = MemoryStore(..., clock=clock)``)."""
 
@@ -48,3 +58,12 @@ def dt(*args: int) -> datetime:
 
 
 TEST_KEY = "7f" * 32  # explicit key for child processes (they do not share the in-memory keyring)
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    """``keepsake ARGV`` in this process: (exit code, stdout, stderr)."""
+    from assistant.cli import main
+
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err

@@ -20,10 +20,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from store_fakes import fake_hash_embedder
+from store_fakes import FakeEmbedder, fake_hash_embedder, run_cli
 
 from assistant import services
-from assistant.cli import main
 from assistant.config import paths
 from assistant.doctor import run_checks
 from assistant.memory import diagnose, integrity
@@ -35,24 +34,12 @@ from assistant.memory.store import MemoryStore
 PAGE = 4096  # SQLCipher's page size
 
 
-class FakeEmbedder:
-    """FAKE embedder (hash-seeded vectors) with the engine's ``.embed`` interface."""
-
-    dim = 384
-
-    def embed(self, texts: list[str]) -> list[list[float]]:
-        return fake_hash_embedder(texts)
-
-
 @pytest.fixture
 def fake_embedder(monkeypatch):
     monkeypatch.setattr(services, "get_embedder", lambda p=None: FakeEmbedder())
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
+run = run_cli
 
 
 def one_line_error(code: int, err: str, *phrases: str) -> str:

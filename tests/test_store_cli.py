@@ -7,20 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
-from store_fakes import fake_hash_embedder
+from store_fakes import FakeEmbedder, run_cli
 
 from assistant import services
-from assistant.cli import main
 from assistant.memory.records import Source
-
-
-class FakeEmbedder:
-    """FAKE embedder object with the engine's ``.embed`` interface (hash-seeded vectors)."""
-
-    dim = 384
-
-    def embed(self, texts: list[str]) -> list[list[float]]:
-        return fake_hash_embedder(texts)
 
 
 @pytest.fixture(autouse=True)
@@ -28,10 +18,7 @@ def fake_embedder(monkeypatch):
     monkeypatch.setattr(services, "get_embedder", lambda p=None: FakeEmbedder())
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
+run = run_cli
 
 
 def run_json(capsys, *argv: str):

@@ -384,10 +384,10 @@ def _child() -> None:
     }))  # fmt: skip
 
 
-def run(args: argparse.Namespace) -> dict[str, Any]:
-    key = secrets.token_hex(32)  # explicit key: the bench never touches the OS keyring
-    tmp = tempfile.mkdtemp(prefix="keepsake-bench-consolidate-")
-    home = Path(tmp)
+def build_home(prefix: str, n: int, pool: int, seed: int, key: str) -> tuple[Path, dict[str, str], dict[str, Any]]:
+    """A temporary ``KEEPSAKE_HOME`` holding a built store (:func:`build`) and links to the
+    converted MiniLM (no reconversion): (home, environment for child processes, build facts)."""
+    home = Path(tempfile.mkdtemp(prefix=prefix))
     env = dict(os.environ, KEEPSAKE_HOME=str(home))
     real_home = os.environ.get("KEEPSAKE_HOME")
     try:
@@ -402,12 +402,18 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             except OSError:
                 pass
         os.environ["KEEPSAKE_HOME"] = str(home)
-        info = build(home, args.n, args.pool, args.seed, key)
+        info = build(home, n, pool, seed, key)
     finally:
         if real_home is None:
             os.environ.pop("KEEPSAKE_HOME", None)
         else:
             os.environ["KEEPSAKE_HOME"] = real_home
+    return home, env, info
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    key = secrets.token_hex(32)  # explicit key: the bench never touches the OS keyring
+    home, env, info = build_home("keepsake-bench-consolidate-", args.n, args.pool, args.seed, key)
     proc = subprocess.run([sys.executable, "-c", "from assistant.bench.consolidate import _child; _child()"],
                           input=key + "\n", capture_output=True, text=True, env=env, timeout=1800)  # fmt: skip
     if proc.returncode != 0:

@@ -29,7 +29,6 @@ import secrets
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -105,32 +104,15 @@ def _check(db: Path, key: str) -> tuple[str, dict[str, int]]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from assistant.bench.consolidate import build
-    from assistant.config import paths
+    from assistant.bench.consolidate import build_home
     from assistant.memory import keys
 
     rng = random.Random(args.seed)
     key = secrets.token_hex(32)
-    home = Path(tempfile.mkdtemp(prefix="keepsake-bench-faults-"))
-    env = dict(os.environ, KEEPSAKE_HOME=str(home))
-    real_home = os.environ.get("KEEPSAKE_HOME")
-    try:
-        models = paths().models
-        (home / "data" / "models").mkdir(parents=True, exist_ok=True)
-        for f in models.glob("*.gguf") if models.is_dir() else []:
-            try:
-                os.link(f, home / "data" / "models" / f.name)
-            except OSError:
-                pass
-        os.environ["KEEPSAKE_HOME"] = str(home)
-        db = paths().database
-        keys._write_key_file(paths().key_file, {str(db.resolve()): key})  # the CLI finds it there (never the OS keyring)
-        info = build(home, args.n, args.pool, args.seed, key)
-    finally:
-        if real_home is None:
-            os.environ.pop("KEEPSAKE_HOME", None)
-        else:
-            os.environ["KEEPSAKE_HOME"] = real_home
+    home, env, info = build_home("keepsake-bench-faults-", args.n, args.pool, args.seed, key)
+    env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"  # the CLI never touches the OS keyring
+    db = (home / "data" / "keepsake.db").resolve()
+    keys._write_key_file(home / "config" / "db.key", {str(db): key})  # where the CLI finds it
     try:
         return _rounds(args, rng, env, db, key, info)
     finally:

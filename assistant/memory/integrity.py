@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -80,10 +81,14 @@ def clear_marker(db_path: Path) -> None:
 
 
 def quick_check(conn: Any) -> str | None:
-    """None when ``PRAGMA quick_check`` says ok, else its first findings (one line)."""
+    """None when ``PRAGMA quick_check`` says ok, else a short summary: how many problems (it
+    stops counting at 20) and the first damaged page, e.g. ``"the integrity check found 20+
+    problems, the first on page 6"``."""
     rows = [str(r[0]) for r in conn.execute("PRAGMA quick_check(20)").fetchall()]
     if rows == ["ok"]:
         return None
     lines = [ln.strip() for r in rows for ln in r.splitlines() if ln.strip() and not ln.startswith("***")]
-    more = "" if len(lines) < 2 else f" and {len(lines) - 1} more problem(s)" if len(lines) < 20 else " and many more problems"
-    return f"integrity check failed: {lines[0] if lines else 'no details'}{more}"
+    count = f"{len(lines)}+" if len(lines) >= 20 else str(len(lines) or 1)
+    page = re.search(r"\bpage (\d+)", lines[0]) if lines else None
+    where = f", the first on page {page.group(1)}" if page else (f": {lines[0][:120]}" if lines else "")
+    return f"the integrity check found {count} problem{'s' if count != '1' else ''}{where}"
