@@ -33,6 +33,8 @@ class Paths:
 
     @property
     def archive(self) -> Path:
+        """Where an older Keepsake kept plaintext conversation archives (now migrated into the
+        database on first start, see :mod:`assistant.memory.archive_migrate`)."""
         return self.data / "archive"
 
     @property
@@ -48,8 +50,9 @@ class Paths:
         return self.config / "settings.json"
 
     def ensure(self) -> "Paths":
-        for p in (self.data, self.config, self.cache, self.logs, self.models, self.archive):
-            p.mkdir(parents=True, exist_ok=True)
+        """Create Keepsake's folders, private (0700)."""
+        for p in (self.data, self.config, self.cache, self.logs, self.models):
+            p.mkdir(mode=0o700, parents=True, exist_ok=True)
         return self
 
     def as_dict(self) -> dict[str, str]:
@@ -127,7 +130,8 @@ def load_settings(p: Paths | None = None) -> Settings:
 
 
 def save_settings(settings: Settings, p: Paths | None = None) -> None:
+    """Write the settings atomically (temp file, fsync, rename), 0600."""
+    from assistant.fileio import write_private_atomic
+
     p = (p or paths()).ensure()
-    tmp = p.settings_file.with_suffix(".tmp")
-    tmp.write_text(json.dumps(asdict(settings.validated()), indent=2), encoding="utf-8")
-    os.replace(tmp, p.settings_file)
+    write_private_atomic(p.settings_file, json.dumps(asdict(settings.validated()), indent=2))

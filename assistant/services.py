@@ -67,32 +67,53 @@ def get_chat_model(p: Paths | None = None, model: str | None = None):
 
 
 def open_store(p: Paths | None = None, *, with_embedder: bool = True, lock_wait: float | None = None):
-    """Open the memory store at the configured database path. ``lock_wait``: seconds to wait
-    for a database another program keeps locked (default: the store's, minutes)."""
+    """Open the memory store at the configured database path, with every holder of the
+    person's text registered with its Forgetter. ``lock_wait``: seconds to wait for a database
+    another program keeps locked (default: the store's, minutes). On every open the profile's
+    folders and files are made private (0700/0600); on the first open, plaintext files an older
+    Keepsake kept next to the database are moved into it and securely removed."""
+    from assistant.context.redact import ContextSummaries
+    from assistant.memory.archive_migrate import migrate_plaintext
     from assistant.memory.store import MemoryStore
+    from assistant.privacy import make_private
 
     p = (p or paths()).ensure()
+    make_private(p)
     embed = get_embedder(p).embed if with_embedder else None
     waits = {} if lock_wait is None else {"busy_timeout": min(30.0, lock_wait / 2), "retry_deadline": lock_wait / 2}
     store = MemoryStore(p.database, embed=embed, **waits)
-    store.on_delete(lambda report: _after_delete(report, store))
+    store.forgetter.register(ContextSummaries(store.context_archive))
+    store.forgetter.register(PromptCaches())
+    store.forgetter.register(OpenSessions())
+    if store.damage is None:  # a damaged file is never written (keepsake repair reads it)
+        migrate_plaintext(store, p)
     return store
 
 
-def _after_delete(report, store) -> None:
-    """A delete reaches every copy: the compaction summaries of the sessions whose messages were
-    redacted are rebuilt without them, the chat models' KV caches are dropped, and open sessions
-    rebuild their context from the (redacted) stored messages."""
-    from assistant import events
+class PromptCaches:
+    """After a delete: the loaded chat models drop their KV/prompt cache."""
 
-    from assistant.context.redact import refresh_after_delete
+    name = "prompt_caches"
 
-    refresh_after_delete(store, report)  # logs its errors, never raises
-    with _lock:
-        models = list(_chat_models.values())
-    for model in models:
-        model.reset_cache()
-    events.publish("memory_deleted", report)
+    def after(self, report) -> dict[str, int]:
+        with _lock:
+            models = list(_chat_models.values())
+        for model in models:
+            model.reset_cache()
+        return {"prompt_caches": len(models)}
+
+
+class OpenSessions:
+    """After a delete: open chat sessions rebuild their context from the (redacted) store
+    before their next turn (``memory_deleted`` on the event bus; they also compare the store's
+    ``forget_generation``, so a failure here cannot make them send forgotten text)."""
+
+    name = "open_sessions"
+
+    def after(self, report) -> dict[str, int]:
+        from assistant import events
+
+        return {"open_sessions": events.publish("memory_deleted", report)}
 
 
 def get_retriever(store):

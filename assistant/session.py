@@ -94,6 +94,7 @@ class ChatSession:
         self._lock = threading.Lock()
         self.last_turn: TurnResult | None = None
         self._stale = False
+        self._generation: int | None = None  # the store's forget_generation when the context was built
         from assistant import events
 
         # After a delete, the history as sent may quote deleted text: rebuild it from the store.
@@ -140,10 +141,17 @@ class ChatSession:
             from assistant.context.compaction import ContextMessage
             from assistant.context.window import SessionContext
 
+            self._generation = self.store.forget_generation()
             stored = [ContextMessage(m.role.value, m.content, m.id) for m in self.store.messages(self.session_id)
                       if m.role in (Role.USER, Role.ASSISTANT)]
-            self._context = SessionContext(self.session_id, self.model, window=self.settings.context_size, messages=stored)
+            self._context = SessionContext(self.session_id, self.model, archive=self.store.context_archive,
+                                           window=self.settings.context_size, messages=stored)
         return self._context
+
+    def _forgotten_since(self) -> bool:
+        """Something was deleted since the context was built (this or another process): the
+        history as sent may quote it, so the context is rebuilt from the (redacted) store."""
+        return self._stale or (self._context is not None and self.store.forget_generation() != self._generation)
 
     # -- one turn --------------------------------------------------------------------------------
     def stream(self, text: str, *, cancel: threading.Event | None = None, max_tokens: int = 512,
@@ -161,7 +169,7 @@ class ChatSession:
         return self.last_turn
 
     def _turn(self, text, cancel, max_tokens, temperature) -> Iterator[str]:
-        if self._stale:
+        if self._forgotten_since():
             self._context, self._stale = None, False
         user_msg = self.store.add_message(self.session_id, Role.USER, text)
         self._name_session(text)
@@ -212,7 +220,7 @@ class ChatSession:
         :class:`~assistant.context.compaction.CompactionResult`, or None when nothing was due.
         Waits for a running turn (same lock); a no-op before the first turn."""
         with self._lock:
-            if self._stale or self._context is None:
+            if self._context is None or self._forgotten_since():
                 return None
             return self._context.maintain(max_output_tokens=max_tokens)
 

@@ -4,20 +4,26 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import sys
 
 import pytest
 
 from assistant.cli import main
-from assistant.config import paths
 from assistant.context.assembler import Assembler
 from assistant.context.note import MAX_NOTE_BYTES, NoteError, NoteStore, NoteTooLong
 from assistant.engine.chat import ChatMessage
+from assistant.memory.store import MemoryStore
 
 
-def test_every_version_is_kept_and_restore_adds_a_version():
-    store = NoteStore()
+@pytest.fixture
+def notes():
+    store = MemoryStore()
+    yield NoteStore(store.context_archive)
+    store.close()
+
+
+def test_every_version_is_kept_and_restore_adds_a_version(notes, keepsake_home):
+    store = notes
     assert store.get() is None and store.text() == "" and store.history() == []
     v1 = store.save("I'm Dana.")
     v2 = store.save("I'm Dana, a nurse.\r\nKeep answers short.")
@@ -26,15 +32,21 @@ def test_every_version_is_kept_and_restore_adds_a_version():
     v3 = store.restore(1)
     assert v3.version == 3 and v3.text == "I'm Dana." and v3.restored_from == 1
     assert [v.text for v in store.history()] == ["I'm Dana.", v2.text, "I'm Dana."]
-    files = sorted((paths().data / "note").iterdir())
-    assert [f.name for f in files] == ["v000001.json", "v000002.json", "v000003.json"]
-    assert all(stat.S_IMODE(f.stat().st_mode) == 0o600 for f in files)
+    assert not (keepsake_home / "data" / "note").exists()  # in the encrypted database, not in files
     with pytest.raises(NoteError, match="no note version 9"):
         store.restore(9)
 
 
-def test_the_32_kib_cap_is_a_clear_error_and_nothing_is_cut():
-    store = NoteStore()
+def test_forget_history_keeps_only_the_current_version(notes):
+    notes.save("My old address is Rue Garibaldi 17.")
+    notes.save("I'm Dana.")
+    assert notes.forget_history() == 1
+    assert [v.text for v in notes.history()] == ["I'm Dana."] and notes.text() == "I'm Dana."
+    assert notes.forget_history() == 0
+
+
+def test_the_32_kib_cap_is_a_clear_error_and_nothing_is_cut(notes):
+    store = notes
     store.save("before")
     assert store.save("a" * MAX_NOTE_BYTES).version == 2  # exactly at the cap: fine
     with pytest.raises(NoteTooLong) as err:
@@ -82,6 +94,7 @@ def test_cli_show_edit_history_restore(capsys, tmp_path, monkeypatch):
     assert [v["version"] for v in _json(capsys)["versions"]] == [1, 2, 3]
     assert main(["note", "restore", "1"]) == 0 and "as version 4" in capsys.readouterr().out
     assert main(["note", "history"]) == 0 and "restored from 1" in capsys.readouterr().out
+    assert main(["note", "forget-history", "--json"]) == 0 and _json(capsys)["removed_versions"] == 3
 
 
 def test_cli_over_the_cap_tells_the_person_and_keeps_the_editor_draft(capsys, tmp_path, monkeypatch):
@@ -99,4 +112,6 @@ def test_cli_over_the_cap_tells_the_person_and_keeps_the_editor_draft(capsys, tm
     draft = message.split("Your draft is kept in ")[1].rstrip(".")
     assert open(draft, encoding="utf-8").read() == "y" * (MAX_NOTE_BYTES + 1)  # the person's work is not lost
     os.unlink(draft)
-    assert NoteStore().get() is None
+    store = MemoryStore()
+    assert NoteStore(store.context_archive).get() is None
+    store.close()

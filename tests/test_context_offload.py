@@ -1,4 +1,5 @@
-"""Offload and read-back limits, a session's archive files, and the in-process event bus."""
+"""Offload and read-back limits (the archive is the store's encrypted ``context_offloads``
+table), and the in-process event bus."""
 
 from __future__ import annotations
 
@@ -7,90 +8,67 @@ import threading
 import pytest
 
 from assistant import events
-from assistant.config import paths
 from assistant.context import offload
-from assistant.context.offload import (
-    LINE_LIMIT,
-    OFFLOAD_CHARS,
-    PREVIEW_CHARS,
-    READ_HEAD_TAIL,
-    READ_LIMIT,
-    archive_files_for_session,
-    delete_session_files,
-    read_back,
-)
-from assistant.fileio import write_private_atomic
+from assistant.context.offload import LINE_LIMIT, OFFLOAD_CHARS, PREVIEW_CHARS, READ_HEAD_TAIL, READ_LIMIT, read_back
+from assistant.memory.errors import NotFound
+from assistant.memory.store import MemoryStore
 
 
-def test_content_up_to_8000_chars_stays_in_the_window():
-    assert offload.offload("a" * OFFLOAD_CHARS, 1) is None
-    assert offload.offload_text("a" * OFFLOAD_CHARS, 1) == "a" * OFFLOAD_CHARS
-    assert not (paths().archive / "session-1").exists()
+@pytest.fixture
+def archive():
+    store = MemoryStore()
+    yield store.context_archive
+    store.close()
 
 
-def test_longer_content_goes_to_an_archive_file_with_a_preview_and_pointer():
+def test_content_up_to_8000_chars_stays_in_the_window(archive):
+    assert offload.offload(archive, "a" * OFFLOAD_CHARS, 1) is None
+    assert offload.offload_text(archive, "a" * OFFLOAD_CHARS, 1) == "a" * OFFLOAD_CHARS
+    assert archive._store.conn.execute("SELECT count(*) FROM context_offloads").fetchone()[0] == 0
+
+
+def test_longer_content_goes_to_the_archive_with_a_preview_and_pointer(archive, keepsake_home):
     text = "".join(f"line {i}: " + "word " * 10 + "\n" for i in range(200))
     assert len(text) > OFFLOAD_CHARS
-    done = offload.offload(text, 7, kind="assistant")
-    assert done is not None and done.path.read_text(encoding="utf-8") == text
-    assert done.path.parent == paths().archive / "session-7"
+    done = offload.offload(archive, text, 7, kind="assistant")
+    assert done is not None and archive.offload(done.ref) == text and done.ref.startswith("session-7/assistant-")
     assert done.text.startswith(text[:PREVIEW_CHARS]) and "line 150:" not in done.text
     assert done.ref in done.text and str(len(text)) in done.text
     assert len(done.text) < PREVIEW_CHARS + 200
-    again = offload.offload(text, 7, kind="assistant")
-    assert again.text == done.text and again.path == done.path  # same text, same pointer
-    assert read_back(done.ref) == text  # under the read-back limits: everything comes back
+    again = offload.offload(archive, text, 7, kind="assistant")
+    assert again.text == done.text and again.ref == done.ref  # same text, same pointer
+    assert read_back(archive, done.ref) == text  # under the read-back limits: everything comes back
+    files = [p for p in keepsake_home.rglob("*") if p.is_file() and b"line 150:" in p.read_bytes()]
+    assert files == []  # in the encrypted database, in no file
 
 
-def test_read_back_gives_head_and_tail_over_30k_chars():
+def test_read_back_gives_head_and_tail_over_30k_chars(archive):
     exactly = "".join(chr(65 + i % 26) if i % 100 else "\n" for i in range(READ_LIMIT))
-    path = offload.session_archive_dir(3) / "exact.txt"
-    write_private_atomic(path, exactly)
-    assert read_back(path) == exactly
+    assert read_back(archive, offload.offload(archive, exactly, 3).ref) == exactly
 
     big = "".join(f"{i:07d}\n" for i in range(6000))  # 48k chars, short lines
-    ref = offload.offload(big, 3).ref
-    out = read_back(ref)
+    ref = offload.offload(archive, big, 3).ref
+    out = read_back(archive, ref)
     assert out.startswith(big[:READ_HEAD_TAIL]) and out.endswith(big[-READ_HEAD_TAIL:])
     assert f"{len(big) - 2 * READ_HEAD_TAIL} characters not shown" in out
     assert big[READ_HEAD_TAIL + 100 : READ_HEAD_TAIL + 140] not in out
     assert len(out) < 2 * READ_HEAD_TAIL + 200
 
 
-def test_read_back_cuts_lines_over_2000_chars():
-    text = "short line\n" + "y" * (LINE_LIMIT + 500) + "\n" + "z" * LINE_LIMIT + "\nend"
-    path = offload.session_archive_dir(4) / "lines.txt"
-    write_private_atomic(path, text)
-    lines = read_back(path).split("\n")
-    assert lines[0] == "short line" and lines[-1] == "end"
+def test_read_back_cuts_lines_over_2000_chars(archive):
+    text = "short line\n" + "y" * (LINE_LIMIT + 500) + "\n" + "z" * LINE_LIMIT + "\nend" + "." * OFFLOAD_CHARS
+    lines = read_back(archive, offload.offload(archive, text, 4).ref).split("\n")
+    assert lines[0] == "short line" and lines[-1].startswith("end")
     assert lines[1].startswith("y" * LINE_LIMIT) and "line cut: 500 more characters" in lines[1]
     assert not lines[1].startswith("y" * (LINE_LIMIT + 1))
     assert lines[2] == "z" * LINE_LIMIT  # exactly at the limit: kept whole
 
 
-def test_read_back_stays_inside_the_archive(tmp_path):
-    outside = tmp_path / "secret.txt"
-    outside.write_text("no")
-    for ref in (outside, "../secret.txt", "session-1/../../config/db.key"):
-        with pytest.raises(ValueError):
-            read_back(ref)
+def test_a_missing_entry_and_a_bad_session_id_are_clear_errors(archive):
+    with pytest.raises(NotFound, match="no archive entry"):
+        read_back(archive, "session-1/output-0000000000000000")
     with pytest.raises(ValueError):
-        offload.session_archive_dir("../x")
-
-
-def test_session_files_are_listed_and_deleted_for_real():
-    offload.offload("a" * 9000, 11)
-    offload.offload("b" * 9000, 11, kind="user")
-    offload.offload("c" * 9000, 12)
-    write_private_atomic(offload.context_state_path(11), '{"session_id": "11"}')
-    files = archive_files_for_session(11)
-    assert len(files) == 3 and offload.context_state_path(11) in files
-    assert all(p.stat().st_mode & 0o077 == 0 for p in files)  # private to the user
-    removed = delete_session_files(11)
-    assert sorted(removed) == sorted(files)
-    assert archive_files_for_session(11) == [] and not offload.session_archive_dir(11).exists()
-    assert len(archive_files_for_session(12)) == 1  # another session is untouched
-    assert delete_session_files(99) == []
+        offload.offload(archive, "x" * 9000, "../x")
 
 
 # -- event bus ---------------------------------------------------------------------------------------

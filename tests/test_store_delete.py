@@ -1,16 +1,16 @@
-"""Deleting really deletes: a unique marker in a memory and its source message occurs 0 times
-afterwards in every table of the decrypted database (FTS5 and vec0 shadow tables included), in
-the FTS vocabulary, in the -wal file and in every file the app keeps; with encryption off, also
-0 times in the raw bytes of the database files."""
+"""Deleting really deletes, and touches nothing else: a unique marker in a memory and its source
+message occurs 0 times afterwards in every table of the decrypted database (FTS5 and vec0
+shadow tables included), in the FTS vocabulary, in every decrypted page of the file (free pages)
+and WAL, and in every file under KEEPSAKE_HOME - except the export the person made earlier,
+which is byte-identical (Keepsake never touches it; the preview names it)."""
 
 from __future__ import annotations
 
 import json
-import os
-import uuid
 from pathlib import Path
 
 import pytest
+from forget_support import count_in_db, count_in_files, count_in_pages, db_key, marker
 from store_fakes import fake_hash_embedder
 
 from assistant.config import paths
@@ -19,52 +19,8 @@ from assistant.memory.records import InjectionItem, Kind, LinkType, Source, Stat
 from assistant.memory.store import MemoryStore
 
 
-def _marker() -> str:
-    return "Qx" + uuid.uuid4().hex[:12].upper() + "Zq"
-
-
-def _count_in_db(store: MemoryStore, marker: str) -> dict[str, int]:
-    """Occurrences of ``marker`` (case-insensitive) per table, reading every table and shadow
-    table of the decrypted database, plus the FTS vocabularies."""
-    c = store.conn
-    needle = marker.lower()
-    hits: dict[str, int] = {}
-    tables = [r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
-    assert {"memory_fts_data", "memory_fts_idx", "message_fts_data", "memory_vec_vector_chunks00"} <= set(tables)
-    for t in tables:
-        n = 0
-        for row in c.execute(f'SELECT * FROM "{t}"'):
-            for v in row:
-                if isinstance(v, str):
-                    n += v.lower().count(needle)
-                elif isinstance(v, (bytes, bytearray, memoryview)):
-                    n += bytes(v).lower().count(needle.encode())
-        if n:
-            hits[t] = n
-    for fts in ("memory_fts", "message_fts"):
-        c.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{fts}_vocab USING fts5vocab(main, '{fts}', 'row')")
-        n = sum(1 for (term,) in c.execute(f"SELECT term FROM temp.{fts}_vocab") if needle in term)
-        c.execute(f"DROP TABLE temp.{fts}_vocab")
-        if n:
-            hits[f"{fts} vocabulary"] = n
-    return hits
-
-
-def _count_in_files(root: Path, marker: str) -> dict[str, int]:
-    needle = marker.lower().encode()
-    hits = {}
-    for dirpath, _dirs, files in os.walk(root):
-        for name in files:
-            p = Path(dirpath) / name
-            n = p.read_bytes().lower().count(needle)
-            if n:
-                hits[str(p)] = n
-    return hits
-
-
-def _scenario(store: MemoryStore, marker: str) -> dict[str, int]:
-    """A memory holding the marker with every kind of copy the app makes of it."""
-    p = paths().ensure()
+def _scenario(store: MemoryStore, mark: str) -> dict[str, int]:
+    """A memory holding the marker with every kind of copy the store makes of it."""
     for i in range(300):  # enough rows for several pages and FTS segments
         store.add(f"filler memory number {i} about gardening and tea", kind=Kind.FACT)
     other_session = store.create_session("unrelated")
@@ -73,102 +29,105 @@ def _scenario(store: MemoryStore, marker: str) -> dict[str, int]:
 
     s = store.create_session("locker talk")
     store.add_message(s.id, "user", "hello there")
-    msg = store.add_message(s.id, "user", f"My gym locker code is {marker}, please remember it")
+    msg = store.add_message(s.id, "user", f"I go to the gym on Mondays. My gym locker code is {mark}, please remember it")
+    reply = store.add_message(s.id, "assistant", f"Got it: your locker code is {mark}. Enjoy the gym!")
     src = Source(s.id, msg.id, speaker="user", extractor="rules", observed_at=msg.observed_at)
-    mid = store.add(f"The gym locker code is {marker}", source=src, entities=[f"locker {marker}", "gym"])
-    store.edit(mid, f"The gym locker code is {marker} (blue door)")
+    mid = store.add(f"The gym locker code is {mark}", source=src, entities=[f"locker {mark}", "gym"])
+    store.edit(mid, f"The gym locker code is {mark} (blue door)")
     store.invalidate(mid)  # one more version
     episode = store.add(msg.content, kind=Kind.EPISODE, source=src)
-    summary = store.add(f"Summary: gym locker uses code {marker}", kind=Kind.EXPERIENCE)
+    summary = store.add(f"Summary: gym locker uses code {mark}", kind=Kind.EXPERIENCE)
     store.link(mid, summary, LinkType.EVOLVE_TO)
     store.record_injection("turn-1", [InjectionItem(mid, 0.9, signals={"semantic": 0.9}, source_message_ids=(msg.id,))], session_id=s.id)
     store.record_injection("turn-1", [InjectionItem(keep, 0.5)], session_id=other_session.id)
-    # files the app keeps: an offloaded copy registered for the message, a compaction archive
-    # holding the transcript, and an export in the exports folder
-    offload = p.archive / "offload-1.txt"
-    offload.write_text(msg.content, encoding="utf-8")
-    store.register_file(offload, message_id=msg.id)
-    transcript = p.archive / "session-transcript.json"
-    transcript.write_text(json.dumps({"messages": [{"role": "user", "content": msg.content}, {"role": "user", "content": "keep me"}]}), encoding="utf-8")
-    store.export_json(p.exports / "auto-export.json")
-    (p.data / "context").mkdir(exist_ok=True)  # compaction state of another session quoting the message
-    (p.data / "context" / "99.json").write_text(json.dumps({"summary": "ok", "quote": msg.content}), encoding="utf-8")
-    return {"memory": mid, "episode": episode, "summary": summary, "keep": keep, "message": msg.id, "session": s.id}
+    return {"memory": mid, "episode": episode, "summary": summary, "keep": keep, "message": msg.id, "reply": reply.id, "session": s.id}
 
 
 @pytest.mark.parametrize("encrypted", [True, False], ids=["encrypted", "plain"])
-def test_delete_leaves_no_trace(encrypted: bool, keepsake_home: Path) -> None:
-    marker = _marker()
+def test_delete_leaves_no_trace_and_touches_no_file(encrypted: bool, keepsake_home: Path) -> None:
+    mark = marker()
     store = MemoryStore(encrypted=encrypted, embed=fake_hash_embedder)
-    ids = _scenario(store, marker)
-    before = _count_in_db(store, marker)
+    ids = _scenario(store, mark)
+    p = paths().ensure()
+    export = p.exports / "my-backup.json"
+    store.export_json(export)  # the person's backup, in the default exports folder
+    unrelated = p.data / "my-notes.txt"
+    unrelated.write_text(f"my own file that mentions {mark}", encoding="utf-8")
+    export_bytes, unrelated_bytes = export.read_bytes(), unrelated.read_bytes()
+    before = count_in_db(store, mark)
     assert {"memories", "memory_versions", "messages", "memory_fts_data", "message_fts_data", "entities", "audit_log"} <= set(before), before
-    assert _count_in_files(paths().archive, marker) and _count_in_files(paths().exports, marker)
     assert store.checkpoint()
     raw = store.path.read_bytes().lower()
-    # sanity: unencrypted, the marker is in the file bytes before the delete; encrypted, never
-    assert (marker.lower().encode() in raw) is (not encrypted)
+    assert (mark.lower().encode() in raw) is (not encrypted)  # sanity: plain files show it, encrypted never
+    if encrypted:
+        assert count_in_pages(store.path, db_key(store), mark)  # the decrypting scan sees it before
 
     preview = store.delete_preview(ids["memory"])
-    assert set(preview.memory_ids) == {ids["memory"], ids["episode"], ids["summary"]}
-    assert preview.redacted_message_ids == (ids["message"],)
-    assert preview.counts["memory_versions"] == 2 and preview.counts["memory_vec"] == 3
+    assert set(preview.memory_ids) == {ids["memory"], ids["summary"]}  # the summary only existed through it
+    assert preview.redacted_message_ids == (ids["message"], ids["reply"])
+    assert [c.kept for c in preview.message_edits] == ["I go to the gym on Mondays.", "Enjoy the gym!"]
+    # the episode (a verbatim copy of the message) keeps what the message keeps
+    assert [(c.id, c.kept) for c in preview.memory_edits] == [(ids["episode"], "I go to the gym on Mondays.")]
+    assert preview.counts["memory_versions"] == 2 and preview.counts["memory_vec"] == 2
     assert preview.counts["injection_log"] == 1 and preview.counts["entities"] == 1  # "gym" is shared
-    assert len(preview.files_deleted) == 1 and len(preview.files_redacted) == 3
-    assert _count_in_db(store, marker) == before  # a preview changes nothing
+    assert preview.exports == (str(export.resolve()),)  # named, never opened
+    assert count_in_db(store, mark) == before  # a preview changes nothing
 
     report = store.delete(ids["memory"])
-    assert report.executed and report.counts == preview.counts and report.wal_truncated is True
+    assert report.ok and report.executed and report.wal_truncated is True
+    assert report.counts["memories"] == preview.counts["memories"] and report.counts["messages_redacted"] == 1
 
-    assert _count_in_db(store, marker) == {}
-    assert _count_in_files(keepsake_home, marker) == {}  # archive, exports, key file, -wal, everything
+    assert count_in_db(store, mark) == {}
+    assert count_in_files(keepsake_home, mark, skip=(export, unrelated)) == {}  # db, -wal, -shm, key file, all
+    assert export.read_bytes() == export_bytes and unrelated.read_bytes() == unrelated_bytes
     wal = Path(str(store.path) + "-wal")
     assert not wal.exists() or wal.stat().st_size == 0
+    if encrypted:
+        assert count_in_pages(store.path, db_key(store), mark) == {}  # free pages and WAL included
     store.close()
-    if not encrypted:
-        for suffix in ("", "-wal", "-shm"):
-            f = Path(str(store.path) + suffix)
-            if f.exists():
-                assert marker.lower().encode() not in f.read_bytes().lower(), suffix
 
     # what had to stay, stayed
     store = MemoryStore(encrypted=encrypted, embed=fake_hash_embedder)
     assert store.get(ids["keep"]).text == "Waters the tomatoes every morning"
-    assert store.count(include_all=True) == 301
-    redacted = store.get_message(ids["message"])
-    assert redacted.redacted and redacted.content == ""
+    assert store.count(include_all=True) == 302
+    msg = store.get_message(ids["message"])
+    assert msg.content == "I go to the gym on Mondays." and msg.partly_redacted and not msg.redacted
     assert [m.content for m in store.messages(ids["session"])][0] == "hello there"
-    assert "keep me" in (paths().archive / "session-transcript.json").read_text()
     trail = store.audit(ids["memory"])
     assert [a.action for a in trail] == ["add", "edit", "invalidate", "link", "delete"]
     assert all(a.details.get("redacted") for a in trail)
-    for gone in (ids["memory"], ids["episode"], ids["summary"]):
+    for gone in (ids["memory"], ids["summary"]):
         with pytest.raises(NotFound):
             store.get(gone)
+    assert [v.text for v in store.history(ids["episode"])] == ["I go to the gym on Mondays."]  # the old version went
     assert store.integrity_check() == "ok"
     store.close()
 
 
-def test_derived_summary_with_other_sources_is_kept_for_regeneration() -> None:
+def test_a_kept_derived_memory_is_rebuilt_at_once_never_left_resolving() -> None:
     store = MemoryStore(embed=fake_hash_embedder)
     s = store.create_session()
     m1 = store.add_message(s.id, "user", "I like green tea")
-    m2 = store.add_message(s.id, "user", "Green tea is my favourite drink")
+    m2 = store.add_message(s.id, "user", "Green tea is my favourite drink. I buy it at Kato's shop.")
     a = store.add("Likes green tea", source=Source(s.id, m1.id))
     b = store.add("Favourite drink is green tea", source=Source(s.id, m2.id))
-    merged = store.add("Loves green tea", sources=[Source(s.id, m1.id), Source(s.id, m2.id)], kind=Kind.FACT)
-    store.link(a, merged, LinkType.EVOLVE_TO)
-    store.link(b, merged, LinkType.EVOLVE_TO)
+    c_ = store.add("Buys tea at Kato's shop", source=Source(s.id, m2.id))
+    merged = store.add("Loves green tea. Buys it at Kato's shop.", kind=Kind.FACT)
+    for x in (a, b, c_):
+        store.link(x, merged, LinkType.EVOLVE_TO)
     only_a = store.add("Drinks tea daily (from a)")
     store.link(only_a, a, LinkType.DERIVED_FROM)
 
-    report = store.delete(a)
-    assert set(report.memory_ids) == {a, only_a}
+    report = store.delete([a, c_])
+    assert set(report.memory_ids) == {a, c_, only_a}
+    # the summary keeps what its remaining input (b) supports, loses the sentence only c_ held
     assert report.regenerate_ids == (merged,)
     kept = store.get(merged)
-    assert kept.status == Status.RESOLVING
-    assert all(link.src_id != a for link in kept.links)
+    assert kept.text == "Loves green tea." and kept.status == Status.ACTIVE
+    assert all(link.src_id not in (a, c_) for link in kept.links)
+    assert all("Kato" not in v.text for v in store.history(merged))
     assert store.get(b).status == Status.ACTIVE
+    assert store.conn.execute("SELECT count(*) FROM memories WHERE status = 'resolving'").fetchone()[0] == 0
 
 
 def test_delete_session_keeps_memories_with_other_sources() -> None:
@@ -180,12 +139,14 @@ def test_delete_session_keeps_memories_with_other_sources() -> None:
     shared = store.add("Sister is called Ana", source=Source(s1.id, a1.id))
     store.add("sister is called ana", source=Source(s2.id, b1.id))  # dedup: second source
     manual = store.add("Prefers metric units")
+    store.context_archive.save_state(str(s1.id), {"session_id": str(s1.id), "summary": "Names: Ana"})
+    store.context_archive.save_state(str(s2.id), {"session_id": str(s2.id), "summary": "Names: Ana"})
 
     preview = store.delete_session_preview(s1.id)
     assert preview.memory_ids == (only_s1,) and preview.detached_ids == (shared,)
-    assert preview.counts["messages_deleted"] == 1 and preview.counts["sessions"] == 1
+    assert preview.counts["messages_deleted"] == 1 and preview.counts["sessions"] == 1 and preview.counts["summaries"] == 1
     report = store.delete_session(s1.id)
-    assert report.counts == preview.counts
+    assert report.ok and report.counts == preview.counts
 
     with pytest.raises(NotFound):
         store.get_session(s1.id)
@@ -196,6 +157,7 @@ def test_delete_session_keeps_memories_with_other_sources() -> None:
     assert store.get(manual).text == "Prefers metric units"
     assert store.conn.execute("SELECT count(*) FROM message_fts WHERE message_fts MATCH 'sister'").fetchone()[0] == 1
     assert store.list_sessions()[0].id == s2.id
+    assert store.context_archive.state(str(s1.id)) is None and store.context_archive.state(str(s2.id)) is not None
 
 
 def test_unknown_ids_are_refused_before_anything_is_deleted() -> None:
@@ -207,9 +169,9 @@ def test_unknown_ids_are_refused_before_anything_is_deleted() -> None:
 
 
 def test_delete_listener_and_ttl_purge(keepsake_home: Path) -> None:
-    from datetime import timedelta
-
     from store_fakes import FakeClock, dt
+
+    from datetime import timedelta
 
     clock = FakeClock(dt(2025, 1, 1))
     store = MemoryStore(embed=fake_hash_embedder, clock=clock)
@@ -224,19 +186,57 @@ def test_delete_listener_and_ttl_purge(keepsake_home: Path) -> None:
     assert store.count(include_all=True) == 1
 
 
-def test_delete_session_removes_its_files_only() -> None:
-    p = paths().ensure()
+def test_a_listener_that_raises_is_an_error_in_the_report_and_the_others_still_run() -> None:
     store = MemoryStore(embed=fake_hash_embedder)
-    s1, s2 = store.create_session("a"), store.create_session("b")
-    store.add_message(s1.id, "user", "a long message that was offloaded to the archive folder")
-    for sid in (s1.id, s2.id):
-        d = p.archive / f"session-{sid}"
-        d.mkdir(parents=True)
-        (d / "output-1.txt").write_text(f"offloaded output of session {sid}")
-        (p.data / "context").mkdir(exist_ok=True)
-        (p.data / "context" / f"{sid}.json").write_text(json.dumps({"summary": f"summary {sid}"}))
-    preview = store.delete_session_preview(s1.id)
-    assert sorted(Path(f).name for f in preview.files_deleted) == [f"{s1.id}.json", "output-1.txt"]
-    store.delete_session(s1.id)
-    assert not (p.archive / f"session-{s1.id}").exists() and not (p.data / "context" / f"{s1.id}.json").exists()
-    assert (p.archive / f"session-{s2.id}" / "output-1.txt").exists() and (p.data / "context" / f"{s2.id}.json").exists()
+    ran = []
+
+    def broken(report):
+        raise RuntimeError("cache reset failed")
+
+    store.on_delete(broken, name="prompt cache")
+    store.on_delete(ran.append)
+    mid = store.add("Locker code is 4417")
+    report = store.delete(mid)
+    assert report.executed and not report.ok
+    assert report.errors == ("prompt cache failed after the delete: RuntimeError: cache reset failed",)
+    assert [h.error for h in report.holders if h.name == "prompt cache"] == ["RuntimeError: cache reset failed"]
+    assert ran and ran[0].memory_ids == (mid,)  # the next listener still ran
+    with pytest.raises(NotFound):
+        store.get(mid)  # the delete itself stands
+    assert store.forget_generation() == 1  # what open sessions check before their next turn
+
+
+def test_a_database_holder_that_fails_rolls_everything_back_and_says_which() -> None:
+    store = MemoryStore(embed=fake_hash_embedder)
+
+    class Broken:
+        name = "broken holder"
+
+        def count(self, c, scope):
+            return {}
+
+        def apply(self, c, scope, ctx):
+            raise OSError("disk full")
+
+    store.forgetter.register(Broken())
+    s = store.create_session()
+    msg = store.add_message(s.id, "user", "My locker code is 4417.")
+    mid = store.add("Locker code is 4417", source=Source(s.id, msg.id))
+    report = store.delete(mid)
+    assert not report.executed and not report.ok
+    assert report.errors == ("broken holder failed, so nothing was deleted: disk full",)
+    assert store.get(mid).text == "Locker code is 4417"  # nothing half-done
+    assert store.get_message(msg.id).content == "My locker code is 4417."
+
+
+def test_matching_ignores_case_and_whitespace_and_works_for_short_texts() -> None:
+    store = MemoryStore(embed=fake_hash_embedder)
+    s = store.create_session()
+    msg = store.add_message(s.id, "user", "Where to?  Berlin.\nMaybe  later.")
+    mid = store.add("berlin", kind=Kind.EPISODE, source=Source(s.id, msg.id))
+    copy = store.add("Next trip:\n  BERLIN.  ", kind=Kind.FACT)
+    report = store.delete(mid)
+    assert report.ok
+    assert store.get_message(msg.id).content == "Where to?\nMaybe  later."
+    assert store.get(copy).text == "Next trip:"  # a copy (found after case/whitespace normalisation) loses it too
+    assert json.dumps([m.to_json() for m in store.list(include_all=True)]).lower().count("berlin") == 0

@@ -106,10 +106,11 @@ class Provider:
 
         return registry.discover()
 
-    def note_store(self):
+    def note_store(self, store):
+        """The person's note, kept in ``store``'s encrypted archive."""
         from assistant.context.note import NoteStore
 
-        return NoteStore()
+        return NoteStore(store.context_archive)
 
 
 class NoModelsProvider(Provider):

@@ -125,11 +125,11 @@ class NoteEditor(QWidget):
 
     # ------------------------------------------------------------------ data
     def load(self) -> None:
-        def read(_store=None):
-            notes = self.backend.provider.note_store()
+        def read(store):
+            notes = self.backend.provider.note_store(store)
             return notes.get(), notes.history()
 
-        self.backend.call(read, on_done=self._loaded_note, name="note-load")
+        self.backend.read(read, on_done=self._loaded_note, name="note-load")
 
     def _loaded_note(self, result) -> None:
         current, history = result
@@ -154,8 +154,8 @@ class NoteEditor(QWidget):
     def save(self) -> None:
         text = self.edit.toPlainText()
 
-        def write():
-            return self.backend.provider.note_store().save(text)
+        def write(store):
+            return self.backend.provider.note_store(store).save(text)
 
         def done(version) -> None:
             self.saved_text = version.text
@@ -164,11 +164,11 @@ class NoteEditor(QWidget):
             self.saved.emit(version.version)
             self.load()
 
-        self.backend.call(write, on_done=done, on_error=self._failed, name="note-save")
+        self.backend.write(write, on_done=done, on_error=self._failed, changes="", name="note-save")
 
     def restore(self, version: int) -> None:
-        def write():
-            return self.backend.provider.note_store().restore(version)
+        def write(store):
+            return self.backend.provider.note_store(store).restore(version)
 
         def done(v) -> None:
             self.edit.setPlainText(v.text)
@@ -176,7 +176,7 @@ class NoteEditor(QWidget):
             self.backend.status.emit(f"Version {version} restored as version {v.version}.")
             self.load()
 
-        self.backend.call(write, on_done=done, on_error=self._failed, name="note-restore")
+        self.backend.write(write, on_done=done, on_error=self._failed, changes="", name="note-restore")
 
     def _failed(self, exc: BaseException) -> None:
         self.error.setText(describe(exc))

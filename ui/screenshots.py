@@ -142,7 +142,7 @@ class Studio:
 
         self.store = open_store(with_embedder=False)
         self.ids = seed(self.store)
-        NoteStore().save("I'm Maya, a nurse. Keep answers short and practical.\nI'm vegetarian; I prefer trains to planes.")
+        NoteStore(self.store.context_archive).save("I'm Maya, a nurse. Keep answers short and practical.\nI'm vegetarian; I prefer trains to planes.")
         self.app = create_app([sys.argv[0]])
         self.backend = Backend(SampleProvider())
         self.window = MainWindow(self.backend)

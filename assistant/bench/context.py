@@ -160,8 +160,10 @@ class CompactingSide:
 
     def __init__(self, model, window: int) -> None:
         from assistant.context.window import SessionContext
+        from assistant.memory.store import MemoryStore
 
-        self.model, self.ctx = model, SessionContext("bench", model, window=window)
+        self.store = MemoryStore()  # in the bench's temp KEEPSAKE_HOME: its archive holds the context
+        self.model, self.ctx = model, SessionContext("bench", model, archive=self.store.context_archive, window=window)
 
     def turn(self, t: int, max_tokens: int) -> dict:
         before = self.ctx.last_compaction
@@ -213,7 +215,7 @@ def assemble_timing(model, turns: int = 200) -> tuple[float, float]:
 
 @contextlib.contextmanager
 def _home(path: str | None):
-    """Compaction writes state and archive files: keep the bench's in a temp KEEPSAKE_HOME."""
+    """Compaction writes its state and archive into a store: keep the bench's in a temp KEEPSAKE_HOME."""
     if path is None:
         yield
         return
@@ -244,6 +246,8 @@ def run(args) -> dict:
         for t in range(1, args.turns + 1):  # interleaved: both sides see the same machine load
             keepsake.append(ks.turn(t, args.max_tokens))
             naive.append(nv.turn(t, args.max_tokens))
+        if isinstance(ks, CompactingSide):
+            ks.store.close()
     rows = []
     for i, (k, n) in enumerate(zip(keepsake, naive), start=1):
         new = k["prompt_tokens"] - (keepsake[i - 2]["prompt_tokens"] if i > 1 else 0)

@@ -1,8 +1,10 @@
-"""`keepsake note show|edit|history|restore`: the person's "About me & instructions" note."""
+"""`keepsake note show|edit|history|restore|forget-history`: the person's "About me &
+instructions" note (kept in the encrypted database with its versions)."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shlex
 import subprocess
@@ -11,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from assistant.cli import argtypes
-from assistant.cli.common import UserError, add_json, emit
+from assistant.cli.common import UserError, add_json, emit, opened_store
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -38,13 +40,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json(sp)
     sp.set_defaults(func=cmd_restore)
 
+    sp = nsub.add_parser("forget-history", help="forget the old wording: remove every version but the current one")
+    add_json(sp)
+    sp.set_defaults(func=cmd_forget_history)
+
     p.set_defaults(func=cmd_show, json=False)
 
 
-def _store():
+@contextlib.contextmanager
+def _notes():
     from assistant.context.note import NoteStore
 
-    return NoteStore()
+    with opened_store() as store:
+        yield NoteStore(store.context_archive)
 
 
 def _describe(note) -> str:
@@ -52,7 +60,8 @@ def _describe(note) -> str:
 
 
 def cmd_show(args) -> int:
-    note = _store().get()
+    with _notes() as notes:
+        note = notes.get()
     if note is None:
         emit(args, {"version": None, "text": "", "bytes": 0}, "(no note yet: write one with `keepsake note edit`)")
         return 0
@@ -79,9 +88,13 @@ def _run_editor(current: str) -> str:
 
 
 def cmd_edit(args) -> int:
+    with _notes() as notes:
+        return _edit(args, notes)
+
+
+def _edit(args, store) -> int:
     from assistant.context.note import NoteError
 
-    store = _store()
     current = store.get()
     draft = None
     if args.text is not None:
@@ -100,7 +113,9 @@ def cmd_edit(args) -> int:
         kept = f" Your draft is kept in {draft}." if draft else ""
         raise UserError(f"{exc}{kept}") from None
     if draft:
-        Path(draft).unlink(missing_ok=True)
+        from assistant.fileio import shred
+
+        shred(draft)  # the draft held the note in plaintext outside the database
     changed = current is None or note.version != current.version
     message = f"Saved your note ({_describe(note)})." if changed else "The note is unchanged."
     emit(args, {**note.to_json(), "changed": changed}, message)
@@ -108,7 +123,8 @@ def cmd_edit(args) -> int:
 
 
 def cmd_history(args) -> int:
-    versions = _store().history()
+    with _notes() as notes:
+        versions = notes.history()
     lines = []
     for v in reversed(versions):
         first = next((line for line in v.text.splitlines() if line.strip()), "(empty)")
@@ -122,8 +138,18 @@ def cmd_restore(args) -> int:
     from assistant.context.note import NoteError
 
     try:
-        note = _store().restore(args.version)
+        with _notes() as notes:
+            note = notes.restore(args.version)
     except NoteError as exc:
         raise UserError(str(exc)) from None
     emit(args, note.to_json(), f"Restored version {args.version} as {_describe(note)}.")
+    return 0
+
+
+def cmd_forget_history(args) -> int:
+    with _notes() as notes:
+        removed = notes.forget_history()
+        current = notes.get()
+    emit(args, {"removed_versions": removed, "current_version": current.version if current else None},
+         f"Forgot {removed} earlier version{'s' if removed != 1 else ''} of your note; the current one stays.")  # fmt: skip
     return 0

@@ -4,8 +4,9 @@ Run only at compaction points (the window reached ``budget.compaction_threshold`
 turn, so between two compactions the prompt prefix never changes. Steps, stopping as soon as
 the history fits ``target_tokens``:
 
-0. archive: the full history is appended to ``session-<id>/history.jsonl`` (JSONL, one message
-   per line) before anything is shortened - every later step is reversible from there;
+0. archive: the full history is appended to the session's archive (the store's encrypted
+   ``context_history`` table) before anything is shortened - every later step is reversible
+   from there;
 1. offload: messages over ``offload.OFFLOAD_CHARS`` become a 500-char preview + archive pointer;
 2. mask: bulky messages older than the ``KEEP_TURNS`` most recent turns become pointers;
 3. prune: older user turns lose the memory/reminder blocks injected when they were sent (the
@@ -15,14 +16,14 @@ the history fits ``target_tokens``:
    is replaced by a summary regenerated from the FULL archived history, never from the previous
    summary: a structured part kept by code (:mod:`assistant.context.facts`; the previous
    summary's still-valid facts are salvaged) plus the model's short narrative. It names the
-   archive file. At most once every ``SUMMARY_EVERY`` messages; if it is not shorter than what
+   archived history. At most once every ``SUMMARY_EVERY`` messages; if it is not shorter than what
    it replaces, the original is kept.
 
 The thinking context after a summary is: summary + last 6 turns + current input, so its size
 stays flat however long the session gets. Every compaction publishes a
 :class:`CompactionEvent` on the ``"compaction"`` topic of :mod:`assistant.events` (the
 consolidation job listens). Per-session state (:class:`CompactionState`, in
-:mod:`assistant.context.state`) lives in ``paths().data / "context" / "<session>.json"``.
+:mod:`assistant.context.state`) lives in the same archive (``context_state``).
 """
 
 from __future__ import annotations
@@ -36,8 +37,9 @@ from assistant.context import offload
 from assistant.context.state import (  # noqa: F401  (re-exported: the compaction API in one place)
     CompactionState,
     ContextMessage,
+    StateArchive,
     archive_history,
-    history_file,
+    history_ref,
     load_state,
     read_history,
     save_state,
@@ -88,12 +90,12 @@ class CompactionResult:
 # -- views -------------------------------------------------------------------------------------------
 def mask(m: ContextMessage, archive_ref: str | None) -> ContextMessage:
     head = " ".join(m.text[:MASK_PREVIEW_CHARS].split())
-    where = f"the archive file {archive_ref}" if archive_ref else "the archive"
+    where = f"the archive ({archive_ref})" if archive_ref else "the archive"
     text = f'[message #{m.id} ({len(m.content)} characters) masked to save room; it began: "{head}..."; full text in {where}]'
     return replace(m, content=text, raw=None)
 
 
-def apply_state(state: CompactionState, messages: Sequence[ContextMessage]) -> list[ContextMessage]:
+def apply_state(archive: StateArchive, state: CompactionState, messages: Sequence[ContextMessage]) -> list[ContextMessage]:
     """Rebuild a session's history view from stored messages (e.g. after a restart): what the
     summary covers is left out; offloads and masks are re-applied (same text, same pointers)."""
     masked = set(state.masked_ids)
@@ -102,7 +104,7 @@ def apply_state(state: CompactionState, messages: Sequence[ContextMessage]) -> l
         if state.covered_up_to is not None and m.id <= state.covered_up_to:
             continue
         m = mask(m, state.archive) if m.id in masked else m
-        done = offload.offload(m.content, state.session_id, kind=m.role)
+        done = offload.offload(archive, m.content, state.session_id, kind=m.role, message_id=m.id)
         view.append(replace(m, content=done.text, raw=None) if done else m)
     return view
 
@@ -113,10 +115,12 @@ def turn_starts(history: Sequence[ChatMessage]) -> list[int]:
 
 class Compactor:
     """Runs the ladder for one session at a time. ``model`` writes the narrative (None: the
-    structured part only); ``count_tokens`` should be the chat model's tokenizer."""
+    structured part only); ``count_tokens`` should be the chat model's tokenizer; ``archive``
+    the store's context archive (``store.context_archive``)."""
 
-    def __init__(self, count_tokens: Callable[[str], int], model: TextModel | None = None, *, keep_turns: int = KEEP_TURNS,
-                 summary_tokens: int = SUMMARY_TOKENS) -> None:  # fmt: skip
+    def __init__(self, count_tokens: Callable[[str], int], model: TextModel | None = None, *, archive: StateArchive,
+                 keep_turns: int = KEEP_TURNS, summary_tokens: int = SUMMARY_TOKENS) -> None:  # fmt: skip
+        self.archive = archive
         self.count_tokens = count_tokens
         self.model = model
         self.keep_turns = keep_turns
@@ -126,10 +130,10 @@ class Compactor:
         return sum(self.count_tokens(m.content) + MESSAGE_OVERHEAD for m in history) + (self.count_tokens(summary) if summary else 0)
 
     def compact(self, session_id: int | str, history: Sequence[ContextMessage], *, target_tokens: int, force_summary: bool = False) -> CompactionResult:
-        state = load_state(session_id)
+        state = load_state(self.archive, session_id)
         view = list(history)
         before = self.tokens(view, state.summary)
-        archive_history(state, view)
+        archive_history(self.archive, state, view)
         steps = ["archive"]
         starts = turn_starts(view)
         keep_from = starts[-self.keep_turns] if len(starts) >= self.keep_turns else 0
@@ -144,10 +148,10 @@ class Compactor:
             view = self._summarize(state, view, keep_from, steps)
         after = self.tokens(view, state.summary)
         if not set(steps) & {"offload", "mask", "prune", "summary"}:  # nothing in the window changed
-            save_state(state)
+            save_state(self.archive, state)
             return CompactionResult(view, state, tuple(steps), before, after, None)
         state.compactions += 1
-        save_state(state)
+        save_state(self.archive, state)
         event = CompactionEvent(state.session_id, tuple(steps), before, after, "summary" in steps, state.covered_up_to, state.archive)
         events.publish(TOPIC, event)
         return CompactionResult(view, state, tuple(steps), before, after, event)
@@ -156,7 +160,7 @@ class Compactor:
     def _offload(self, state: CompactionState, view: list[ContextMessage], keep_from: int) -> list[ContextMessage]:
         out = []
         for m in view:
-            done = offload.offload(m.content, state.session_id, kind=m.role)
+            done = offload.offload(self.archive, m.content, state.session_id, kind=m.role, message_id=m.id)
             out.append(replace(m, content=done.text, raw=None) if done else m)
         return out
 
@@ -174,7 +178,7 @@ class Compactor:
 
     # -- the summary --------------------------------------------------------------------------------
     def _summarize(self, state: CompactionState, view: list[ContextMessage], keep_from: int, steps: list[str]) -> list[ContextMessage]:
-        full = read_history(state.session_id)
+        full = read_history(self.archive, state.session_id)
         if keep_from <= 0:
             steps.append("summary:nothing-to-cut")
             return view
@@ -204,7 +208,7 @@ class Compactor:
 
     def _fit(self, state: CompactionState, covered: Sequence[ContextMessage], found: list[facts_mod.Fact]) -> tuple[list[facts_mod.Fact], str]:
         """The structured summary within ``summary_tokens``: the oldest facts go first (they
-        stay in the archive file the summary names)."""
+        stay in the archived history the summary names)."""
         by_age = sorted(found, key=lambda f: f.message_id)
         lo, hi = 0, len(by_age)  # smallest number of oldest facts to drop
         while lo < hi:
@@ -219,19 +223,19 @@ class Compactor:
 
     def refresh(self, session_id: int | str) -> CompactionState:
         """Rebuild the summary of the same range from the archive, e.g. after the person deleted
-        messages (the store's delete cascade redacts the archive first): a derived summary must
-        not keep their text. Facts whose source is gone are not salvaged."""
-        state = load_state(session_id)
+        messages (the Forgetter redacts the archive first): a derived summary must not keep
+        their text. Facts whose source is gone are not salvaged."""
+        state = load_state(self.archive, session_id)
         if state.covered_up_to is None:
             return state
-        full = read_history(state.session_id)
+        full = read_history(self.archive, state.session_id)
         covered = [m for m in full if m.id <= state.covered_up_to]
         found = facts_mod.merge(facts_mod.salvage(state.facts, full), facts_mod.extract(covered))
         state.facts, state.summary = self._fit(state, covered, found)
         with_narrative = self.render_summary(state, covered, state.facts, self.narrative(covered))
         if self.count_tokens(with_narrative) <= self.summary_tokens:
             state.summary = with_narrative
-        save_state(state)
+        save_state(self.archive, state)
         return state
 
     def narrative(self, messages: Sequence[ContextMessage]) -> str:
@@ -255,7 +259,7 @@ class Compactor:
     @staticmethod
     def render_summary(state: CompactionState, covered: Sequence[ContextMessage], found: Sequence[facts_mod.Fact], narrative: str) -> str:
         first, last = (covered[0].id, covered[-1].id) if covered else (None, None)
-        parts = [f"Messages #{first} to #{last} are summarized here; their full text is in the archive file {state.archive}."]
+        parts = [f"Messages #{first} to #{last} are summarized here; their full text is in the archive ({state.archive})."]
         structured = facts_mod.render(found)
         if structured:
             parts.append(structured)

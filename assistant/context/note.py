@@ -3,29 +3,24 @@ assistant writes.
 
 Only the person edits it (the UI and ``keepsake note edit``); capture and consolidation never
 touch it. It sits in the stable prefix (the system message), so saving a new version is the one
-thing allowed to change the prompt prefix. Every version is kept, one JSON file per version under
-``paths().data / "note"`` (``v000001.json``, ...); restoring an old version saves it again as a
-new version, so history only grows. Hard cap :data:`MAX_NOTE_BYTES` (32 KiB of UTF-8, like
-Codex's cap for AGENTS.md): a longer note is refused with :class:`NoteTooLong`, whose message
-tells the person by how much - nothing is ever cut silently.
+thing allowed to change the prompt prefix. Every version is kept, in the store's encrypted
+archive (``note_versions``: :class:`assistant.memory.archive.ContextArchive`); restoring an old
+version saves it again as a new version, so history only grows - until the person asks to
+forget the old wording (:meth:`NoteStore.forget_history`, ``keepsake note forget-history``), which
+removes every version but the current one. Hard cap :data:`MAX_NOTE_BYTES` (32 KiB of UTF-8,
+like Codex's cap for AGENTS.md): a longer note is refused with :class:`NoteTooLong`, whose
+message tells the person by how much - nothing is ever cut silently.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import re
-import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
+from typing import Protocol
 
-from assistant.config import paths
-from assistant.fileio import write_private_temp
+from assistant.memory.archive import NoteRow
 
 MAX_NOTE_BYTES = 32 * 1024
-_FILE = re.compile(r"^v(\d{6,})\.json$")
-_lock = threading.Lock()
 
 
 class NoteError(ValueError):
@@ -67,26 +62,27 @@ class NoteVersion:
         return cls(int(d["version"]), str(d["text"]), datetime.fromisoformat(d["saved_at"]), d.get("restored_from"))
 
 
+class NoteArchive(Protocol):
+    def note_versions(self) -> list[NoteRow]: ...
+    def note_version(self, version: int | None = None) -> NoteRow | None: ...
+    def add_note_version(self, text: str, saved_at: datetime, restored_from: int | None = None) -> NoteRow: ...
+    def forget_note_history(self) -> int: ...
+
+
+def _version(row: NoteRow) -> NoteVersion:
+    return NoteVersion(row.version, row.text, row.saved_at, row.restored_from)
+
+
 class NoteStore:
-    """Versioned storage of the note (default folder: ``paths().data / "note"``)."""
+    """Versioned storage of the note, in ``archive`` (the store's ``store.context_archive``)."""
 
-    def __init__(self, folder: Path | None = None) -> None:
-        self.folder = folder or paths().data / "note"
-
-    def _files(self) -> list[tuple[int, Path]]:
-        if not self.folder.is_dir():
-            return []
-        found = [(int(m.group(1)), p) for p in self.folder.iterdir() if (m := _FILE.match(p.name))]
-        return sorted(found)
-
-    @staticmethod
-    def _read(path: Path) -> NoteVersion:
-        return NoteVersion.from_json(json.loads(path.read_text(encoding="utf-8")))
+    def __init__(self, archive: NoteArchive) -> None:
+        self.archive = archive
 
     def get(self) -> NoteVersion | None:
         """The current version, or None when the person never wrote a note."""
-        files = self._files()
-        return self._read(files[-1][1]) if files else None
+        row = self.archive.note_version()
+        return _version(row) if row else None
 
     def text(self) -> str:
         """The current note text ("" when there is none): what the assembler puts in the prefix."""
@@ -95,13 +91,13 @@ class NoteStore:
 
     def history(self) -> list[NoteVersion]:
         """Every version, oldest first."""
-        return [self._read(p) for _, p in self._files()]
+        return [_version(r) for r in self.archive.note_versions()]
 
     def version(self, version: int) -> NoteVersion:
-        path = self.folder / f"v{version:06d}.json"
-        if not path.is_file():
+        row = self.archive.note_version(int(version))
+        if row is None:
             raise NoteError(f"there is no note version {version}")
-        return self._read(path)
+        return _version(row)
 
     def save(self, text: str, *, restored_from: int | None = None) -> NoteVersion:
         """Save ``text`` as a new version (unchanged text: the current version, nothing new).
@@ -110,36 +106,13 @@ class NoteStore:
         size = len(text.encode("utf-8"))
         if size > MAX_NOTE_BYTES:
             raise NoteTooLong(size)
-        with _lock:
-            current = self.get()
-            if current is not None and current.text == text:
-                return current
-            self.folder.mkdir(parents=True, exist_ok=True)
-            number = (current.version if current else 0) + 1
-            while True:
-                note = NoteVersion(number, text, datetime.now(timezone.utc), restored_from)
-                if self._create(self.folder / f"v{number:06d}.json", json.dumps(note.to_json(), ensure_ascii=False, indent=1)):
-                    return note
-                number += 1  # another process saved this number first
+        return _version(self.archive.add_note_version(text, datetime.now(timezone.utc), restored_from))
 
     def restore(self, version: int) -> NoteVersion:
         """Make an old version current again (saved as a new version; nothing is lost)."""
         return self.save(self.version(version).text, restored_from=version)
 
-    @staticmethod
-    def _create(path: Path, data: str) -> bool:
-        """Write a complete file at ``path`` unless it exists (temp file + hard link)."""
-        tmp = write_private_temp(path, data)
-        try:
-            os.link(tmp, path)
-            return True
-        except FileExistsError:
-            return False
-        except OSError:  # no hard links on this filesystem: the in-process lock still holds
-            if path.exists():
-                return False
-            os.replace(tmp, path)
-            return True
-        finally:
-            if tmp.exists():
-                tmp.unlink()
+    def forget_history(self) -> int:
+        """Forget the old wording: remove every version but the current one (for real: the
+        rows go, the freed pages are zeroed, the WAL is checkpointed). Returns how many went."""
+        return self.archive.forget_note_history()

@@ -1,26 +1,24 @@
-"""Per-session context state: the history messages, the compaction state file, the history archive.
+"""Per-session context state: the history messages, the compaction state, the history archive.
 
 ``ContextMessage`` is a history message as sent plus its store id. ``CompactionState`` (summary,
-what it covers, the archive file, the structured facts, masked ids) is one JSON file per session
-at ``paths().data / "context" / "<session>.json"``, written atomically. The full history is
-appended, one JSON object per line, to ``paths().archive / "session-<id>" / "history.jsonl"``.
-Both hold message text: :func:`assistant.context.offload.delete_session_files` removes them.
+what it covers, the archive reference, the structured facts, masked ids) is kept per session in
+the store's encrypted archive (``store.context_archive``, table ``context_state``). The full history as
+sent is appended to the same archive (``context_history``) before compaction shortens anything.
+Nothing here writes a file: deleting is the Forgetter's SQL (:mod:`assistant.memory.forget`).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
-from typing import Sequence
+from typing import Protocol, Sequence
 
 from assistant.context import facts as facts_mod
 from assistant.context import offload
 from assistant.engine.chat import ChatMessage
-from assistant.fileio import write_private_atomic
+from assistant.memory.archive import ArchivedMessage
 
 log = logging.getLogger(__name__)
 _INJECTED = re.compile(r"<(retrieved_memories|reminders)\b[^>]*>.*?</\1>\s*", re.S)
@@ -44,7 +42,7 @@ class CompactionState:
     session_id: str
     summary: str = ""
     covered_up_to: int | None = None  # last message id the summary replaces
-    archive: str | None = None  # the full history file, relative to paths().archive
+    archive: str | None = None  # the archived history's reference (history_ref)
     archived_up_to: int | None = None
     facts: list[facts_mod.Fact] = field(default_factory=list)
     masked_ids: list[int] = field(default_factory=list)
@@ -65,42 +63,44 @@ class CompactionState:
         return cls(**{k: v for k, v in d.items() if k in known})
 
 
-def load_state(session_id: int | str) -> CompactionState:
+class StateArchive(offload.OffloadArchive, Protocol):
+    def state(self, session_key: str) -> dict | None: ...
+    def save_state(self, session_key: str, state: dict) -> None: ...
+    def append(self, session_key: str, messages: Sequence[ArchivedMessage]) -> int: ...
+    def history(self, session_key: str) -> list[ArchivedMessage]: ...
+
+
+def load_state(archive: StateArchive, session_id: int | str) -> CompactionState:
     """The session's state; a fresh one when there is none (or it is unreadable: logged, and
     the next compaction writes a good one)."""
-    path = offload.context_state_path(session_id)
+    key = offload.session_key(session_id)
     try:
-        return CompactionState.from_json(json.loads(path.read_text(encoding="utf-8")))
-    except FileNotFoundError:
-        return CompactionState(str(session_id))
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        log.warning("unreadable context state %s (%s): starting from a fresh one", path, exc)
-        return CompactionState(str(session_id))
+        data = archive.state(key)
+        return CompactionState.from_json(data) if data is not None else CompactionState(key)
+    except (ValueError, KeyError, TypeError) as exc:
+        log.warning("unreadable context state of session %s (%s): starting from a fresh one", key, exc)
+        return CompactionState(key)
 
 
-def save_state(state: CompactionState) -> None:
+def save_state(archive: StateArchive, state: CompactionState) -> None:
     state.updated_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    write_private_atomic(offload.context_state_path(state.session_id), json.dumps(state.to_json(), ensure_ascii=False, indent=1))
+    archive.save_state(offload.session_key(state.session_id), state.to_json())
 
 
-def history_file(session_id: int | str) -> Path:
-    return offload.session_archive_dir(session_id) / "history.jsonl"
+def history_ref(session_id: int | str) -> str:
+    """How summaries and masks name the archived history of a session."""
+    return f"session-{offload.session_key(session_id)}/history"
 
 
-def archive_history(state: CompactionState, history: Sequence[ContextMessage]) -> None:
-    """Append the messages not archived yet (by id) to the session's history file."""
+def archive_history(archive: StateArchive, state: CompactionState, history: Sequence[ContextMessage]) -> None:
+    """Archive the messages not archived yet (by id)."""
     new = [m for m in history if state.archived_up_to is None or m.id > state.archived_up_to]
     if new:
-        offload.append_lines(history_file(state.session_id), (offload.dumps_line(
-            {"id": m.id, "role": m.role, "content": m.content, "raw": m.raw}) for m in new))  # fmt: skip
+        archive.append(offload.session_key(state.session_id), [ArchivedMessage(m.id, m.role, m.content, m.raw) for m in new])
         state.archived_up_to = max(m.id for m in new)
-    state.archive = offload.ref_for(history_file(state.session_id))
+    state.archive = history_ref(state.session_id)
 
 
-def read_history(session_id: int | str) -> list[ContextMessage]:
+def read_history(archive: StateArchive, session_id: int | str) -> list[ContextMessage]:
     """The full archived history of a session, oldest first."""
-    path = history_file(session_id)
-    if not path.is_file():
-        return []
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return [ContextMessage(r["role"], r["content"], int(r["id"]), r.get("raw")) for r in rows]
+    return [ContextMessage(m.role, m.content, m.id, m.raw) for m in archive.history(offload.session_key(session_id))]

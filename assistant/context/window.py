@@ -2,7 +2,7 @@
 
 The chat session uses it like this (one :class:`SessionContext` per open session)::
 
-    ctx = SessionContext(session_id, model, messages=stored)     # stored: ContextMessages by id
+    ctx = SessionContext(session_id, model, archive=store.context_archive, messages=stored)  # stored: ContextMessages by id
     assembled = ctx.prepare(text, memories_block=block)          # compacts first when due
     reply = model.complete(assembled.messages, ...)
     ctx.record(assembled, text, reply, user_id=..., reply_id=...)
@@ -11,7 +11,8 @@ The chat session uses it like this (one :class:`SessionContext` per open session
 ``record`` appends the user turn *as sent* (with its memory block) and the reply (offloaded when
 over 8000 chars), so the next turn's messages start with this turn's. After a restart the
 history is rebuilt from stored messages with :func:`compaction.apply_state` (the KV cache is
-cold then anyway).
+cold then anyway). ``archive`` is the store's encrypted context archive (``store.context_archive``):
+offloads, the archived history, the compaction state and the note all live there.
 """
 
 from __future__ import annotations
@@ -21,7 +22,15 @@ from typing import Protocol, Sequence
 from assistant.context import offload
 from assistant.context.assembler import DEFAULT_SYSTEM_PROMPT, Assembled, Assembler
 from assistant.context.budget import compaction_threshold
-from assistant.context.compaction import SUMMARY_EVERY, CompactionResult, Compactor, ContextMessage, apply_state, load_state
+from assistant.context.compaction import (
+    SUMMARY_EVERY,
+    CompactionResult,
+    Compactor,
+    ContextMessage,
+    StateArchive,
+    apply_state,
+    load_state,
+)
 from assistant.context.note import NoteStore
 
 TARGET_FRACTION = 0.5  # after a compaction, prefix + history use at most this much of the threshold
@@ -38,6 +47,7 @@ class SessionContext:
         session_id: int | str,
         model: ContextModel,
         *,
+        archive: StateArchive,
         window: int | None = None,
         system_prompt: str = DEFAULT_SYSTEM_PROMPT,
         notes: NoteStore | None = None,
@@ -49,10 +59,11 @@ class SessionContext:
         self.window = window or int(getattr(model, "context_size", 4096))
         self.assembler = Assembler(model.count_tokens, self.window, system_prompt)
         summary_tokens = min(4096, max(256, self.window // 8))
-        self.compactor = Compactor(self.assembler._count, model if summarize else None, summary_tokens=summary_tokens)
-        self.notes = notes if notes is not None else NoteStore()
-        self.state = load_state(self.session_id)
-        self.history: list[ContextMessage] = apply_state(self.state, messages)
+        self.archive = archive
+        self.compactor = Compactor(self.assembler._count, model if summarize else None, archive=archive, summary_tokens=summary_tokens)
+        self.notes = notes if notes is not None else NoteStore(archive)
+        self.state = load_state(archive, self.session_id)
+        self.history: list[ContextMessage] = apply_state(archive, self.state, messages)
         self.last_compaction: CompactionResult | None = None
         self._messages = 0  # messages recorded by this object
         self._attempted_at: int | None = None
@@ -108,5 +119,6 @@ class SessionContext:
         user_id = user_id if user_id is not None else last + 1
         reply_id = reply_id if reply_id is not None else user_id + 1
         self.history.append(ContextMessage("user", assembled.user_message.content, user_id, raw=user_input))
-        self.history.append(ContextMessage("assistant", offload.offload_text(reply, self.session_id, kind="assistant"), reply_id))
+        self.history.append(ContextMessage("assistant", offload.offload_text(self.archive, reply, self.session_id, kind="assistant",
+                                                                             message_id=reply_id), reply_id))
         self._messages += 2

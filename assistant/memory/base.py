@@ -1,5 +1,7 @@
 """Store infrastructure shared by the memory-store mixins: opening (key, migrations), per-thread
-connections, transactions, clock, vectors, the audit log, the injection log and file references.
+connections, transactions, clock, vectors, the audit log and the injection log; ``store.context_archive``
+(the context archive, :mod:`assistant.memory.archive`) and ``store.forgetter`` (every delete,
+:mod:`assistant.memory.forget`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from assistant import events
 from assistant.config import paths
 from assistant.memory import keys as keymod
 from assistant.memory import diagnose, notify
+from assistant.memory.archive import ContextArchive
 from assistant.memory.db import (
     DRIVER,
     ENCRYPTION_AVAILABLE,
@@ -32,6 +35,7 @@ from assistant.memory.db import (
     write_tx,
 )
 from assistant.memory.errors import DamagedError, StoreError
+from assistant.memory.forget.forgetter import Forgetter
 from assistant.memory.integrity import Damage, clear_marker, identity, quick_check, read_marker, write_marker
 from assistant.memory.migrations import LATEST, current_version, migrate
 from assistant.memory.records import (
@@ -78,13 +82,6 @@ class StoreInfo:
         }
 
 
-def default_session_files(session_id: int) -> list[Path]:
-    """Files/folders the app keeps for one session (assistant.context.offload conventions):
-    removed with the session."""
-    p = paths()
-    return [p.archive / f"session-{int(session_id)}", p.data / "context" / f"{int(session_id)}.json"]
-
-
 class StoreBase:
     """Open (or create) the memory database. See :class:`assistant.memory.store.MemoryStore`."""
 
@@ -98,8 +95,6 @@ class StoreBase:
         dim: int = 384,
         busy_timeout: float = 30.0,
         clock: Callable[[], datetime] | None = None,
-        file_roots: Sequence[Path] | None = None,
-        session_files: Callable[[int], Sequence[Path]] | None = None,
         retry_deadline: float = RETRY_DEADLINE,
     ) -> None:
         self.path = Path(path if path is not None else paths().database).expanduser().resolve()
@@ -109,13 +104,8 @@ class StoreBase:
         self._clock = clock or utcnow
         self._embed = embed
         self._lock = threading.Lock()
-        self._delete_listeners: list[Callable[[Any], None]] = []
         self._busy_timeout = busy_timeout
         self._pending_truncate = False
-        p = paths()
-        # folders of files the app keeps (archives, compaction state, exports): scanned on delete
-        self.file_roots = tuple(Path(r) for r in file_roots) if file_roots is not None else (p.archive, p.exports, p.data / "context")
-        self.session_files = session_files or default_session_files
         if not encrypted or not ENCRYPTION_AVAILABLE:
             key_hex = None
             why = "encryption disabled by the caller" if encrypted is False else f"{DRIVER} has no encryption"
@@ -138,6 +128,8 @@ class StoreBase:
                 "rebuild the vectors (MemoryStore.rebuild_vectors) after switching embedding models"
             )
         self.store_id = self._guard(lambda: conn.execute("SELECT value FROM store_meta WHERE key = 'store_id'").fetchone()[0])
+        self.context_archive = ContextArchive(self)
+        self.forgetter = Forgetter(self)
 
     def _open_schema(self, conn: Connection, dim: int) -> None:
         """Recall a damage marker, then migrate (a damaged file that needs a migration is refused:
@@ -295,6 +287,11 @@ class StoreBase:
         self._pending_truncate = True
         return False
 
+    def forget_generation(self) -> int:
+        """Bumped by every committed delete: an open chat session compares it before a turn."""
+        row = self.conn.execute("SELECT value FROM store_meta WHERE key = 'forget_generation'").fetchone()
+        return int(row[0]) if row else 0
+
     def info(self) -> StoreInfo:
         def q(c: Connection) -> tuple[int, int, int]:
             return tuple(c.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("memories", "sessions", "messages"))  # type: ignore[return-value]
@@ -302,9 +299,10 @@ class StoreBase:
         m, s, n = self.read(q)
         return StoreInfo(str(self.path), DRIVER, self.encrypted, self.key_info, self.schema_version, self.dim, m, s, n)
 
-    def on_delete(self, callback: Callable[[Any], None]) -> None:
-        """Call ``callback(report)`` after every committed delete (e.g. to drop a KV cache)."""
-        self._delete_listeners.append(callback)
+    def on_delete(self, callback: Callable[[Any], None], name: str | None = None) -> None:
+        """Call ``callback(report)`` after every committed delete (e.g. to drop a KV cache). A
+        callback that raises makes the delete's report an error (see :mod:`assistant.memory.forget`)."""
+        self.forgetter.on_delete(callback, name)
 
     # ---------------------------------------------------------------- vectors
 
@@ -452,29 +450,6 @@ class StoreBase:
         sql = "SELECT * FROM injection_log" + (" WHERE " + " AND ".join(where) if where else "")
         sql += f" ORDER BY id LIMIT {int(limit) if limit is not None else -1}"
         return [injection_from_row(r) for r in self.conn.execute(sql, params)]
-
-    def register_file(
-        self,
-        path: str | Path,
-        *,
-        memory_id: int | None = None,
-        message_id: int | None = None,
-        session_id: int | None = None,
-    ) -> int:
-        """Record that a file the app keeps (archive, offloaded output, export) holds this
-        memory's/message's/session's text: deleting that record deletes the file."""
-        if memory_id is None and message_id is None and session_id is None:
-            raise ValueError("register_file needs a memory_id, message_id or session_id")
-        p = str(Path(path).expanduser().resolve())
-
-        def run(c: Connection) -> int:
-            cur = c.execute(
-                "INSERT INTO file_refs(path, memory_id, message_id, session_id, created_at) VALUES (?,?,?,?,?)",
-                (p, memory_id, message_id, session_id, ts_to_db(self.now())),
-            )
-            return int(cur.lastrowid)
-
-        return self.write(run)
 
     def _audit(self, c: Connection, **kw: Any) -> int:
         kw.setdefault("at", self.now())

@@ -13,9 +13,9 @@ For one user message, :meth:`Capturer.capture_message`:
 2. stores the message as an **episode** (kind ``episode``, the verbatim text, ``valid_at`` = its
    first grounded date if that is earlier than when it was said, else when it was said: a plan
    for March said in January is known from January). A message over ``OFFLOAD_CHARS`` (8000) has its
-   full text offloaded to an archive file (:func:`assistant.context.offload.offload`), registered
-   with ``store.register_file`` so deleting the episode deletes the file; the episode keeps the
-   500-char preview + pointer (the message row itself keeps the full text);
+   full text kept in the store's encrypted archive (``store.context_archive.put_offload``, tied to the
+   message, so forgetting the message reaches it); the episode keeps the 500-char preview +
+   pointer (the message row itself keeps the full text);
 3. extracts profile slots and facts with the deterministic rules
    (:mod:`assistant.memory.extract_rules`) and, when a chat model is given and ``use_llm``, with
    JSON-schema constrained extraction (:mod:`assistant.memory.extract_llm`), shown at most 8
@@ -55,6 +55,7 @@ from datetime import date, datetime, time, tzinfo
 from typing import Any, Sequence
 
 from assistant.memory import extract_rules
+from assistant.memory.archive import OFFLOAD_CHARS, pointer_text
 from assistant.memory.commands import REMEMBER_EXTRACTOR, Command, keyword_search, parse_command, remember_text
 from assistant.memory.dates import ground
 from assistant.memory.extract_llm import MAX_EXISTING, LlmExtractor
@@ -195,16 +196,14 @@ class Capturer:
     def _capture(self, msg: Any, cmd: Command | None, observed: datetime, base_trust: Trust, imported: bool,
                  use_llm: bool | None, result: CaptureResult) -> CaptureResult:  # fmt: skip
         text = msg.content
-        long = len(text) > _offload_chars()
+        long = len(text) > OFFLOAD_CHARS
         window = text[:RULES_WINDOW] if long else text
         grounded = ground(window, observed)
         sources_text = [window, grounded.text]
         episode_text = text
-        offloaded = None
         if long:
-            offloaded = _offload(text, msg.session_id)
-            if offloaded is not None:
-                episode_text, result.offloaded = offloaded.text, offloaded.ref
+            ref = self.store.context_archive.put_offload(str(msg.session_id), "message", text, message_id=msg.id)
+            episode_text, result.offloaded = pointer_text(text, ref), ref
 
         def source(extractor: str, version: str = CAPTURE_VERSION) -> Source:
             return Source(session_id=msg.session_id, message_id=msg.id, speaker="user", extractor=extractor,
@@ -252,8 +251,6 @@ class Capturer:
         result.episode_id = added[0].id
         result.created_ids = [a.id for a in added if a.created]
         result.memory_ids = list(dict.fromkeys(a.id for a in added[1:]))
-        if offloaded is not None and added[0].created:
-            self.store.register_file(offloaded.path, memory_id=added[0].id, message_id=msg.id)
         for c, a in zip(accepted, added[1:]):
             if c.about is not None and a.created and a.id != existing[c.about].id:
                 self.store.link(a.id, existing[c.about].id, LinkType.RELATED, actor=Actor.CAPTURE)
@@ -289,26 +286,6 @@ def capture_messages(store: Any, ids: Sequence[int], **kw: Any) -> list[CaptureR
     """Capture several messages in order with one :class:`Capturer` (``kw`` as for it)."""
     capturer = Capturer(store, **kw)
     return [capturer.capture_message(i) for i in ids]
-
-
-def _offload_chars() -> int:
-    try:
-        from assistant.context.offload import OFFLOAD_CHARS
-    except ImportError:  # the context package is optional for capture
-        return 8000
-    return OFFLOAD_CHARS
-
-
-def _offload(text: str, session_id: int) -> Any:
-    try:
-        from assistant.context.offload import offload
-    except ImportError:
-        return None
-    try:
-        return offload(text, session_id, kind="message")
-    except OSError:
-        log.warning("capture: could not offload a long message; the episode keeps the full text", exc_info=True)
-        return None
 
 
 def __getattr__(name: str) -> Any:  # CaptureQueue lives in its own module

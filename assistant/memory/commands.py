@@ -121,7 +121,7 @@ def keyword_search(store: Any, query: str, k: int = 5, *, kinds: Sequence[Kind] 
         return []
     sql = (
         "SELECT m.id FROM memory_fts JOIN memories m ON m.id = memory_fts.rowid "
-        "WHERE memory_fts MATCH ? AND m.status IN ('active', 'resolving') AND m.expired_at IS NULL"
+        "WHERE memory_fts MATCH ? AND m.status = 'active' AND m.expired_at IS NULL"
     )
     params: list[Any] = [match]
     if kinds:

@@ -15,6 +15,12 @@ Steps:
 4. ``file_refs``: files the app keeps (archive, exports) that hold a memory's or message's text.
 5. ``consolidation_runs``: one row per background consolidation run (trigger, dry-run flag,
    started/finished, counts by update_type, conflicts, undone flag); no memory text.
+6. ``context_archive``: what used to be plaintext files next to the database, now inside it
+   (encrypted with it): a session's archived history as sent (``context_history``), offloaded
+   long texts (``context_offloads``), the compaction state with its summary
+   (``context_state``), the versions of the person's note (``note_versions``), the exports
+   Keepsake wrote (``exports``: path and which memories/sessions, never their text) and the
+   ``forget_generation`` counter (bumped by every delete; open sessions compare it).
 """
 
 from __future__ import annotations
@@ -295,12 +301,59 @@ def _consolidation_runs(conn: Connection, ctx: MigrationContext) -> None:
     _script(conn, CONSOLIDATION_RUNS_SQL)
 
 
+CONTEXT_ARCHIVE_SQL = """
+CREATE TABLE context_history (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_key TEXT NOT NULL,
+    message_id INTEGER NOT NULL,
+    role TEXT NOT NULL,
+    content TEXT NOT NULL,
+    raw TEXT,
+    UNIQUE (session_key, message_id)
+);
+CREATE TABLE context_offloads (
+    ref TEXT PRIMARY KEY,
+    session_key TEXT NOT NULL,
+    message_id INTEGER,
+    kind TEXT NOT NULL,
+    text TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX context_offloads_session ON context_offloads(session_key);
+CREATE INDEX context_offloads_message ON context_offloads(message_id) WHERE message_id IS NOT NULL;
+CREATE TABLE context_state (
+    session_key TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE note_versions (
+    version INTEGER PRIMARY KEY,
+    text TEXT NOT NULL,
+    saved_at TEXT NOT NULL,
+    restored_from INTEGER
+);
+CREATE TABLE exports (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    path TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    memory_ids TEXT NOT NULL DEFAULT '[]',
+    session_ids TEXT NOT NULL DEFAULT '[]'
+);
+INSERT OR IGNORE INTO store_meta(key, value) VALUES ('forget_generation', '0')
+"""
+
+
+def _context_archive(conn: Connection, ctx: MigrationContext) -> None:
+    _script(conn, CONTEXT_ARCHIVE_SQL)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", _core),
     Migration(2, "fts", _fts),
     Migration(3, "vectors", _vectors),
     Migration(4, "file_refs", _file_refs),
     Migration(5, "consolidation_runs", _consolidation_runs),
+    Migration(6, "context_archive", _context_archive),
 )
 LATEST = MIGRATIONS[-1].version
 

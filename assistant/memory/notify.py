@@ -19,7 +19,7 @@ from typing import Any
 TOPIC = "store_changed"
 
 #: Audit actions after which messages may have been redacted or deleted.
-DELETE_ACTIONS = frozenset({"delete", "delete_session", "purge_ttl"})
+DELETE_ACTIONS = frozenset({"delete", "delete_session", "purge_ttl", "forget_part"})
 
 
 @dataclass(frozen=True)

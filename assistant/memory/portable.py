@@ -99,7 +99,12 @@ class PortableMixin(StoreBase):
 
         data = self.read(run)
         if path is not None:
-            write_private_atomic(Path(path).expanduser(), json.dumps(data, ensure_ascii=False, indent=1))
+            target = Path(path).expanduser()
+            write_private_atomic(target, json.dumps(data, ensure_ascii=False, indent=1))
+            # the file is the person's from now on (never scanned, edited or deleted); only its
+            # path is remembered, so a later delete can say that this export still holds the text
+            self.context_archive.record_export(str(target.resolve()), [m["id"] for m in data["memories"]],
+                                       [x["id"] for x in data.get("sessions", [])])  # type: ignore[attr-defined]
         return data
 
     def import_json(self, src: str | Path | dict[str, Any], *, keep_trust: bool = False, actor: Actor | str = Actor.IMPORT) -> ImportReport:

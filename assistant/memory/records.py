@@ -406,8 +406,9 @@ class Message:
     content: str
     created_at: datetime
     observed_at: datetime
-    redacted: bool = False
+    redacted: bool = False  # all of its text was deleted
     external_id: str | None = None
+    partly_redacted: bool = False  # some sentences were deleted (what stays is ``content``)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -418,6 +419,7 @@ class Message:
             "created_at": iso(self.created_at),
             "observed_at": iso(self.observed_at),
             "redacted": self.redacted,
+            "partly_redacted": self.partly_redacted,
             "external_id": self.external_id,
         }
 

@@ -38,8 +38,8 @@ Pipeline for one query:
 A question in the past tense ("How long *did* my train ride take?") also searches what is no
 longer true (superseded or ended; each hit keeps its dates, and injection shows the end).
 
-Default filter: currently valid (world time), not superseded, TTL not passed, status active or
-resolving (``include_archived`` adds archived). ``as_of`` asks about world time D, ``known_at``
+Default filter: currently valid (world time), not superseded, TTL not passed, status active
+(``include_archived`` adds archived; a ``resolving`` memory is never retrieved). ``as_of`` asks about world time D, ``known_at``
 about what the store believed at system time T (the version current at T is returned and, when
 its text differs from today's, scored on its own text).
 
@@ -72,7 +72,7 @@ from assistant.memory import answerable as ans
 from assistant.memory import retrieve_gates as gates
 from assistant.memory import textmatch as tm
 from assistant.memory.query import MemoryFilter, build
-from assistant.memory.records import Kind, Memory, Scope
+from assistant.memory.records import Kind, Memory, Scope, Status
 from assistant.memory.rows import MEMORY_COLUMNS, hydrate, ids_json
 from assistant.memory.scoring import (
     EntityMatch,
@@ -236,7 +236,9 @@ class Retriever:
         kind_t = _kind_tuple(kinds)
         now = self.store.now()
         history = as_of is None and known_at is None and ans.asks_past(text)
-        f = MemoryFilter.build(kind=kind_t, as_of=as_of, known_at=known_at, include_archived=include_archived, scope=self.scope,
+        # a resolving memory (a summary waiting for a decision) is never retrieved: only active (+ archived on request)
+        statuses = (Status.ACTIVE, Status.ARCHIVED) if include_archived else (Status.ACTIVE,)
+        f = MemoryFilter.build(kind=kind_t, status=statuses, as_of=as_of, known_at=known_at, scope=self.scope,
                                include_expired=history, include_invalid=history)  # fmt: skip
         vf = VecFilter(
             now_us=to_us(now),

@@ -188,8 +188,9 @@ def message_from_row(r: Any) -> Message:
         content=r["content"],
         created_at=ts_from_db(r["created_at"]),  # type: ignore[arg-type]
         observed_at=ts_from_db(r["observed_at"]),  # type: ignore[arg-type]
-        redacted=r["redacted_at"] is not None,
+        redacted=r["redacted_at"] is not None and r["content"] == "",
         external_id=r["external_id"],
+        partly_redacted=r["redacted_at"] is not None and r["content"] != "",
     )
 
 

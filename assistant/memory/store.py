@@ -71,7 +71,7 @@ __all__ = [
 
 class MemoryStore(MemoriesMixin, SessionsMixin, DeleteMixin, PortableMixin):
     """``MemoryStore(path=None, *, key=None, encrypted=True, embed=None, dim=384,
-    busy_timeout=30.0, clock=None, file_roots=None)``
+    busy_timeout=30.0, clock=None)``
 
     - ``path``: database file (default ``paths().database``).
     - ``key``: 32 bytes / 64 hex chars; default: the key in the OS keyring (or the 0600 key
@@ -80,7 +80,8 @@ class MemoryStore(MemoriesMixin, SessionsMixin, DeleteMixin, PortableMixin):
     - ``encrypted=False``: plain SQLite (tests of raw file bytes only).
     - ``embed``: ``list[str] -> list[list[float]]`` of ``dim`` floats; optional.
     - ``clock``: returns the current aware datetime (tests).
-    - ``file_roots``: folders of app files scanned on delete (default archive + exports).
+    - ``context_archive``: the context archive in the same encrypted file (:mod:`.archive`);
+      ``forgetter``: every delete (:mod:`assistant.memory.forget`).
     """
 
     # ``list``/``count`` are defined last so the names do not shadow builtins in annotations.

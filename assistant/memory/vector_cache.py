@@ -340,7 +340,7 @@ class VectorCache:
 
     def on_delete(self, report: Any) -> None:
         """``store.on_delete`` listener: drop deleted memories right away."""
-        ids = getattr(report, "memory_ids", ()) or ()
+        ids = [*(getattr(report, "memory_ids", ()) or ()), *(e.id for e in getattr(report, "memory_edits", ()) or ())]
         with self.lock:
             self._drop(ids)
             self.generation += 1
@@ -376,7 +376,8 @@ class VectorCache:
             m &= self.scope[:n] == code
         if f.known_at_us is not None:  # versions may differ at T: only what cannot change is checked
             return m & (self.created_at[:n] <= f.known_at_us), MAX_US
-        m &= self.status[:n] <= (2 if f.include_archived else 1)
+        active = self.status[:n] == STATUS_CODE[Status.ACTIVE.value]  # resolving is never retrieved
+        m &= (active | (self.status[:n] == STATUS_CODE[Status.ARCHIVED.value])) if f.include_archived else active
         if f.kinds is not None:
             m &= np.isin(self.kind[:n], f.kinds)
         world = f.world_us if f.world_us is not None else f.now_us

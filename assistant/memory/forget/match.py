@@ -1,0 +1,236 @@
+"""Finding a deleted text again, wherever a copy of it went (pure functions, no I/O).
+
+- :func:`normalize` / :func:`find_spans`: a text is found after Unicode (NFKC), case and
+  whitespace normalisation, at any length (a 3-character text too), on word boundaries, and the
+  match is mapped back to the original characters - so a memory with line breaks or double
+  spaces is found in the one-line copy injected into a prompt, and "Berlin." in "berlin".
+- :func:`sentence_spans`: sentences (and lines) with their positions; redaction works on whole
+  sentences, so "what stays" reads as text.
+- :func:`support`: how much of a claim (a memory, in the third person: "User has a dog named
+  Miso.") a sentence carries (the person's words: "My dog is called Miso."). Content words are
+  crude stems (:func:`assistant.memory.validate.stem`) without stop words; the words extractors
+  use to phrase a fact ("named", "lives", "User") only break ties. Score = shared content stems /
+  content stems of the claim, in [0, 1]; e.g. claim {dog, miso} vs sentence {dog, call, miso}:
+  2 / 2 = 1.0.
+- :func:`identifiers`: the distinctive tokens of a text (names, numbers, codes): a reply that
+  repeats one of them repeats what was said.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Iterable, Sequence
+
+from assistant.memory.validate import STOPWORDS, TEMPLATE_WORDS, proper_nouns, stem, words
+
+Span = tuple[int, int]
+
+_QUOTES = {"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " "}
+_ABBREV = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof|St|vs|etc|e\.g|i\.e)\.$", re.I)
+_BOUNDARY = re.compile(r"(?<=[.!?])[\"'\u2019\u201d)\]]*(?=\s)|\n")
+_TOKEN = re.compile(r"[\w'\u2019-]+", re.UNICODE)
+_PERSON = frozenset("i i'm i've i'd i'll me my mine myself you you're your yours yourself user user's we our us".split())
+# capitalised only because they start a sentence or a title: not names
+_COMMON = frozenset("hi hey hello dear thanks thank ok okay yes no dr mr mrs ms prof st sure great please sorry".split())
+
+
+def _fold_char(ch: str) -> str:
+    ch = _QUOTES.get(ch, ch)
+    return " " if ch.isspace() else unicodedata.normalize("NFKC", ch).casefold()
+
+
+def norm_map(text: str) -> tuple[str, list[int]]:
+    """The normalised text and, for each of its characters, the index of the original
+    character it came from (whitespace runs become one space; leading/trailing space dropped)."""
+    out: list[str] = []
+    idx: list[int] = []
+    for i, ch in enumerate(text):
+        for f in _fold_char(ch):
+            if f == " " and (not out or out[-1] == " "):
+                continue
+            out.append(f)
+            idx.append(i)
+    if out and out[-1] == " ":
+        out.pop()
+        idx.pop()
+    return "".join(out), idx
+
+
+def normalize(text: str) -> str:
+    """NFKC, casefold, typographic quotes to ASCII, whitespace runs to one space, stripped."""
+    return norm_map(text)[0]
+
+
+def find_spans(text: str, needle: str) -> list[Span]:
+    """Where ``needle`` occurs in ``text`` after normalisation (on word boundaries when the
+    needle starts/ends with a word character), as spans of the ORIGINAL text."""
+    n = normalize(needle)
+    if not n:
+        return []
+    hay, idx = norm_map(text)
+    spans: list[Span] = []
+    start = hay.find(n)
+    while start >= 0:
+        end = start + len(n)
+        left_ok = not n[0].isalnum() or start == 0 or not hay[start - 1].isalnum()
+        right_ok = not n[-1].isalnum() or end == len(hay) or not hay[end].isalnum()
+        if left_ok and right_ok:
+            spans.append((idx[start], idx[end - 1] + 1))
+        start = hay.find(n, start + 1)
+    return spans
+
+
+def contains(text: str, needle: str) -> bool:
+    return bool(find_spans(text, needle))
+
+
+def sentence_spans(text: str) -> list[Span]:
+    """Sentences of ``text`` (split after . ! ? before a space, and at line breaks; not after
+    "Dr." and the like), as spans without their surrounding whitespace."""
+    spans: list[Span] = []
+    start = 0
+    for m in _BOUNDARY.finditer(text):
+        end = m.end() if m.group(0) != "\n" else m.start()
+        if m.group(0) != "\n" and _ABBREV.search(text[start:end]):
+            continue
+        spans.append((start, end))
+        start = m.end()
+    spans.append((start, len(text)))
+    out = []
+    for s, e in spans:
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if s < e:
+            out.append((s, e))
+    return out
+
+
+def sentences(text: str) -> list[str]:
+    return [text[s:e] for s, e in sentence_spans(text)]
+
+
+def covering_sentences(text: str, spans: Iterable[Span]) -> list[Span]:
+    """The sentences of ``text`` that overlap any of ``spans``."""
+    spans = list(spans)
+    return [(s, e) for s, e in sentence_spans(text) if any(a < e and s < b for a, b in spans)]
+
+
+def merge_spans(spans: Iterable[Span]) -> list[Span]:
+    out: list[Span] = []
+    for s, e in sorted(spans):
+        if out and s <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        else:
+            out.append((s, e))
+    return out
+
+
+def remove_spans(text: str, spans: Iterable[Span]) -> str:
+    """``text`` without ``spans``; the text around each cut is joined by one space (or one line
+    break when the cut crossed one) so what stays reads naturally."""
+    out = ""
+    pos = 0
+    for s, e in merge_spans(spans):
+        keep = text[pos:s]
+        gap = text[pos:s][len(keep.rstrip()):] + text[e:len(text) - len(text[e:].lstrip())]
+        out += keep.rstrip()
+        if out:
+            out += "\n" if "\n" in gap or "\n" in text[s:e] else " "
+        pos = e
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+    out += text[pos:]
+    return out.strip()
+
+
+def identifiers(text: str) -> set[str]:
+    """Distinctive tokens, casefolded: capitalised words that do not just start a sentence
+    (names, places; "User", "I" and greetings are not), and any token holding a digit (codes,
+    numbers, dates). A sentence's first word counts when the text also writes it capitalised
+    mid-sentence."""
+    inner: set[str] = set()
+    first: set[str] = set()
+    for sentence in sentences(text):
+        ws = [w for w in words(sentence) if not w[0].isdigit()]
+        proper = {w.casefold() for w in proper_nouns(sentence)}
+        for i, w in enumerate(ws):
+            if w.casefold() in proper:
+                (first if i == 0 else inner).add(w.casefold())
+    found = inner | (first & inner)
+    found |= {t.casefold() for t in _TOKEN.findall(text) if any(c.isdigit() for c in t)}
+    return {f[:-2] if f.endswith("'s") else f for f in found if f not in _PERSON and f not in _COMMON}
+
+
+def topic_stems(text: str) -> set[str]:
+    """The content stems of a topic ("my dog" -> {"dog"})."""
+    return {stem(w) for w in words(text) if w.casefold() not in STOPWORDS and w.casefold() not in _PERSON}
+
+
+def _stems(text: str) -> tuple[set[str], set[str]]:
+    core, template = set(), set()
+    for w in words(text):
+        f = w.casefold().replace("\u2019", "'")
+        if f in STOPWORDS or f in _PERSON or len(f) < 2:
+            continue
+        (template if f in TEMPLATE_WORDS else core).add(stem(w))
+    return core, template
+
+
+def support(sentence: str, claim: str) -> float:
+    """Share of the claim's content found in ``sentence``, in [0, 1]: its content stems, plus
+    its identifiers counted once more (a name or number is the strongest evidence); the
+    phrasing words of extracted facts only count when the claim has nothing else. E.g. claim
+    "Moved to Berlin recently" = stems {berlin, recent} + identifier {berlin}; sentence
+    "Berlin." holds berlin twice over: (1 + 1) / (2 + 1) = 0.67."""
+    core, template = _stems(claim)
+    have, have_t = _stems(sentence)
+    have |= have_t
+    base = core or template
+    names = identifiers(claim)
+    if not base and not names:
+        return 0.0
+    got = len(base & have) + len(names & identifiers_loose(sentence))
+    return got / (len(base) + len(names))
+
+
+def identifiers_loose(text: str) -> set[str]:
+    """Every capitalised word or token with a digit, sentence starts included (for matching
+    a claim's identifiers, which are already known to be names)."""
+    found = {w.casefold() for w in words(text) if any(c.isupper() for c in w) or any(c.isdigit() for c in w)}
+    found |= {t.casefold() for t in _TOKEN.findall(text) if any(c.isdigit() for c in t)}
+    return {f[:-2] if f.endswith("'s") else f for f in found}
+
+
+def supporting_sentences(text: str, claim: str, *, minimum: float = 0.5) -> list[Span]:
+    """The sentences of ``text`` that carry ``claim``: the claim itself where it occurs
+    verbatim (normalised), else the best-supporting sentences (score >= ``minimum``, or any
+    support at all when the text is one sentence; ties broken by the phrasing words they share)."""
+    direct = covering_sentences(text, find_spans(text, claim))
+    if direct:
+        return direct
+    spans = sentence_spans(text)
+    if not spans:
+        return []
+    scored = [(support(text[s:e], claim), _tie(text[s:e], claim), (s, e)) for s, e in spans]
+    best = max(scored, key=lambda x: (x[0], x[1]))
+    if best[0] < minimum and not (len(spans) == 1 and best[0] > 0):
+        return []
+    return [sp for sc, tie, sp in scored if sc == best[0] and tie == best[1]]
+
+
+def _tie(sentence: str, claim: str) -> int:
+    a = {stem(w) for w in words(claim)}
+    return len(a & {stem(w) for w in words(sentence)})
+
+
+def mentions(sentence: str, stems: set[str], names: set[str]) -> bool:
+    """Whether ``sentence`` names one of the topic ``stems`` or ``names`` (casefolded)."""
+    toks = words(sentence)
+    return any(stem(w) in stems for w in toks) or any(w.casefold().removesuffix("'s") in names for w in toks)
+
+
+def any_contains(text: str, needles: Sequence[str]) -> bool:
+    return any(contains(text, n) for n in needles)
