@@ -54,8 +54,10 @@ class TurnResult:
     injected_memories: list[InjectedMemory] = field(default_factory=list)
     budget: dict[str, Any] | None = None
     forget_candidates: list[dict[str, Any]] = field(default_factory=list)
+    forget_query: str | None = None  # what the person asked to forget (candidates above)
     remembered: list[int] = field(default_factory=list)
     captured: bool = False
+    notices: list[str] = field(default_factory=list)  # code-written lines shown under the reply
 
     def to_json(self) -> dict[str, Any]:
         s = self.stats
@@ -74,8 +76,10 @@ class TurnResult:
             "injected_memories": [m.to_json() for m in self.injected_memories],
             "budget": self.budget,
             "forget_candidates": self.forget_candidates,
+            "forget_query": self.forget_query,
             "remembered": self.remembered,
             "captured": self.captured,
+            "notices": self.notices,
         }
 
 
@@ -241,11 +245,17 @@ class ChatSession:
             return "The person asked you to remember this; it has been stored. Confirm briefly."
         if cmd.kind == "forget":
             found = commands.forget_candidates(self.store, self.retriever, cmd.text)
-            turn.forget_candidates = [m.to_json() for m in found]
-            if not found:
-                return "The person asked you to forget something, but no matching memory was found. Say so."
-            return (f"The person asked you to forget something. {len(found)} matching memories were found and are "
-                    "shown to them for confirmation; nothing is deleted until they confirm. Say so briefly.")
+            turn.forget_candidates = [c.to_json() for c in found]
+            turn.forget_query = cmd.text
+            ticked = sum(1 for c in found if c.pre_ticked)
+            if not ticked:
+                turn.notices.append(f"No memory about “{cmd.text}” was found; nothing was forgotten."
+                                    + (f" ({len(found)} loosely related, not selected.)" if found else ""))  # fmt: skip
+                return "The person asked you to forget something, but no memory about it was found. Say so."
+            turn.notices.append(f"Found {ticked} {'memory' if ticked == 1 else 'memories'} about “{cmd.text}”. "
+                                "Nothing is forgotten until you confirm.")  # fmt: skip
+            return (f"The person asked you to forget something. {ticked} memories about it were found; they are asked "
+                    "to confirm, and nothing is deleted until they do. Say so briefly.")
         return None
 
     def close(self) -> None:

@@ -218,26 +218,28 @@ def test_forget_never_deletes_without_confirmation(store):
     r = cap.capture_message(msg.id)
     assert r.command.kind == "forget" and r.skipped and store.count(include_all=True) == total  # nothing stored
     candidates = forget_candidates(store, None, r.command.text)
-    assert candidates and "locker code" in candidates[0].text
+    assert candidates and all("locker code" in c.text for c in candidates) and all(c.pre_ticked for c in candidates)
     assert store.count(include_all=True) == total  # still nothing deleted
-    store.delete([candidates[0].id])  # the caller confirmed
+    from assistant.memory.forget.topic import request_for
+
+    assert store.forget(request_for(candidates)).ok  # the caller confirmed
     assert all("4512" not in t for t in all_texts(store) if not t.startswith("Remember"))
 
 
-def test_forget_candidates_use_the_retriever_first(store):
+def test_forget_candidates_are_about_the_topic_not_only_similar(store):
     a = store.add("User lives in Lyon.")
     b = store.add("User's locker code is 4512.")
 
     class Hit:  # stands in for retrieve.Hit
-        def __init__(self, memory):
-            self.memory = memory
+        def __init__(self, memory, score):
+            self.memory, self.score = memory, score
 
-    class FakeRetriever:  # FAKE: returns a fixed hit; the keyword fallback fills up the rest
+    class FakeRetriever:  # FAKE: returns fixed hits with fixed scores; the words decide the rest
         def search(self, query, k=5):
-            return [Hit(store.get(a))]
+            return [Hit(store.get(a), 0.4)]
 
     found = forget_candidates(store, FakeRetriever(), "locker code", k=5)
-    assert [m.id for m in found] == [a, b]
+    assert [(c.memory_id, c.pre_ticked) for c in found] == [(b, True)]  # Lyon: close in meaning (0.4), not about it
 
 
 def test_extraction_schema_compiles_to_a_llama_grammar():

@@ -49,7 +49,7 @@ def test_v1_file_upgrades_to_latest(tmp_path: Path) -> None:
     assert store.schema_version == migrations.LATEST
     applied = migrations.applied(store.conn)
     assert [(v, n) for v, n, _ in applied] == [(m.version, m.name) for m in migrations.MIGRATIONS]
-    assert [n for _, n, _ in applied] == ["core", "fts", "vectors", "file_refs", "consolidation_runs"]
+    assert [n for _, n, _ in applied] == ["core", "fts", "vectors", "file_refs", "consolidation_runs", "context_archive"]
     # old rows are indexed by the FTS step, and still readable through the API
     assert store.conn.execute("SELECT rowid FROM memory_fts WHERE memory_fts MATCH 'lisbon'").fetchall()[0][0] == 1
     assert store.conn.execute("SELECT rowid FROM message_fts WHERE message_fts MATCH 'lisbon'").fetchall()[0][0] == 1

@@ -93,6 +93,9 @@ def install_excepthook(window) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from assistant.privacy import private_umask
+
+    private_umask()  # the profile's files and folders are the person's alone
     t0 = time.perf_counter()
     app = create_app(argv)
     setup_logging()

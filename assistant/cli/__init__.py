@@ -28,6 +28,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from assistant.privacy import private_umask
+
+    private_umask()  # everything this process creates is the person's alone (0600 files, 0700 folders)
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
     try:

@@ -168,6 +168,7 @@ def cmd_chat(args) -> int:
             print(dumps(result))
         else:
             print(turn.reply)
+            _print_notices(turn)
         chat.close()
         return 0
     return _interactive(chat, kw, created=args.session is None)
@@ -197,11 +198,45 @@ def _interactive(chat, kw, *, created: bool) -> int:
             cancel.set()
             print(" [stopped]")
         print()
+        if chat.last_turn is not None:
+            _print_notices(chat.last_turn)
+            _confirm_forget(chat, chat.last_turn)
         chat.maintain(max_tokens=kw["max_tokens"])  # compaction (when due) now, not on the next message
     if created:
         _drop_if_empty(chat)
     chat.close()
     return 0
+
+
+def _print_notices(turn) -> None:
+    for notice in getattr(turn, "notices", None) or []:
+        print(f"  · {notice}")
+
+
+def _confirm_forget(chat, turn) -> None:
+    """"forget X" in the terminal: list the candidates and ask before anything is deleted."""
+    from assistant.cli.forget import confirm_and_forget, describe_candidates, render
+    from assistant.memory.forget.topic import Candidate
+
+    cands = [Candidate.from_json(d) for d in turn.forget_candidates]
+    if not any(c.pre_ticked for c in cands):
+        return
+    print(describe_candidates(cands))
+
+    def confirm(question: str) -> bool:
+        try:
+            return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
+        except EOFError:
+            return False
+
+    report = confirm_and_forget(chat.store, cands, confirm)
+    if report is None:
+        print("  · Nothing was forgotten.")
+        return
+    n = len(report.requested_ids)
+    print(f"  · Forgot {n} {'memory' if n == 1 else 'memories'} about “{turn.forget_query}”.")
+    if not report.ok:
+        print(render(report))
 
 
 # -- desktop app -------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
 from assistant.cli import argtypes
+from assistant.cli import forget as forget_cli
 from assistant.cli.common import UserError, add_json, emit, opened_store
 
 _DATE_HELP = "ISO-8601 (2024-05-01, 2024-05-01T14:30+02:00) or e.g. 'May 1 2024'"
@@ -90,34 +91,6 @@ def _line(m: Any) -> str:
     return f"#{m.id:<5} {m.kind.value:<10} {m.text}{since}{extra}  ({m.trust.value}, v{m.version})"
 
 
-def _confirm(question: str, args: argparse.Namespace) -> bool:
-    if getattr(args, "yes", False):
-        return True
-    if not sys.stdin.isatty():
-        raise UserError("refusing to delete without --yes when not interactive (see --dry-run first)")
-    answer = input(f"{question} [y/N] ").strip().lower()
-    return answer in ("y", "yes")
-
-
-def _preview_text(plan: Any) -> str:
-    counts = ", ".join(f"{k}: {v}" for k, v in plan.counts.items() if v)
-    lines = [f"memories: {', '.join(f'#{i}' for i in plan.memory_ids) or 'none'}"]
-    if plan.derived_ids:
-        lines.append(f"  derived summaries/episodes removed with them: {', '.join(f'#{i}' for i in plan.derived_ids)}")
-    if plan.regenerate_ids:
-        lines.append(f"  summaries kept and marked for regeneration: {', '.join(f'#{i}' for i in plan.regenerate_ids)}")
-    if plan.detached_ids:
-        lines.append(f"  memories that keep other sources and only lose this link: {', '.join(f'#{i}' for i in plan.detached_ids)}")
-    if plan.redacted_message_ids:
-        lines.append(f"  source messages redacted: {len(plan.redacted_message_ids)}")
-    for f in plan.files_deleted:
-        lines.append(f"  file deleted: {f}")
-    for f in plan.files_redacted:
-        lines.append(f"  file redacted: {f}")
-    lines.append(f"rows: {counts or 'none'}")
-    return "\n".join(lines)
-
-
 # -- registration ------------------------------------------------------------------------------
 def register(sub: argparse._SubParsersAction) -> None:
     mem = sub.add_parser("memory", help="see, add, edit and delete memories")
@@ -151,10 +124,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json(p)
     p.set_defaults(func=cmd_show)
 
-    p = msub.add_parser("edit", help="change the text (a new version; the old one is kept)")
+    p = msub.add_parser("edit", help="change the text (a new version; the old one is kept unless --forget-old)")
     p.add_argument("id", type=argtypes.record_id)
     p.add_argument("text")
     p.add_argument("--expected-version", type=argtypes.version, help="fail if the memory changed since that version")
+    p.add_argument("--forget-old", action="store_true", help="also forget the old wording (earlier versions go for real)")
     add_json(p)
     p.set_defaults(func=cmd_edit)
 
@@ -164,7 +138,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json(p)
     p.set_defaults(func=cmd_invalidate)
 
-    p = msub.add_parser("delete", help="delete for real (row, versions, indexes, vectors, files)")
+    p = msub.add_parser("delete", help="delete for real (row, versions, indexes, vectors, what the conversation copied)")
     p.add_argument("ids", type=argtypes.record_id, nargs="+", metavar="ID")
     p.add_argument("--dry-run", action="store_true", help="only show what would be removed")
     p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
@@ -227,6 +201,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json(p)
     p.set_defaults(func=cmd_import)
     register_search(msub)
+    forget_cli.register(msub)
 
 
 # -- memory commands ---------------------------------------------------------------------------
@@ -295,6 +270,9 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_edit(args: argparse.Namespace) -> int:
     with opened_store(with_embedder=True) as store:
         m = store.edit(args.id, args.text, expected_version=args.expected_version)
+        report = store.purge_versions(args.id) if args.forget_old else None
+    if report is not None:
+        return forget_cli.finish(args, report, f"#{m.id} is now v{m.version}: {m.text}; the old wording was forgotten")
     emit(args, m.to_json(), f"#{m.id} is now v{m.version}: {m.text}")
     return 0
 
@@ -313,16 +291,15 @@ def cmd_delete(args: argparse.Namespace) -> int:
     with opened_store() as store:
         plan = store.delete_preview(args.ids, redact_sources=not args.keep_sources)
         if args.dry_run:
-            emit(args, plan.to_json(), "would delete:\n" + _preview_text(plan))
+            emit(args, plan.to_json(), "would delete:\n" + forget_cli.render(plan))
             return 0
         if not args.yes:
-            print(_preview_text(plan), file=sys.stderr)
-        if not _confirm(f"Delete {len(plan.memory_ids)} memories for good?", args):
+            print(forget_cli.render(plan), file=sys.stderr)
+        if not forget_cli.ask(f"Delete {len(plan.memory_ids)} memories for good?", args):
             emit(args, {"deleted": False}, "nothing deleted")
             return 1
         report = store.delete(args.ids, redact_sources=not args.keep_sources)
-    emit(args, report.to_json(), "deleted:\n" + _preview_text(report))
-    return 0
+    return forget_cli.finish(args, report, "deleted")
 
 
 @_cmd
@@ -371,7 +348,8 @@ def cmd_sessions_show(args: argparse.Namespace) -> int:
         msgs = store.messages(args.id)
     data = {**s.to_json(), "messages": [m.to_json() for m in msgs]}
     lines = [f"#{s.id} {s.title or '(untitled)'}"]
-    lines += [f"  [{m.id}] {m.role.value}: {'[deleted]' if m.redacted else m.content}" for m in msgs]
+    lines += [f"  [{m.id}] {m.role.value}: {'[deleted]' if m.redacted else m.content}{' [part deleted]' if m.partly_redacted else ''}"
+              for m in msgs]
     emit(args, data, "\n".join(lines))
     return 0
 
@@ -389,16 +367,15 @@ def cmd_sessions_delete(args: argparse.Namespace) -> int:
     with opened_store() as store:
         plan = store.delete_session_preview(args.id)
         if args.dry_run:
-            emit(args, plan.to_json(), "would delete:\n" + _preview_text(plan))
+            emit(args, plan.to_json(), "would delete:\n" + forget_cli.render(plan))
             return 0
         if not args.yes:
-            print(_preview_text(plan), file=sys.stderr)
-        if not _confirm(f"Delete session {args.id}, its messages and {len(plan.memory_ids)} memories?", args):
+            print(forget_cli.render(plan), file=sys.stderr)
+        if not forget_cli.ask(f"Delete session {args.id}, its messages and {len(plan.memory_ids)} memories?", args):
             emit(args, {"deleted": False}, "nothing deleted")
             return 1
         report = store.delete_session(args.id)
-    emit(args, report.to_json(), "deleted:\n" + _preview_text(report))
-    return 0
+    return forget_cli.finish(args, report, "deleted")
 
 
 # -- export / import ---------------------------------------------------------------------------

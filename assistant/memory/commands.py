@@ -6,8 +6,9 @@
   (:func:`remember`), in the third person ("remember that I parked on level 3" ->
   "User parked on level 3.").
 - "forget X" / "forget that X" / "delete the memory about X" NEVER deletes: :func:`forget_candidates`
-  returns the memories that match, the caller shows them (CLI prompt / UI dialog), and only after
-  the person confirms calls ``store.delete(ids)``.
+  returns the memories about X and the part of each that would go
+  (:mod:`assistant.memory.forget.topic`), the caller shows them (CLI prompt / UI dialog), and only
+  after the person confirms calls ``store.forget(topic.request_for(chosen))``.
 
 :func:`keyword_search` is the FTS5 fallback used when no retriever is given (BM25 over memory
 text; the query is tokenized and every term quoted, so user text never reaches MATCH raw).
@@ -133,19 +134,10 @@ def keyword_search(store: Any, query: str, k: int = 5, *, kinds: Sequence[Kind] 
     return store.get_many(ids)
 
 
-def forget_candidates(store: Any, retriever: Any, query: str, k: int = 5) -> list[Memory]:
-    """Memories the person may mean by "forget <query>", best first. Never deletes anything:
-    show them, ask, then ``store.delete([m.id for m in chosen])``. Uses ``retriever.search``
-    when a retriever is given (semantic), else :func:`keyword_search`, else a substring match."""
-    found: list[Memory] = []
-    if retriever is not None:
-        try:
-            found = [h.memory for h in retriever.search(query, k=k)]
-        except Exception:  # noqa: BLE001 - a retrieval failure must not hide the keyword matches
-            found = []
-    if len(found) < k:
-        seen = {m.id for m in found}
-        found += [m for m in keyword_search(store, query, k) if m.id not in seen]
-    if not found:
-        found = store.list(text=query.strip(), limit=k) if query.strip() else []
-    return found[:k]
+def forget_candidates(store: Any, retriever: Any, query: str, k: int = 12) -> list[Any]:
+    """What the person may mean by "forget <query>": :class:`~assistant.memory.forget.topic.Candidate` s
+    (memories about it, pre-ticked by confidence, with the part of each that would go). Never
+    deletes anything: show them, ask, then ``store.forget(topic.request_for(chosen))``."""
+    from assistant.memory.forget import topic
+
+    return topic.propose(store, retriever, query, k=k)

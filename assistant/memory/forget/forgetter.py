@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterable
 
 from assistant.memory.forget.holders import AfterHolder, ApplyContext, AuditText, Holder, InjectionLog, MemoryCuts, MemoryRows
 from assistant.memory.forget.holders_text import Archive, Generation, Messages, NoteVersions, Sessions, Summaries
-from assistant.memory.forget.report import ForgetReport, ForgetRequest, HolderResult
+from assistant.memory.forget.report import ForgetReport, ForgetRequest, HolderResult, TextCut
 from assistant.memory.forget.scope import Scope, plan
 from assistant.memory.records import Actor
 
@@ -170,6 +170,7 @@ class Forgetter:
             counts=counts,
             memory_edits=tuple(scope.memory_cuts[k] for k in sorted(scope.memory_cuts)),
             message_edits=tuple(scope.message_cuts[k] for k in sorted(scope.message_cuts)),
+            memories_removed=tuple(TextCut("memory", k, (t,), "") for k, t in sorted(scope.removed_texts.items())),
             holders=results,
             exports=tuple(scope.exports),
             notes=notes,

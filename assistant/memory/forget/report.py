@@ -80,6 +80,7 @@ class ForgetReport:
     counts: dict[str, int]
     memory_edits: tuple[TextCut, ...] = ()
     message_edits: tuple[TextCut, ...] = ()
+    memories_removed: tuple[TextCut, ...] = ()  # the memories that go whole, with their text
     holders: tuple[HolderResult, ...] = ()
     exports: tuple[str, ...] = ()  # files the person exported earlier that still hold this (untouched)
     notes: tuple[str, ...] = ()
@@ -104,6 +105,7 @@ class ForgetReport:
             "deleted_message_ids": list(self.deleted_message_ids),
             "session_ids": list(self.session_ids),
             "counts": dict(self.counts),
+            "memories_removed": [c.to_json() for c in self.memories_removed],
             "memory_edits": [c.to_json() for c in self.memory_edits],
             "message_edits": [c.to_json() for c in self.message_edits],
             "holders": [h.to_json() for h in self.holders],

@@ -56,6 +56,7 @@ class Scope:
     names: set[str] = field(default_factory=set)
     claims: list[str] = field(default_factory=list)
     exports: list[str] = field(default_factory=list)
+    removed_texts: dict[int, str] = field(default_factory=dict)  # memories removed whole: their text (for the preview)
 
     @property
     def derived(self) -> set[int]:
@@ -122,6 +123,7 @@ def plan(c: Connection, request: ForgetRequest) -> Scope:
     _duplicates(c, scope)
     cascade.spread(c, scope)
     _exports(c, scope)
+    scope.removed_texts = memory_texts(c, scope.doomed)
     return scope
 
 
