@@ -29,6 +29,14 @@ def marker() -> str:
     return "Zq" + uuid.uuid4().hex[:14].upper() + "Xj"
 
 
+def name_marker() -> str:
+    """A unique made-up name (letters only, capitalised): what the summary's code facts keep
+    whole, as they would a person's name."""
+    letters = "bcdfghjklmnpqrstvwxz"
+    n = uuid.uuid4().int
+    return "Zq" + "".join(letters[(n >> (5 * i)) % len(letters)] + "aeiou"[(n >> (5 * i + 3)) % 5] for i in range(6))
+
+
 def needles(mark: str) -> list[bytes]:
     """What to look for in raw bytes: the marker (any case) and its middle (an FTS5 leaf
     stores a term after the prefix it shares with the previous term)."""

@@ -174,7 +174,8 @@ class AuditText:
         sid = -1 if scope.session_id is None else scope.session_id
         out = ids(c, f"SELECT id FROM audit_log WHERE memory_id IN {IN_IDS} OR session_id = ?", d, sid)
         kept = ids_json(set(scope.memory_cuts) | scope.old_versions_of)
-        for rid, details in c.execute(f"SELECT id, details FROM audit_log WHERE memory_id IN {IN_IDS}", (kept,)):
+        for rid, details in c.execute(f"SELECT id, details FROM audit_log WHERE memory_id IN {IN_IDS} OR session_id IN {IN_IDS}",
+                                      (kept, ids_json(scope.touched_sessions))):  # fmt: skip
             if _holds(details, scope.needles, scope.names):
                 out.add(int(rid))
         return sorted(out)

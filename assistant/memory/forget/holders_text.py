@@ -167,8 +167,9 @@ class Summaries:
 
 
 class NoteVersions:
-    """Old versions of the person's note that hold a forgotten text go. The current note is the
-    person's own writing: never changed here; the report says when it still holds the text."""
+    """Old versions of the person's note that repeat what is forgotten (the text, or a name
+    only it mentioned) go. The current note is the person's own writing: never changed here;
+    the report says when it still holds the text."""
 
     name = "note"
 
@@ -176,8 +177,8 @@ class NoteVersions:
         rows = c.execute("SELECT version, text FROM note_versions ORDER BY version").fetchall()
         if not rows:
             return [], False
-        old = [int(v) for v, t in rows[:-1] if any(match.contains(t, n) for n in scope.needles)]
-        return old, any(match.contains(rows[-1][1], n) for n in scope.needles)
+        old = [int(v) for v, t in rows[:-1] if reply_spans(t, scope)]
+        return old, bool(reply_spans(rows[-1][1], scope))
 
     def count(self, c: Connection, scope: Scope) -> dict[str, int]:
         return {"note_versions": len(self._old(c, scope)[0])}
@@ -198,19 +199,35 @@ class Sessions:
 
     name = "sessions"
 
+    @staticmethod
+    def _titles(c: Connection, scope: Scope) -> list[tuple[int, str]]:
+        """Titles of the conversations concerned that repeat what is forgotten (a title is often
+        the first words of the first message): they lose those words."""
+        out = []
+        for sid, title in c.execute(f"SELECT id, title FROM sessions WHERE id IN {IN_IDS} AND title != ''",
+                                    (ids_json(scope.touched_sessions),)).fetchall():  # fmt: skip
+            spans = reply_spans(title, scope)
+            if spans:
+                out.append((int(sid), match.remove_spans(title, spans)))
+        return out
+
     def count(self, c: Connection, scope: Scope) -> dict[str, int]:
+        titles = {"session_titles": len(self._titles(c, scope))}
         if scope.session_id is None:
-            return {}
+            return titles
         key = str(scope.session_id)
         return {
             "sessions": 1,
             "archive_rows": count(c, "SELECT count(*) FROM context_history WHERE session_key = ?", key),
             "offloads": count(c, "SELECT count(*) FROM context_offloads WHERE session_key = ?", key),
             "summaries": count(c, "SELECT count(*) FROM context_state WHERE session_key = ?", key),
+            **titles,
         }
 
     def apply(self, c: Connection, scope: Scope, ctx: ApplyContext) -> dict[str, int]:
         counts = self.count(c, scope)
+        for sid, title in self._titles(c, scope):
+            c.execute("UPDATE sessions SET title = ? WHERE id = ?", (title, sid))
         if scope.session_id is None:
             return counts
         sid, key = scope.session_id, str(scope.session_id)

@@ -145,16 +145,28 @@ def _old_wording(c: Connection, scope: Scope) -> Scope:
 
 
 def _parts(c: Connection, scope: Scope) -> None:
+    from assistant.memory.archive import OFFLOAD_CHARS, pointer_text
+
     texts = memory_texts(c, [p.memory_id for p in scope.request.parts])
     for p in scope.request.parts:
         if p.memory_id in scope.doomed:
             continue
-        text = texts[p.memory_id]
+        stored = texts[p.memory_id]
+        text = full_text(c, stored)  # an offloaded episode: its whole text
         spans = [sp for s in p.sentences for sp in match.covering_sentences(text, match.find_spans(text, s))]
         missing = [s for s in p.sentences if not match.find_spans(text, s)]
         if missing:
             raise ValueError(f"memory {p.memory_id} does not hold: {missing[0]!r}")
-        cut(scope, p.memory_id, text, spans)
+        pointer = _POINTER.search(stored)
+        if pointer is None:
+            cut(scope, p.memory_id, text, spans)
+            continue
+        kept = match.remove_spans(text, spans)
+        if not match.normalize(kept):
+            scope.doomed.add(p.memory_id)
+            continue
+        shown = kept if len(kept) <= OFFLOAD_CHARS else pointer_text(kept, pointer.group(1))
+        scope.memory_cuts[p.memory_id] = TextCut("memory", p.memory_id, tuple(text[s:e] for s, e in match.merge_spans(spans)), shown)
 
 
 def cut(scope: Scope, mid: int, text: str, spans: list[match.Span]) -> bool:

@@ -29,10 +29,12 @@ from typing import Any, Sequence
 
 from assistant.memory.forget import match
 from assistant.memory.forget.report import ForgetRequest, PartCut
+from assistant.memory.forget.scope import full_text
 from assistant.memory.rows import IN_IDS, ids_json
 
-POOL = 60
+POOL = 500  # memories naming the topic looked at (all of them, in practice)
 SIMILAR_MIN = 0.55
+SIMILAR_CONFIDENCE = 0.2
 _QUESTION = re.compile(
     r"^\s*(?:(?:hey|hi|ok|so|and|but)[,\s]+)*(?:what|what's|where|when|who|whom|whose|why|how|which|is|are|am|was|were|"
     r"do|does|did|can|could|would|will|should|shall|may|have|has)\b", re.I)  # fmt: skip
@@ -99,7 +101,8 @@ def _about(text: str, stems: set[str], names: set[str]) -> list[match.Span]:
 
 
 def propose(store: Any, retriever: Any, query: str, *, k: int = 12) -> list[Candidate]:
-    """Memories about ``query`` (see the module docstring), pre-ticked ones first."""
+    """Memories about ``query`` (see the module docstring), pre-ticked ones first: every one
+    that names it, then at most enough merely similar ones to reach ``k``."""
     stems = match.topic_stems(query)
     names = match.identifiers(query) | {w.casefold() for w in match.words(query) if any(c.isupper() for c in w)}
     names -= {"i", "user"}
@@ -109,7 +112,7 @@ def propose(store: Any, retriever: Any, query: str, *, k: int = 12) -> list[Cand
             similar = {h.memory.id: float(h.score) for h in retriever.search(query, k=k)}
         except Exception:  # noqa: BLE001 - retrieval is a help here; words still find the rest
             similar = {}
-    pool = _fts(store, stems | names) | set(similar)
+    pool = _fts(store, stems | names) | set(similar) | _offloaded(store, stems, names)
     texts = _texts(store, pool)
     aliases = set()
     for text in texts.values():
@@ -118,7 +121,7 @@ def propose(store: Any, retriever: Any, query: str, *, k: int = 12) -> list[Cand
                 aliases |= match.identifiers(text[s:e])
     aliases -= _person_names(store) | names
     if aliases:
-        pool |= _fts(store, aliases)
+        pool |= _fts(store, aliases) | _offloaded(store, set(), aliases)
         texts = _texts(store, pool)
     out = []
     for mid, text in texts.items():
@@ -126,14 +129,26 @@ def propose(store: Any, retriever: Any, query: str, *, k: int = 12) -> list[Cand
         if cand is not None:
             out.append(cand)
     out.sort(key=lambda c: (not c.pre_ticked, -c.confidence, c.memory_id))
-    return out[:k]
+    about = [c for c in out if c.confidence > SIMILAR_CONFIDENCE]
+    return about + [c for c in out if c.confidence <= SIMILAR_CONFIDENCE][: max(0, k - len(about))]
 
 
 def _texts(store: Any, ids: set[int]) -> dict[int, str]:
+    """Memory texts, an offloaded episode's whole text in place of its preview + pointer."""
     rows = store.conn.execute(
         f"SELECT id, text FROM memories WHERE id IN {IN_IDS} AND status IN ('active', 'resolving', 'archived')", (ids_json(ids),)
-    )
-    return {int(r[0]): r[1] for r in rows}
+    ).fetchall()
+    return {int(r[0]): full_text(store.conn, r[1]) for r in rows}
+
+
+def _offloaded(store: Any, stems: set[str], names: set[str]) -> set[int]:
+    """Memories pointing at an offloaded text (a long message's episode) that names the topic."""
+    out: set[int] = set()
+    for ref, text in store.conn.execute("SELECT ref, text FROM context_offloads WHERE kind = 'message'").fetchall():
+        if any(match.mentions(text[s:e], stems, names) for s, e in match.sentence_spans(text)):
+            like = "%" + ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "]"
+            out |= {int(r[0]) for r in store.conn.execute("SELECT id FROM memories WHERE text LIKE ? ESCAPE '\\'", (like,))}
+    return out
 
 
 def _judge(store: Any, mid: int, text: str, stems: set[str], names: set[str], aliases: set[str], score: float | None) -> Candidate | None:
@@ -145,7 +160,7 @@ def _judge(store: Any, mid: int, text: str, stems: set[str], names: set[str], al
     if not spans:
         if score is None or score < SIMILAR_MIN:
             return None
-        return Candidate(mid, text, m.kind.value, valid, 0.2, False, (text,), "", "only similar in meaning; it does not name it")
+        return Candidate(mid, text, m.kind.value, valid, SIMILAR_CONFIDENCE, False, (text,), "", "only similar in meaning; it does not name it")
     statements = [sp for sp in spans if is_statement(text[sp[0]:sp[1]])]
     kept = match.remove_spans(text, spans)
     removed = tuple(text[s:e] for s, e in spans)

@@ -1,0 +1,110 @@
+"""The trace test of issue 18: a unique marker travels every path a person's text can take -
+a chat turn (the REAL SmolLM2 replies), a memory injected into a later turn (the REAL MiniLM
+retrieves it), the compaction summary, the archived history, an offloaded long message, a
+consolidation merge (the real consolidator), the note, an import - then the person forgets it,
+and it is found nowhere: not in any table of the decrypted database (FTS5 and vec0 shadow
+tables included), not in any decrypted page of the file (free pages) or WAL frame, not in any
+byte of any file under KEEPSAKE_HOME. Before the forget it is already in no file in plaintext.
+
+Assertions never depend on what the 135M model says: whatever it replies is looked at for the
+marker like everything else.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from forget_support import count_in_db, count_in_files, count_in_pages, db_key, name_marker
+
+from assistant import services
+from assistant.config import load_settings
+from assistant.context.note import NoteStore
+from assistant.memory.capture import Capturer
+from assistant.memory.commands import forget_candidates
+from assistant.memory.consolidate import Consolidator
+from assistant.memory.forget.topic import request_for
+from assistant.memory.importers import import_file
+from assistant.memory.records import Source
+from assistant.session import ChatSession
+
+
+@pytest.fixture
+def world(keepsake_home, converted_embedder_path):
+    store = services.open_store(with_embedder=True)
+    retriever = services.get_retriever(store)
+    yield store, retriever
+    store.close()
+
+
+def _plant(store, retriever, mark: str, tmp_path: Path) -> dict:
+    capture = Capturer(store, use_llm=False)
+    notes = NoteStore(store.context_archive)
+    notes.save(f"Call me Dana. My neighbour {mark} has my spare key.")  # note (an old version after the edit below)
+    sid = store.create_session("chat").id
+    # offload: a long message (> 8000 characters) whose last sentence names the marker
+    long_text = "Here is my packing list for the trip, item by item. " * 170 + f"The spare key stays with {mark} next door."
+    long_msg = store.add_message(sid, "user", long_text)
+    capture.capture_message(long_msg.id)
+    chat = ChatSession(store, services.get_chat_model(), sid, settings=load_settings(), retriever=retriever, capture=None)
+    # chat turn: "remember that" stores the fact at once; capture adds the episode
+    t1 = chat.send(f"Remember that my neighbour is called {mark}.", max_tokens=12, temperature=0.0)
+    capture.capture_message(t1.user_message_id)
+    # injection: a later turn retrieves the fact and sends it inside the memory block
+    t2 = chat.send("Who is my neighbour?", max_tokens=12, temperature=0.0)
+    assert any(mark in m.text for m in t2.injected_memories), [m.text for m in t2.injected_memories]
+    assert mark in chat.context.history[-2].content  # the turn as sent (archived at compaction)
+    chat.send("I bought new running shoes today.", max_tokens=8, temperature=0.0)
+    # compaction: the history is archived, the long message offloaded, the summary keeps the name
+    chat.context.compactor.keep_turns = 1
+    result = chat.context.compact(force_summary=True)
+    assert "summary" in result.steps and mark in chat.context.state.summary, chat.context.state.summary
+    # consolidation merge: a second copy of the fact, merged into the first by the real consolidator
+    fact = next(m for m in store.list(text=mark) if m.text.startswith("User's neighbour"))
+    store.add(fact.text.replace("User's", "Users"), source=Source(sid, t1.user_message_id))
+    run = Consolidator(store).run(trigger="manual")
+    assert run.counts.get("duplicate"), run.counts
+    # import: a conversation exported from elsewhere, with a reply quoting the marker
+    exported = tmp_path / "old-chat.jsonl"  # the person's file, outside KEEPSAKE_HOME
+    exported.write_text("\n".join(json.dumps(r) for r in [
+        {"session": "neighbours", "role": "user", "content": f"My neighbour {mark} waters my plants.", "timestamp": "2024-05-02T10:00:00Z"},
+        {"session": "neighbours", "role": "assistant", "content": f"How kind of {mark}!", "timestamp": "2024-05-02T10:00:05Z"},
+    ]) + "\n", encoding="utf-8")  # fmt: skip
+    assert import_file(store, exported, use_llm=False).captured == 1
+    notes.save("Call me Dana.")  # the person edits the note: the marker is only in its old version
+    return {"chat": chat, "session": sid, "long": long_msg.id, "exported": exported}
+
+
+def test_a_forgotten_text_is_nowhere_afterwards(world, keepsake_home, tmp_path):
+    store, retriever = world
+    mark = name_marker()
+    planted = _plant(store, retriever, mark, tmp_path)
+    store.checkpoint()
+    before = count_in_db(store, mark)
+    for table in ("messages", "memories", "memory_versions", "context_history", "context_offloads", "context_state",
+                  "note_versions", "memory_fts_data", "message_fts_data", "audit_log"):  # fmt: skip
+        assert table in before, (table, before)
+    assert count_in_files(keepsake_home, mark) == {}  # before: in no file in plaintext
+    assert count_in_pages(store.path, db_key(store), mark)  # ...though in the database (the scan works)
+
+    cands = forget_candidates(store, retriever, mark)
+    assert cands and all(c.pre_ticked for c in cands), [(c.text[:80], c.reason) for c in cands]
+    report = store.forget(request_for(cands))
+    assert report.ok, report.errors
+    assert report.wal_truncated and report.notes == ()
+
+    assert count_in_db(store, mark) == {}
+    assert count_in_pages(store.path, db_key(store), mark) == {}  # every page, free pages and WAL frames
+    assert count_in_files(keepsake_home, mark) == {}  # db, -wal, -shm, key file, settings, everything
+    # what was not about the marker stays
+    long_msg = store.get_message(planted["long"])
+    assert long_msg.content.startswith("Here is my packing list") and mark not in long_msg.content
+    assert NoteStore(store.context_archive).text() == "Call me Dana."
+    assert planted["exported"].read_text(encoding="utf-8").count(mark) == 2  # the person's own file: untouched
+    # the open session rebuilds its context: the next turn sends nothing of it
+    chat = planted["chat"]
+    turn = chat.send("What did I tell you?", max_tokens=8, temperature=0.0)
+    sent = "\n".join(m.content for m in chat.context._assemble("").messages)
+    assert mark not in sent and mark not in turn.reply
+    chat.close()
