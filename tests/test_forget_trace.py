@@ -108,3 +108,65 @@ def test_a_forgotten_text_is_nowhere_afterwards(world, keepsake_home, tmp_path):
     sent = "\n".join(m.content for m in chat.context._assemble("").messages)
     assert mark not in sent and mark not in turn.reply
     chat.close()
+
+
+def test_after_deleting_the_memories_the_marker_is_in_no_page_and_no_reply(world, tmp_path):
+    """Only the memories holding the marker are deleted (the conversations stay): the marker
+    leaves every page of the decrypted database - free pages and WAL frames included - and
+    every assistant reply that quoted it."""
+    store, retriever = world
+    mark = name_marker()
+    exported = tmp_path / "chat.jsonl"
+    exported.write_text("\n".join(json.dumps(r) for r in [
+        {"session": "plants", "role": "user", "content": f"I'm going away. My neighbour {mark} waters my plants.", "timestamp": "2024-05-02T10:00:00Z"},
+        {"session": "plants", "role": "assistant", "content": f"Lucky you! {mark} sounds helpful. Enjoy the trip.", "timestamp": "2024-05-02T10:00:05Z"},
+        {"session": "plants", "role": "user", "content": "What should I pack?", "timestamp": "2024-05-02T10:01:00Z"},
+        {"session": "plants", "role": "assistant", "content": f"Pack light, and leave a key with {mark}.", "timestamp": "2024-05-02T10:01:05Z"},
+    ]) + "\n", encoding="utf-8")  # fmt: skip
+    import_file(store, exported, use_llm=False)
+    holding = [m.id for m in store.list(include_all=True) if mark in m.text]
+    assert holding
+    store.checkpoint()
+    assert count_in_pages(store.path, db_key(store), mark)
+
+    report = store.delete(holding)
+
+    assert report.ok and report.session_ids == ()
+    session = store.list_sessions()[0]
+    # the message's episode (a verbatim copy) was among the memories: its sentences leave the
+    # message; the replies lose only the sentences that repeat the marker
+    texts = [m.role.value + ": " + m.content for m in store.messages(session.id)]
+    assert texts == ["user: ", "assistant: Lucky you! Enjoy the trip.", "user: What should I pack?", "assistant: "]
+    assert count_in_pages(store.path, db_key(store), mark) == {}
+    assert count_in_db(store, mark) == {}
+
+
+def test_a_failing_listener_is_reported_and_the_next_turn_does_not_send_the_deleted_text(world, monkeypatch):
+    store, retriever = world
+    mark = name_marker()
+    sid = store.create_session("chat").id
+    chat = ChatSession(store, services.get_chat_model(), sid, settings=load_settings(), retriever=retriever, capture=None)
+    first = chat.send(f"Remember that my neighbour is called {mark}.", max_tokens=8, temperature=0.0)
+    assert mark in chat.context.history[-2].content  # the history as sent holds it
+
+    def broken(self, report):
+        raise RuntimeError("listener broke")
+
+    # both after-delete steps fail: the prompt caches and the notice to open sessions
+    monkeypatch.setattr(services.PromptCaches, "after", broken)
+    monkeypatch.setattr(services.OpenSessions, "after", broken)
+    report = store.delete(first.remembered)
+    assert report.executed and not report.ok
+    assert sorted(report.errors) == ["open_sessions failed after the delete: RuntimeError: listener broke",
+                                     "prompt_caches failed after the delete: RuntimeError: listener broke"]  # fmt: skip
+    sent: list[str] = []
+    real = chat.model.generate
+
+    def recording(messages, **kw):  # records the real prompt, then lets the real model answer
+        sent.extend(m.content for m in messages)
+        return real(messages, **kw)
+
+    monkeypatch.setattr(chat.model, "generate", recording)
+    chat.send("Who is my neighbour?", max_tokens=8, temperature=0.0)
+    assert sent and not any(mark in s for s in sent)
+    chat.close()
