@@ -197,3 +197,23 @@ def test_search_box_finds_by_meaning_with_the_chats_retrieval_and_takes_any_text
     testing.pump(0.3)
     assert errors == []
     assert nurse in search("nurse*")
+
+
+def test_the_old_wording_is_shown_as_kept_and_can_be_forgotten(qtbot, window, monkeypatch):
+    from ui.delete_dialog import CascadeDialog
+
+    store = window.backend.store
+    mid = store.add("User's locker code is 4417.", kind="fact", actor="user")
+    store.edit(mid, "User's locker code is 9021.")
+    inspector = _open_inspector(qtbot, window)
+    inspector.show_memory(mid)
+    qtbot.waitUntil(lambda: inspector.detail.data is not None and inspector.detail.data.memory.id == mid, timeout=10000)
+    assert inspector.detail.forget_old_button is not None  # "your earlier wording is kept ..."
+    shown: list[dict] = []
+    monkeypatch.setattr(CascadeDialog, "exec", lambda self: shown.append(self.plan) or QDialog.DialogCode.Accepted)
+    inspector.detail.forget_old_button.click()
+    qtbot.waitUntil(lambda: len(store.history(mid)) == 1, timeout=10000)
+    assert shown and shown[0]["counts"]["memory_versions_forgotten"] == 1
+    qtbot.waitUntil(lambda: inspector.detail.data is not None and len(inspector.detail.data.versions) == 1, timeout=10000)
+    assert inspector.detail.forget_old_button is None
+    assert store.get(mid).text == "User's locker code is 9021."

@@ -84,7 +84,7 @@ class ChatController(QObject):
     replyFailed = Signal(str)
     busyChanged = Signal(bool)
     incognitoChanged = Signal(bool)
-    forgetRequested = Signal(object)  # list of memory JSON dicts
+    forgetRequested = Signal(object, object)  # candidate JSON dicts (forget.topic.Candidate), what to forget
     budgetChanged = Signal(object)  # the assembler report (TurnResult.budget)
     notice = Signal(str)
     contentDeleted = Signal(object, object)  # message ids, memory ids deleted elsewhere (hide their text)
@@ -235,7 +235,7 @@ class ChatController(QObject):
         if turn is not None and turn.budget:
             self.budgetChanged.emit(turn.budget)
         if turn is not None and turn.forget_candidates:
-            self.forgetRequested.emit(list(turn.forget_candidates))
+            self.forgetRequested.emit(list(turn.forget_candidates), turn.forget_query)
 
     def _failed(self, generation: int, exc: BaseException) -> None:
         if generation != self._generation:

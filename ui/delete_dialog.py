@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
 
 from ui.format import COUNT_LABELS, plural
 
+MAX_CUTS = 8
+
 
 def plan_rows(plan: dict[str, Any]) -> list[tuple[str, int]]:
     """Non-zero (label, count) rows of a DeletePlan.to_json(), in a stable, readable order."""
@@ -26,24 +28,38 @@ def plan_rows(plan: dict[str, Any]) -> list[tuple[str, int]]:
     return rows
 
 
+def _q(text: str, n: int = 140) -> str:
+    text = " ".join(text.split())
+    return "“" + (text if len(text) <= n else text[: n - 1] + "…") + "”"
+
+
 def plan_notes(plan: dict[str, Any]) -> list[str]:
     notes = []
     derived = plan.get("derived_ids") or []
     if derived:
-        notes.append(f"{plural(len(derived), 'summary', 'summaries')} built only from these will be removed too.")
+        notes.append(f"{plural(len(derived), 'memory', 'memories')} built from or copying these will go too.")
     regen = plan.get("regenerate_ids") or []
     if regen:
-        notes.append(f"{plural(len(regen), 'summary', 'summaries')} with other sources will be kept and rebuilt.")
+        notes.append(f"{plural(len(regen), 'summary', 'summaries')} with other sources will be rebuilt now, without this text.")
     detached = plan.get("detached_ids") or []
     if detached:
         notes.append(f"{plural(len(detached), 'memory', 'memories')} also learned elsewhere will stay (they only lose this link).")
-    redacted = plan.get("redacted_message_ids") or []
-    if redacted:
-        notes.append(f"The text of {plural(len(redacted), 'source message')} will be removed from the conversation.")
-    files = (plan.get("files_deleted") or []) + (plan.get("files_redacted") or [])
-    if files:
-        notes.append(f"{plural(len(files), 'file')} (archives or exports) holding this text will be cleaned.")
+    for path in plan.get("exports") or []:
+        notes.append(f"An export you made earlier still holds this: {path}. It is your file; Keepsake does not touch it.")
+    notes += list(plan.get("notes") or [])
     return notes
+
+
+def plan_cuts(plan: dict[str, Any]) -> list[str]:
+    """Exactly which sentences go and what stays, for each memory and message that is kept."""
+    lines = []
+    for cut in plan.get("memory_edits") or []:
+        lines.append(f"Memory #{cut['id']} loses {'; '.join(_q(s) for s in cut['removed'])}. Stays: {_q(cut['kept'])}")
+    for cut in plan.get("message_edits") or []:
+        who = "A reply" if cut.get("role") == "assistant" else "Your message"
+        stays = f"Stays: {_q(cut['kept'])}" if cut["kept"] else "Nothing of it stays."
+        lines.append(f"{who} (#{cut['id']}) loses {'; '.join(_q(s) for s in cut['removed'])}. {stays}")
+    return lines
 
 
 class CascadeDialog(QDialog):
@@ -83,6 +99,17 @@ class CascadeDialog(QDialog):
             self.rows[label] = n
         grid.setColumnStretch(0, 1)
         lay.addWidget(box)
+        self.cut_labels: list[QLabel] = []
+        for line in plan_cuts(plan)[:MAX_CUTS]:
+            n = QLabel("• " + line, self)
+            n.setWordWrap(True)
+            n.setObjectName("dialogText")
+            lay.addWidget(n)
+            self.cut_labels.append(n)
+        if len(plan_cuts(plan)) > MAX_CUTS:
+            more = QLabel(f"• … and {len(plan_cuts(plan)) - MAX_CUTS} more texts lose the same sentences.", self)
+            more.setObjectName("dialogText")
+            lay.addWidget(more)
         for note in plan_notes(plan):
             n = QLabel("• " + note, self)
             n.setWordWrap(True)
@@ -100,3 +127,12 @@ class CascadeDialog(QDialog):
         buttons.button(QDialogButtonBox.StandardButton.Cancel).setDefault(True)
         lay.addWidget(buttons)
         self.plan = plan
+
+
+def report_done(backend: Any, report: Any, message: str) -> None:
+    """After a delete: the status line, and the errors of any holder that failed (never hidden:
+    "Deleted, but ..." when the delete stands, "Nothing was deleted: ..." when it was rolled back)."""
+    if report.executed and message:
+        backend.status.emit(message)
+    if not report.ok:
+        backend.error.emit(("Deleted, but: " if report.executed else "Nothing was deleted: ") + "; ".join(report.errors))

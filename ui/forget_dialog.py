@@ -1,5 +1,6 @@
-"""Confirmation for the "forget …" chat command: the assistant found these memories; the person
-ticks what should go (nothing is deleted without this), then sees the cascade preview."""
+"""Confirmation for the "forget …" chat command: the memories about it (pre-ticked only when they
+state something about the person), each with the part that would go and what would stay; the
+person ticks what should go (nothing is deleted without this), then sees the cascade preview."""
 
 from __future__ import annotations
 
@@ -18,41 +19,61 @@ from PySide6.QtWidgets import (
 )
 
 from ui.backend import Backend
-from ui.delete_dialog import CascadeDialog
+from ui.delete_dialog import CascadeDialog, report_done
 from ui.format import KIND_LABELS, plural, short_date
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
+def _clip(text: str, n: int = 220) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def candidate_label(c: dict[str, Any]) -> str:
+    """What the list shows for one candidate: the memory, the part that goes, why."""
+    meta = [KIND_LABELS.get(c.get("kind", ""), c.get("kind", ""))]
+    if c.get("valid_at"):
+        meta.append(f"since {short_date(c['valid_at'])}")
+    meta.append(c.get("reason", ""))
+    lines = [_clip(c.get("text", ""))]
+    if not c.get("whole", True):
+        lines.append("Removes: " + " ".join(f"“{_clip(s, 120)}”" for s in c.get("removed", [])))
+        lines.append("Stays: “" + _clip(c.get("kept", ""), 160) + "”")
+    lines.append(" · ".join(x for x in meta if x))
+    return "\n".join(lines)
+
+
 class ForgetDialog(QDialog):
-    def __init__(self, candidates: list[dict[str, Any]], parent: QWidget | None = None) -> None:
+    def __init__(self, candidates: list[dict[str, Any]], query: str | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Forget")
-        self.setMinimumWidth(520)
+        self.setMinimumWidth(560)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(20, 18, 20, 14)
         lay.setSpacing(10)
-        head = QLabel(f"You asked Keepsake to forget something. It found {plural(len(candidates), 'matching memory', 'matching memories')}:", self)
+        about = f" about “{query}”" if query else ""
+        ticked = sum(1 for c in candidates if c.get("pre_ticked"))
+        head = QLabel(f"You asked Keepsake to forget something. It found {plural(ticked, 'memory', 'memories')}{about}:", self)
         head.setObjectName("dialogHeadline")
         head.setWordWrap(True)
         lay.addWidget(head)
-        hint = QLabel("Untick anything that should stay. Nothing is deleted until you confirm.", self)
+        hint = QLabel("Ticked: what you said about it. A memory that also holds other things only loses the part "
+                      "shown. Unticked ones are only related (questions, requests). Nothing is deleted until you confirm.", self)  # fmt: skip
         hint.setObjectName("dialogText")
         hint.setWordWrap(True)
         lay.addWidget(hint)
         self.list = QListWidget(self)
         self.list.setObjectName("forgetList")
         self.list.setWordWrap(True)
+        self.candidates = {int(c["id"]): c for c in candidates}
         for c in candidates:
-            meta = [KIND_LABELS.get(c.get("kind", ""), c.get("kind", ""))]
-            if c.get("valid_at"):
-                meta.append(f"since {short_date(c['valid_at'])}")
-            item = QListWidgetItem(f"{c.get('text', '')}\n{' · '.join(x for x in meta if x)}")
+            item = QListWidgetItem(candidate_label(c))
             item.setData(ID_ROLE, int(c["id"]))
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Checked)
+            item.setCheckState(Qt.CheckState.Checked if c.get("pre_ticked") else Qt.CheckState.Unchecked)
             self.list.addItem(item)
-        self.list.setMinimumHeight(min(360, 56 * max(1, len(candidates)) + 8))
+        self.list.setMinimumHeight(min(380, 78 * max(1, len(candidates)) + 8))
         lay.addWidget(self.list)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel, self)
         self.confirm = QPushButton("Review and forget…", self)
@@ -61,37 +82,47 @@ class ForgetDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         self.list.itemChanged.connect(lambda _i: self.confirm.setEnabled(bool(self.selected_ids())))
+        self.confirm.setEnabled(bool(self.selected_ids()))
         lay.addWidget(buttons)
 
     def selected_ids(self) -> list[int]:
         return [int(self.list.item(i).data(ID_ROLE)) for i in range(self.list.count())
                 if self.list.item(i).checkState() == Qt.CheckState.Checked]  # fmt: skip
 
+    def selected(self) -> list[dict[str, Any]]:
+        return [self.candidates[i] for i in self.selected_ids()]
 
-def confirm_forget(backend: Backend, parent: QWidget, candidates: list[dict[str, Any]], *,
+
+def confirm_forget(backend: Backend, parent: QWidget, candidates: list[dict[str, Any]], *, query: str | None = None,
                    choose: Callable[[list[dict]], list[int]] | None = None,
                    confirm: Callable[[dict], bool] | None = None) -> None:  # fmt: skip
-    """Ask which candidates to forget, preview the cascade, delete. ``choose``/``confirm``
-    replace the dialogs (tests)."""
+    """Ask which candidates to forget, preview the cascade (which sentences go, what stays),
+    forget. ``choose``/``confirm`` replace the dialogs (tests)."""
+    from assistant.memory.forget.topic import Candidate, request_for
+
     if not candidates:
         return
     if choose is not None:
         ids = choose(candidates)
     else:
-        dlg = ForgetDialog(candidates, parent)
+        dlg = ForgetDialog(candidates, query, parent)
         ids = dlg.selected_ids() if dlg.exec() == QDialog.DialogCode.Accepted else []
     if not ids:
         backend.status.emit("Nothing was forgotten.")
         return
+    by_id = {int(c["id"]): c for c in candidates}
+    request = request_for([Candidate.from_json(by_id[i]) for i in ids])
+
+    def done(report) -> None:
+        report_done(backend, report, f"Forgot {plural(len(ids), 'memory', 'memories')}" + (f" about “{query}”." if query else "."))
 
     def ask(plan) -> None:
         data = plan.to_json()
         ok = confirm(data) if confirm else CascadeDialog(
             data, title="Forget", confirm="Forget", parent=parent,
-            intro=f"Forget {plural(len(ids), 'memory', 'memories')}?",
+            intro=f"Forget {plural(len(ids), 'memory', 'memories')}" + (f" about “{query}”?" if query else "?"),
         ).exec() == CascadeDialog.DialogCode.Accepted  # fmt: skip
         if ok:
-            backend.write(lambda store: store.delete(ids),
-                          on_done=lambda p: backend.status.emit(f"Forgot {plural(len(p.memory_ids), 'memory', 'memories')}."))  # fmt: skip
+            backend.write(lambda store: store.forget(request), on_done=done, name="forget")
 
-    backend.read(lambda store: store.delete_preview(ids), on_done=ask, name="forget-preview")
+    backend.read(lambda store: store.forget_preview(request), on_done=ask, name="forget-preview")

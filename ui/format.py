@@ -64,12 +64,20 @@ COUNT_LABELS = {
     "memory_vec": "search vectors",
     "audit_log_redacted": "audit entries (text removed, the trail stays)",
     "injection_log": "“memories used” log entries",
-    "messages_redacted": "source messages (text removed)",
+    "messages_redacted": "your messages (sentences removed)",
     "messages_deleted": "messages",
     "message_fts": "message-index entries",
     "file_refs": "file references",
-    "files": "files (archives/exports) cleaned",
     "sessions": "conversations",
+    "memories_edited": "memories kept without the forgotten sentences",
+    "memory_versions_forgotten": "earlier versions (old wording)",
+    "replies_redacted": "assistant replies (sentences removed)",
+    "archive_rows": "archived turns (as sent)",
+    "offloads": "archived long texts",
+    "summaries": "conversation summaries",
+    "summaries_rebuilt": "conversation summaries rebuilt",
+    "note_versions": "earlier versions of your note",
+    "session_titles": "conversation titles",
 }
 
 

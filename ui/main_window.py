@@ -187,7 +187,7 @@ class MainWindow(QMainWindow):
         c.replyFailed.connect(self._reply_failed)
         c.busyChanged.connect(self.composer.set_busy)
         c.incognitoChanged.connect(lambda _on: self._update_banner())
-        c.forgetRequested.connect(lambda cands: confirm_forget(b, self, cands))
+        c.forgetRequested.connect(lambda cands, query: confirm_forget(b, self, cands, query=query))
         c.budgetChanged.connect(self.budget.set_budget)
         c.notice.connect(self.show_status)
         c.contentDeleted.connect(self.chat_view.forget)

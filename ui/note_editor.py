@@ -164,7 +164,7 @@ class NoteEditor(QWidget):
             self.saved.emit(version.version)
             self.load()
 
-        self.backend.write(write, on_done=done, on_error=self._failed, changes="", name="note-save")
+        self.backend.write(write, on_done=done, on_error=self._failed, name="note-save")
 
     def restore(self, version: int) -> None:
         def write(store):
@@ -176,7 +176,7 @@ class NoteEditor(QWidget):
             self.backend.status.emit(f"Version {version} restored as version {v.version}.")
             self.load()
 
-        self.backend.write(write, on_done=done, on_error=self._failed, changes="", name="note-restore")
+        self.backend.write(write, on_done=done, on_error=self._failed, name="note-restore")
 
     def _failed(self, exc: BaseException) -> None:
         self.error.setText(describe(exc))

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from ui.backend import Backend
-from ui.delete_dialog import CascadeDialog
+from ui.delete_dialog import CascadeDialog, report_done
 from ui.format import plural, relative
 
 SESSION_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -201,9 +201,14 @@ class SessionsPanel(QWidget):
             ).exec() == CascadeDialog.DialogCode.Accepted  # fmt: skip
             if ok:
                 self.backend.write(lambda store: store.delete_session(session_id),
-                                   on_done=lambda _r: self.sessionDeleted.emit(session_id), name="delete-session")  # fmt: skip
+                                   on_done=lambda r: self._deleted(session_id, r), name="delete-session")  # fmt: skip
 
         self.backend.read(lambda store: store.delete_session_preview(session_id), on_done=ask, name="preview-session")
+
+    def _deleted(self, session_id: int, report: Any) -> None:
+        if report.executed:
+            self.sessionDeleted.emit(session_id)
+        report_done(self.backend, report, "")
 
     def forget_learned(self, session_id: int, *, confirm: Callable[[dict], bool] | None = None) -> None:
         forget_session_memories(self.backend, self, session_id, self.title_of(session_id), confirm=confirm)
@@ -230,6 +235,7 @@ def forget_session_memories(backend: Backend, parent: QWidget, session_id: int, 
         ).exec() == CascadeDialog.DialogCode.Accepted  # fmt: skip
         if ok:
             backend.write(lambda store: store.delete(ids, redact_sources=False),
-                          on_done=lambda _r: backend.status.emit(f"Forgot {plural(len(ids), 'memory', 'memories')}."))  # fmt: skip
+                          on_done=lambda r: report_done(backend, r, f"Forgot {plural(len(ids), 'memory', 'memories')}."))  # fmt: skip
 
     backend.read(preview, on_done=ask, name="preview-forget-session")
+

@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from ui.backend import Backend
-from ui.delete_dialog import CascadeDialog
+from ui.delete_dialog import CascadeDialog, report_done
 from ui.format import plural
 from ui.inspector.dialogs import DateDialog, MemoryDialog
 from ui.sessions_panel import forget_session_memories
@@ -95,6 +95,24 @@ class MemoryActions(QObject):
         self._update(lambda store: store.restore_version(memory_id, version), memory_id,
                      f"Version {version} restored (as a new version).")  # fmt: skip
 
+    def forget_old_wording(self, memory_id: int, *, confirm: Confirm | None = None) -> None:
+        """Edits forget too: the earlier versions of a memory go for real (preview first)."""
+
+        def ask(plan) -> None:
+            data = plan.to_json()
+            ok = confirm(data) if confirm is not None else CascadeDialog(
+                data, title="Forget the old wording", confirm="Forget", parent=self.widget,
+                intro="Forget the earlier versions of this memory? The current text stays.",
+            ).exec() == CascadeDialog.DialogCode.Accepted  # fmt: skip
+            if ok:
+                def done(report) -> None:
+                    self.detailStale.emit(memory_id)
+                    report_done(self.backend, report, "The old wording is forgotten; only the current text is kept.")
+
+                self.backend.write(lambda store: store.purge_versions(memory_id), on_done=done, name="forget-versions")
+
+        self.backend.read(lambda store: store.purge_versions_preview(memory_id), on_done=ask, name="forget-versions-preview")
+
     # ------------------------------------------------------------------ time
     def invalidate_dialog(self, memory: Any) -> DateDialog:
         return DateDialog(self.widget, title="No longer true", default=datetime.now().astimezone(),
@@ -156,10 +174,10 @@ class MemoryActions(QObject):
         ids = list(ids)
 
         def done(plan) -> None:
-            self.removed.emit(list(plan.memory_ids))
-            self.message.emit(f"Deleted {plural(len(plan.memory_ids), 'memory', 'memories')} for good.")
-            if plan.errors:
-                self.backend.error.emit("Deleted, but some files could not be cleaned: " + "; ".join(plan.errors))
+            if plan.executed:
+                self.removed.emit(list(plan.memory_ids))
+                self.message.emit(f"Deleted {plural(len(plan.memory_ids), 'memory', 'memories')} for good.")
+            report_done(self.backend, plan, "")
 
         self.backend.write(lambda store: store.delete(ids), on_done=done, name="delete")
 

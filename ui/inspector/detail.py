@@ -27,6 +27,7 @@ from ui.format import (
     STATUS_LABELS,
     TRUST_LABELS,
     local_time,
+    plural,
     short_date,
     version_label,
 )
@@ -41,6 +42,7 @@ class SourceInfo:
     session_exists: bool = False
     message_text: str | None = None
     message_redacted: bool = False
+    message_partly_redacted: bool = False
 
 
 @dataclass
@@ -72,6 +74,7 @@ def load_detail(store, memory_id: int) -> DetailData:
             try:
                 msg = store.get_message(s.message_id)
                 info.message_text, info.message_redacted = msg.content, msg.redacted
+                info.message_partly_redacted = msg.partly_redacted
             except NotFound:
                 info.message_redacted = True
         data.sources.append(info)
@@ -100,10 +103,19 @@ def _clip(text: str, n: int = SNIPPET_CHARS) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
+def old_wordings(versions: list[Any]) -> set[int]:
+    """Versions whose text differs from the current one: wording the history still keeps."""
+    if len(versions) < 2:
+        return set()
+    current = versions[-1].text
+    return {v.version for v in versions[:-1] if v.text != current}
+
+
 class MemoryDetail(QScrollArea):
     openMessage = Signal(int, int)  # session id, message id
     restoreVersion = Signal(int, int)  # memory id, version
     openMemory = Signal(int)
+    forgetOldWording = Signal(int)  # memory id: its earlier versions go
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -219,9 +231,22 @@ class MemoryDetail(QScrollArea):
 
         # -- versions
         right.addWidget(_section(f"History · {len(data.versions)} version{'s' if len(data.versions) != 1 else ''}", page))
+        kept = old_wordings(data.versions)
+        self.forget_old_button = None
+        if kept:
+            note = _label(f"Your earlier wording is kept in this history ({plural(len(kept), 'version')}): "
+                          "still in the database until you forget it.", page, "hint")  # fmt: skip
+            right.addWidget(note)
+            b = QPushButton("Forget the old wording…", page)
+            b.setObjectName("linkButton")
+            b.setCursor(Qt.CursorShape.PointingHandCursor)
+            b.setToolTip("Remove the earlier versions for real; the current text stays")
+            b.clicked.connect(lambda _=False, mid=m.id: self.forgetOldWording.emit(mid))
+            right.addWidget(b)
+            self.forget_old_button = b
         actions = {e.to_version: e.action for e in data.audit if e.memory_id == m.id and e.to_version}
         for v in reversed(data.versions):
-            right.addWidget(self._version_card(m, v, actions.get(v.version), page))
+            right.addWidget(self._version_card(m, v, actions.get(v.version), page, text_kept=v.version in kept))
         right.addStretch(1)
 
     @staticmethod
@@ -266,9 +291,11 @@ class MemoryDetail(QScrollArea):
             lay.addWidget(_label("The message text was deleted.", card, "hint"))
         elif info.message_text:
             lay.addWidget(_label(f"“{_clip(info.message_text)}”", card, "quote"))
+            if info.message_partly_redacted:
+                lay.addWidget(_label("Part of this message was deleted.", card, "hint"))
         return card
 
-    def _version_card(self, m: Any, v: Any, action: str | None, page: QWidget) -> QFrame:
+    def _version_card(self, m: Any, v: Any, action: str | None, page: QWidget, *, text_kept: bool = False) -> QFrame:
         card = QFrame(page)
         card.setObjectName("cardCurrent" if v.superseded_at is None else "card")
         lay = QVBoxLayout(card)
@@ -277,7 +304,8 @@ class MemoryDetail(QScrollArea):
         label = version_label(v, action)
         by = "" if v.actor.value in ("user", "capture") else f" · by {ACTOR_LABELS.get(v.actor.value, v.actor.value)}"
         current = " · current" if v.superseded_at is None else ""
-        head = _label(f"v{v.version} · {label} · {local_time(v.recorded_at)}{by}{current}", card, "versionHead")
+        kept = " · text kept" if text_kept else ""
+        head = _label(f"v{v.version} · {label} · {local_time(v.recorded_at)}{by}{current}{kept}", card, "versionHead")
         head.setToolTip(f"Recorded {local_time(v.recorded_at)} by {ACTOR_LABELS.get(v.actor.value, v.actor.value)}")
         lay.addWidget(head)
         details = [v.text]

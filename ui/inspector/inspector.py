@@ -220,6 +220,7 @@ class Inspector(QWidget):
         self.detail.openMessage.connect(self.openMessage)
         self.detail.openMemory.connect(self.show_memory)
         self.detail.restoreVersion.connect(self.actions.restore_version)
+        self.detail.forgetOldWording.connect(self.actions.forget_old_wording)
         self.actions.changed.connect(self._memory_changed)
         self.actions.removed.connect(self._memories_removed)
         self.actions.added.connect(self._memory_added)

@@ -226,6 +226,8 @@ def replies(c: Connection, scope: Scope) -> None:
     mids = ids_json(scope.changed_memories)
     scope.touched_sessions |= ids(c, f"SELECT DISTINCT session_id FROM injection_log WHERE memory_id IN {IN_IDS}", mids)
     scope.touched_sessions.discard(scope.session_id)  # type: ignore[arg-type]
+    if not scope.request.redact_sources:
+        return  # the person keeps the conversation: its replies stay as they are
     for mid, content in c.execute(
         f"SELECT id, content FROM messages WHERE role = 'assistant' AND content != '' AND session_id IN {IN_IDS}",
         (ids_json(scope.touched_sessions),),

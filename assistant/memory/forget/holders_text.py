@@ -47,13 +47,16 @@ class Messages:
 
 def clean_sent(content: str, raw: str | None, scope: Scope) -> tuple[str, str | None]:
     """A user turn as sent: injected blocks lose the lines that repeat what is forgotten, the
-    person's own text loses the sentences holding a forgotten text."""
+    person's own text loses the sentences holding a forgotten text (unless the person keeps the
+    conversation: ``redact_sources=False``)."""
 
     def block(m: re.Match) -> str:
         lines = [ln for ln in m.group(0).split("\n") if not reply_spans(ln, scope)]
         return "\n".join(lines)
 
     def own(text: str) -> str:
+        if not scope.request.redact_sources:
+            return text
         spans = [sp for n in scope.needles for sp in match.covering_sentences(text, match.find_spans(text, n))]
         return match.remove_spans(text, spans) if spans else text
 
@@ -86,7 +89,7 @@ class Archive:
                 kept = scope.message_cuts[msg_id].kept
                 new: tuple[str, str | None] = (kept, kept if raw is not None else None)
             elif role == "assistant":
-                new = (_clean_reply(content, scope), raw)
+                new = (_clean_reply(content, scope) if scope.request.redact_sources else content, raw)
             else:
                 new = clean_sent(content, raw, scope)
             if new != (content, raw):
@@ -103,7 +106,7 @@ class Archive:
             if msg_id in scope.message_cuts:
                 new = scope.message_cuts[msg_id].kept
             elif kind == "assistant":
-                new = _clean_reply(text, scope)
+                new = _clean_reply(text, scope) if scope.request.redact_sources else text
             else:
                 new = clean_sent(text, None, scope)[0]
             if not match.normalize(new):
@@ -147,7 +150,9 @@ class Summaries:
     name = "summaries"
 
     def _changes(self, c: Connection, scope: Scope) -> list[tuple[str, dict]]:
-        out = []
+        out: list[tuple[str, dict]] = []
+        if not scope.request.redact_sources:
+            return out  # the conversation, and so its summary, stays as it is
         for key, data in c.execute(f"SELECT session_key, state FROM context_state WHERE session_key IN {IN_IDS}",
                                    (json.dumps(_keys(scope)),)).fetchall():  # fmt: skip
             new = scrub_state(json.loads(data), scope)
@@ -175,7 +180,7 @@ class NoteVersions:
 
     def _old(self, c: Connection, scope: Scope) -> tuple[list[int], bool]:
         rows = c.execute("SELECT version, text FROM note_versions ORDER BY version").fetchall()
-        if not rows:
+        if not rows or not scope.request.redact_sources:
             return [], False
         old = [int(v) for v, t in rows[:-1] if reply_spans(t, scope)]
         return old, bool(reply_spans(rows[-1][1], scope))
@@ -203,7 +208,9 @@ class Sessions:
     def _titles(c: Connection, scope: Scope) -> list[tuple[int, str]]:
         """Titles of the conversations concerned that repeat what is forgotten (a title is often
         the first words of the first message): they lose those words."""
-        out = []
+        out: list[tuple[int, str]] = []
+        if not scope.request.redact_sources:
+            return out
         for sid, title in c.execute(f"SELECT id, title FROM sessions WHERE id IN {IN_IDS} AND title != ''",
                                     (ids_json(scope.touched_sessions),)).fetchall():  # fmt: skip
             spans = reply_spans(title, scope)

@@ -1,0 +1,54 @@
+"""The forget dialog and the cascade preview, rendered offscreen (no models): the candidates of
+"forget my dog" are ticked only when they state something, a partial one shows what goes and
+what stays, and the preview lists exactly which sentences leave which memory and message."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import Qt  # noqa: E402
+
+from assistant.memory.capture import Capturer  # noqa: E402
+from assistant.memory.forget.topic import propose, request_for  # noqa: E402
+from assistant.memory.store import MemoryStore  # noqa: E402
+from ui.delete_dialog import CascadeDialog  # noqa: E402
+from ui.forget_dialog import ID_ROLE, ForgetDialog  # noqa: E402
+
+INTRO = "Hi, I'm Dana. I live in Porto and work as a nurse. My dog is called Miso."
+
+
+@pytest.fixture
+def dana():
+    store = MemoryStore()
+    s = store.create_session("intro")
+    cap = Capturer(store, use_llm=False)
+    for text in (INTRO, "What's my dog's name?"):
+        cap.capture_message(store.add_message(s.id, "user", text).id)
+    yield store
+    store.close()
+
+
+def test_the_forget_dialog_ticks_statements_and_shows_the_part_that_goes(qtbot, dana):
+    cands = propose(dana, None, "my dog")
+    dlg = ForgetDialog([c.to_json() for c in cands], "my dog")
+    qtbot.addWidget(dlg)
+    items = {int(dlg.list.item(i).data(ID_ROLE)): dlg.list.item(i) for i in range(dlg.list.count())}
+    by_text = {c.text: c.memory_id for c in cands}
+    assert items[by_text[INTRO]].checkState() == Qt.CheckState.Checked
+    assert "Removes: “My dog is called Miso.”" in items[by_text[INTRO]].text()
+    assert "Stays: “Hi, I'm Dana. I live in Porto and work as a nurse.”" in items[by_text[INTRO]].text()
+    assert items[by_text["What's my dog's name?"]].checkState() == Qt.CheckState.Unchecked
+    assert sorted(dlg.selected_ids()) == sorted(c.memory_id for c in cands if c.pre_ticked)
+
+
+def test_the_preview_lists_the_sentences_that_go_and_what_stays(qtbot, dana):
+    cands = [c for c in propose(dana, None, "my dog") if c.pre_ticked]
+    plan = dana.forget_preview(request_for(cands)).to_json()
+    dlg = CascadeDialog(plan, title="Forget", intro="Forget 2 memories about “my dog”?")
+    qtbot.addWidget(dlg)
+    lines = [label.text() for label in dlg.cut_labels]
+    assert any("loses “My dog is called Miso.”" in t and "Stays: “Hi, I'm Dana. I live in Porto and work as a nurse.”" in t
+               and t.startswith("• Your message") for t in lines), lines  # fmt: skip
+    assert any(t.startswith("• Memory #") for t in lines)
