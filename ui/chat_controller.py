@@ -58,6 +58,13 @@ def load_history(store, session_id: int) -> tuple[Any, list[HistoryItem]]:
 def gone_messages(store, session_id: int, shown: list[int]) -> set[int] | None:
     """Which of the ``shown`` messages were deleted or had their text deleted; None when the
     whole conversation is gone."""
+    found = shown_changes(store, session_id, shown)
+    return None if found is None else found[0]
+
+
+def shown_changes(store, session_id: int, shown: list[int]) -> tuple[set[int], bool] | None:
+    """(the ``shown`` messages deleted or emptied, whether one lost only some sentences - a
+    forget removes the sentences about what was forgotten); None when the conversation is gone."""
     from assistant.memory.errors import NotFound
 
     try:
@@ -65,7 +72,8 @@ def gone_messages(store, session_id: int, shown: list[int]) -> set[int] | None:
     except NotFound:
         return None
     live = {m.id: m for m in store.messages(session_id)}
-    return {mid for mid in shown if mid not in live or live[mid].redacted}
+    gone = {mid for mid in shown if mid not in live or live[mid].redacted}
+    return gone, any(mid in live and live[mid].partly_redacted for mid in shown)
 
 
 def injected_json(memory, score: float) -> dict[str, Any]:
@@ -155,15 +163,19 @@ class ChatController(QObject):
                 self.contentDeleted.emit(set(), memories)
             return
 
-        def done(gone: set[int] | None) -> None:
+        def done(found: tuple[set[int], bool] | None) -> None:
             if sid != self.session_id:
                 return
-            if gone is None:  # the conversation itself was deleted
+            if found is None:  # the conversation itself was deleted
                 self.new_session()
+                return
+            gone, cut = found
+            if cut:  # some messages lost sentences: show what stays
+                self.reload()
                 return
             self.contentDeleted.emit(gone, memories)
 
-        self.backend.read(lambda store: gone_messages(store, sid, shown), on_done=done, name="check-deleted")
+        self.backend.read(lambda store: shown_changes(store, sid, shown), on_done=done, name="check-deleted")
 
     def forget_chat(self) -> None:
         """Drop the cached ChatSession (e.g. after the model changed)."""
