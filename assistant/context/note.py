@@ -14,13 +14,12 @@ message tells the person by how much - nothing is ever cut silently.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Protocol
 
-from assistant.memory.archive import NoteRow
+from assistant.memory.archive import MAX_NOTE_BYTES, NoteVersion
 
-MAX_NOTE_BYTES = 32 * 1024
+__all__ = ["MAX_NOTE_BYTES", "NoteError", "NoteStore", "NoteTooLong", "NoteVersion"]
 
 
 class NoteError(ValueError):
@@ -36,41 +35,11 @@ class NoteTooLong(NoteError):
         )
 
 
-@dataclass(frozen=True)
-class NoteVersion:
-    version: int
-    text: str
-    saved_at: datetime
-    restored_from: int | None = None
-
-    @property
-    def size_bytes(self) -> int:
-        return len(self.text.encode("utf-8"))
-
-    def to_json(self) -> dict:
-        return {
-            "version": self.version,
-            "text": self.text,
-            "saved_at": self.saved_at.isoformat(),
-            "bytes": self.size_bytes,
-            "limit_bytes": MAX_NOTE_BYTES,
-            "restored_from": self.restored_from,
-        }
-
-    @classmethod
-    def from_json(cls, d: dict) -> "NoteVersion":
-        return cls(int(d["version"]), str(d["text"]), datetime.fromisoformat(d["saved_at"]), d.get("restored_from"))
-
-
 class NoteArchive(Protocol):
-    def note_versions(self) -> list[NoteRow]: ...
-    def note_version(self, version: int | None = None) -> NoteRow | None: ...
-    def add_note_version(self, text: str, saved_at: datetime, restored_from: int | None = None) -> NoteRow: ...
+    def note_versions(self) -> list[NoteVersion]: ...
+    def note_version(self, version: int | None = None) -> NoteVersion | None: ...
+    def add_note_version(self, text: str, saved_at: datetime, restored_from: int | None = None) -> NoteVersion: ...
     def forget_note_history(self) -> int: ...
-
-
-def _version(row: NoteRow) -> NoteVersion:
-    return NoteVersion(row.version, row.text, row.saved_at, row.restored_from)
 
 
 class NoteStore:
@@ -81,8 +50,7 @@ class NoteStore:
 
     def get(self) -> NoteVersion | None:
         """The current version, or None when the person never wrote a note."""
-        row = self.archive.note_version()
-        return _version(row) if row else None
+        return self.archive.note_version()
 
     def text(self) -> str:
         """The current note text ("" when there is none): what the assembler puts in the prefix."""
@@ -91,13 +59,13 @@ class NoteStore:
 
     def history(self) -> list[NoteVersion]:
         """Every version, oldest first."""
-        return [_version(r) for r in self.archive.note_versions()]
+        return self.archive.note_versions()
 
     def version(self, version: int) -> NoteVersion:
         row = self.archive.note_version(int(version))
         if row is None:
             raise NoteError(f"there is no note version {version}")
-        return _version(row)
+        return row
 
     def save(self, text: str, *, restored_from: int | None = None) -> NoteVersion:
         """Save ``text`` as a new version (unchanged text: the current version, nothing new).
@@ -106,7 +74,7 @@ class NoteStore:
         size = len(text.encode("utf-8"))
         if size > MAX_NOTE_BYTES:
             raise NoteTooLong(size)
-        return _version(self.archive.add_note_version(text, datetime.now(timezone.utc), restored_from))
+        return self.archive.add_note_version(text, datetime.now(timezone.utc), restored_from)
 
     def restore(self, version: int) -> NoteVersion:
         """Make an old version current again (saved as a new version; nothing is lost)."""

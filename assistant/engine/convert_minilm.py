@@ -33,6 +33,7 @@ import gguf
 import numpy as np
 
 from assistant.engine.errors import ModelError
+from assistant.fileio import fsync_dir
 
 SOURCE_PACKAGE = "all_minilm_l6_v2"
 SOURCE_ZIP_NAME = "model.zip"
@@ -184,7 +185,7 @@ def convert(zip_path: Path, out_path: Path, progress: Progress | None = None) ->
             writer.close()  # release the handle first (Windows cannot delete an open file)
         tmp.unlink(missing_ok=True)
         raise
-    _fsync_dir(out_path.parent)
+    fsync_dir(out_path.parent)
     say(f"done in {time.monotonic() - started:.1f} s")
     return out_path
 
@@ -364,17 +365,3 @@ def _read_member(zf: zipfile.ZipFile, name: str) -> bytes:
 def _read_optional_json(zf: zipfile.ZipFile, name: str) -> dict[str, Any]:
     member = _find_member(zf, name)
     return json.loads(zf.read(member)) if member is not None else {}
-
-
-def _fsync_dir(directory: Path) -> None:
-    """Make the rename durable (best effort: not every platform can open a directory)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

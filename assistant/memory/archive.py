@@ -49,12 +49,31 @@ class ArchivedMessage:
     raw: str | None = None
 
 
+MAX_NOTE_BYTES = 32 * 1024  # the note's hard cap (see assistant.context.note)
+
+
 @dataclass(frozen=True)
-class NoteRow:
+class NoteVersion:
+    """One saved version of the person's note."""
+
     version: int
     text: str
     saved_at: datetime
     restored_from: int | None = None
+
+    @property
+    def size_bytes(self) -> int:
+        return len(self.text.encode("utf-8"))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": self.version,
+            "text": self.text,
+            "saved_at": self.saved_at.isoformat(),
+            "bytes": self.size_bytes,
+            "limit_bytes": MAX_NOTE_BYTES,
+            "restored_from": self.restored_from,
+        }
 
 
 def offload_ref(session_key: str, kind: str, text: str) -> str:
@@ -140,30 +159,30 @@ class ContextArchive:
         ))  # fmt: skip
 
     # ------------------------------------------------------------------ the note
-    def note_versions(self) -> list[NoteRow]:
+    def note_versions(self) -> list[NoteVersion]:
         rows = self._store.conn.execute("SELECT version, text, saved_at, restored_from FROM note_versions ORDER BY version")
-        return [NoteRow(int(r[0]), r[1], ts_from_db(r[2]), r[3]) for r in rows]  # type: ignore[arg-type]
+        return [NoteVersion(int(r[0]), r[1], ts_from_db(r[2]), r[3]) for r in rows]  # type: ignore[arg-type]
 
-    def note_version(self, version: int | None = None) -> NoteRow | None:
+    def note_version(self, version: int | None = None) -> NoteVersion | None:
         """One version (None: the current one), or None."""
         sql = "SELECT version, text, saved_at, restored_from FROM note_versions "
         row = self._store.conn.execute(
             sql + ("WHERE version = ?" if version is not None else "ORDER BY version DESC LIMIT 1"),
             (int(version),) if version is not None else (),
         ).fetchone()
-        return NoteRow(int(row[0]), row[1], ts_from_db(row[2]), row[3]) if row else None  # type: ignore[arg-type]
+        return NoteVersion(int(row[0]), row[1], ts_from_db(row[2]), row[3]) if row else None  # type: ignore[arg-type]
 
-    def add_note_version(self, text: str, saved_at: datetime, restored_from: int | None = None) -> NoteRow:
+    def add_note_version(self, text: str, saved_at: datetime, restored_from: int | None = None) -> NoteVersion:
         """Save ``text`` as the next version, unless it equals the current one (returned then)."""
 
-        def run(c: Connection) -> NoteRow:
+        def run(c: Connection) -> NoteVersion:
             cur = c.execute("SELECT version, text, saved_at, restored_from FROM note_versions ORDER BY version DESC LIMIT 1").fetchone()
             if cur is not None and cur[1] == text:
-                return NoteRow(int(cur[0]), cur[1], ts_from_db(cur[2]), cur[3])  # type: ignore[arg-type]
+                return NoteVersion(int(cur[0]), cur[1], ts_from_db(cur[2]), cur[3])  # type: ignore[arg-type]
             number = (int(cur[0]) if cur else 0) + 1
             c.execute("INSERT INTO note_versions(version, text, saved_at, restored_from) VALUES (?,?,?,?)",
                       (number, text, ts_to_db(saved_at), restored_from))  # fmt: skip
-            return NoteRow(number, text, saved_at, restored_from)
+            return NoteVersion(number, text, saved_at, restored_from)
 
         return self._store.write(run)
 
