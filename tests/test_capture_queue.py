@@ -14,6 +14,7 @@ from assistant.config import paths
 from assistant.memory.capture import Capturer
 from assistant.memory.capture_queue import CaptureQueue
 from assistant.memory.records import Kind
+from assistant.memory.errors import NotFound
 from assistant.memory.store import MemoryStore
 
 UTC = timezone.utc
@@ -89,12 +90,15 @@ def test_a_5mb_message_does_not_block_and_is_stored_offloaded(db, store, capture
     (result,) = captured
     episode = store.get(result.episode_id)
     assert episode.kind == Kind.EPISODE and len(episode.text) < 1000 and result.offloaded in episode.text
-    archived = paths().archive / result.offloaded
-    assert archived.read_text(encoding="utf-8") == big  # the full text, offloaded
+    assert store.context_archive.offload(result.offloaded) == big  # the full text, in the encrypted archive
     assert store.get_message(msg.id).content == big  # and still in the message row
     assert "User lives in Berlin." in [m.text for m in store.get_many(result.memory_ids)]
-    store.delete([episode.id])  # deleting the episode deletes its archive file
-    assert not archived.exists()
+    start = time.perf_counter()
+    report = store.delete([episode.id])  # the episode copies the whole message: its archived copy goes too
+    print(f"deleting a 5 MB episode took {time.perf_counter() - start:.1f} s")
+    assert report.ok and store.get_message(msg.id).content == ""
+    with pytest.raises(NotFound):
+        store.context_archive.offload(result.offloaded)
 
 
 def test_a_failure_is_persisted_and_retried(db, store, captured):

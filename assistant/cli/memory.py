@@ -257,8 +257,12 @@ def cmd_show(args: argparse.Namespace) -> int:
         where = f"session {s.session_id} message {s.message_id}" if s.session_id is not None else "direct entry"
         lines.append(f"    {s.speaker} via {s.extractor} {s.extractor_version}, {where}, observed {_fmt_date(s.observed_at)}")
     lines.append("  versions:")
+    kept = {v.version for v in versions[:-1] if v.text != m.text}
     for v in versions:
-        lines.append(f"    v{v.version} {_fmt_date(v.recorded_at)} {v.update_type.value if v.update_type else 'added'} by {v.actor.value}: {v.text}")
+        mark = "  [text kept]" if v.version in kept else ""
+        lines.append(f"    v{v.version} {_fmt_date(v.recorded_at)} {v.update_type.value if v.update_type else 'added'} by {v.actor.value}: {v.text}{mark}")
+    if kept:
+        lines.append(f"  the earlier wording is kept in the database; forget it with: keepsake memory forget-versions {m.id}")
     lines.append("  audit:")
     for a in audit:
         lines.append(f"    {_fmt_date(a.at)} {a.actor.value} {a.action}")

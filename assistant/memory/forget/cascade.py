@@ -33,6 +33,7 @@ from assistant.memory.rows import IN_IDS, ids_json
 MAX_ROUNDS = 8
 REPLY_SUPPORT = 0.75
 CLAIM_MAX_CHARS = 400
+NAMES_MAX_CHARS = 2000  # a longer text (a pasted document) gives no names: only its words verbatim
 FTS_TERMS = 8
 _FTS_WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -184,7 +185,7 @@ def derived(c: Connection, scope: Scope) -> bool:
         d, d,
     ) - scope.doomed  # fmt: skip
     changed = False
-    gone = match.identifiers("\n".join(scope.needles))
+    gone = needle_names(scope)
     for mid, text in sorted(memory_texts(c, cands).items()):
         remaining = _inputs(c, mid) - scope.doomed
         own = _own_sources_left(c, scope, mid)
@@ -194,8 +195,7 @@ def derived(c: Connection, scope: Scope) -> bool:
             changed = True
             continue
         left_texts = [scope.memory_cuts[i].kept if i in scope.memory_cuts else t for i, t in memory_texts(c, remaining).items()] + own
-        still = match.identifiers("\n".join(left_texts))
-        names = gone - still
+        names = gone - match.names_in(left_texts, gone)
         spans = [sp for n in scope.needles for sp in match.covering_sentences(text, match.find_spans(text, n))]
         spans += [(s, e) for s, e in match.sentence_spans(text) if match.mentions(text[s:e], set(), names)]
         if cut(scope, mid, text, spans):
@@ -203,6 +203,12 @@ def derived(c: Connection, scope: Scope) -> bool:
                 scope.rebuilt.add(mid)
             changed = True
     return changed
+
+
+def needle_names(scope: Scope) -> set[str]:
+    """Identifiers of the removed texts (short ones: a pasted document's names are not what the
+    person said about themselves, and its words are matched verbatim anyway)."""
+    return match.identifiers("\n".join(n for n in scope.needles if len(n) <= NAMES_MAX_CHARS))
 
 
 # -------------------------------------------------------------------------------- replies
@@ -215,11 +221,11 @@ def _claims(c: Connection, scope: Scope) -> list[str]:
 def _names(c: Connection, scope: Scope) -> set[str]:
     """Identifiers of the removed texts that nothing kept nearby still mentions (the rest of
     the cut messages and memories, and the other memories of those messages)."""
-    gone = match.identifiers("\n".join(scope.needles))
+    gone = needle_names(scope)
     kept = [cut_.kept for cut_ in (*scope.message_cuts.values(), *scope.memory_cuts.values())]
     others = ids(c, f"SELECT DISTINCT memory_id FROM memory_sources WHERE message_id IN {IN_IDS}", ids_json(scope.message_cuts))
     kept += [t for mid, t in memory_texts(c, others - scope.doomed - set(scope.memory_cuts)).items()]
-    return gone - match.identifiers("\n".join(kept))
+    return gone - match.names_in(kept, gone)
 
 
 def replies(c: Connection, scope: Scope) -> None:

@@ -18,9 +18,11 @@
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 import unicodedata
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from assistant.memory.validate import STOPWORDS, TEMPLATE_WORDS, proper_nouns, stem, words
 
@@ -40,9 +42,44 @@ def _fold_char(ch: str) -> str:
     return " " if ch.isspace() else unicodedata.normalize("NFKC", ch).casefold()
 
 
-def norm_map(text: str) -> tuple[str, list[int]]:
+_WS = str.maketrans({c: " " for c in "\t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"})
+_SPACES = re.compile(r" {2,}")
+
+
+class _Offsets:
+    """Index map of an ASCII text: normalised position -> original position, stored as the few
+    places where whitespace was collapsed (a 5 MB message needs no 5-million-entry list)."""
+
+    def __init__(self, starts: list[int], deltas: list[int]) -> None:
+        self.starts, self.deltas = starts, deltas
+
+    def __getitem__(self, i: int) -> int:
+        return i + self.deltas[bisect.bisect_right(self.starts, i) - 1]
+
+
+def _ascii_map(text: str) -> tuple[str, _Offsets]:
+    t = text.lower().translate(_WS)
+    lead = len(t) - len(t.lstrip(" "))
+    t = t.strip(" ")
+    out, starts, deltas = [], [0], [lead]
+    last = n = 0
+    for m in _SPACES.finditer(t):
+        out.append(t[last : m.start() + 1])
+        n += m.start() + 1 - last
+        starts.append(n)
+        deltas.append(deltas[-1] + m.end() - m.start() - 1)
+        last = m.end()
+    out.append(t[last:])
+    return "".join(out), _Offsets(starts, deltas)
+
+
+@functools.lru_cache(maxsize=512)
+def norm_map(text: str) -> tuple[str, Any]:
     """The normalised text and, for each of its characters, the index of the original
-    character it came from (whitespace runs become one space; leading/trailing space dropped)."""
+    character it came from (whitespace runs become one space; leading/trailing space dropped).
+    ASCII text (most of it) takes a fast path: lower case is one character for one."""
+    if text.isascii():
+        return _ascii_map(text)
     out: list[str] = []
     idx: list[int] = []
     for i, ch in enumerate(text):
@@ -162,6 +199,20 @@ def identifiers(text: str) -> set[str]:
     found = inner | (first & inner)
     found |= {t.casefold() for t in _TOKEN.findall(text) if any(c.isdigit() for c in t)}
     return {f[:-2] if f.endswith("'s") else f for f in found if f not in _PERSON and f not in _COMMON}
+
+
+def names_in(texts: Sequence[str], names: set[str]) -> set[str]:
+    """Which of ``names`` (casefolded) the ``texts`` still mention as words, any case (linear
+    in the texts' length, whatever their size)."""
+    if not names:
+        return set()
+    pattern = re.compile(r"(?<![\w])(" + "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)) + r")(?:'s)?(?![\w])", re.I)
+    found: set[str] = set()
+    for t in texts:
+        found |= {m.group(1).casefold() for m in pattern.finditer(t)}
+        if found >= names:
+            break
+    return found
 
 
 def topic_stems(text: str) -> set[str]:
