@@ -257,13 +257,16 @@ def run(args) -> dict:
                      "keepsake_prompt_tokens": k["prompt_tokens"], "naive_prompt_tokens": n["prompt_tokens"],
                      "compacted": k.get("compacted", False), "maintain_ms": k.get("maintain_ms", 0.0)})  # fmt: skip
     steady, cold = assemble_timing(keepsake_model)
+    name = keepsake_model.name
+    for m in (keepsake_model, naive_model):  # free llama.cpp now, not in __del__ at interpreter exit (it can crash there)
+        m.close()
     last, second = rows[-1], rows[min(1, len(rows) - 1)]
 
     def med(key: str, part: list[dict]) -> float:
         return statistics.median(r[key] for r in part)
 
     return {
-        "model": keepsake_model.name,
+        "model": name,
         "n_ctx": args.n_ctx,
         "window": window or args.n_ctx,
         "compactions": sum(1 for k in keepsake if k.get("compacted")),

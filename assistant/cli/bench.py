@@ -27,6 +27,7 @@ BENCHES = {
     "consolidate": "wall time and peak memory of a full consolidation run",
     "ui": "window start-up, UI-thread stalls, inspector at 100k memories",
     "faults": "SIGKILL keepsake consolidate at random moments: every run all or nothing, undoable",
+    "forget": "delete / forget / delete-conversation time at 1k and 10k memories vs one edit",
 }
 
 

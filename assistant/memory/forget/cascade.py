@@ -5,7 +5,8 @@ round can have its own source message, whose removed sentence is looked for in t
 
 1. :func:`source_messages` - the sentences of each source message that carry a removed memory
    (or a removed part) are cut from it; the rest of the message stays;
-2. :func:`copies` - any other memory that holds a removed text (found by FTS phrase query,
+2. :func:`copies` - (unless the person keeps the conversation: ``redact_sources=False``) any
+   other memory that holds a removed text (found by FTS phrase query,
    confirmed by :func:`match.find_spans` after normalisation, at any length; and every memory of
    a cut message, e.g. its verbatim episode) loses those sentences, or goes when nothing stays;
 3. :func:`derived` - a memory derived from a removed one (``evolve_to``/``derived_from``) is
@@ -40,9 +41,13 @@ _FTS_WORD = re.compile(r"\w+", re.UNICODE)
 
 def spread(c: Connection, scope: Scope) -> None:
     for _ in range(MAX_ROUNDS):
-        changed = source_messages(c, scope) if scope.request.redact_sources else False
-        _collect_needles(c, scope)
-        changed = copies(c, scope) or changed
+        changed = False
+        if scope.request.redact_sources:  # else the person keeps the conversation and its verbatim copies
+            changed = source_messages(c, scope)
+            _collect_needles(c, scope)
+            changed = copies(c, scope) or changed
+        else:
+            _collect_needles(c, scope)
         changed = derived(c, scope) or changed
         if not changed:
             break
