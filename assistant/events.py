@@ -9,6 +9,9 @@ Topics used by Keepsake:
 
 - ``"compaction"``: a session's context was compacted; payload is a
   :class:`assistant.context.compaction.CompactionEvent`.
+- ``"memory_deleted"``: a delete was committed (published by the Forgetter's ``open_sessions``
+  after-holder, :mod:`assistant.services`); payload is the
+  :class:`assistant.memory.forget.report.ForgetReport`. Open chat sessions rebuild their context.
 """
 
 from __future__ import annotations

@@ -71,7 +71,10 @@ def open_connection(path: Path, key_hex: str | None, *, busy_timeout: float = DE
         raise StoreError("database key must be 64 hexadecimal characters")
     path = Path(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not path.exists():  # created private: SQLite gives the -wal and -shm files the same mode
+            with contextlib.suppress(FileExistsError):
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         conn = driver.connect(str(path), timeout=busy_timeout, check_same_thread=True, isolation_level=None)
     except (OSError, DatabaseError) as exc:
         raise (diagnose.classify(exc, path, opened=False) or StoreError(f"cannot open the memory database {path}: {exc}")) from exc

@@ -18,10 +18,8 @@ from typing import Sequence
 from assistant.memory.base import StoreBase
 from assistant.memory.forget.report import ForgetReport, ForgetRequest
 from assistant.memory.records import Actor, UpdateType, ts_to_db
-from assistant.memory.rows import IN_IDS  # noqa: F401  (re-exported for older imports)
 
 DeletePlan = ForgetReport  # the name this report had before the Forgetter
-REDACTED = "[deleted]"
 
 
 class DeleteMixin(StoreBase):

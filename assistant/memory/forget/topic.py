@@ -7,9 +7,10 @@ chat's dialog, ``keepsake chat``'s ``Forget these N? [y/N]``, ``keepsake memory 
 How a memory is judged, sentence by sentence (code decides, no model):
 
 1. **About X**: a sentence names X's content words (crude stems: "my dog" -> ``dog``, which
-   also matches "dogs" and "dog's") or one of X's names. Names found in the person's statements
-   about X become aliases ("My dog is called Miso." -> ``Miso``), so "Miso loves the beach." is
-   about X too; the person's own name is never an alias.
+   also matches "dogs" and "dog's") or, when X has a name ("my friend Lea"), that name (X's
+   words without any name - "a friend from school" - are proposed, not pre-ticked). The name X
+   goes by in the person's statements becomes an alias ("My dog is called Miso." -> ``Miso``),
+   so "Miso loves the beach." is about X too; the person's own name is never an alias.
 2. **A statement, or not**: a question ("What's my dog's name?") or a request ("Write a story
    about a nurse and her dog") says nothing about the person: proposed, never pre-ticked.
 3. **Whole or part**: a memory whose every sentence is about X goes whole; one that also holds
@@ -33,11 +34,14 @@ from assistant.memory.forget.scope import full_text
 from assistant.memory.rows import IN_IDS, ids_json
 
 POOL = 500  # memories naming the topic looked at (all of them, in practice)
+MAX_ALIASES = 20
 SIMILAR_MIN = 0.55
 SIMILAR_CONFIDENCE = 0.2
 _QUESTION = re.compile(
     r"^\s*(?:(?:hey|hi|ok|so|and|but)[,\s]+)*(?:what|what's|where|when|who|whom|whose|why|how|which|is|are|am|was|were|"
     r"do|does|did|can|could|would|will|should|shall|may|have|has)\b", re.I)  # fmt: skip
+# "My dog is called Miso", "a dog named Miso", "her name is Miso": the name X goes by
+_NAMING = re.compile(r"\b(?:called|named|name is|name's|nicknamed)\s+([A-Z][\w'\u2019-]*)")
 _REQUEST = re.compile(
     r"^\s*(?:(?:hey|hi|ok|so|and)[,\s]+)*(?:please\s+)?(?:write|tell|give|make|create|list|explain|show|help|suggest|draft|"
     r"summari[sz]e|translate|find|generate|describe|compose|plan|recommend|imagine|let's)\b", re.I)  # fmt: skip
@@ -77,6 +81,52 @@ def is_statement(sentence: str) -> bool:
     return not (s.endswith("?") or _QUESTION.match(s) or _REQUEST.match(s))
 
 
+@dataclass
+class Topic:
+    """What "forget X" is about: X's content stems, the names it gives, and aliases (names the
+    person's statements about X gave it). With names in X ("my friend Lea"), a sentence naming
+    X's words but another name ("my friend Tom") is about someone else."""
+
+    stems: set[str]
+    names: set[str]
+    aliases: set[str]
+
+    @classmethod
+    def of(cls, query: str) -> "Topic":
+        names = match.identifiers(query) | {w.casefold() for w in match.words(query) if any(c.isupper() for c in w)}
+        names -= {"i", "user"}
+        return cls(match.topic_stems(query) - {match.stem(n) for n in names}, names, set())
+
+    def direct(self, sentence: str) -> bool:
+        """Names X, or (when X has no name) says X's words."""
+        if match.mentions(sentence, set(), self.names):
+            return True
+        return not self.names and bool(self.stems) and match.mentions(sentence, self.stems, set())
+
+    def loose(self, sentence: str) -> bool:
+        """X has a name, and this says X's words without any name ("a friend from school" for
+        "my friend Lea"): maybe about X, never pre-ticked."""
+        return bool(self.names and self.stems) and match.mentions(sentence, self.stems, set()) and not match.identifiers(sentence)
+
+    def via_alias(self, sentence: str) -> bool:
+        return bool(self.aliases) and match.mentions(sentence, set(), self.aliases)
+
+    def spans(self, text: str) -> tuple[list[match.Span], list[match.Span], list[match.Span]]:
+        """(sentences about X in its own words, about X through an alias, maybe about X)."""
+        direct, alias, loose = [], [], []
+        for s, e in match.sentence_spans(text):
+            if self.direct(text[s:e]):
+                direct.append((s, e))
+            elif self.via_alias(text[s:e]):
+                alias.append((s, e))
+            elif self.loose(text[s:e]):
+                loose.append((s, e))
+        return direct, alias, loose
+
+    def terms(self) -> set[str]:
+        return self.stems | self.names | self.aliases
+
+
 def _fts(store: Any, terms: set[str]) -> set[int]:
     if not terms:
         return set()
@@ -96,36 +146,34 @@ def _person_names(store: Any) -> set[str]:
     return match.identifiers("\n".join(r[0] for r in rows))
 
 
-def _about(text: str, stems: set[str], names: set[str]) -> list[match.Span]:
-    return [(s, e) for s, e in match.sentence_spans(text) if match.mentions(text[s:e], stems, names)]
-
-
 def propose(store: Any, retriever: Any, query: str, *, k: int = 12) -> list[Candidate]:
     """Memories about ``query`` (see the module docstring), pre-ticked ones first: every one
     that names it, then at most enough merely similar ones to reach ``k``."""
-    stems = match.topic_stems(query)
-    names = match.identifiers(query) | {w.casefold() for w in match.words(query) if any(c.isupper() for c in w)}
-    names -= {"i", "user"}
+    topic = Topic.of(query)
     similar: dict[int, float] = {}
     if retriever is not None:
         try:
             similar = {h.memory.id: float(h.score) for h in retriever.search(query, k=k)}
         except Exception:  # noqa: BLE001 - retrieval is a help here; words still find the rest
             similar = {}
-    pool = _fts(store, stems | names) | set(similar) | _offloaded(store, stems, names)
-    texts = _texts(store, pool)
-    aliases = set()
-    for text in texts.values():
-        for s, e in _about(text, stems, names):
+    pool = _fts(store, topic.terms()) | set(similar) | _offloaded(store, topic)
+    rows = _rows(store, pool)
+    found: dict[str, int] = {}
+    for _kind, _valid, text in rows.values():
+        for s, e in topic.spans(text)[0]:
             if is_statement(text[s:e]):
-                aliases |= match.identifiers(text[s:e])
-    aliases -= _person_names(store) | names
-    if aliases:
-        pool |= _fts(store, aliases) | _offloaded(store, set(), aliases)
-        texts = _texts(store, pool)
+                for m in _NAMING.finditer(text[s:e]):
+                    name = m.group(1).casefold().removesuffix("'s")
+                    found[name] = found.get(name, 0) + 1
+    person = _person_names(store)
+    topic.aliases = {n for n, _ in sorted(found.items(), key=lambda x: -x[1]) if n not in person and n not in topic.names}
+    topic.aliases = set(list(topic.aliases)[:MAX_ALIASES])
+    if topic.aliases:
+        pool |= _fts(store, topic.aliases) | _offloaded(store, topic)
+        rows = _rows(store, pool)
     out = []
-    for mid, text in texts.items():
-        cand = _judge(store, mid, text, stems, names, aliases, similar.get(mid))
+    for mid, (kind, valid, text) in rows.items():
+        cand = _judge(mid, kind, valid, text, topic, similar.get(mid))
         if cand is not None:
             out.append(cand)
     out.sort(key=lambda c: (not c.pre_ticked, -c.confidence, c.memory_id))
@@ -133,43 +181,49 @@ def propose(store: Any, retriever: Any, query: str, *, k: int = 12) -> list[Cand
     return about + [c for c in out if c.confidence <= SIMILAR_CONFIDENCE][: max(0, k - len(about))]
 
 
-def _texts(store: Any, ids: set[int]) -> dict[int, str]:
-    """Memory texts, an offloaded episode's whole text in place of its preview + pointer."""
+def _rows(store: Any, ids: set[int]) -> dict[int, tuple[str, str | None, str]]:
+    """id -> (kind, valid_at, text); an offloaded episode's whole text in place of its pointer."""
     rows = store.conn.execute(
-        f"SELECT id, text FROM memories WHERE id IN {IN_IDS} AND status IN ('active', 'resolving', 'archived')", (ids_json(ids),)
+        f"SELECT id, kind, valid_at, text FROM memories WHERE id IN {IN_IDS} AND status IN ('active', 'resolving', 'archived')",
+        (ids_json(ids),),
     ).fetchall()
-    return {int(r[0]): full_text(store.conn, r[1]) for r in rows}
+    return {int(r[0]): (r[1], r[2], full_text(store.conn, r[3])) for r in rows}
 
 
-def _offloaded(store: Any, stems: set[str], names: set[str]) -> set[int]:
+def _offloaded(store: Any, topic: Topic) -> set[int]:
     """Memories pointing at an offloaded text (a long message's episode) that names the topic."""
     out: set[int] = set()
+    terms = [t for t in topic.terms() if t]
     for ref, text in store.conn.execute("SELECT ref, text FROM context_offloads WHERE kind = 'message'").fetchall():
-        if any(match.mentions(text[s:e], stems, names) for s, e in match.sentence_spans(text)):
+        low = text.casefold()
+        if not any(t in low for t in terms):
+            continue
+        if any(topic.spans(text)[:2]):
             like = "%" + ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "]"
             out |= {int(r[0]) for r in store.conn.execute("SELECT id FROM memories WHERE text LIKE ? ESCAPE '\\'", (like,))}
     return out
 
 
-def _judge(store: Any, mid: int, text: str, stems: set[str], names: set[str], aliases: set[str], score: float | None) -> Candidate | None:
-    direct = _about(text, stems, names)
-    via_alias = [sp for sp in _about(text, set(), aliases) if sp not in direct]
+def _judge(mid: int, kind: str, valid: str | None, text: str, topic: Topic, score: float | None) -> Candidate | None:
+    direct, via_alias, loose = topic.spans(text)
     spans = match.merge_spans(direct + via_alias)
-    m = store.get(mid)
-    valid = m.valid_at.isoformat() if m.valid_at else None
+    if not spans and loose:
+        kept = match.remove_spans(text, loose)
+        return Candidate(mid, text, kind, valid, 0.4, False, tuple(text[s:e] for s, e in loose),
+                         kept if match.normalize(kept) else "", "says it without the name: maybe someone else")  # fmt: skip
     if not spans:
         if score is None or score < SIMILAR_MIN:
             return None
-        return Candidate(mid, text, m.kind.value, valid, SIMILAR_CONFIDENCE, False, (text,), "", "only similar in meaning; it does not name it")
+        return Candidate(mid, text, kind, valid, SIMILAR_CONFIDENCE, False, (text,), "", "only similar in meaning; it does not name it")
     statements = [sp for sp in spans if is_statement(text[sp[0]:sp[1]])]
     kept = match.remove_spans(text, spans)
+    kept = kept if match.normalize(kept) else ""
     removed = tuple(text[s:e] for s, e in spans)
     if not statements:
-        why = "a question or request you made, not something about you"
-        return Candidate(mid, text, m.kind.value, valid, 0.3, False, removed, kept if match.normalize(kept) else "", why)
+        return Candidate(mid, text, kind, valid, 0.3, False, removed, kept, "a question or request you made, not something about you")
     conf = 0.9 if any(sp in direct for sp in statements) else 0.7
-    why = "says it in so many words" if conf == 0.9 else f"names {', '.join(sorted(aliases & match.identifiers_loose(' '.join(removed))))}"
-    return Candidate(mid, text, m.kind.value, valid, conf, True, removed, kept if match.normalize(kept) else "", why)
+    why = "says it in so many words" if conf == 0.9 else f"names {', '.join(sorted(topic.aliases & match.identifiers_loose(' '.join(removed))))}"
+    return Candidate(mid, text, kind, valid, conf, True, removed, kept, why)
 
 
 def request_for(chosen: Sequence[Candidate]) -> ForgetRequest:
