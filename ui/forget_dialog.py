@@ -95,10 +95,10 @@ class ForgetDialog(QDialog):
 
 def confirm_forget(backend: Backend, parent: QWidget, candidates: list[dict[str, Any]], *, query: str | None = None,
                    choose: Callable[[list[dict]], list[int]] | None = None,
-                   confirm: Callable[[dict], bool] | None = None, after: Callable[[], None] | None = None) -> None:  # fmt: skip
+                   confirm: Callable[[dict], bool] | None = None) -> None:  # fmt: skip
     """Ask which candidates to forget, preview the cascade (which sentences go, what stays),
-    forget, then ``after()`` (the chat reloads the conversation, which lost those sentences).
-    ``choose``/``confirm`` replace the dialogs (tests)."""
+    forget (the chat shows what stays through the store's change signal). ``choose``/``confirm``
+    replace the dialogs (tests)."""
     from assistant.memory.forget.topic import Candidate, request_for
 
     if not candidates:
@@ -115,8 +115,6 @@ def confirm_forget(backend: Backend, parent: QWidget, candidates: list[dict[str,
     request = request_for([Candidate.from_json(by_id[i]) for i in ids])
 
     def done(report) -> None:
-        if after is not None and report.executed:
-            after()
         report_done(backend, report, f"Forgot {plural(len(ids), 'memory', 'memories')}" + (f" about “{query}”." if query else "."))
 
     def ask(plan) -> None:

@@ -19,7 +19,9 @@ from typing import Any
 TOPIC = "store_changed"
 
 #: Audit actions after which messages may have been redacted or deleted.
-DELETE_ACTIONS = frozenset({"delete", "delete_session", "purge_ttl", "forget_part"})
+DELETE_ACTIONS = frozenset({"delete", "delete_session", "purge_ttl"})
+#: Audit actions after which text was removed from what stays (a forget's partial cuts).
+CUT_ACTIONS = frozenset({"forget_part", "forget_versions", "redact_messages"})
 
 
 @dataclass(frozen=True)
@@ -44,8 +46,9 @@ class StoreChange:
 
     @property
     def removes_text(self) -> bool:
-        """Messages may have been redacted or deleted (a delete of memories or conversations)."""
-        return bool(self.actions & DELETE_ACTIONS)
+        """Messages may have been redacted or deleted (a delete of memories or conversations, a
+        forget that cut sentences)."""
+        return bool(self.actions & (DELETE_ACTIONS | CUT_ACTIONS))
 
 
 @dataclass(frozen=True)

@@ -127,6 +127,8 @@ class MemoryCuts:
         counts = self.count(c, scope)
         for mid, version in self._old_versions(c, scope):
             c.execute("DELETE FROM memory_versions WHERE memory_id = ? AND version = ?", (mid, version))
+        for mid in sorted(scope.old_versions_of):
+            ctx.audit(c, actor=ctx.actor, action="forget_versions", memory_id=mid, at=ctx.now, details={"redacted": True})
         for mid, cut_ in sorted(scope.memory_cuts.items()):
             row = c.execute("SELECT version, updated_at FROM memories WHERE id = ?", (mid,)).fetchone()
             why = "rebuilt without forgotten text" if mid in scope.rebuilt else "forgotten part removed"

@@ -40,8 +40,13 @@ class Messages:
         }
 
     def apply(self, c: Connection, scope: Scope, ctx: ApplyContext) -> dict[str, int]:
+        per_session: dict[int, int] = {}
         for mid, cut in sorted(scope.message_cuts.items()):
             c.execute("UPDATE messages SET content = ?, redacted_at = ? WHERE id = ?", (cut.kept, ts_to_db(ctx.now), mid))
+            sid = c.execute("SELECT session_id FROM messages WHERE id = ?", (mid,)).fetchone()[0]
+            per_session[int(sid)] = per_session.get(int(sid), 0) + 1
+        for sid, n in sorted(per_session.items()):  # the trail (and the app's change signal) names the conversation
+            ctx.audit(c, actor=ctx.actor, action="redact_messages", session_id=sid, at=ctx.now, details={"redacted": True, "messages": n})
         return self.count(c, scope)
 
 
