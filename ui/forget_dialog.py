@@ -58,8 +58,8 @@ class ForgetDialog(QDialog):
         head.setObjectName("dialogHeadline")
         head.setWordWrap(True)
         lay.addWidget(head)
-        hint = QLabel("Ticked: what you said about it. A memory that also holds other things only loses the part "
-                      "shown. Unticked ones are only related (questions, requests). Nothing is deleted until you confirm.", self)  # fmt: skip
+        hint = QLabel("Ticked: what you said about it; a memory holding other things too loses only the part shown. "
+                      "Nothing is deleted until you confirm.", self)  # fmt: skip
         hint.setObjectName("dialogText")
         hint.setWordWrap(True)
         lay.addWidget(hint)

@@ -259,10 +259,11 @@ def _delete(st: Studio):
 
 
 def _forget(st: Studio):
+    from assistant.memory.forget.topic import propose
     from ui.forget_dialog import ForgetDialog
 
-    found = [m.to_json() for m in st.store.get_many([st.ids["rex"], st.ids["veg"]])]
-    return st.dialog(ForgetDialog(found, st.window))
+    found = [c.to_json() for c in propose(st.store, None, "my dog")]
+    return st.dialog(ForgetDialog(found, "my dog", st.window))
 
 
 def scenes() -> list[Scene]:
