@@ -10,26 +10,10 @@ from hypothesis import strategies as st
 from assistant.memory.forget import match
 
 
-def _slow_map(text: str) -> tuple[str, list[int]]:
-    """The definition: fold each character, collapse whitespace runs, strip the ends."""
-    out: list[str] = []
-    idx: list[int] = []
-    for i, ch in enumerate(text):
-        for f in match._fold_char(ch):
-            if f == " " and (not out or out[-1] == " "):
-                continue
-            out.append(f)
-            idx.append(i)
-    if out and out[-1] == " ":
-        out.pop()
-        idx.pop()
-    return "".join(out), idx
-
-
 @given(st.text(alphabet=st.sampled_from(list("ab Z.\n\t  x1'")), max_size=60))
 def test_the_ascii_fast_path_is_the_same_normalisation(text):
     norm, offsets = match.norm_map(text)
-    slow, idx = _slow_map(text)
+    slow, idx = match.fold_map(text)  # the definition, character by character
     assert norm == slow and [offsets[i] for i in range(len(norm))] == idx
 
 

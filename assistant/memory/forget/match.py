@@ -78,8 +78,11 @@ def norm_map(text: str) -> tuple[str, Any]:
     """The normalised text and, for each of its characters, the index of the original
     character it came from (whitespace runs become one space; leading/trailing space dropped).
     ASCII text (most of it) takes a fast path: lower case is one character for one."""
-    if text.isascii():
-        return _ascii_map(text)
+    return _ascii_map(text) if text.isascii() else fold_map(text)
+
+
+def fold_map(text: str) -> tuple[str, list[int]]:
+    """The definition of the normalisation, character by character (any text)."""
     out: list[str] = []
     idx: list[int] = []
     for i, ch in enumerate(text):
