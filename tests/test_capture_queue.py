@@ -10,7 +10,6 @@ from datetime import datetime, timezone
 import pytest
 
 from assistant import events
-from assistant.config import paths
 from assistant.memory.capture import Capturer
 from assistant.memory.capture_queue import CaptureQueue
 from assistant.memory.records import Kind
@@ -75,7 +74,9 @@ def test_capture_runs_in_the_background_and_publishes_an_event(db, store, captur
     assert threading.current_thread() is threading.main_thread()  # the caller was never the worker
 
 
-def test_a_5mb_message_does_not_block_and_is_stored_offloaded(db, store, captured):
+def test_a_5mb_message_does_not_block_and_keeps_only_its_statement(db, store, captured):
+    """A huge paste: the capture returns at once, the message row keeps all of it, and memory
+    keeps only what the person said about themselves (the pasted text is no statement)."""
     big = "I moved to Berlin last month. " + ("lorem ipsum dolor sit amet " * 200_000)[: 5 * 1024 * 1024]
     msg = say(store, big)
     q = CaptureQueue(lambda: MemoryStore(db), use_llm=False)
@@ -88,13 +89,10 @@ def test_a_5mb_message_does_not_block_and_is_stored_offloaded(db, store, capture
         q.stop()
     (result,) = captured
     episode = store.get(result.episode_id)
-    assert episode.kind == Kind.EPISODE and len(episode.text) < 1000 and result.offloaded in episode.text
-    archived = paths().archive / result.offloaded
-    assert archived.read_text(encoding="utf-8") == big  # the full text, offloaded
-    assert store.get_message(msg.id).content == big  # and still in the message row
+    assert (episode.kind, episode.text) == (Kind.EPISODE, "I moved to Berlin last month.")
+    assert store.get_message(msg.id).content == big  # the message row keeps the full text
     assert "User lives in Berlin." in [m.text for m in store.get_many(result.memory_ids)]
-    store.delete([episode.id])  # deleting the episode deletes its archive file
-    assert not archived.exists()
+    assert not any("lorem" in m.text for m in store.list(include_all=True))
 
 
 def test_a_failure_is_persisted_and_retried(db, store, captured):

@@ -27,6 +27,7 @@ BENCHES = {
     "consolidate": "wall time and peak memory of a full consolidation run",
     "ui": "window start-up, UI-thread stalls, inspector at 100k memories",
     "faults": "SIGKILL keepsake consolidate at random moments: every run all or nothing, undoable",
+    "capture": "precision/recall of what capture keeps, on the labeled message set",
 }
 
 

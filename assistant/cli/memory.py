@@ -192,7 +192,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json(p)
     p.set_defaults(func=cmd_ttl)
 
-    ses = sub.add_parser("sessions", help="list, show, rename and delete chat sessions")
+    ses = sub.add_parser("sessions", help="list, show, search, rename and delete chat sessions")
     ssub = ses.add_subparsers(dest="sessions_command", metavar="ACTION", required=True)
     p = ssub.add_parser("list", help="sessions, most recent first")
     p.add_argument("--limit", type=argtypes.limit)
@@ -202,6 +202,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("id", type=argtypes.record_id)
     add_json(p)
     p.set_defaults(func=cmd_sessions_show)
+    p = ssub.add_parser("search", help="find messages in your conversations (questions and requests live here, not in memory)")
+    p.add_argument("query")
+    p.add_argument("--limit", type=int, default=20, help="how many messages (default 20)")
+    add_json(p)
+    p.set_defaults(func=cmd_sessions_search)
     p = ssub.add_parser("rename", help="set a session's title")
     p.add_argument("id", type=argtypes.record_id)
     p.add_argument("title")
@@ -374,6 +379,22 @@ def cmd_sessions_show(args: argparse.Namespace) -> int:
     lines += [f"  [{m.id}] {m.role.value}: {'[deleted]' if m.redacted else m.content}" for m in msgs]
     emit(args, data, "\n".join(lines))
     return 0
+
+
+@_cmd
+def cmd_sessions_search(args: argparse.Namespace) -> int:
+    if args.limit < 1:
+        raise UserError("--limit must be at least 1")
+    with opened_store() as store:
+        found = store.search_messages(args.query, limit=args.limit)
+    lines = [f"#{m.session_id:<5} [{m.id}] {_fmt_date(m.observed_at)}  {m.role.value}: {_one_line(m.content)}" for m in found]
+    emit(args, [m.to_json() for m in found], "\n".join(lines) or "no message matches")
+    return 0
+
+
+def _one_line(text: str, limit: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 @_cmd

@@ -10,20 +10,24 @@ For one user message, :meth:`Capturer.capture_message`:
    person's (role ``user``), for a redacted one, and for a "forget ..." command (storing it would
    keep what the person asked to forget; the caller runs the confirmation flow of
    :mod:`assistant.memory.commands`);
-2. stores the message as an **episode** (kind ``episode``, the verbatim text, ``valid_at`` = its
-   first grounded date if that is earlier than when it was said, else when it was said: a plan
-   for March said in January is known from January). A message over ``OFFLOAD_CHARS`` (8000) has its
-   full text offloaded to an archive file (:func:`assistant.context.offload.offload`), registered
-   with ``store.register_file`` so deleting the episode deletes the file; the episode keeps the
-   500-char preview + pointer (the message row itself keeps the full text);
-3. extracts profile slots and facts with the deterministic rules
+2. keeps only what the message states about the person: :func:`assistant.memory.statements.classify`
+   cuts it into sentences/clauses and keeps the statements (the person's life, people, plans,
+   preferences, instructions). Questions, requests, commands and chit-chat stay in the conversation
+   (the message row, searchable with ``keepsake sessions search``) and become no memory: a message
+   with no statement is skipped (``CaptureResult.skipped``), so a question never retrieves itself;
+3. stores the statements as one **episode** (kind ``episode``: the statement units verbatim, in
+   message order, joined by a space; the whole message when all of it is statements), ``valid_at``
+   = its first grounded date if that is earlier than when it was said, else when it was said (a
+   plan for March said in January is known from January), with the message as its source; and extracts
+   profile slots and facts from the statements only, with the deterministic rules
    (:mod:`assistant.memory.extract_rules`) and, when a chat model is given and ``use_llm``, with
    JSON-schema constrained extraction (:mod:`assistant.memory.extract_llm`), shown at most 8
    existing memories numbered 0..n-1 (retriever hits, else FTS matches, plus recent profile slots).
    Profiles and facts get ``valid_at`` like the episode: the date their sentence grounds (when
    earlier), else when the message was said (true at least since then: the consolidator orders
    an update and the facts it retires by these starts);
-4. validates every fact against the message (:func:`assistant.memory.validate.validate`):
+4. validates every fact against the statements (:func:`assistant.memory.validate.validate`): words
+   of the message's questions or requests do not support a fact;
    rejected ones are returned in ``CaptureResult.rejected`` as ``(text, reason)``, kept in
    ``Capturer.rejections`` (last 500) and logged (reason at INFO, text at DEBUG), never raised;
 5. ADDs everything in one ``add_many`` call (one embedding batch, one transaction): identical
@@ -37,8 +41,8 @@ Provenance: every record gets a :class:`Source` (session, message, speaker, extr
 observed_at). Dates ground against the message's ``observed_at`` (in the local timezone, or
 ``tz``), never against the current time.
 
-Long messages: only the first ``RULES_WINDOW`` characters are read by the rules (a pasted
-document is not the person talking about themselves), and the LLM is skipped.
+Long messages: only the first ``RULES_WINDOW`` characters are classified (a pasted document is
+not the person talking about themselves; the message row keeps all of it), and the LLM is skipped.
 
 Retrying a capture is safe: the same message gives the same texts and sources, so a second run
 adds nothing. :class:`assistant.memory.capture_queue.CaptureQueue` runs captures off the caller's
@@ -49,7 +53,6 @@ from __future__ import annotations
 
 import collections
 import logging
-import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, tzinfo
 from typing import Any, Sequence
@@ -59,6 +62,7 @@ from assistant.memory.commands import REMEMBER_EXTRACTOR, Command, keyword_searc
 from assistant.memory.dates import ground
 from assistant.memory.extract_llm import MAX_EXISTING, LlmExtractor
 from assistant.memory.extract_rules import Candidate
+from assistant.memory.statements import classify
 from assistant.memory.records import (
     DEFAULT_SCOPE,
     Actor,
@@ -76,9 +80,9 @@ from assistant.memory.validate import validate
 log = logging.getLogger(__name__)
 
 EPISODE_EXTRACTOR = "episode"
-CAPTURE_VERSION = "1"
+CAPTURE_VERSION = "2"  # 2: episodes and facts come from the message's statements only
 RULES_WINDOW = 4000
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i’m|i've|i’ve|my|me|we|our|us|mine)\b|我", re.I)
+NOT_A_STATEMENT = "no statement about the person (questions, requests and chit-chat stay in the conversation)"
 
 
 @dataclass
@@ -93,7 +97,7 @@ class CaptureResult:
     created_ids: list[int] = field(default_factory=list)
     skipped: str | None = None  # why nothing was captured
     command: Command | None = None
-    offloaded: str | None = None  # archive ref holding the full text of a long message
+    statements: list[str] = field(default_factory=list)  # the message's statement units, verbatim
     llm_proposed: int = 0
     llm_accepted: int = 0
     llm_error: str | None = None
@@ -108,7 +112,7 @@ class CaptureResult:
             "rejected": [{"text": t, "reason": r} for t, r in self.rejected],
             "skipped": self.skipped,
             "command": {"kind": self.command.kind, "text": self.command.text} if self.command else None,
-            "offloaded": self.offloaded,
+            "statements": list(self.statements),
             "llm": {"proposed": self.llm_proposed, "accepted": self.llm_accepted, "error": self.llm_error},
         }
 
@@ -194,24 +198,24 @@ class Capturer:
 
     def _capture(self, msg: Any, cmd: Command | None, observed: datetime, base_trust: Trust, imported: bool,
                  use_llm: bool | None, result: CaptureResult) -> CaptureResult:  # fmt: skip
-        text = msg.content
-        long = len(text) > _offload_chars()
-        window = text[:RULES_WINDOW] if long else text
-        grounded = ground(window, observed)
-        sources_text = [window, grounded.text]
-        episode_text = text
-        offloaded = None
-        if long:
-            offloaded = _offload(text, msg.session_id)
-            if offloaded is not None:
-                episode_text, result.offloaded = offloaded.text, offloaded.ref
+        window = msg.content[:RULES_WINDOW]
+        units = [u.text for u in classify(window).statements]
+        if not units and cmd is not None and cmd.kind == "remember":
+            units = [window.strip()]
+        if not units:
+            result.skipped = NOT_A_STATEMENT
+            return result
+        said = " ".join(units)  # the episode: what the message states, verbatim, in order
+        result.statements = units
+        grounded = ground(said, observed)
+        sources_text = [said, grounded.text]
 
         def source(extractor: str, version: str = CAPTURE_VERSION) -> Source:
             return Source(session_id=msg.session_id, message_id=msg.id, speaker="user", extractor=extractor,
                           extractor_version=version, observed_at=msg.observed_at)  # fmt: skip
 
         specs = [NewMemory(
-            episode_text, kind=Kind.EPISODE, scope=self.scope, sources=(source(EPISODE_EXTRACTOR),),
+            said, kind=Kind.EPISODE, scope=self.scope, sources=(source(EPISODE_EXTRACTOR),),
             valid_at=_valid_from(grounded.valid_at, observed.tzinfo, msg.observed_at), trust=base_trust,
             confidence=1.0,
         )]  # fmt: skip
@@ -221,11 +225,11 @@ class Capturer:
             cands.append(Candidate(fact, Kind.FACT, None, valid, 1.0, extractor=REMEMBER_EXTRACTOR))
             cands += extract_rules.extract(cmd.text, observed)
         else:
-            cands += extract_rules.extract(window, observed)
+            cands += extract_rules.extract("\n".join(units), observed)
         existing: list[Memory] = []
         ask = self.use_llm if use_llm is None else use_llm
-        if ask and self._llm is not None and not long and _FIRST_PERSON.search(window):
-            existing = self._context(window)
+        if ask and self._llm is not None and len(msg.content) <= RULES_WINDOW:
+            existing = self._context(said)
             out = self._llm.extract(grounded.text, observed, [m.text for m in existing])
             result.llm_proposed, result.llm_error, result.llm_prompt = out.proposed, out.error, out.prompt
             cands += out.candidates
@@ -252,8 +256,6 @@ class Capturer:
         result.episode_id = added[0].id
         result.created_ids = [a.id for a in added if a.created]
         result.memory_ids = list(dict.fromkeys(a.id for a in added[1:]))
-        if offloaded is not None and added[0].created:
-            self.store.register_file(offloaded.path, memory_id=added[0].id, message_id=msg.id)
         for c, a in zip(accepted, added[1:]):
             if c.about is not None and a.created and a.id != existing[c.about].id:
                 self.store.link(a.id, existing[c.about].id, LinkType.RELATED, actor=Actor.CAPTURE)
@@ -289,26 +291,6 @@ def capture_messages(store: Any, ids: Sequence[int], **kw: Any) -> list[CaptureR
     """Capture several messages in order with one :class:`Capturer` (``kw`` as for it)."""
     capturer = Capturer(store, **kw)
     return [capturer.capture_message(i) for i in ids]
-
-
-def _offload_chars() -> int:
-    try:
-        from assistant.context.offload import OFFLOAD_CHARS
-    except ImportError:  # the context package is optional for capture
-        return 8000
-    return OFFLOAD_CHARS
-
-
-def _offload(text: str, session_id: int) -> Any:
-    try:
-        from assistant.context.offload import offload
-    except ImportError:
-        return None
-    try:
-        return offload(text, session_id, kind="message")
-    except OSError:
-        log.warning("capture: could not offload a long message; the episode keeps the full text", exc_info=True)
-        return None
 
 
 def __getattr__(name: str) -> Any:  # CaptureQueue lives in its own module

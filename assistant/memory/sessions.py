@@ -11,6 +11,7 @@ from assistant.memory.db import Connection
 from assistant.memory.errors import NotFound
 from assistant.memory.records import Actor, Message, Role, Session, ts_to_db
 from assistant.memory.rows import message_from_row, session_from_row
+from assistant.memory.textmatch import match_expression
 
 _SESSION_SELECT = (
     "SELECT s.*, (SELECT count(*) FROM messages m WHERE m.session_id = s.id) AS message_count FROM sessions s"
@@ -128,6 +129,18 @@ class SessionsMixin(StoreBase):
         if row is None:
             raise NotFound(f"no message with id {message_id}")
         return message_from_row(row)
+
+    def search_messages(self, query: str, *, limit: int = 20) -> list[Message]:
+        """Messages (any role) whose words match ``query``, best BM25 first (FTS5 over the message
+        text; the query is sanitized, so FTS syntax in it is plain text). Redacted messages never
+        match. This is where questions, requests and chit-chat are found: they are kept in the
+        conversation, not in memory."""
+        match = match_expression(query)
+        if match is None or limit <= 0:
+            return []
+        sql = ("SELECT m.* FROM message_fts JOIN messages m ON m.id = message_fts.rowid "
+               "WHERE message_fts MATCH ? AND m.redacted_at IS NULL ORDER BY bm25(message_fts), m.id LIMIT ?")  # fmt: skip
+        return [message_from_row(r) for r in self.conn.execute(sql, (match, int(limit)))]
 
     def messages(self, session_id: int, *, after_id: int | None = None, limit: int | None = None) -> list[Message]:
         """Messages of a session in sequence order (``after_id`` pages forward)."""
