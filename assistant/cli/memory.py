@@ -437,10 +437,21 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 @_cmd
 def cmd_import(args: argparse.Namespace) -> int:
-    with opened_store(with_embedder=True) as store:
-        report = store.import_json(args.file, keep_trust=args.keep_trust)
-    r = report.to_json()
-    text = (f"imported {r['memories_added']} new memories ({r['memories_merged']} already known), "
+    return restore_export(args, keep_trust=args.keep_trust)
+
+
+def restore_export(args: argparse.Namespace, *, keep_trust: bool) -> int:
+    """Restore a file written by ``keepsake export`` (``import-memories``, and ``keepsake import``
+    when it recognises an export): memories with their versions and dates, sessions, messages."""
+    from assistant.memory.errors import StoreError
+
+    try:
+        with opened_store(with_embedder=True) as store:
+            report = store.import_json(args.file, keep_trust=keep_trust)
+    except (StoreError, ValueError) as exc:
+        raise UserError(str(exc)) from None
+    r = {"format": "keepsake", **report.to_json()}
+    text = (f"restored a Keepsake export: {r['memories_added']} new memories ({r['memories_merged']} already known), "
             f"{r['sessions_added']} sessions, {r['messages_added']} messages")  # fmt: skip
     if r["errors"]:
         text += "\nskipped:\n" + "\n".join(f"  {e}" for e in r["errors"])

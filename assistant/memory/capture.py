@@ -66,6 +66,7 @@ from assistant.memory.statements import classify
 from assistant.memory.records import (
     DEFAULT_SCOPE,
     Actor,
+    AddResult,
     Kind,
     LinkType,
     Memory,
@@ -117,6 +118,18 @@ class CaptureResult:
         }
 
 
+@dataclass
+class _Plan:
+    """One message's capture before it is written: the memories to ADD (episode first) and the
+    accepted candidates behind specs[1:]."""
+
+    result: CaptureResult
+    specs: list[NewMemory] = field(default_factory=list)
+    accepted: list[Candidate] = field(default_factory=list)
+    existing: list[Memory] = field(default_factory=list)
+    actor: Actor = Actor.CAPTURE
+
+
 def _valid_from(d: date | None, tz: tzinfo | None, observed_at: datetime) -> datetime:
     """When a statement starts being true: the date its text grounds, but never after it was said
     ("I'm running the Bath Half on March 16", said in January, is a plan known since January;
@@ -155,11 +168,29 @@ class Capturer:
     def capture_message(self, message_id: int, *, trust: Trust | None = None, use_llm: bool | None = None) -> CaptureResult:
         """Capture one stored message (see the module docstring). Raises only for store errors
         (:class:`NotFound` for an unknown id); extraction problems end up in the result."""
+        return self.capture_many([message_id], trust=trust, use_llm=use_llm)[0]
+
+    def capture_many(self, message_ids: Sequence[int], *, trust: Trust | None = None,
+                     use_llm: bool | None = None) -> list[CaptureResult]:  # fmt: skip
+        """Capture several stored messages with one ``add_many`` (one embedding batch and one
+        transaction per 256 memories): what an import does per chunk. Same results, in order, as
+        :meth:`capture_message` for each id."""
+        why = self.memory_off()
+        plans = [self._plan(int(i), why, trust, use_llm) for i in message_ids]
+        for actor in (Actor.CAPTURE, Actor.IMPORT):
+            todo = [p for p in plans if p.specs and p.actor is actor]
+            if not todo:
+                continue
+            added = iter(self.store.add_many([spec for p in todo for spec in p.specs], actor=actor))
+            for p in todo:
+                self._apply(p, [next(added) for _ in p.specs])
+        return [p.result for p in plans]
+
+    def _plan(self, message_id: int, off: str | None, trust: Trust | None, use_llm: bool | None) -> _Plan:
         result = CaptureResult(message_id)
-        why = self._memory_off()
-        if why:
-            result.skipped = why
-            return result
+        if off:
+            result.skipped = off
+            return _Plan(result)
         msg = self.store.get_message(message_id)
         session = self.store.get_session(msg.session_id)
         if msg.role != Role.USER:
@@ -171,20 +202,23 @@ class Capturer:
         elif not msg.content.strip():
             result.skipped = "empty message"
         if result.skipped:
-            return result
+            return _Plan(result)
         cmd = parse_command(msg.content)
         result.command = cmd
         if cmd is not None and cmd.kind == "forget":
             result.skipped = "forget command: nothing is stored (the caller asks for confirmation)"
-            return result
+            return _Plan(result)
         imported = trust == Trust.IMPORTED or (trust is None and (session.external_id or "").startswith("import:"))
         base_trust = Trust.IMPORTED if imported else (trust or Trust.USER_STATED)
         observed = msg.observed_at.astimezone(self.tz)  # the speaker's wall clock grounds dates
-        return self._capture(msg, cmd, observed, base_trust, imported, use_llm, result)
+        plan = self._extract(msg, cmd, observed, base_trust, use_llm, result)
+        plan.actor = Actor.IMPORT if imported else Actor.CAPTURE
+        return plan
 
     # ------------------------------------------------------------------ steps
 
-    def _memory_off(self) -> str | None:
+    def memory_off(self) -> str | None:
+        """Why nothing is captured at all right now (memory off or incognito in settings), else None."""
         settings = self.settings
         if settings is None:
             from assistant.config import load_settings
@@ -196,15 +230,16 @@ class Capturer:
             return "incognito mode is on in settings"
         return None
 
-    def _capture(self, msg: Any, cmd: Command | None, observed: datetime, base_trust: Trust, imported: bool,
-                 use_llm: bool | None, result: CaptureResult) -> CaptureResult:  # fmt: skip
+    def _extract(self, msg: Any, cmd: Command | None, observed: datetime, base_trust: Trust, use_llm: bool | None,
+                 result: CaptureResult) -> _Plan:  # fmt: skip
+        """The memories one message gives (not written yet)."""
         window = msg.content[:RULES_WINDOW]
         units = [u.text for u in classify(window).statements]
         if not units and cmd is not None and cmd.kind == "remember":
             units = [window.strip()]
         if not units:
             result.skipped = NOT_A_STATEMENT
-            return result
+            return _Plan(result)
         said = " ".join(units)  # the episode: what the message states, verbatim, in order
         result.statements = units
         grounded = ground(said, observed)
@@ -252,14 +287,16 @@ class Capturer:
                 valid_at=_valid_from(c.valid_at, observed.tzinfo, msg.observed_at), trust=trust, confidence=c.confidence,
                 entities=c.entities, slot=c.slot,
             ))  # fmt: skip
-        added = self.store.add_many(specs, actor=Actor.IMPORT if imported else Actor.CAPTURE)
+        return _Plan(result, specs, accepted, existing)
+
+    def _apply(self, plan: _Plan, added: Sequence[AddResult]) -> None:
+        result = plan.result
         result.episode_id = added[0].id
         result.created_ids = [a.id for a in added if a.created]
         result.memory_ids = list(dict.fromkeys(a.id for a in added[1:]))
-        for c, a in zip(accepted, added[1:]):
-            if c.about is not None and a.created and a.id != existing[c.about].id:
-                self.store.link(a.id, existing[c.about].id, LinkType.RELATED, actor=Actor.CAPTURE)
-        return result
+        for c, a in zip(plan.accepted, added[1:]):
+            if c.about is not None and a.created and a.id != plan.existing[c.about].id:
+                self.store.link(a.id, plan.existing[c.about].id, LinkType.RELATED, actor=Actor.CAPTURE)
 
     def _reject(self, message_id: int, c: Candidate, reason: str, result: CaptureResult) -> None:
         result.rejected.append((c.text, reason))
@@ -289,8 +326,7 @@ class Capturer:
 
 def capture_messages(store: Any, ids: Sequence[int], **kw: Any) -> list[CaptureResult]:
     """Capture several messages in order with one :class:`Capturer` (``kw`` as for it)."""
-    capturer = Capturer(store, **kw)
-    return [capturer.capture_message(i) for i in ids]
+    return Capturer(store, **kw).capture_many(ids)
 
 
 def __getattr__(name: str) -> Any:  # CaptureQueue lives in its own module
