@@ -11,31 +11,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_import import no_embedder, store  # noqa: F401 - fixtures shared with the import tests
 
 from assistant.cli import main
 from assistant.memory.import_read import MAX_PROBLEMS
 from assistant.memory.importers import import_file
 from assistant.memory.json_stream import JsonStreamError, iter_array
-from assistant.memory.store import MemoryStore
 
 EXPORT = Path(__file__).parent / "data" / "chatgpt_export" / "conversations.json"
-
-
-@pytest.fixture
-def store(tmp_path):
-    s = MemoryStore(tmp_path / "m.db")
-    yield s
-    s.close()
-
-
-@pytest.fixture
-def no_embedder(monkeypatch):
-    from assistant import services
-
-    def unavailable(p=None):
-        raise RuntimeError("no embedder in this test")
-
-    monkeypatch.setattr(services, "get_embedder", unavailable)
 
 
 def line(i: int, role: str = "user", content: str | None = None) -> bytes:
@@ -89,7 +72,6 @@ import json, resource
 from assistant.config import Settings
 from assistant.memory.capture import Capturer
 from assistant.memory.importers import import_file
-from assistant.memory.store import MemoryStore
 store = MemoryStore({str(tmp_path / 'rss.db')!r}, encrypted=False)
 cap = Capturer(store, use_llm=False, settings=Settings())
 import_file(store, {str(tmp_path / 'warm.jsonl')!r}, capturer=cap)  # imports and first use done
