@@ -131,9 +131,10 @@ def test_the_judge_catches_a_stored_question():
 # ----------------------------------------------------------------------------- as a person uses it (real models)
 
 def test_chat_once_question_stores_no_memory_of_itself(converted_embedder_path, keepsake_home):
-    intro = keepsake("chat", "--once", "Hi, I'm Dana. I live in Porto and work as a nurse.", "--json")
+    short = ("--max-tokens", "24", "--json")  # the reply does not matter here; keep it short on a busy machine
+    intro = keepsake("chat", "--once", "Hi, I'm Dana. I live in Porto and work as a nurse.", *short)
     assert intro.returncode == 0, intro.stderr
-    out = keepsake("chat", "--once", "Where do I live?", "--json")
+    out = keepsake("chat", "--once", "Where do I live?", *short)
     assert out.returncode == 0, out.stderr
     assert not any("Where do I live" in m["text"] for m in json.loads(out.stdout)["injected_memories"])
     texts = [m["text"] for m in json.loads(keepsake("memory", "list", "--all", "--json").stdout)]

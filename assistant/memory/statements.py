@@ -5,30 +5,40 @@
     [(u.text, u.act) for u in found.units]
     # [("I just moved to Lisbon.", Act.STATEMENT), ("Can you recommend some restaurants?", Act.QUESTION)]
 
-A message is cut into *units*: sentences (after ``. ! ? 。 ！ ？`` and at line breaks), and inside
-a sentence that is a question or a request, a leading clause before ``,`` ``;`` ``—`` ``，`` that
-is a statement on its own ("My daughter turns 6 on Saturday — any ideas for a party theme?").
-Each unit gets one :class:`Act`, decided by these rules in order (English, with cues for
+A message is cut into *units*: sentences (after ``. ! ? 。 ！ ？`` and at line breaks; list bullets
+dropped), and inside a sentence that is a question or a request, a leading clause before ``,``
+``;`` ``:`` ``—`` ``，`` that is a statement on its own ("My daughter turns 6 on Saturday — any
+ideas for a party theme?"; not a condition: "If I moved to Canada, would I need ...?" stays one
+question). Each unit gets one :class:`Act`, decided by these rules in order (English, with cues for
 Chinese, Spanish, German, French and Portuguese):
 
 1. nothing left after leading fillers ("ok so", "haha", "thanks!", "by the way") -> chit-chat;
-2. a question: ends with ``?``/``？``, starts with ``¿``, an English wh-word followed by a verb
+   a unit over ``MAX_UNIT_CHARS`` -> other (pasted text, not the person talking);
+2. "remember/note/keep in mind that ...", also asked ("Could you remember that I ...?") -> a
+   statement (the person tells something to keep); not "remember when ...";
+3. a question: ends with ``?``/``？``, starts with ``¿``, an English wh-word followed by a verb
    ("how do i ..."), an auxiliary followed by a subject ("do i have ..."), an indirect question
    ("I was wondering how ...", "I'd like to know ..."), Chinese interrogatives (吗, 什么, 哪里 ...);
-3. "remember/note/keep in mind that ..." -> a statement (the person tells something to keep);
-4. a standing instruction -> a statement: "call me ...", or a cue such as "from now on",
-   "always", "never", "in the future", "don't ever", 以后 (but not "never mind");
-5. chit-chat and talk about the conversation: "thanks", "I see", "I agree", "I love it",
-   "I think you're wrong", "I have a question about ...", "my question is ...";
-6. a request or command: an imperative first word ("Write ...", "Give me ...", "Shorter"),
-   "please ...", "can you ...", "let's ...", "here's ...", "I need/want a <content>" ("I need a
-   recipe for ...", "I'm looking for a poem ..."), "I want you to ...", 请/帮我/给我 ...;
+4. a standing instruction -> a statement: "call me ...", "from now on", "in the future", "don't
+   ever", "always"/"never" opening an imperative, or next to answer/reply/respond (in the six
+   languages), 以后 ...;
+5. chit-chat and talk about the conversation: "I see", "I agree", "I love it", "I'm good",
+   "I'm sorry", "I think you're wrong", "I have a question about ...", "my question is ...";
+6. a request or command: an imperative first word ("Write ...", "Give me ..."), "please ...",
+   "can you ...", "let's ...", "here's ...", "I need/want a <content>" ("I need a recipe for ...",
+   "I'm looking for a poem ...", "Quiero una receta ..."), "I want you to ...", 请/帮我/给我 ...;
 7. a hedge about the world ("I think it's going to rain") -> other;
 8. a first-person declarative ("I ...", "my ...", "we ...", 我, yo/mi, ich/mein, je/mon,
    eu/meu ...) -> a **statement**;
 9. a declarative that goes on about someone just named as the person's own ("My daughter Lily is
    7. **She loves dinosaurs.**", also after a question or request that named them) -> a statement;
-10. anything else (general facts, fragments) -> other.
+10. a life event with the subject left out ("Just got back from Crete.", "Moved to Berlin last
+    month.") -> a statement;
+11. anything else (general facts, fragments) -> other.
+
+Two rules look at the message as a whole: the bullets under an "About me:" header are statements,
+and everything after a request that hands over text ("Can you make this email friendlier?",
+"Proofread my paragraph:") is that text, not the person talking (other).
 
 Only statements become memories; everything else stays in the conversation (the message row is
 kept and searchable). Pure: no I/O, no model.
