@@ -60,10 +60,14 @@ class ImportProgress:
     user_messages: int
     memories_added: int
     seconds: float
+    finished: bool = False
 
     @property
     def fraction(self) -> float:
-        return 1.0 if self.bytes_total <= 0 else min(1.0, self.bytes_done / self.bytes_total)
+        """Bytes read of the file's size; 1.0 only once everything read is also written."""
+        if self.finished:
+            return 1.0
+        return 0.0 if self.bytes_total <= 0 else min(0.99, self.bytes_done / self.bytes_total)
 
 
 Progress = Callable[[ImportProgress], None]
@@ -217,11 +221,11 @@ def import_file(store: Any, path: str | Path, *, capturer: Capturer | None = Non
         report.capture_skipped = capturer.memory_off()
         imp = _Importer(store, capturer, report, queue_model and report.capture_skipped is None)
 
-        def tick() -> None:
+        def tick(finished: bool = False) -> None:
             report.seconds = clock() - started
             if progress is not None:
                 progress(ImportProgress(reader.done, reader.total, imp.messages, report.user_messages,
-                                        report.memories_added, report.seconds))  # fmt: skip
+                                        report.memories_added, report.seconds, finished))  # fmt: skip
 
         tick()
         reader.on_progress = tick
@@ -237,8 +241,7 @@ def import_file(store: Any, path: str | Path, *, capturer: Capturer | None = Non
 
             report.model_extraction_queued = enqueue(store, imp.queued)
         reader.on_progress = None
-        reader.done = reader.total
-        tick()
+        tick(finished=True)
     report.problems = problems.shown + report.problems
     report.problems_total += problems.total
     del report.problems[MAX_PROBLEMS:]
