@@ -85,6 +85,38 @@ def test_mixed_messages_keep_their_statement_units_verbatim():
             assert text[u.start:u.end] == u.text  # units are verbatim slices of the message
 
 
+def test_the_persons_life_without_i():
+    cases = {
+        "Long run today: 16 km in 1:38.": ["Long run today: 16 km in 1:38."],  # a time and a distance
+        "Offer on the flat accepted!!": ["Offer on the flat accepted!!"],  # a life event, past tense
+        "We finally booked the honeymoon. Two weeks in Sri Lanka.": ["We finally booked the honeymoon.",
+                                                                    "Two weeks in Sri Lanka."],  # goes on
+        "Quick update: the landlord finally fixed the boiler.": ["the landlord finally fixed the boiler."],  # header left out
+        "Here's my background so you have it: I have 8 years of experience in UX.": ["I have 8 years of experience in UX."],
+        "The Great Wall of China is over 21,000 km long.": [],  # the world, not the person
+        "It's supposed to snow in the Alps tomorrow.": [],
+        "Thanks, that worked!": [],
+    }
+    for text, expected in cases.items():
+        assert [u.text for u in classify(text).statements] == expected, text
+
+
+def test_the_persons_own_people_by_name():
+    # "Tom" is known from memory (the capturer passes the names of partner/family/pet profiles)
+    assert [u.rule for u in classify("Tom's band plays at The Old Duke.", ["Tom"]).units] == ["their people"]
+    assert [u.rule for u in classify("Tom's band played at The Old Duke.").units] == ["their life"]  # past tense alone
+    assert [u.rule for u in classify("Priya keeps changing the requirements.", ["Priya"]).units] == ["their people"]
+    assert [u.rule for u in classify("Priya keeps changing the requirements.").units] == ["not about the person"]
+    # a message names its own people: "my sister Clara" makes "Clara" one of them
+    assert [u.act for u in classify("My sister Clara lives in Cardiff. Clara has a cat.").units] == [Act.STATEMENT] * 2
+
+
+def test_a_pasted_document_keeps_only_the_personal_sentences():
+    text = ("I wrote this for my blog. The bridge opened in 1932. It carried trams until 1961. Traffic grew every "
+            "year. A second deck was added in 1975. The city repainted it in 2010.")
+    assert [u.text for u in classify(text).statements] == ["I wrote this for my blog."]
+
+
 # ----------------------------------------------------------------------------- capture (real store, rules)
 
 def test_a_question_stores_nothing(store):
@@ -102,6 +134,14 @@ def test_a_mixed_message_keeps_only_its_statement(store):
     assert store.get(r.episode_id).kind == Kind.EPISODE
     # nothing stored mentions what was only asked about
     assert not any(w in t for t in (m.text for m in store.list(include_all=True)) for w in ("Paris", "Renault"))
+
+
+def test_names_of_the_persons_people_come_from_memory(store):
+    capture(store, "My partner Tom is a music teacher.")  # profile: User's partner is Tom.
+    r = capture(store, "Priya says Tom's band is the best in Bristol.")  # present tense, no "I": only the name tells
+    assert r.episode_id is not None and store.get(r.episode_id).text == "Priya says Tom's band is the best in Bristol."
+    fresh = Capturer(store, use_llm=False, settings=Settings(), tz=UTC)  # a new process: names from the profile
+    assert "Tom" in fresh.known_names()
 
 
 def test_labeled_set_precision_and_recall():

@@ -62,7 +62,7 @@ from assistant.memory.commands import REMEMBER_EXTRACTOR, Command, keyword_searc
 from assistant.memory.dates import ground
 from assistant.memory.extract_llm import MAX_EXISTING, LlmExtractor
 from assistant.memory.extract_rules import Candidate
-from assistant.memory.statements import classify
+from assistant.memory.statements import classify, own_names
 from assistant.memory.records import (
     DEFAULT_SCOPE,
     Actor,
@@ -162,6 +162,20 @@ class Capturer:
         self.tz = tz
         self.rejections: collections.deque[tuple[int, str, str]] = collections.deque(maxlen=500)
         self._llm = LlmExtractor(chat_model) if chat_model is not None else None
+        self._names: set[str] | None = None  # the person's own people and pets (see known_names)
+
+    def known_names(self) -> set[str]:
+        """Names of the person's own people and pets, so "Tom's band played tonight" counts as a
+        statement about their life: the names in current partner/family/pet profile memories, then
+        every "my partner Tom" this capturer has seen in a statement since."""
+        if self._names is None:
+            rows = self.store.conn.execute(
+                "SELECT DISTINCT e.name FROM entities e JOIN memory_entities me ON me.entity_id = e.id "
+                "JOIN memories m ON m.id = me.memory_id WHERE m.kind = 'profile' AND m.status = 'active' "
+                "AND m.expired_at IS NULL AND (m.slot IN ('partner', 'pet') OR m.slot LIKE 'family.%')"
+            ).fetchall()  # fmt: skip
+            self._names = {str(r[0]) for r in rows if str(r[0])[:1].isupper()}
+        return self._names
 
     # ------------------------------------------------------------------ public
 
@@ -234,7 +248,9 @@ class Capturer:
                  result: CaptureResult) -> _Plan:  # fmt: skip
         """The memories one message gives (not written yet)."""
         window = msg.content[:RULES_WINDOW]
-        units = [u.text for u in classify(window).statements]
+        names = self.known_names()
+        units = [u.text for u in classify(window, names).statements]
+        names.update(own_names(" ".join(units)))
         if not units and cmd is not None and cmd.kind == "remember":
             units = [window.strip()]
         if not units:
