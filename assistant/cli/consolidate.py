@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json(s)
     s.set_defaults(func=_jobs_status)
     x = jsub.add_parser("extract", help="let the chat model read the imported messages waiting for it, now")
-    x.add_argument("--limit", type=int, metavar="N", help="at most N messages (default: all; Ctrl+C stops, resumable)")
+    x.add_argument("--limit", type=argtypes.limit, metavar="N", help="at most N messages (default: all; Ctrl+C stops, resumable)")
     add_json(x)
     x.set_defaults(func=_jobs_extract)
     j.set_defaults(func=_jobs_status, json=False)
@@ -124,8 +124,6 @@ def _jobs_extract(args: argparse.Namespace) -> int:
     from assistant.memory import model_extraction
     from assistant.services import get_chat_model
 
-    if args.limit is not None and args.limit < 1:
-        raise UserError("--limit must be at least 1")
     with opened_store(with_embedder=True) as store:
         todo = min(model_extraction.status(store).left, args.limit or 10**9)
         report = model_extraction.ExtractionReport()

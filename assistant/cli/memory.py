@@ -204,7 +204,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_sessions_show)
     p = ssub.add_parser("search", help="find messages in your conversations (questions and requests live here, not in memory)")
     p.add_argument("query")
-    p.add_argument("--limit", type=int, default=20, help="how many messages (default 20)")
+    p.add_argument("--limit", type=argtypes.limit, default=20, help="how many messages (default 20)")
     add_json(p)
     p.set_defaults(func=cmd_sessions_search)
     p = ssub.add_parser("rename", help="set a session's title")
@@ -383,8 +383,6 @@ def cmd_sessions_show(args: argparse.Namespace) -> int:
 
 @_cmd
 def cmd_sessions_search(args: argparse.Namespace) -> int:
-    if args.limit < 1:
-        raise UserError("--limit must be at least 1")
     with opened_store() as store:
         found = store.search_messages(args.query, limit=args.limit)
     lines = [f"#{m.session_id:<5} [{m.id}] {_fmt_date(m.observed_at)}  {m.role.value}: {_one_line(m.content)}" for m in found]
