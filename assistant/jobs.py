@@ -24,6 +24,11 @@ burst of triggers makes one run):
 
 On :meth:`start`, runs a killed process left ``running`` are rolled back (one background job).
 
+After the consolidation, a run (not one triggered by a compaction) also lets the chat model read
+imported messages queued for it (``extract_model``; :mod:`assistant.memory.model_extraction`),
+until the queue is empty or the run is cancelled; ``status().model_extraction_left`` says how many
+are left.
+
 A trigger arriving while a run is in progress is remembered (one pending run) and started when
 the current run ends. Results go out on the ``"consolidation"`` event topic as a text-free dict
 (:meth:`RunReport.summary` plus ``"ok"``/``"error"``); the UI turns it into a Qt signal. Jobs run
@@ -69,6 +74,7 @@ class JobsStatus:
     nightly_hour: int | None
     runs: int = 0  # runs finished by this scheduler
     interrupted: int = 0  # runs left "running" by a process that is gone (rolled back by the next run)
+    model_extraction_left: int | None = None  # imported messages the chat model has yet to read
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -79,15 +85,36 @@ class JobsStatus:
             "next_idle_in": None if self.next_idle_in is None else round(self.next_idle_in, 3),
             "idle_seconds": self.idle_seconds, "check_interval": self.check_interval,
             "nightly_hour": self.nightly_hour, "runs": self.runs, "interrupted": self.interrupted,
+            "model_extraction_left": self.model_extraction_left,
         }  # fmt: skip
 
 
-def _default_run(store: Any, chat_model: Any, use_llm: bool) -> RunFn:
+@dataclass
+class _Outcome:
+    """A consolidation report plus what the background model extraction did after it."""
+
+    report: Any
+    extraction: Any = None
+
+    def summary(self) -> dict[str, Any]:
+        out = dict(self.report.summary())
+        if self.extraction is not None:
+            out["model_extraction"] = self.extraction.to_json()
+        return out
+
+
+def _default_run(store: Any, chat_model: Any, use_llm: bool, extract_model: Callable[[], Any] | None) -> RunFn:
     def run(trigger: str, cancel: threading.Event) -> Any:
         from assistant.memory.consolidate import ConsolidationConfig, Consolidator
 
         config = ConsolidationConfig(use_llm=use_llm and chat_model is not None)
-        return Consolidator(store, chat_model=chat_model, config=config).run(trigger=trigger, cancel=cancel)
+        outcome = _Outcome(Consolidator(store, chat_model=chat_model, config=config).run(trigger=trigger, cancel=cancel))
+        if extract_model is not None and trigger != "compaction" and not cancel.is_set():
+            from assistant.memory import model_extraction
+
+            if model_extraction.status(store).left:
+                outcome.extraction = model_extraction.run(store, extract_model(), cancel=cancel)
+        return outcome
 
     return run
 
@@ -104,10 +131,13 @@ def next_nightly(hour: int, now: datetime | None = None, tz: Any = None) -> date
 class ConsolidationJobs:
     """``ConsolidationJobs(store=None, *, run=None, chat_model=None, use_llm=False, settings=None,
     idle_seconds=None, check_interval=15.0, nightly_hour=UNSET, timezone=None, clock=time.monotonic,
-    subscribe_compaction=True)``
+    subscribe_compaction=True, extract_model=None)``
 
     ``run(trigger, cancel)`` replaces the consolidation itself (tests); by default a
-    :class:`~assistant.memory.consolidate.Consolidator` over ``store``. ``nightly_hour=None``
+    :class:`~assistant.memory.consolidate.Consolidator` over ``store``, then -- when
+    ``extract_model`` (a function returning the chat model) is given and imported messages wait
+    for it -- the background model extraction (:mod:`assistant.memory.model_extraction`), which
+    stops between messages when the run is cancelled (input during an idle run). ``nightly_hour=None``
     disables the nightly trigger; by default both it and ``idle_seconds`` come from ``settings``
     (:func:`assistant.config.load_settings`)."""
 
@@ -125,6 +155,7 @@ class ConsolidationJobs:
         timezone: Any = None,
         clock: Callable[[], float] = time.monotonic,
         subscribe_compaction: bool = True,
+        extract_model: Callable[[], Any] | None = None,
     ) -> None:
         if run is None and store is None:
             raise ValueError("ConsolidationJobs needs a store (or a run function)")
@@ -133,7 +164,7 @@ class ConsolidationJobs:
 
             settings = load_settings()
         self.store = store
-        self._run_fn = run or _default_run(store, chat_model, use_llm)
+        self._run_fn = run or _default_run(store, chat_model, use_llm, extract_model)
         self.idle_seconds = float(idle_seconds if idle_seconds is not None else settings.idle_minutes * 60)
         self.check_interval = float(check_interval)
         self.nightly_hour: int | None = settings.nightly_hour if nightly_hour == "settings" else nightly_hour  # type: ignore[assignment]
@@ -309,6 +340,7 @@ class ConsolidationJobs:
             scheduler_running=sched is not None, running=running is not None, running_trigger=running,
             pending_trigger=pending, last_run=last, next_nightly=nightly, next_idle_in=idle_in,
             idle_seconds=self.idle_seconds, check_interval=self.check_interval, nightly_hour=self.nightly_hour, runs=runs,
+            model_extraction_left=_extraction_left(self.store) if self.store is not None else None,
         )  # fmt: skip
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
@@ -333,6 +365,16 @@ def _last_from_store(store: Any) -> dict[str, Any] | None:
     return rec.to_json() if rec is not None else None
 
 
+def _extraction_left(store: Any) -> int | None:
+    from assistant.memory import model_extraction
+
+    try:
+        return model_extraction.status(store).left
+    except Exception:  # noqa: BLE001 - status must not fail for it
+        log.warning("could not read the model extraction queue", exc_info=True)
+        return None
+
+
 def status_from_store(store: Any, settings: Any = None, *, now: datetime | None = None) -> JobsStatus:
     """What ``keepsake jobs status`` shows from another process: the last recorded run, whether a
     run is in progress (a ``running`` row whose process is alive, :mod:`~assistant.memory.
@@ -353,4 +395,5 @@ def status_from_store(store: Any, settings: Any = None, *, now: datetime | None 
         next_nightly=next_nightly(settings.nightly_hour), next_idle_in=None,
         idle_seconds=float(settings.idle_minutes * 60), check_interval=15.0, nightly_hour=settings.nightly_hour,
         interrupted=interrupted,
+        model_extraction_left=_extraction_left(store),
     )  # fmt: skip

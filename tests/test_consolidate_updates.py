@@ -21,7 +21,7 @@ from consolidate_support import clock  # noqa: F401 - fixture
 def _import(store, tmp_path, lines):
     path = tmp_path / "chat.jsonl"
     path.write_text("\n".join(json.dumps({"session": s, "role": "user", "content": c, "timestamp": t}) for s, c, t in lines))
-    return import_file(store, path, use_llm=False)
+    return import_file(store, path)  # rules capture; import never runs the chat model
 
 
 def _mentioning(store, word, **kw):

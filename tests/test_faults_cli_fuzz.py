@@ -57,12 +57,14 @@ TEMPLATES = {
     ("memory", "ttl"): ["memory", "ttl", "{id}"],
     ("memory", "search"): ["memory", "search", "bees"],
     ("sessions", "list"): ["sessions", "list"],
+    ("sessions", "search"): ["sessions", "search", "bees"],
     ("sessions", "show"): ["sessions", "show", "{sid}"],
     ("sessions", "rename"): ["sessions", "rename", "{sid}", "Bees"],
     ("sessions", "delete"): ["sessions", "delete", "--dry-run", "{sid}"],
     ("export",): ["export", "{out}"],
     ("note", "restore"): ["note", "restore"],
     ("consolidate", "runs"): ["consolidate", "runs"],
+    ("jobs", "extract"): ["jobs", "extract"],  # nothing queued here: the chat model is not loaded
 }
 
 ISO_EDGES = ["0001-01-01", "0001-01-01T00:00:00+14:00", "9999-12-31", "9999-12-31T23:59:59-14:00", "1970-01-01T00:00:00Z",

@@ -33,7 +33,8 @@ def _chats(path: Path) -> None:
 
 def _child(db: Path, chats: Path, w: int) -> None:
     store = MemoryStore(db, key=TEST_KEY, embed=fake_hash_embedder)
-    import_file(store, chats, use_llm=False, progress=lambda done, total: os.write(w, f"{done}\n".encode()))
+    # ImportProgress.messages: messages written (committed) so far
+    import_file(store, chats, progress=lambda p: os.write(w, f"{p.messages}\n".encode()))
 
 
 def test_sigkill_during_import_loses_no_acknowledged_message(tmp_path):
@@ -74,10 +75,10 @@ def test_sigkill_during_import_loses_no_acknowledged_message(tmp_path):
         store.close()
     assert acknowledged > 0, "no round got far enough to acknowledge a message"
     store = MemoryStore(db, key=TEST_KEY, embed=fake_hash_embedder)
-    report = import_file(store, chats, use_llm=False)  # the import run to its end
+    report = import_file(store, chats)  # the import run to its end
     assert store.conn.execute("SELECT count(*) FROM messages").fetchone()[0] == N
     assert report.messages_added + report.messages_existing == N
-    again = import_file(store, chats, use_llm=False)
+    again = import_file(store, chats)
     assert again.messages_added == 0 and again.memories_added == 0
     # every user message was captured once: an interrupted capture is done by a later run
     users = store.conn.execute("SELECT count(*) FROM messages WHERE role = 'user'").fetchone()[0]

@@ -13,7 +13,8 @@ import pytest
 
 from assistant.cli import main
 from assistant.memory.capture import Capturer
-from assistant.memory.importers import ImportFormatError, import_file, read_chatgpt
+from assistant.memory.import_read import Problems, open_export
+from assistant.memory.importers import ImportFormatError, import_file
 from assistant.memory.records import Kind, Trust
 from assistant.memory.store import MemoryStore
 
@@ -53,11 +54,11 @@ JSONL = [
 def test_jsonl_import_reports_bad_lines_and_imports_the_rest(store, tmp_path):
     path = write_jsonl(tmp_path / "chats.jsonl", JSONL)
     seen = []
-    report = import_file(store, path, use_llm=False, progress=lambda done, total: seen.append((done, total)))
+    report = import_file(store, path, progress=seen.append)
     assert [(p.line, p.reason.split(" (")[0]) for p in report.problems] == [
         (3, "bad timestamp 'not-a-date'"), (4, "invalid JSON"), (6, "bad role 'robot'")]
     assert (report.sessions_added, report.messages_added, report.captured) == (2, 4, 2)
-    assert seen[0] == (0, 4) and seen[-1] == (4, 4)
+    assert (seen[0].messages, seen[0].fraction) == (0, 0.0) and (seen[-1].messages, seen[-1].fraction) == (4, 1.0)
     trip = store.find_session(next(s.external_id for s in store.list_sessions() if s.title == "trip"))
     msgs = store.messages(trip.id)
     assert [m.observed_at for m in msgs] == [datetime(2023, 5, 22, 12, 0, tzinfo=UTC), datetime(2023, 5, 22, 12, 0, 5, tzinfo=UTC)]
@@ -70,25 +71,25 @@ def test_jsonl_import_reports_bad_lines_and_imports_the_rest(store, tmp_path):
 
 def test_reimport_adds_nothing(store, tmp_path):
     path = write_jsonl(tmp_path / "chats.jsonl", JSONL)
-    import_file(store, path, use_llm=False)
+    import_file(store, path)
     before = counts(store)
-    again = import_file(store, path, use_llm=False)
+    again = import_file(store, path)
     assert (again.sessions_added, again.messages_added, again.memories_added, again.messages_existing) == (0, 0, 0, 4)
     assert counts(store) == before
 
 
 def test_appended_messages_join_their_session(store, tmp_path):
     path = write_jsonl(tmp_path / "chats.jsonl", JSONL[:2])
-    import_file(store, path, use_llm=False)
+    import_file(store, path)
     write_jsonl(path, JSONL[:2] + [{"session": "trip", "role": "user", "content": "I drive a Ferrari 488 GTB.",
                                     "timestamp": "2023-05-23T08:00:00Z"}])  # fmt: skip
-    report = import_file(store, path, use_llm=False)
+    report = import_file(store, path)
     assert (report.sessions_added, report.messages_added, report.messages_existing) == (0, 1, 2)
     assert store.count_sessions() == 1
 
 
 def test_chatgpt_export_main_branch_only(store):
-    report = import_file(store, EXPORT, use_llm=False)
+    report = import_file(store, EXPORT)
     assert report.format == "chatgpt" and report.problems == []
     assert (report.conversations, report.sessions_added, report.messages_added) == (2, 2, 6)
     recap = store.find_session("import:chatgpt:6f1c-weekend-recap")
@@ -108,7 +109,7 @@ def test_chatgpt_export_main_branch_only(store):
 
 
 def test_paris_last_week_grounds_to_its_own_day(store):
-    import_file(store, EXPORT, use_llm=False)
+    import_file(store, EXPORT)
     paris = [m for m in store.list(include_all=True) if "Paris" in m.text]
     fact = next(m for m in paris if m.kind == Kind.FACT)
     episode = next(m for m in paris if m.kind == Kind.EPISODE)
@@ -124,10 +125,10 @@ def test_chatgpt_zip_and_json_are_the_same_import(store, tmp_path):
         z.write(EXPORT, "export-2024/conversations.json")
         z.writestr("export-2024/chat.html", "<html></html>")
         z.writestr("export-2024/user.json", "{}")
-    first = import_file(store, zpath, use_llm=False)
+    first = import_file(store, zpath)
     assert (first.sessions_added, first.messages_added) == (2, 6)
     before = counts(store)
-    second = import_file(store, EXPORT, use_llm=False)  # the same conversations, unzipped
+    second = import_file(store, EXPORT)  # the same conversations, unzipped
     assert (second.sessions_added, second.messages_added, second.memories_added) == (0, 0, 0)
     assert counts(store) == before
 
@@ -138,24 +139,29 @@ def test_broken_conversations_are_reported_and_skipped(store, tmp_path):
     data[0]["mapping"]["u1"]["message"]["create_time"] = None  # falls back to the conversation's time
     path = tmp_path / "conversations.json"
     path.write_text(json.dumps(data))
-    convs, problems = read_chatgpt(path)
-    assert [str(p) for p in problems] == ["conversation 2 ('broken'): no 'mapping' of messages"]
-    assert convs[0].messages[0].observed_at == datetime(2023, 5, 22, 12, 0, tzinfo=UTC)
+    problems = Problems()
+    with open_export(path) as reader:
+        pairs = list(reader.messages(problems))
+    assert [str(p) for p in problems.shown] == ["conversation 2 ('broken'): no 'mapping' of messages"]
+    assert pairs[0][1].observed_at == datetime(2023, 5, 22, 12, 0, tzinfo=UTC)
     with pytest.raises(ImportFormatError):
         (tmp_path / "x.json").write_text("[{")
         import_file(store, tmp_path / "x.json")
 
 
 def test_interrupted_import_captures_on_the_next_run(store, tmp_path):
-    class Failing(Capturer):
+    class Failing(Capturer):  # the store write of the memories fails
+        def capture_many(self, message_ids, **kw):
+            raise RuntimeError("disk trouble")
+
         def capture_message(self, message_id, **kw):
-            raise RuntimeError("model crashed")
+            raise RuntimeError("disk trouble")
 
     path = write_jsonl(tmp_path / "chats.jsonl", JSONL[:2])
     report = import_file(store, path, capturer=Failing(store, use_llm=False))
     assert report.messages_added == 2 and "capture failed" in report.problems[0].reason
     assert store.count(include_all=True) == 0
-    again = import_file(store, path, use_llm=False)
+    again = import_file(store, path)
     assert (again.messages_added, again.captured) == (0, 1)
     assert "User went to Paris the week of 2023-05-15." in [m.text for m in store.list(include_all=True)]
 
@@ -186,7 +192,7 @@ def test_cli_import_text_shows_progress_and_problems(capsys, tmp_path, no_embedd
     shutil.copy(EXPORT, tmp_path / "conversations.json")
     assert main(["import", str(tmp_path / "conversations.json"), "--no-llm"]) == 0
     out, err = capsys.readouterr()
-    assert "importing [" in err and "6/6 messages" in err
+    assert "importing [" in err and "100%  6 messages (3 yours)" in err
     assert "2 new session(s), 6 new message(s)" in out
     path = write_jsonl(tmp_path / "bad.jsonl", JSONL[2:4])
     assert main(["import", str(path), "--no-llm"]) == 0

@@ -128,6 +128,33 @@ def test_consolidation_panel_drops_the_opening_message_once_ready(qtbot, window)
         jobs.shutdown(wait=False)
 
 
+def test_tidy_up_shows_imported_messages_waiting_for_the_model(qtbot, window, tmp_path):
+    pytest.importorskip("assistant.jobs")
+    import json
+
+    from assistant.config import Settings
+    from assistant.memory.capture import Capturer
+    from assistant.memory.importers import import_file
+    from ui.consolidation_panel import ConsolidationPanel
+    from ui.consolidation_service import JobsService, start_jobs
+
+    store = window.backend.store
+    path = tmp_path / "chats.jsonl"
+    said = ["I live in Porto.", "Where should I eat?", "My dog is called Miso."]
+    path.write_text("".join(json.dumps({"session": "s", "role": "user", "content": t, "timestamp": f"2024-01-0{i + 1}T10:00:00Z"})
+                            + "\n" for i, t in enumerate(said)))  # fmt: skip
+    import_file(store, path, capturer=Capturer(store, use_llm=False, settings=Settings()), queue_model=True)
+    jobs = start_jobs(store)
+    try:
+        panel = ConsolidationPanel(window.backend, JobsService(jobs, store))
+        qtbot.addWidget(panel)
+        panel.show()
+        qtbot.waitUntil(lambda: panel.status_view is not None and panel.status_view.available, timeout=10000)
+        assert panel.reading.isVisible() and "2 imported messages to read" in panel.reading.text()
+    finally:
+        jobs.shutdown(wait=False)
+
+
 def test_settings_dialog_shows_encryption_and_saves(qtbot, window, monkeypatch):
     from assistant.config import load_settings
     from ui.settings_dialog import SettingsDialog

@@ -84,6 +84,11 @@ class ConsolidationPanel(QWidget):
         self.message.setObjectName("hint")
         self.message.setWordWrap(True)
         lay.addWidget(self.message)
+        self.reading = QLabel("", self)  # the background model extraction of imported messages
+        self.reading.setObjectName("hint")
+        self.reading.setWordWrap(True)
+        self.reading.hide()
+        lay.addWidget(self.reading)
         self.tree = QTreeWidget(self)
         self.tree.setObjectName("runTree")
         self.tree.setHeaderLabels(["Run / change", "Kind", "Memories"])
@@ -146,6 +151,10 @@ class ConsolidationPanel(QWidget):
             return
         self.last.setText(f"Last run: {_when(st.last_run)}")
         self.next.setText(f"Next run: {_when(st.next_run)}")
+        left = st.model_extraction_left
+        self.reading.setVisible(bool(left))
+        self.reading.setText(f"The chat model still has {plural(left, 'imported message')} to read. It reads them while "
+                             "the computer is idle; what you said in them is already in your memory." if left else "")
         self._set_state_message("Tidying up now…" if st.running else "")
         self._show_runs()
 

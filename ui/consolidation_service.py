@@ -50,6 +50,7 @@ class StatusView:
     next_run: Any = None
     running: bool = False
     runs: list[RunView] = field(default_factory=list)
+    model_extraction_left: int = 0  # imported messages the chat model has yet to read
 
 
 class ConsolidationService(Protocol):
@@ -134,7 +135,7 @@ class JobsService:
 
             idle_at = datetime.now(timezone.utc) + timedelta(seconds=st.next_idle_in)
             nxt = min(x for x in (nxt, idle_at) if x is not None) if nxt is not None else idle_at
-        return StatusView(True, "", last, nxt, bool(st.running), runs)
+        return StatusView(True, "", last, nxt, bool(st.running), runs, st.model_extraction_left or 0)
 
     def preview(self) -> RunView:
         from assistant.memory.consolidate import consolidate
@@ -171,7 +172,9 @@ class JobsService:
 
 
 def start_jobs(store: Any, settings: Any = None) -> Any:
-    """Start the background scheduler for ``store`` (rule-based; the small chat model is not used)."""
+    """Start the background scheduler for ``store``. Consolidation is rule-based; the chat model
+    is used only to read imported messages queued for it, after a run, while idle."""
+    from assistant import services
     from assistant.jobs import ConsolidationJobs
 
-    return ConsolidationJobs(store, settings=settings, use_llm=False).start()
+    return ConsolidationJobs(store, settings=settings, use_llm=False, extract_model=services.get_chat_model).start()

@@ -1,5 +1,5 @@
 """``keepsake consolidate [--dry-run] [--llm] [--json]``, ``keepsake consolidate undo RUN_ID``,
-``keepsake consolidate runs``, ``keepsake jobs status``.
+``keepsake consolidate runs``, ``keepsake jobs status``, ``keepsake jobs extract``.
 
 ``consolidate`` lists every change with its reason; without ``--dry-run`` it applies them and
 prints the run id (undo it with ``keepsake consolidate undo RUN_ID``).
@@ -30,10 +30,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.set_defaults(func=_runs)
 
     j = sub.add_parser("jobs", help="background jobs")
-    jsub = j.add_subparsers(dest="jobs_command", metavar="{status}")
+    jsub = j.add_subparsers(dest="jobs_command", metavar="{status,extract}")
     s = jsub.add_parser("status", help="last consolidation run, whether one is running, next run times")
     add_json(s)
     s.set_defaults(func=_jobs_status)
+    x = jsub.add_parser("extract", help="let the chat model read the imported messages waiting for it, now")
+    x.add_argument("--limit", type=argtypes.limit, metavar="N", help="at most N messages (default: all; Ctrl+C stops, resumable)")
+    add_json(x)
+    x.set_defaults(func=_jobs_extract)
     j.set_defaults(func=_jobs_status, json=False)
 
 
@@ -114,6 +118,32 @@ def _runs(args: argparse.Namespace) -> int:
     return 0
 
 
+def _jobs_extract(args: argparse.Namespace) -> int:
+    import sys
+
+    from assistant.memory import model_extraction
+    from assistant.services import get_chat_model
+
+    with opened_store(with_embedder=True) as store:
+        todo = min(model_extraction.status(store).left, args.limit or 10**9)
+        report = model_extraction.ExtractionReport()
+        if todo:
+            print(f"the chat model reads {todo} imported message(s)...", file=sys.stderr)
+
+            def show(r: model_extraction.ExtractionReport) -> None:
+                print(f"  {r.processed}/{todo} read, {r.memories_added} new memories", file=sys.stderr)
+
+            try:
+                report = model_extraction.run(store, get_chat_model(), limit=args.limit, progress=show)
+            except KeyboardInterrupt:  # the queue only moves past finished messages: resumable
+                raise UserError("stopped; run it again to go on") from None
+        else:
+            report.left = model_extraction.status(store).left
+    emit(args, report.to_json(), f"read {report.processed} message(s): {report.memories_added} new memories, "
+                                 f"{report.left} left" + (f", {report.failed} failed (see the log)" if report.failed else ""))
+    return 0
+
+
 def _jobs_status(args: argparse.Namespace) -> int:
     from assistant.jobs import status_from_store
 
@@ -127,6 +157,8 @@ def _jobs_status(args: argparse.Namespace) -> int:
                         f"{_counts(last['counts'])}" if last else "none"),
         f"next nightly run: {st.next_nightly:%Y-%m-%d %H:%M %Z}" if st.next_nightly else "nightly run: off",
         f"idle trigger: after {st.idle_seconds / 60:g} minutes without input (while the app is open)",
+        "model extraction: " + (f"{st.model_extraction_left} imported message(s) left for the chat model to read "
+                                "(while idle, or now: keepsake jobs extract)" if st.model_extraction_left else "nothing waiting"),
     ]  # fmt: skip
     emit(args, st.to_json(), "\n".join(lines))
     return 0

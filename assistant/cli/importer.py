@@ -1,79 +1,81 @@
 """``keepsake import FILE [--json] [--no-llm]``: import past chats (Keepsake JSONL or a ChatGPT
-export: ``conversations.json`` or the export zip). See :mod:`assistant.memory.importers`."""
+export: ``conversations.json`` or the export zip), or restore a Keepsake export
+(``keepsake export f.json``; the same as ``keepsake import-memories``). See
+:mod:`assistant.memory.importers`.
+
+Progress goes to stderr (also with ``--json``, whose stdout stays one JSON document): redrawn in
+place on a terminal, else a line every 10%; the summary comes at the end."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import TextIO
 
 from assistant.cli.common import UserError, add_json, emit, open_cli_store
+
+MAX_PROBLEM_LINES = 20
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "import",
-        help="import past chats (Keepsake JSONL, ChatGPT export .json/.zip)",
+        help="import past chats (Keepsake JSONL, ChatGPT export .json/.zip) or restore a Keepsake export",
         description="Import past conversations. Every message keeps its original time; re-importing "
-        "the same file adds nothing; bad lines are reported and skipped. Memories from imports are "
-        "marked 'imported'.",
+        "the same file adds nothing; bad lines are reported and skipped. Memories come from what you "
+        "stated about yourself (the rules, at once) and are marked 'imported'; the chat model reads "
+        "those messages later, in the background, while the computer is idle (--no-llm: never). "
+        "A file written by 'keepsake export' is restored as it was (memories, versions, dates, sessions).",
     )
-    p.add_argument("file", help="a .jsonl file, conversations.json, or a ChatGPT export .zip")
-    p.add_argument("--no-llm", action="store_true", help="extract with the rules only (much faster)")
+    p.add_argument("file", help="a .jsonl file, conversations.json, a ChatGPT export .zip, or a Keepsake export .json")
+    p.add_argument("--no-llm", action="store_true", help="rules only: do not queue the chat model's extraction")
     add_json(p)
     p.set_defaults(func=cmd_import)
 
 
-class _Bar:
-    """A progress bar on stderr (redrawn in place on a terminal, else a line every 10%)."""
+class ProgressLine:
+    """Import progress on ``stream`` (stderr): one line redrawn on a terminal, else a line every 10%."""
 
-    def __init__(self, stream=None, width: int = 30) -> None:
+    def __init__(self, stream: TextIO | None = None, width: int = 24) -> None:
         self.stream = stream or sys.stderr
         self.width = width
-        self.tty = bool(getattr(stream, "isatty", lambda: False)())
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.last = -1
 
-    def __call__(self, done: int, total: int) -> None:
-        pct = 100 if total == 0 else int(done * 100 / total)
-        if not self.tty and pct // 10 == self.last // 10 and done != total:
+    def __call__(self, p) -> None:  # p: ImportProgress
+        pct = int(p.fraction * 100)
+        step = pct if self.tty else pct // 10
+        if step == self.last:
             return
-        if self.tty and pct == self.last and done != total:
-            return
-        self.last = pct
+        self.last = step
         filled = int(self.width * pct / 100)
-        line = f"importing [{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} messages"
-        self.stream.write(("\r" + line) if self.tty else line + "\n")
-        if self.tty and done == total:
-            self.stream.write("\n")
-        self.stream.flush()
-
-
-def _chat_model(args: argparse.Namespace):
-    if args.no_llm:
-        return None
-    try:
-        from assistant.services import get_chat_model
-
-        model = get_chat_model()
-        model.load()
-        return model
-    except Exception as exc:  # noqa: BLE001 - the rules still work without a model
-        print(f"keepsake: note: chat model unavailable ({exc}); extracting with the rules only", file=sys.stderr)
-        return None
+        rate = f", {p.user_messages / p.seconds:.0f} of yours/s" if p.seconds > 0.5 and p.user_messages else ""
+        line = (f"importing [{'#' * filled}{'.' * (self.width - filled)}] {pct:3d}%  {p.messages} messages "
+                f"({p.user_messages} yours), {p.memories_added} new memories{rate}")  # fmt: skip
+        try:
+            self.stream.write(("\r" + line + "\033[K") if self.tty else line + "\n")
+            if self.tty and pct >= 100:
+                self.stream.write("\n")
+            self.stream.flush()
+        except (OSError, ValueError):  # a closed stderr must not stop the import
+            pass
 
 
 def cmd_import(args: argparse.Namespace) -> int:
     from assistant.memory.errors import StorageError
-    from assistant.memory.importers import ImportFormatError, import_file, read_file
+    from assistant.memory.importers import ImportFormatError, detect_format, import_file
 
     try:
-        read_file(args.file)  # fail fast, before loading any model
+        fmt = detect_format(args.file)  # fail fast, before loading any model
     except ImportFormatError as exc:
         raise UserError(str(exc)) from None
-    model = _chat_model(args)
+    if fmt == "keepsake":
+        from assistant.cli.memory import restore_export
+
+        return restore_export(args, keep_trust=False)
     store = open_cli_store(with_embedder=True)
     try:
-        report = import_file(store, args.file, chat_model=model, use_llm=model is not None,
-                             progress=None if args.json else _Bar())  # fmt: skip
+        report = import_file(store, args.file, progress=ProgressLine(), queue_model=not args.no_llm)
     except ImportFormatError as exc:
         raise UserError(str(exc)) from None
     except StorageError as exc:  # disk full, damaged file ... mid-import: say what is kept
@@ -81,17 +83,37 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise UserError(str(exc.with_outcome(kept))) from None
     finally:
         store.close()
+    emit(args, report.to_json(), summary(report, args.file))
+    return 0
+
+
+def summary(report, file: str) -> str:
+    """The text summary printed after an import."""
+    took = f" in {report.seconds:.1f} s" if report.seconds >= 1 else ""
+    if report.seconds >= 2 and report.user_messages_per_s:
+        took += f" ({report.user_messages_per_s:g} of your messages/s)"
     lines = [
-        f"Imported {report.format} file {args.file}: {report.conversations} conversation(s), "
+        f"Imported {report.format} file {file}{took}: {report.conversations} conversation(s), "
         f"{report.sessions_added} new session(s), {report.messages_added} new message(s) "
-        f"({report.messages_existing} already there), {report.memories_added} new memories"
-        + (f", {report.rejected} extracted fact(s) rejected by validation" if report.rejected else "")
-        + "."
+        f"({report.messages_existing} already there)."
     ]
+    if report.captured:
+        lines.append(
+            f"{report.captured} of your messages stated something about you: {report.memories_added} new memories"
+            + (f", {report.rejected} extracted fact(s) rejected by validation" if report.rejected else "")
+            + ". Questions, requests and chit-chat stay in the conversations (keepsake sessions search)."
+        )
+    elif not report.capture_skipped:
+        lines.append("Nothing new to remember.")
+    if report.model_extraction_queued:
+        lines.append(f"The chat model will read {report.model_extraction_queued} of them in the background while the "
+                     "computer is idle (progress: keepsake jobs status, or Tidy-up in the app).")  # fmt: skip
     if report.capture_skipped:
         lines.append(f"No memories captured: {report.capture_skipped}.")
-    if report.problems:
-        lines.append(f"{len(report.problems)} problem(s), skipped:")
-        lines += [f"  {p}" for p in report.problems]
-    emit(args, report.to_json(), "\n".join(lines))
-    return 0
+    if report.problems_total:
+        shown = report.problems[:MAX_PROBLEM_LINES]
+        lines.append(f"{report.problems_total} problem(s), skipped:")
+        lines += [f"  {p}" for p in shown]
+        if report.problems_total > len(shown):
+            lines.append(f"  ... and {report.problems_total - len(shown)} more")
+    return "\n".join(lines)

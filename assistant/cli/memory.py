@@ -166,7 +166,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json(p)
     p.set_defaults(func=cmd_ttl)
 
-    ses = sub.add_parser("sessions", help="list, show, rename and delete chat sessions")
+    ses = sub.add_parser("sessions", help="list, show, search, rename and delete chat sessions")
     ssub = ses.add_subparsers(dest="sessions_command", metavar="ACTION", required=True)
     p = ssub.add_parser("list", help="sessions, most recent first")
     p.add_argument("--limit", type=argtypes.limit)
@@ -176,6 +176,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("id", type=argtypes.record_id)
     add_json(p)
     p.set_defaults(func=cmd_sessions_show)
+    p = ssub.add_parser("search", help="find messages in your conversations (questions and requests live here, not in memory)")
+    p.add_argument("query")
+    p.add_argument("--limit", type=argtypes.limit, default=20, help="how many messages (default 20)")
+    add_json(p)
+    p.set_defaults(func=cmd_sessions_search)
     p = ssub.add_parser("rename", help="set a session's title")
     p.add_argument("id", type=argtypes.record_id)
     p.add_argument("title")
@@ -359,6 +364,20 @@ def cmd_sessions_show(args: argparse.Namespace) -> int:
 
 
 @_cmd
+def cmd_sessions_search(args: argparse.Namespace) -> int:
+    with opened_store() as store:
+        found = store.search_messages(args.query, limit=args.limit)
+    lines = [f"#{m.session_id:<5} [{m.id}] {_fmt_date(m.observed_at)}  {m.role.value}: {_one_line(m.content)}" for m in found]
+    emit(args, [m.to_json() for m in found], "\n".join(lines) or "no message matches")
+    return 0
+
+
+def _one_line(text: str, limit: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+@_cmd
 def cmd_sessions_rename(args: argparse.Namespace) -> int:
     with opened_store() as store:
         s = store.rename_session(args.id, args.title)
@@ -397,10 +416,21 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 @_cmd
 def cmd_import(args: argparse.Namespace) -> int:
-    with opened_store(with_embedder=True) as store:
-        report = store.import_json(args.file, keep_trust=args.keep_trust)
-    r = report.to_json()
-    text = (f"imported {r['memories_added']} new memories ({r['memories_merged']} already known), "
+    return restore_export(args, keep_trust=args.keep_trust)
+
+
+def restore_export(args: argparse.Namespace, *, keep_trust: bool) -> int:
+    """Restore a file written by ``keepsake export`` (``import-memories``, and ``keepsake import``
+    when it recognises an export): memories with their versions and dates, sessions, messages."""
+    from assistant.memory.errors import StoreError
+
+    try:
+        with opened_store(with_embedder=True) as store:
+            report = store.import_json(args.file, keep_trust=keep_trust)
+    except (StoreError, ValueError) as exc:
+        raise UserError(str(exc)) from None
+    r = {"format": "keepsake", **report.to_json()}
+    text = (f"restored a Keepsake export: {r['memories_added']} new memories ({r['memories_merged']} already known), "
             f"{r['sessions_added']} sessions, {r['messages_added']} messages")  # fmt: skip
     if r["errors"]:
         text += "\nskipped:\n" + "\n".join(f"  {e}" for e in r["errors"])

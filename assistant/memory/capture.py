@@ -10,20 +10,24 @@ For one user message, :meth:`Capturer.capture_message`:
    person's (role ``user``), for a redacted one, and for a "forget ..." command (storing it would
    keep what the person asked to forget; the caller runs the confirmation flow of
    :mod:`assistant.memory.commands`);
-2. stores the message as an **episode** (kind ``episode``, the verbatim text, ``valid_at`` = its
-   first grounded date if that is earlier than when it was said, else when it was said: a plan
-   for March said in January is known from January). A message over ``OFFLOAD_CHARS`` (8000) has its
-   full text kept in the store's encrypted archive (``store.context_archive.put_offload``, tied to the
-   message, so forgetting the message reaches it); the episode keeps the 500-char preview +
-   pointer (the message row itself keeps the full text);
-3. extracts profile slots and facts with the deterministic rules
+2. keeps only what the message states about the person: :func:`assistant.memory.statements.classify`
+   cuts it into sentences/clauses and keeps the statements (the person's life, people, plans,
+   preferences, instructions). Questions, requests, commands and chit-chat stay in the conversation
+   (the message row, searchable with ``keepsake sessions search``) and become no memory: a message
+   with no statement is skipped (``CaptureResult.skipped``), so a question never retrieves itself;
+3. stores the statements as one **episode** (kind ``episode``: the statement units verbatim, in
+   message order, joined by a space; the whole message when all of it is statements), ``valid_at``
+   = its first grounded date if that is earlier than when it was said, else when it was said (a
+   plan for March said in January is known from January), with the message as its source; and extracts
+   profile slots and facts from the statements only, with the deterministic rules
    (:mod:`assistant.memory.extract_rules`) and, when a chat model is given and ``use_llm``, with
    JSON-schema constrained extraction (:mod:`assistant.memory.extract_llm`), shown at most 8
    existing memories numbered 0..n-1 (retriever hits, else FTS matches, plus recent profile slots).
    Profiles and facts get ``valid_at`` like the episode: the date their sentence grounds (when
    earlier), else when the message was said (true at least since then: the consolidator orders
    an update and the facts it retires by these starts);
-4. validates every fact against the message (:func:`assistant.memory.validate.validate`):
+4. validates every fact against the statements (:func:`assistant.memory.validate.validate`): words
+   of the message's questions or requests do not support a fact;
    rejected ones are returned in ``CaptureResult.rejected`` as ``(text, reason)``, kept in
    ``Capturer.rejections`` (last 500) and logged (reason at INFO, text at DEBUG), never raised;
 5. ADDs everything in one ``add_many`` call (one embedding batch, one transaction): identical
@@ -37,8 +41,8 @@ Provenance: every record gets a :class:`Source` (session, message, speaker, extr
 observed_at). Dates ground against the message's ``observed_at`` (in the local timezone, or
 ``tz``), never against the current time.
 
-Long messages: only the first ``RULES_WINDOW`` characters are read by the rules (a pasted
-document is not the person talking about themselves), and the LLM is skipped.
+Long messages: only the first ``RULES_WINDOW`` characters are classified (a pasted document is
+not the person talking about themselves; the message row keeps all of it), and the LLM is skipped.
 
 Retrying a capture is safe: the same message gives the same texts and sources, so a second run
 adds nothing. :class:`assistant.memory.capture_queue.CaptureQueue` runs captures off the caller's
@@ -49,20 +53,20 @@ from __future__ import annotations
 
 import collections
 import logging
-import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, tzinfo
 from typing import Any, Sequence
 
 from assistant.memory import extract_rules
-from assistant.memory.archive import OFFLOAD_CHARS, pointer_text
 from assistant.memory.commands import REMEMBER_EXTRACTOR, Command, keyword_search, parse_command, remember_text
 from assistant.memory.dates import ground
 from assistant.memory.extract_llm import MAX_EXISTING, LlmExtractor
 from assistant.memory.extract_rules import Candidate
+from assistant.memory.statements import classify, own_names
 from assistant.memory.records import (
     DEFAULT_SCOPE,
     Actor,
+    AddResult,
     Kind,
     LinkType,
     Memory,
@@ -77,9 +81,9 @@ from assistant.memory.validate import validate
 log = logging.getLogger(__name__)
 
 EPISODE_EXTRACTOR = "episode"
-CAPTURE_VERSION = "1"
+CAPTURE_VERSION = "2"  # 2: episodes and facts come from the message's statements only
 RULES_WINDOW = 4000
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i’m|i've|i’ve|my|me|we|our|us|mine)\b|我", re.I)
+NOT_A_STATEMENT = "no statement about the person (questions, requests and chit-chat stay in the conversation)"
 
 
 @dataclass
@@ -94,7 +98,7 @@ class CaptureResult:
     created_ids: list[int] = field(default_factory=list)
     skipped: str | None = None  # why nothing was captured
     command: Command | None = None
-    offloaded: str | None = None  # archive ref holding the full text of a long message
+    statements: list[str] = field(default_factory=list)  # the message's statement units, verbatim
     llm_proposed: int = 0
     llm_accepted: int = 0
     llm_error: str | None = None
@@ -109,9 +113,21 @@ class CaptureResult:
             "rejected": [{"text": t, "reason": r} for t, r in self.rejected],
             "skipped": self.skipped,
             "command": {"kind": self.command.kind, "text": self.command.text} if self.command else None,
-            "offloaded": self.offloaded,
+            "statements": list(self.statements),
             "llm": {"proposed": self.llm_proposed, "accepted": self.llm_accepted, "error": self.llm_error},
         }
+
+
+@dataclass
+class _Plan:
+    """One message's capture before it is written: the memories to ADD (episode first) and the
+    accepted candidates behind specs[1:]."""
+
+    result: CaptureResult
+    specs: list[NewMemory] = field(default_factory=list)
+    accepted: list[Candidate] = field(default_factory=list)
+    existing: list[Memory] = field(default_factory=list)
+    actor: Actor = Actor.CAPTURE
 
 
 def _valid_from(d: date | None, tz: tzinfo | None, observed_at: datetime) -> datetime:
@@ -146,17 +162,49 @@ class Capturer:
         self.tz = tz
         self.rejections: collections.deque[tuple[int, str, str]] = collections.deque(maxlen=500)
         self._llm = LlmExtractor(chat_model) if chat_model is not None else None
+        self._names: set[str] | None = None  # the person's own people and pets (see known_names)
+
+    def known_names(self) -> set[str]:
+        """Names of the person's own people and pets, so "Tom's band played tonight" counts as a
+        statement about their life: the names in current partner/family/pet profile memories, then
+        every "my partner Tom" this capturer has seen in a statement since."""
+        if self._names is None:
+            rows = self.store.conn.execute(
+                "SELECT DISTINCT e.name FROM entities e JOIN memory_entities me ON me.entity_id = e.id "
+                "JOIN memories m ON m.id = me.memory_id WHERE m.kind = 'profile' AND m.status = 'active' "
+                "AND m.expired_at IS NULL AND (m.slot IN ('partner', 'pet') OR m.slot LIKE 'family.%')"
+            ).fetchall()  # fmt: skip
+            self._names = {str(r[0]) for r in rows if str(r[0])[:1].isupper()}
+        return self._names
 
     # ------------------------------------------------------------------ public
 
     def capture_message(self, message_id: int, *, trust: Trust | None = None, use_llm: bool | None = None) -> CaptureResult:
         """Capture one stored message (see the module docstring). Raises only for store errors
         (:class:`NotFound` for an unknown id); extraction problems end up in the result."""
+        return self.capture_many([message_id], trust=trust, use_llm=use_llm)[0]
+
+    def capture_many(self, message_ids: Sequence[int], *, trust: Trust | None = None,
+                     use_llm: bool | None = None) -> list[CaptureResult]:  # fmt: skip
+        """Capture several stored messages with one ``add_many`` (one embedding batch and one
+        transaction per 256 memories): what an import does per chunk. Same results, in order, as
+        :meth:`capture_message` for each id."""
+        why = self.memory_off()
+        plans = [self._plan(int(i), why, trust, use_llm) for i in message_ids]
+        for actor in (Actor.CAPTURE, Actor.IMPORT):
+            todo = [p for p in plans if p.specs and p.actor is actor]
+            if not todo:
+                continue
+            added = iter(self.store.add_many([spec for p in todo for spec in p.specs], actor=actor))
+            for p in todo:
+                self._apply(p, [next(added) for _ in p.specs])
+        return [p.result for p in plans]
+
+    def _plan(self, message_id: int, off: str | None, trust: Trust | None, use_llm: bool | None) -> _Plan:
         result = CaptureResult(message_id)
-        why = self._memory_off()
-        if why:
-            result.skipped = why
-            return result
+        if off:
+            result.skipped = off
+            return _Plan(result)
         msg = self.store.get_message(message_id)
         session = self.store.get_session(msg.session_id)
         if msg.role != Role.USER:
@@ -168,20 +216,23 @@ class Capturer:
         elif not msg.content.strip():
             result.skipped = "empty message"
         if result.skipped:
-            return result
+            return _Plan(result)
         cmd = parse_command(msg.content)
         result.command = cmd
         if cmd is not None and cmd.kind == "forget":
             result.skipped = "forget command: nothing is stored (the caller asks for confirmation)"
-            return result
+            return _Plan(result)
         imported = trust == Trust.IMPORTED or (trust is None and (session.external_id or "").startswith("import:"))
         base_trust = Trust.IMPORTED if imported else (trust or Trust.USER_STATED)
         observed = msg.observed_at.astimezone(self.tz)  # the speaker's wall clock grounds dates
-        return self._capture(msg, cmd, observed, base_trust, imported, use_llm, result)
+        plan = self._extract(msg, cmd, observed, base_trust, use_llm, result)
+        plan.actor = Actor.IMPORT if imported else Actor.CAPTURE
+        return plan
 
     # ------------------------------------------------------------------ steps
 
-    def _memory_off(self) -> str | None:
+    def memory_off(self) -> str | None:
+        """Why nothing is captured at all right now (memory off or incognito in settings), else None."""
         settings = self.settings
         if settings is None:
             from assistant.config import load_settings
@@ -193,24 +244,29 @@ class Capturer:
             return "incognito mode is on in settings"
         return None
 
-    def _capture(self, msg: Any, cmd: Command | None, observed: datetime, base_trust: Trust, imported: bool,
-                 use_llm: bool | None, result: CaptureResult) -> CaptureResult:  # fmt: skip
-        text = msg.content
-        long = len(text) > OFFLOAD_CHARS
-        window = text[:RULES_WINDOW] if long else text
-        grounded = ground(window, observed)
-        sources_text = [window, grounded.text]
-        episode_text = text
-        if long:
-            ref = self.store.context_archive.put_offload(str(msg.session_id), "message", text, message_id=msg.id)
-            episode_text, result.offloaded = pointer_text(text, ref), ref
+    def _extract(self, msg: Any, cmd: Command | None, observed: datetime, base_trust: Trust, use_llm: bool | None,
+                 result: CaptureResult) -> _Plan:  # fmt: skip
+        """The memories one message gives (not written yet)."""
+        window = msg.content[:RULES_WINDOW]
+        names = self.known_names()
+        units = [u.text for u in classify(window, names).statements]
+        names.update(own_names(" ".join(units)))
+        if not units and cmd is not None and cmd.kind == "remember":
+            units = [window.strip()]
+        if not units:
+            result.skipped = NOT_A_STATEMENT
+            return _Plan(result)
+        said = " ".join(units)  # the episode: what the message states, verbatim, in order
+        result.statements = units
+        grounded = ground(said, observed)
+        sources_text = [said, grounded.text]
 
         def source(extractor: str, version: str = CAPTURE_VERSION) -> Source:
             return Source(session_id=msg.session_id, message_id=msg.id, speaker="user", extractor=extractor,
                           extractor_version=version, observed_at=msg.observed_at)  # fmt: skip
 
         specs = [NewMemory(
-            episode_text, kind=Kind.EPISODE, scope=self.scope, sources=(source(EPISODE_EXTRACTOR),),
+            said, kind=Kind.EPISODE, scope=self.scope, sources=(source(EPISODE_EXTRACTOR),),
             valid_at=_valid_from(grounded.valid_at, observed.tzinfo, msg.observed_at), trust=base_trust,
             confidence=1.0,
         )]  # fmt: skip
@@ -220,11 +276,11 @@ class Capturer:
             cands.append(Candidate(fact, Kind.FACT, None, valid, 1.0, extractor=REMEMBER_EXTRACTOR))
             cands += extract_rules.extract(cmd.text, observed)
         else:
-            cands += extract_rules.extract(window, observed)
+            cands += extract_rules.extract("\n".join(units), observed)
         existing: list[Memory] = []
         ask = self.use_llm if use_llm is None else use_llm
-        if ask and self._llm is not None and not long and _FIRST_PERSON.search(window):
-            existing = self._context(window)
+        if ask and self._llm is not None and len(msg.content) <= RULES_WINDOW:
+            existing = self._context(said)
             out = self._llm.extract(grounded.text, observed, [m.text for m in existing])
             result.llm_proposed, result.llm_error, result.llm_prompt = out.proposed, out.error, out.prompt
             cands += out.candidates
@@ -247,14 +303,16 @@ class Capturer:
                 valid_at=_valid_from(c.valid_at, observed.tzinfo, msg.observed_at), trust=trust, confidence=c.confidence,
                 entities=c.entities, slot=c.slot,
             ))  # fmt: skip
-        added = self.store.add_many(specs, actor=Actor.IMPORT if imported else Actor.CAPTURE)
+        return _Plan(result, specs, accepted, existing)
+
+    def _apply(self, plan: _Plan, added: Sequence[AddResult]) -> None:
+        result = plan.result
         result.episode_id = added[0].id
         result.created_ids = [a.id for a in added if a.created]
         result.memory_ids = list(dict.fromkeys(a.id for a in added[1:]))
-        for c, a in zip(accepted, added[1:]):
-            if c.about is not None and a.created and a.id != existing[c.about].id:
-                self.store.link(a.id, existing[c.about].id, LinkType.RELATED, actor=Actor.CAPTURE)
-        return result
+        for c, a in zip(plan.accepted, added[1:]):
+            if c.about is not None and a.created and a.id != plan.existing[c.about].id:
+                self.store.link(a.id, plan.existing[c.about].id, LinkType.RELATED, actor=Actor.CAPTURE)
 
     def _reject(self, message_id: int, c: Candidate, reason: str, result: CaptureResult) -> None:
         result.rejected.append((c.text, reason))
@@ -284,8 +342,7 @@ class Capturer:
 
 def capture_messages(store: Any, ids: Sequence[int], **kw: Any) -> list[CaptureResult]:
     """Capture several messages in order with one :class:`Capturer` (``kw`` as for it)."""
-    capturer = Capturer(store, **kw)
-    return [capturer.capture_message(i) for i in ids]
+    return Capturer(store, **kw).capture_many(ids)
 
 
 def __getattr__(name: str) -> Any:  # CaptureQueue lives in its own module

@@ -4,13 +4,28 @@ time; relative dates ground against it), ``created_at`` when Keepsake stored it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Sequence
 
 from assistant.memory.base import StoreBase
 from assistant.memory.db import Connection
 from assistant.memory.errors import NotFound
 from assistant.memory.records import Actor, Message, Role, Session, ts_to_db
 from assistant.memory.rows import message_from_row, session_from_row
+from assistant.memory.textmatch import match_expression
+
+@dataclass(frozen=True)
+class MessageSpec:
+    """A message to append (see :meth:`SessionsMixin.add_messages`)."""
+
+    session_id: int
+    role: Role | str
+    content: str
+    observed_at: datetime | None = None
+    created_at: datetime | None = None
+    external_id: str | None = None
+
 
 _SESSION_SELECT = (
     "SELECT s.*, (SELECT count(*) FROM messages m WHERE m.session_id = s.id) AS message_count FROM sessions s"
@@ -98,36 +113,64 @@ class SessionsMixin(StoreBase):
         """Append a message (the next sequence id). With ``external_id`` an already imported
         message is returned instead of a second copy. Messages are not audited (the audit log
         records memory and session changes)."""
-        role = Role(role)
-        if not isinstance(content, str):
-            raise TypeError("message content must be a string")
+        spec = MessageSpec(session_id, role, content, observed_at=observed_at, created_at=created_at, external_id=external_id)
+        return self.get_message(self.add_messages([spec])[0][0])
+
+    def add_messages(self, specs: Sequence[MessageSpec]) -> list[tuple[int, bool]]:
+        """Append several messages in one transaction (an import chunk), in order. Returns
+        ``(id, created)`` for each: with an ``external_id`` already in its session, the existing
+        message's id and False. Raises :class:`NotFound` for an unknown session (nothing written)."""
+        rows = []
+        for spec in specs:
+            if not isinstance(spec.content, str):
+                raise TypeError("message content must be a string")
+            rows.append((spec, Role(spec.role)))
         now = self.now()
-        created = ts_to_db(created_at or now)
-        observed = ts_to_db(observed_at) if observed_at is not None else created
 
-        def run(c: Connection) -> int:
-            if c.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is None:
-                raise NotFound(f"no session with id {session_id}")
-            if external_id is not None:
-                row = c.execute(
-                    "SELECT id FROM messages WHERE session_id = ? AND external_id = ?", (session_id, external_id)
-                ).fetchone()
-                if row:
-                    return int(row[0])
-            cur = c.execute(
-                "INSERT INTO messages(session_id, role, content, created_at, observed_at, external_id) VALUES (?,?,?,?,?,?)",
-                (session_id, role.value, content, created, observed, external_id),
-            )
-            c.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (ts_to_db(now), session_id))
-            return int(cur.lastrowid)
+        def run(c: Connection) -> list[tuple[int, bool]]:
+            out: list[tuple[int, bool]] = []
+            checked: set[int] = set()
+            for spec, role in rows:
+                sid = int(spec.session_id)
+                if sid not in checked:
+                    if c.execute("SELECT 1 FROM sessions WHERE id = ?", (sid,)).fetchone() is None:
+                        raise NotFound(f"no session with id {sid}")
+                    checked.add(sid)
+                if spec.external_id is not None:
+                    row = c.execute("SELECT id FROM messages WHERE session_id = ? AND external_id = ?", (sid, spec.external_id)).fetchone()
+                    if row:
+                        out.append((int(row[0]), False))
+                        continue
+                created = ts_to_db(spec.created_at or now)
+                observed = ts_to_db(spec.observed_at) if spec.observed_at is not None else created
+                cur = c.execute(
+                    "INSERT INTO messages(session_id, role, content, created_at, observed_at, external_id) VALUES (?,?,?,?,?,?)",
+                    (sid, role.value, spec.content, created, observed, spec.external_id),
+                )
+                out.append((int(cur.lastrowid), True))
+            for sid in checked:
+                c.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (ts_to_db(now), sid))
+            return out
 
-        return self.get_message(self.write(run))
+        return self.write(run) if rows else []
 
     def get_message(self, message_id: int) -> Message:
         row = self.conn.execute("SELECT * FROM messages WHERE id = ?", (message_id,)).fetchone()
         if row is None:
             raise NotFound(f"no message with id {message_id}")
         return message_from_row(row)
+
+    def search_messages(self, query: str, *, limit: int = 20) -> list[Message]:
+        """Messages (any role) whose words match ``query``, best BM25 first (FTS5 over the message
+        text; the query is sanitized, so FTS syntax in it is plain text). Redacted messages never
+        match. This is where questions, requests and chit-chat are found: they are kept in the
+        conversation, not in memory."""
+        match = match_expression(query)
+        if match is None or limit <= 0:
+            return []
+        sql = ("SELECT m.* FROM message_fts JOIN messages m ON m.id = message_fts.rowid "
+               "WHERE message_fts MATCH ? AND m.redacted_at IS NULL ORDER BY bm25(message_fts), m.id LIMIT ?")  # fmt: skip
+        return [message_from_row(r) for r in self.conn.execute(sql, (match, int(limit)))]
 
     def messages(self, session_id: int, *, after_id: int | None = None, limit: int | None = None) -> list[Message]:
         """Messages of a session in sequence order (``after_id`` pages forward)."""
