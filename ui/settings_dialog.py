@@ -1,5 +1,6 @@
 """Settings: model, context size, memory on/off, idle minutes, nightly hour, the data folder,
-and whether the memory is encrypted (and where its key lives)."""
+whether the memory is encrypted (and where its key lives), and the model server
+(:mod:`ui.server_settings`)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from ui.backend import Backend
 from ui.model_picker import ModelPicker
+from ui.server_settings import ServerSettings
 
 
 def encryption_info(store) -> dict[str, Any]:
@@ -117,7 +119,9 @@ class SettingsDialog(QDialog):
         form.setRowVisible(self.key_file, False)
         self._form = form
         lay.addLayout(form)
-        note = QLabel("Changing the model or context size reloads the model in the background.", self)
+        self.server = ServerSettings(backend, s, self)
+        lay.addWidget(self.server)
+        note = QLabel("Changing the model, the server or the context size reloads the model in the background.", self)
         note.setObjectName("hint")
         note.setWordWrap(True)
         lay.addWidget(note)
@@ -155,9 +159,14 @@ class SettingsDialog(QDialog):
         self.encryption.setText("Unknown (the memory database is not open).")
         self.keyring.setText("Unknown.")
 
+    @property
+    def key_change(self) -> tuple[bool, str | None]:
+        """(changed, new key or None to remove it) for the model server's API key."""
+        return self.server.key_change()
+
     def settings(self):
         """The edited settings (not saved yet)."""
-        return replace(
+        return self.server.apply(replace(
             self.original,
             chat_model=self.model.current_choice or "default",
             context_size=self.context.value(),
@@ -165,4 +174,4 @@ class SettingsDialog(QDialog):
             incognito=self.incognito.isChecked(),
             idle_minutes=self.idle.value(),
             nightly_hour=self.nightly.value(),
-        ).validated()
+        ))
