@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
-    QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -32,13 +31,16 @@ from ui.errors import describe
 FIRST_LISTED = ""  # the model combo's "first model the server lists" choice
 
 
-class ServerSettings(QGroupBox):
+class ServerSettings(QWidget):
+    """The "Model server" tab of the settings dialog."""
+
     def __init__(self, backend: Backend, settings, parent: QWidget | None = None) -> None:
-        super().__init__("Model server", parent)
+        super().__init__(parent)
         self.setObjectName("serverSettings")
         self.backend = backend
         self._remove_key = False
         form = QFormLayout(self)
+        form.setContentsMargins(12, 14, 12, 10)
         form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
         self.enabled = QCheckBox("Chat on this server", self)
         self.enabled.setToolTip("Only the conversation is sent (with the memories retrieved for each message); "

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSpinBox,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -118,9 +119,15 @@ class SettingsDialog(QDialog):
         form.addRow("Key file", self.key_file)
         form.setRowVisible(self.key_file, False)
         self._form = form
-        lay.addLayout(form)
-        self.server = ServerSettings(backend, s, self)
-        lay.addWidget(self.server)
+        self.tabs = QTabWidget(self)
+        self.tabs.setObjectName("settingsTabs")
+        general = QWidget(self.tabs)
+        form.setContentsMargins(12, 14, 12, 10)
+        general.setLayout(form)
+        self.tabs.addTab(general, "General")
+        self.server = ServerSettings(backend, s, self.tabs)
+        self.tabs.addTab(self.server, "Model server")
+        lay.addWidget(self.tabs)
         note = QLabel("Changing the model, the server or the context size reloads the model in the background.", self)
         note.setObjectName("hint")
         note.setWordWrap(True)
