@@ -66,6 +66,22 @@ def test_the_chat_runs_on_the_server_and_retry_answers_after_it_was_down(qtbot, 
     assert "the server's tokenizer" in window.budget.toolTip()
 
 
+def test_a_reopened_message_without_reply_offers_retry_and_retry_answers_it(qtbot, window):
+    store = window.backend.store
+    s = store.create_session("Unanswered")
+    store.add_message(s.id, "user", "What is 2+2?")  # as left by a turn the server failed
+    window.controller.open_session(s.id)
+    qtbot.waitUntil(lambda: len(window.chat_view.messages) == 1, timeout=15000)
+    asked = window.chat_view.messages[0]
+    assert asked.badge.text() == "no reply" and not asked.retry.isHidden()
+    done: list = []
+    window.controller.replyFinished.connect(done.append)
+    asked.retry.click()
+    qtbot.waitUntil(lambda: bool(done), timeout=240000)
+    assert done[0].reply and asked.retry.isHidden() and asked.badge.text() == ""
+    assert [m.role.value for m in store.messages(s.id)] == ["user", "assistant"]
+
+
 def test_settings_model_server_lists_the_servers_models(qtbot, window, llama_server):
     from ui.settings_dialog import SettingsDialog
 

@@ -199,13 +199,11 @@ class MessageWidget(QFrame):
         if injected:
             self.set_memories(injected)
 
-    def mark_unanswered(self) -> None:
-        """A placeholder reply for a stored message that has none yet (the model failed on it
-        earlier, or an imported conversation ends with it): Retry asks the model now."""
-        self.set_badge("no reply")
-        self.retry.setVisible(True)
-        self.body.setTextFormat(Qt.TextFormat.PlainText)
-        self.body.setText("No reply to this message yet.")
+    def mark_unanswered(self, on: bool = True) -> None:
+        """The person's stored message has no reply yet (the model failed on it earlier, or an
+        imported conversation ends with it): a "no reply" badge and Retry, which asks the model now."""
+        self.set_badge("no reply" if on else "")
+        self.retry.setVisible(on)
 
     def set_badge(self, text: str) -> None:
         self.badge.setText(text)

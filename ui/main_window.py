@@ -297,7 +297,7 @@ class MainWindow(QMainWindow):
         self.budget.set_budget(None)
         self._reply = self._user = None
         if items and items[-1].role == "user":  # no reply stored (the model failed on it): offer Retry
-            self.chat_view.start_reply().mark_unanswered()
+            self.chat_view.messages[-1].mark_unanswered()
         if sid is None:
             self.composer.edit.setFocus()
 
@@ -331,9 +331,14 @@ class MainWindow(QMainWindow):
             self._user.message_id = turn.user_message_id
         self._reply = None
 
-    def _retry(self, failed: MessageWidget) -> None:
+    def _retry(self, w: MessageWidget) -> None:
+        """Retry on a failed reply (which goes; the new reply takes its place) or on a stored
+        message without a reply."""
         if self.controller.can_retry:
-            self.chat_view.remove(failed)
+            if w.role == "assistant":
+                self.chat_view.remove(w)
+            else:
+                w.mark_unanswered(False)
             self.controller.retry()
 
     def _reply_failed(self, message: str) -> None:
