@@ -15,6 +15,8 @@ from pathlib import Path
 import platformdirs
 
 APP_NAME = "Keepsake"
+#: the model picker's choice for "the configured model server" (next to "default" and GGUF paths)
+SERVER_CHOICE = "server"
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -91,6 +93,11 @@ class Settings:
     """User settings, stored as JSON in the config dir.
 
     ``chat_model`` / ``embed_model`` are ``"default"`` or a path to a GGUF file.
+
+    ``engine`` is ``"local"`` (llama.cpp runs ``chat_model`` here) or ``"openai"`` (an
+    OpenAI-compatible server at ``engine_url`` runs ``engine_model``, or the first model it
+    lists when empty). The server's API key is in the keyring, not here
+    (:mod:`assistant.engine.api_key`). ``engine_timeout`` is how long a reply may go silent.
     """
 
     chat_model: str = "default"
@@ -101,11 +108,49 @@ class Settings:
     idle_minutes: int = 10
     nightly_hour: int = 3
     threads: int = field(default_factory=lambda: max(1, min(4, os.cpu_count() or 1)))
+    engine: str = "local"
+    engine_url: str = ""
+    engine_model: str = ""
+    engine_timeout: float = 120.0
+
+    @property
+    def uses_server(self) -> bool:
+        """The chat runs on a model server (opt-in: only then does Keepsake open a socket)."""
+        return self.engine == "openai" and bool(self.engine_url.strip())
+
+    @property
+    def choice(self) -> str:
+        """What the model picker shows as chosen: :data:`SERVER_CHOICE` or ``chat_model``."""
+        return SERVER_CHOICE if self.uses_server else self.chat_model
+
+    def with_choice(self, choice: str) -> "Settings":
+        """These settings after picking ``choice`` in the model picker (the server, or a local
+        GGUF - which switches the engine back to llama.cpp and keeps the server configured)."""
+        if choice == SERVER_CHOICE:
+            return replace(self, engine="openai").validated()
+        return replace(self, chat_model=choice or "default", engine="local")
+
+    def with_server(self, url: str | None, model: str | None = None) -> "Settings":
+        """These settings with the chat on the server at ``url`` (None/empty: unchanged). Without
+        ``model``, the configured model name is kept for the configured server only (another
+        server may not have it: its first listed model is used)."""
+        if not url or not url.strip():
+            return self
+        url = url.strip()
+        if model is None:
+            model = self.engine_model if url == self.engine_url else ""
+        return replace(self, engine="openai", engine_url=url, engine_model=model.strip()).validated()
 
     def validated(self) -> "Settings":
         """Clamp values into sane ranges (a hand-edited file must not crash the app)."""
+        url = str(self.engine_url or "").strip()
+        engine = self.engine if self.engine in ("local", "openai") and url else "local"
         return replace(
             self,
+            engine=engine,
+            engine_url=url,
+            engine_model=str(self.engine_model or "").strip(),
+            engine_timeout=max(0.1, min(3600.0, float(self.engine_timeout))),
             context_size=max(512, min(131072, int(self.context_size))),
             idle_minutes=max(1, min(24 * 60, int(self.idle_minutes))),
             nightly_hour=max(0, min(23, int(self.nightly_hour))),

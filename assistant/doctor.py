@@ -196,15 +196,55 @@ def _models() -> list[Check]:
     return checks
 
 
-def run_checks() -> dict:
-    """Run every check; a failing check is reported, never raised."""
+def engine_checks(settings) -> list[Check]:
+    """Which engine runs the chat; with a model server, check it (the only socket doctor opens,
+    and only when a server is configured)."""
+    if not settings.uses_server:
+        idle = f"; a server is configured at {settings.engine_url} but not in use" if settings.engine_url else ""
+        return [Check("chat engine", True, f"llama.cpp on this machine (model: {settings.chat_model}){idle}",
+                      {"engine": "llama.cpp", "model": settings.chat_model})]  # fmt: skip
+    from assistant.engine import api_key
+    from assistant.engine.errors import EngineError
+    from assistant.engine.remote import OpenAIChatModel, model_name
+
+    url = settings.engine_url
+    engine = Check("chat engine", True, f"OpenAI-compatible model server at {url} (model: {settings.engine_model or 'the first it lists'}); "
+                   "memory, search and embeddings stay on this machine",
+                   {"engine": "openai", "url": url, "model": settings.engine_model or None})  # fmt: skip
+    key_from = api_key.location(url)
+    try:
+        model = OpenAIChatModel(url, model=settings.engine_model or None, api_key=api_key.load(url),
+                                read_timeout=min(settings.engine_timeout, 30.0), n_ctx=settings.context_size)  # fmt: skip
+        try:
+            info = model.connect()
+        finally:
+            model.close()
+    except (EngineError, ValueError) as exc:
+        return [engine, Check("model server", False, str(exc), {"url": url, "reachable": getattr(exc, "kind", "") not in
+                                                                  ("unreachable", "config"), "api_key": key_from,
+                                                                  "error_kind": getattr(exc, "kind", "config")})]  # fmt: skip
+    listed = ", ".join(model_name(m) for m in info.models[:5]) + (" …" if len(info.models) > 5 else "")
+    ctx = f"; server context {info.n_ctx} tokens" if info.n_ctx else ""
+    warn = info.n_ctx is not None and info.n_ctx < settings.context_size
+    detail = (f"reachable in {info.latency_ms:.0f} ms; {len(info.models)} model(s): {listed}; using {model_name(info.model)}; "
+              f"tokens counted with {info.tokens.detail}{ctx}; API key: {key_from}")  # fmt: skip
+    if warn:
+        detail += f" (smaller than Keepsake's context size {settings.context_size}: the window is cut to fit)"
+    return [engine, Check("model server", True, detail, {**info.to_json(), "reachable": True, "api_key": key_from})]
+
+
+def run_checks(settings=None) -> dict:
+    """Run every check; a failing check is reported, never raised. ``settings`` (default: the
+    saved ones) decides which chat engine is checked."""
+    settings = settings or load_settings()
     checks: list[Check] = []
     steps: list[Callable[[], Check | list[Check]]] = [_keepsake, _python, _llama, _sqlite, _encryption, _paths,
-                                                      _write_access, _space, _database, _models_folder, _models]  # fmt: skip
+                                                      _write_access, _space, _database, _models_folder, _models,
+                                                      lambda: engine_checks(settings)]  # fmt: skip
     for step in steps:
         try:
             result = step()
         except Exception as exc:  # noqa: BLE001
-            result = Check(step.__name__.strip("_"), False, f"{type(exc).__name__}: {exc}")
+            result = Check(step.__name__.strip("_<>"), False, f"{type(exc).__name__}: {exc}")
         checks.extend(result if isinstance(result, list) else [result])
     return {"ok": all(c.ok for c in checks), "checks": [c.to_json() for c in checks]}

@@ -11,11 +11,11 @@ import logging
 import threading
 from pathlib import Path
 
-from assistant.config import Paths, load_settings, paths
+from assistant.config import SERVER_CHOICE, Paths, Settings, load_settings, paths
 
 _lock = threading.Lock()
 _embedders: dict[Path, object] = {}
-_chat_models: dict[tuple[Path, int], object] = {}
+_chat_models: dict[tuple, object] = {}
 _capture_queues: dict[Path, object] = {}
 log = logging.getLogger(__name__)
 
@@ -67,18 +67,43 @@ def embed_threads(path: Path, threads: int) -> int:
     return 1 if small else threads
 
 
-def get_chat_model(p: Paths | None = None, model: str | None = None):
-    """The configured chat model (default: SmolLM2-135M), loaded once per (file, context size)."""
+def get_chat_model(p: Paths | None = None, model: str | None = None, settings: Settings | None = None):
+    """The configured chat model, one per (file, context size) or (server, model, context size):
+    the local llama.cpp engine (default: SmolLM2-135M), or with ``settings.uses_server`` the
+    OpenAI-compatible server (no socket is opened until the first turn). ``model`` picks a
+    local GGUF (``"default"`` or a path) or :data:`SERVER_CHOICE`."""
+    p = p or paths()
+    settings = settings or load_settings(p)
+    if model == SERVER_CHOICE or (model is None and settings.uses_server):
+        return _server_model(p, settings)
     from assistant.engine import registry
     from assistant.engine.chat import LlamaChatModel
 
-    p = p or paths()
-    settings = load_settings(p)
     path = registry.resolve_chat(model or settings.chat_model)
     key = (path, settings.context_size)
     with _lock:
         if key not in _chat_models:
             _chat_models[key] = LlamaChatModel(path, n_ctx=settings.context_size, n_threads=settings.threads)
+        return _chat_models[key]
+
+
+def _server_model(p: Paths, settings: Settings):
+    from assistant.engine import api_key
+    from assistant.engine.errors import EngineError
+    from assistant.engine.remote import OpenAIChatModel
+
+    url = settings.engine_url
+    if not url:
+        raise EngineError("config", url, "no model server URL is configured (Settings → Model server)")
+    secret = api_key.load(url, p)
+    key = ("openai", url, settings.engine_model, settings.context_size, settings.engine_timeout, secret)
+    with _lock:
+        if key not in _chat_models:
+            try:
+                _chat_models[key] = OpenAIChatModel(url, model=settings.engine_model or None, api_key=secret, n_ctx=settings.context_size,
+                                                    read_timeout=settings.engine_timeout, ledger_dir=p.cache / "engine")  # fmt: skip
+            except ValueError as exc:
+                raise EngineError("config", url, f"the model server URL is not valid: {exc}") from None
         return _chat_models[key]
 
 

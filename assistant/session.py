@@ -31,6 +31,10 @@ class EmptyMessage(ValueError):
     """Nothing to send."""
 
 
+class NothingToRetry(ValueError):
+    """Retry was asked for, but the session's last message has its reply."""
+
+
 @dataclass(frozen=True)
 class InjectedMemory:
     id: int
@@ -58,17 +62,22 @@ class TurnResult:
     remembered: list[int] = field(default_factory=list)
     captured: bool = False
     notices: list[str] = field(default_factory=list)  # code-written lines shown under the reply
+    engine: str = ""  # "llama.cpp" | "openai"
+    model: str = ""
 
     def to_json(self) -> dict[str, Any]:
         s = self.stats
         return {
             "reply": self.reply,
+            "engine": self.engine,
+            "model": self.model,
             "session_id": self.session_id,
             "turn_id": self.turn_id,
             "user_message_id": self.user_message_id,
             "assistant_message_id": self.assistant_message_id,
             "prompt_tokens": s.prompt_tokens,
             "prompt_tokens_evaluated": s.prompt_tokens_evaluated,
+            "prompt_tokens_evaluated_source": s.evaluated_source,
             "generated_tokens": s.generated_tokens,
             "ttft_ms": s.ttft_ms,
             "tokens_per_s": s.tokens_per_s,
@@ -117,7 +126,7 @@ class ChatSession:
 
         settings = settings or load_settings()
         store = store or services.open_store()
-        chat_model = chat_model or services.get_chat_model(model=model)
+        chat_model = chat_model or services.get_chat_model(model=model, settings=settings)
         if session_id is None:
             sid = store.create_session(title="", incognito=bool(incognito or settings.incognito)).id
         else:
@@ -142,14 +151,18 @@ class ChatSession:
     def context(self):
         """The session's short-term memory (history as sent, compaction state), built lazily."""
         if self._context is None:
-            from assistant.context.compaction import ContextMessage
             from assistant.context.window import SessionContext
+            from assistant.session_history import answered_history
 
             self._generation = self.store.forget_generation()
-            stored = [ContextMessage(m.role.value, m.content, m.id) for m in self.store.messages(self.session_id)
-                      if m.role in (Role.USER, Role.ASSISTANT)]
+            # A model server keeps its prompt cache across restarts: rebuild the turns as they were
+            # sent (memory blocks included) so the next request shares its prefix.
+            as_sent = getattr(self.model, "engine", "") == "openai"
+            stored = answered_history(self.store, self.session_id, count_tokens=self.model.count_tokens if as_sent else None,
+                                      clip=_clip_for_model)  # fmt: skip
+            window = min(self.settings.context_size, int(getattr(self.model, "context_size", self.settings.context_size)))
             self._context = SessionContext(self.session_id, self.model, archive=self.store.context_archive,
-                                           window=self.settings.context_size, messages=stored)
+                                           window=window, messages=stored)
         return self._context
 
     def _forgotten_since(self) -> bool:
@@ -172,13 +185,45 @@ class ChatSession:
         assert self.last_turn is not None
         return self.last_turn
 
-    def _turn(self, text, cancel, max_tokens, temperature) -> Iterator[str]:
+    def unanswered(self):
+        """The session's last message when it is the person's and got no reply (the model
+        failed: server down, timeout...), else None."""
+        last = self.store.messages(self.session_id)[-1:]
+        return last[0] if last and last[0].role == Role.USER else None
+
+    def retry(self, *, cancel: threading.Event | None = None, max_tokens: int = 512,
+              temperature: float = DEFAULT_TEMPERATURE) -> Iterator[str]:
+        """Run the turn again for the message that got no reply (it is stored already and is
+        not stored twice), yielding reply pieces. Raises :class:`NothingToRetry` when the last
+        message has its reply."""
+        with self._lock:
+            message = self.unanswered()
+            if message is None:
+                raise NothingToRetry("the last message already has a reply: nothing to retry")
+            yield from self._turn(message.content, cancel, max_tokens, temperature, user_msg=message)
+
+    def _turn(self, text, cancel, max_tokens, temperature, user_msg=None) -> Iterator[str]:
         if self._forgotten_since():
             self._context, self._stale = None, False
-        user_msg = self.store.add_message(self.session_id, Role.USER, text)
-        self._name_session(text)
-        turn = TurnResult(session_id=self.session_id, turn_id=uuid.uuid4().hex, user_message_id=user_msg.id)
+        # The person's message is stored before anything can fail: a failed turn loses nothing.
+        retried = user_msg is not None
+        user_msg = user_msg or self.store.add_message(self.session_id, Role.USER, text)
+        self._name_session(user_msg.content)
+        turn = TurnResult(session_id=self.session_id, turn_id=uuid.uuid4().hex, user_message_id=user_msg.id,
+                          engine=getattr(self.model, "engine", "llama.cpp"))
         self.last_turn = turn
+        try:
+            yield from self._reply(turn, text, user_msg, cancel, max_tokens, temperature, capture=not retried)
+        except Exception:
+            # The model failed (server down, timeout, ...): no reply is stored, so the message
+            # stays unanswered and retry() runs this turn again. What the person said is
+            # remembered all the same.
+            if not retried:
+                self._capture(turn, user_msg)
+            raise
+
+    def _reply(self, turn: TurnResult, text, user_msg, cancel, max_tokens, temperature, *, capture: bool) -> Iterator[str]:
+        """Retrieve, assemble, generate; store the reply (also when the consumer stopped it)."""
         model_text = _clip_for_model(text)
         memory_on = self.settings.memory_enabled
         command = self._command(model_text, turn) if memory_on else None
@@ -191,20 +236,34 @@ class ChatSession:
             block_text, hits = block.text, block.hits
         assembled = self.context.prepare(model_text, memories_block=block_text, reminders=command,
                                          max_output_tokens=max_tokens)
-        turn.budget = assembled.to_json()
+        turn.budget = {**assembled.to_json(), "token_counting": _counting(self.model)}
         gen = self.model.generate(assembled.messages, max_tokens=max_tokens, temperature=temperature, cancel=cancel)
+        turn.model = str(getattr(self.model, "model_id", "") or self.model.name)  # a server's model is known once connected
         try:
             yield from gen
-        finally:
+        except Exception:
             turn.reply, turn.stats = gen.text, gen.stats
-            self._finish(turn, assembled, model_text, user_msg, hits)
+            raise
+        except BaseException:  # the consumer stopped (Ctrl-C, closed): keep what arrived
+            turn.reply, turn.stats = gen.text, gen.stats
+            self._finish(turn, assembled, model_text, user_msg, hits, capture=capture)
+            raise
+        turn.reply, turn.stats = gen.text, gen.stats
+        self._finish(turn, assembled, model_text, user_msg, hits, capture=capture)
 
     def _name_session(self, first_message: str) -> None:
         """An untitled conversation is named after its first message (in the app and the CLI)."""
         if not self.store.get_session(self.session_id).title:
             self.store.rename_session(self.session_id, title_from(first_message))
 
-    def _finish(self, turn: TurnResult, assembled, model_text: str, user_msg, hits) -> None:
+    def _capture(self, turn: TurnResult, user_msg) -> None:
+        if self.capture is not None and self.settings.memory_enabled and not self.incognito:
+            self.capture.submit(user_msg.id)
+            turn.captured = True
+
+    def _finish(self, turn: TurnResult, assembled, model_text: str, user_msg, hits, *, capture: bool = True) -> None:
+        """Store the reply, record the turn in the context, log the injected memories and (unless
+        this was a retry: the message was captured when it failed) capture the message."""
         reply_msg = self.store.add_message(self.session_id, Role.ASSISTANT, turn.reply or "")
         turn.assistant_message_id = reply_msg.id
         self.context.record(assembled, model_text, turn.reply or "", user_id=user_msg.id, reply_id=reply_msg.id)
@@ -213,9 +272,8 @@ class ChatSession:
 
             inject.log_injection(self.store, turn.turn_id, self.session_id, user_msg.id, hits)
             turn.injected_memories = [_injected(h) for h in hits]
-        if self.capture is not None and self.settings.memory_enabled and not self.incognito:
-            self.capture.submit(user_msg.id)
-            turn.captured = True
+        if capture:
+            self._capture(turn, user_msg)
 
     def maintain(self, *, max_tokens: int = 512):
         """Between turns (after a reply, while the person reads): compact the context now if it
@@ -262,6 +320,12 @@ class ChatSession:
         self._unsubscribe()
         if self.capture is not None:
             self.capture.flush(timeout=120)
+
+
+def _counting(model) -> dict[str, Any]:
+    """How the model counts tokens (the budget bar says it): its tokenizer, the server's, or an estimate."""
+    counting = getattr(model, "token_counting", None)
+    return counting.to_json() if counting is not None else {"method": "model", "detail": "the model's tokenizer", "exact": True}
 
 
 def _injected(hit) -> InjectedMemory:

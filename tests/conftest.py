@@ -41,19 +41,31 @@ class NetworkBlocked(RuntimeError):
     pass
 
 
+#: Loopback (host, port) pairs a test may connect to: the model servers the engine tests start
+#: themselves (see tests/model_servers.py, ``loopback_allowed``). Everything else stays blocked.
+ALLOWED_LOOPBACK: set[tuple[str, int]] = set()
+
+
+def _allowed(sock, address) -> bool:
+    if sock.family == socket.AF_UNIX:
+        return True
+    return isinstance(address, tuple) and (str(address[0]), int(address[1])) in ALLOWED_LOOPBACK
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _no_network():
-    """Keepsake must never reach the network at run time: any outbound connect fails the test."""
+    """Keepsake must never reach the network at run time: any outbound connect fails the test
+    (except to a test's own loopback model server)."""
     real_connect = socket.socket.connect
     real_connect_ex = socket.socket.connect_ex
 
     def guard(sock, address, *a, real=real_connect):
-        if sock.family == socket.AF_UNIX:
+        if _allowed(sock, address):
             return real(sock, address, *a)
         raise NetworkBlocked(f"network access attempted: {address!r}")
 
     def guard_ex(sock, address, *a):
-        if sock.family == socket.AF_UNIX:
+        if _allowed(sock, address):
             return real_connect_ex(sock, address, *a)
         raise NetworkBlocked(f"network access attempted: {address!r}")
 
@@ -107,3 +119,16 @@ def converted_embedder_path(session_home) -> Path:
             os.environ.pop("KEEPSAKE_HOME", None)
         else:
             os.environ["KEEPSAKE_HOME"] = old
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory):
+    """The REAL llama-cpp-python OpenAI-compatible server (``python -m llama_cpp.server``)
+    serving the default SmolLM2 GGUF on a free 127.0.0.1 port, for the whole test session."""
+    from model_servers import LlamaCppServer
+
+    from assistant.engine import registry
+
+    server = LlamaCppServer(registry.default_chat_path(), tmp_path_factory.mktemp("llama-server") / "server.log").start()
+    yield server
+    server.stop()

@@ -68,11 +68,42 @@ class Provider:
         services.get_embedder()
 
     def chat_model(self, choice: str | None):
+        """Load the chosen model; a model server is checked once (an unreachable one is still
+        returned: turns then fail with the reason and a Retry, and nothing is lost)."""
         from assistant import services
+        from assistant.engine.errors import EngineError
 
         model = services.get_chat_model(model=choice or None)
         model.load()
+        if getattr(model, "engine", "") == "openai":
+            try:
+                model.connect()
+            except EngineError as exc:
+                log.warning("model server not usable yet: %s", exc)
+                model.last_error = exc
         return model
+
+    def check_server(self, url: str, model: str | None, key: str | None):
+        """Settings → Model server → Check: the server's models, latency, token counting (with
+        ``key``, else the key stored for ``url``)."""
+        from assistant.engine import api_key
+        from assistant.engine.remote import OpenAIChatModel
+
+        probe = OpenAIChatModel(url, model=model or None, api_key=key or api_key.load(url), read_timeout=30.0)
+        try:
+            return probe.connect()
+        finally:
+            probe.close()
+
+    def save_api_key(self, url: str, key: str | None) -> str:
+        from assistant.engine import api_key
+
+        return api_key.save(url, key)
+
+    def api_key(self, url: str) -> str | None:
+        from assistant.engine import api_key
+
+        return api_key.load(url)
 
     def retriever(self, store):
         from assistant import services
@@ -198,7 +229,7 @@ class Backend(QObject):
         self.runner.submit(self._open_memory, on_progress=self._memory_progress, on_done=self._memory_done,
                            on_error=self._memory_failed, name="open-memory")  # fmt: skip
         if self.provider.load_models:
-            self.load_model(self.settings.chat_model)
+            self.load_model(self.settings.choice)
         else:
             self.modelFailed.emit("models are not loaded in this mode")
 
@@ -313,6 +344,11 @@ class Backend(QObject):
         self.chat_model = model
         self.runner.submit(self._attach_capture, name="capture-queue")
         path = getattr(model, "path", None)
+        if getattr(model, "engine", "") == "openai":
+            self.modelReady.emit(f"{model.name} (server {model.endpoint.host})")
+            if getattr(model, "last_error", None) is not None:
+                self.error.emit(f"{describe(model.last_error)} Messages you send are kept and can be retried.")
+            return
         self.modelReady.emit(model_label(path) if path is not None else str(getattr(model, "name", "model")))
 
     def _model_failed(self, exc) -> None:

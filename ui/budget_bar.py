@@ -4,6 +4,7 @@ with the compaction threshold marked."""
 
 from __future__ import annotations
 
+from html import escape
 from typing import Any
 
 from PySide6.QtCore import QRectF, QSize, Qt
@@ -104,7 +105,10 @@ class BudgetBar(QWidget):
             self.setToolTip("How the model's context window is used, section by section")
             return
         used = sum(int(s.get("allocated") or 0) for s in sections if s.get("name") != "output_reserve")
-        self.figures.setText(f"{used:,} / {window:,} tokens")
+        counting = (budget or {}).get("token_counting") or {}
+        estimated = counting.get("exact") is False
+        self.figures.setText(f"≈{used:,} / {window:,} tokens (estimated)" if estimated else f"{used:,} / {window:,} tokens")
+        how = f"<p>Tokens counted with {escape(str(counting['detail']), quote=False)}.</p>" if counting.get("detail") else ""
         rows = []
         for s in sections:
             name = s.get("name", "?")
@@ -116,7 +120,7 @@ class BudgetBar(QWidget):
             )
         self.setToolTip(
             "<b>Context window</b> (tokens used / section limit)<table>" + "".join(rows) + "</table>"
-            f"<p>Compaction starts at {threshold:,} of {window:,} tokens (dashed line).</p>"
+            f"<p>Compaction starts at {threshold:,} of {window:,} tokens (dashed line).</p>{how}"
         )
 
     def section_usage(self) -> dict[str, tuple[int, int]]:

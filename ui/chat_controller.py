@@ -108,6 +108,7 @@ class ChatController(QObject):
         self._cancel: threading.Event | None = None
         self._generation = 0
         self._queued: str | None = None
+        self._last_text: str | None = None  # the message of the running/failed turn (Retry resends it)
         backend.modelReady.connect(self._on_model_ready)
 
     # ------------------------------------------------------------------ sessions
@@ -146,6 +147,7 @@ class ChatController(QObject):
             self.stop()
         self._generation += 1
         self._queued = None
+        self._last_text = None
         self._set_busy(False)
         self.session_id = session_id
         self._chat = None
@@ -203,22 +205,46 @@ class ChatController(QObject):
             text, self._queued = self._queued, None
             self._start(text)
 
-    def _start(self, text: str) -> None:
+    @property
+    def can_retry(self) -> bool:
+        return not self.busy and (self.session_id is not None or self._last_text is not None)
+
+    def retry(self) -> bool:
+        """Answer the person's last message again after a failed reply: the stored message is
+        resent (not stored twice); a message that never reached the store is sent anew."""
+        if not self.can_retry:
+            return False
+        self._set_busy(True)
+        self.replyStarted.emit()
+        if not self.backend.model_ready:
+            self._set_busy(False)
+            self.replyFailed.emit("The model is still loading; try again in a moment.")
+            return False
+        self._start(self._last_text, retry=True)
+        return True
+
+    def _start(self, text: str | None, *, retry: bool = False) -> None:
         self._cancel = threading.Event()
+        self._last_text = text
         generation = self._generation
         self.backend.call(
-            self._turn, text, self._chat, self.session_id, self.incognito, self._cancel,
+            self._turn, text, self._chat, self.session_id, self.incognito, self._cancel, retry,
             on_progress=lambda item: self._progress(generation, item),
             on_done=lambda turn: self._done(generation, turn),
             on_error=lambda exc: self._failed(generation, exc), name="chat-turn",
         )  # fmt: skip
 
-    def _turn(self, text, chat, session_id, incognito, cancel, progress):
-        """Worker thread: open the session if needed, stream the reply."""
+    def _turn(self, text, chat, session_id, incognito, cancel, retry, progress):
+        """Worker thread: open the session if needed, stream the reply (or, with ``retry``, answer
+        the stored message that got none)."""
         if chat is None:
             chat = self.backend.open_chat(session_id, incognito=incognito if session_id is None else None)
         progress(("chat", chat))
-        for piece in chat.stream(text, cancel=cancel, max_tokens=self.max_tokens):
+        if retry and (chat.unanswered() is not None or text is None):
+            pieces = chat.retry(cancel=cancel, max_tokens=self.max_tokens)
+        else:
+            pieces = chat.stream(text, cancel=cancel, max_tokens=self.max_tokens)
+        for piece in pieces:
             progress(("piece", piece))
         return chat.last_turn
 
@@ -238,6 +264,7 @@ class ChatController(QObject):
     def _done(self, generation: int, turn) -> None:
         if generation != self._generation:
             return
+        self._last_text = None
         self._set_busy(False)
         self.replyFinished.emit(turn)
         if self._chat is not None and turn is not None:

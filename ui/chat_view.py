@@ -91,9 +91,11 @@ def _memory_line(m: dict[str, Any]) -> str:
 
 
 class MessageWidget(QFrame):
-    """One message: who, when, the text (Markdown for replies), copy, memories used."""
+    """One message: who, when, the text (Markdown for replies), copy, memories used; a failed
+    reply shows the reason and a Retry button (``retryRequested``)."""
 
     memoryClicked = Signal(int)
+    retryRequested = Signal()
 
     def __init__(self, role: str, text: str = "", *, at: datetime | None = None, message_id: int | None = None,
                  redacted: bool = False, parent: QWidget | None = None) -> None:  # fmt: skip
@@ -127,6 +129,14 @@ class MessageWidget(QFrame):
         self.copy.setCursor(Qt.CursorShape.PointingHandCursor)
         self.copy.clicked.connect(self._copy)
         head.addWidget(self.copy)
+        self.retry = QToolButton(self)
+        self.retry.setObjectName("retryButton")
+        self.retry.setText("Retry")
+        self.retry.setToolTip("Send your message again (it is kept; it is not stored twice)")
+        self.retry.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.retry.setVisible(False)
+        self.retry.clicked.connect(self.retryRequested)
+        head.addWidget(self.retry)
         lay.addLayout(head)
         self.body = QLabel(self)
         self.body.setObjectName("bubbleText")
@@ -183,11 +193,17 @@ class MessageWidget(QFrame):
             self.set_badge("stopped")
         if failed:
             self.set_badge("not sent" if self.role == "user" else "failed")
-            if not self.text:
-                self.body.setTextFormat(Qt.TextFormat.PlainText)
-                self.body.setText(failed)
+            self.retry.setVisible(self.role == "assistant")
+            self.body.setTextFormat(Qt.TextFormat.PlainText)
+            self.body.setText(f"{self.text}\n\n{failed}" if self.text else failed)
         if injected:
             self.set_memories(injected)
+
+    def mark_unanswered(self, on: bool = True) -> None:
+        """The person's stored message has no reply yet (the model failed on it earlier, or an
+        imported conversation ends with it): a "no reply" badge and Retry, which asks the model now."""
+        self.set_badge("no reply" if on else "")
+        self.retry.setVisible(on)
 
     def set_badge(self, text: str) -> None:
         self.badge.setText(text)
@@ -218,6 +234,7 @@ class ChatView(QScrollArea):
     """A scrolling column of :class:`MessageWidget`; follows the bottom while a reply streams."""
 
     memoryClicked = Signal(int)
+    retryRequested = Signal(object)  # the failed reply's MessageWidget
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -291,6 +308,7 @@ class ChatView(QScrollArea):
         self.placeholder.setVisible(False)
         w = MessageWidget(role, text, parent=self.column, **kw)
         w.memoryClicked.connect(self.memoryClicked)
+        w.retryRequested.connect(lambda w=w: self.retryRequested.emit(w))
         self.list.insertWidget(self.list.count() - 1, w)
         self.messages.append(w)
         return w
@@ -306,6 +324,13 @@ class ChatView(QScrollArea):
                 w.set_deleted()
             if w.memories is not None and any(m["id"] in memory_ids for m in w.memories.memories):
                 w.set_memories([m for m in w.memories.memories if m["id"] not in memory_ids])
+
+    def remove(self, w: MessageWidget) -> None:
+        """Take a message out of the view (a failed reply that is being retried)."""
+        if w in self.messages:
+            self.messages.remove(w)
+            self.list.removeWidget(w)
+            w.deleteLater()
 
     def last(self, role: str | None = None) -> MessageWidget | None:
         for w in reversed(self.messages):

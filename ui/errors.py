@@ -9,7 +9,7 @@ def _names(exc: BaseException) -> set[str]:
 
 def is_user_error(exc: BaseException) -> bool:
     """Errors whose message is written for the person (no traceback needed in the log)."""
-    return bool(_names(exc) & {"ModelError", "StoreError", "NoteError", "ValueError", "EmptyMessage", "OSError"})
+    return bool(_names(exc) & {"ModelError", "StoreError", "NoteError", "ValueError", "EmptyMessage", "OSError", "EngineError"})
 
 
 STORAGE_FAULTS = {"StorageError", "WrongKeyError", "KeyMissingError"}
@@ -44,6 +44,9 @@ def describe(exc: BaseException) -> str:
     if storage is not None:
         return storage
     names = _names(exc)
+    if "EngineError" in names:
+        text = str(exc)
+        return text[:1].upper() + text[1:] + "."
     if "ModelError" in names:
         path = getattr(exc, "path", None)
         reason = getattr(exc, "reason", str(exc))

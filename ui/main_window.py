@@ -199,6 +199,7 @@ class MainWindow(QMainWindow):
         self.private_button.clicked.connect(self.new_private_session)
         self.settings_button.clicked.connect(self.open_settings)
         self.chat_view.memoryClicked.connect(self.open_memory)
+        self.chat_view.retryRequested.connect(self._retry)
         self.inspector.openMessage.connect(self.open_message)
         self.inspector.statusMessage.connect(self.show_status)
         self.model_picker.modelChosen.connect(self._model_chosen)
@@ -216,8 +217,8 @@ class MainWindow(QMainWindow):
         """Open the memory and load the models in the background."""
         self.backend.start()
         s = self.backend.settings
-        self.model_picker.current_choice = s.chat_model
-        self.model_picker.set_entries([], current=s.chat_model)
+        self.model_picker.current_choice = s.choice
+        self.model_picker.set_server(s.engine_url or None, s.engine_model or None)
         self._update_banner()
 
     def discover_models(self) -> None:
@@ -245,6 +246,9 @@ class MainWindow(QMainWindow):
 
     def _model_ready(self, name: str) -> None:
         self.progress.setVisible(False)
+        model = self.backend.chat_model
+        if getattr(model, "engine", "") == "openai":  # the server's model is known once it answered
+            self.model_picker.set_server(model.url, model.model_id or None)
         if self.backend.memory_ready:
             self.discover_models()
         self._model_name = name
@@ -253,10 +257,8 @@ class MainWindow(QMainWindow):
             choice, self._model_choice_pending = self._model_choice_pending, None
             self.model_picker.confirm(choice)
             s = self.backend.provider.settings()
-            if s.chat_model != choice:
-                from dataclasses import replace
-
-                self.backend.settings = replace(s, chat_model=choice)
+            if s.with_choice(choice) != s:
+                self.backend.settings = s.with_choice(choice)
                 self.backend.call(self.backend.provider.save_settings, self.backend.settings, name="save-settings")
             self.show_status(f"Now chatting with {name}.")
         self._update_banner()
@@ -294,6 +296,8 @@ class MainWindow(QMainWindow):
         self.sessions.select(sid)
         self.budget.set_budget(None)
         self._reply = self._user = None
+        if items and items[-1].role == "user":  # no reply stored (the model failed on it): offer Retry
+            self.chat_view.messages[-1].mark_unanswered()
         if sid is None:
             self.composer.edit.setFocus()
 
@@ -326,6 +330,16 @@ class MainWindow(QMainWindow):
         if self._user is not None and turn is not None:
             self._user.message_id = turn.user_message_id
         self._reply = None
+
+    def _retry(self, w: MessageWidget) -> None:
+        """Retry on a failed reply (which goes; the new reply takes its place) or on a stored
+        message without a reply."""
+        if self.controller.can_retry:
+            if w.role == "assistant":
+                self.chat_view.remove(w)
+            else:
+                w.mark_unanswered(False)
+            self.controller.retry()
 
     def _reply_failed(self, message: str) -> None:
         if self._reply is not None:
@@ -383,18 +397,30 @@ class MainWindow(QMainWindow):
         if dlg.exec() != SettingsDialog.DialogCode.Accepted:
             return
         new, old = dlg.settings(), dlg.original
-        self.apply_settings(new, old)
+        self.apply_settings(new, old, key_change=dlg.key_change)
 
-    def apply_settings(self, new, old) -> None:
+    def apply_settings(self, new, old, *, key_change: tuple[bool, str | None] = (False, None)) -> None:
+        """Save ``new`` (and the model server's API key when it changed) off the UI thread, then
+        reload the chat model if the model, context size or server changed."""
         self.backend.settings = new
-        reload_model = (new.chat_model, new.context_size) != (old.chat_model, old.context_size)
+        engine = ("engine", "engine_url", "engine_model", "engine_timeout")
+        key_changed, key = key_change
+        reload_model = ((new.chat_model, new.context_size) != (old.chat_model, old.context_size)
+                        or any(getattr(new, f) != getattr(old, f) for f in engine) or (key_changed and new.uses_server))  # fmt: skip
+        self.model_picker.set_server(new.engine_url or None, new.engine_model or None)
+        provider = self.backend.provider
+
+        def save() -> None:
+            if key_changed and new.engine_url:
+                provider.save_api_key(new.engine_url, key)
+            provider.save_settings(new)
 
         def saved(_r) -> None:
             self.show_status("Settings saved.")
-            if reload_model:  # after saving: the model is loaded with the new context size
-                self.model_picker.choose(new.chat_model)
+            if reload_model:  # after saving: the model is loaded with the new settings
+                self.model_picker.choose(new.choice)
 
-        self.backend.call(self.backend.provider.save_settings, new, on_done=saved, name="save-settings")
+        self.backend.call(save, on_done=saved, name="save-settings")
         if (new.idle_minutes, new.nightly_hour) != (old.idle_minutes, old.nightly_hour) and self.backend.jobs is not None:
             self.backend.restart_jobs()
         self.controller.forget_chat()

@@ -1,5 +1,6 @@
-"""The model picker: the default model, GGUF files found in the models folders, and
-"Open GGUF…". Broken files are listed (disabled) with the reason."""
+"""The model picker: the default model, GGUF files found in the models folders, the configured
+model server (Settings → Model server), and "Open GGUF…". Broken files are listed (disabled)
+with the reason."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QFileDialog, QStyle, QStyleOptionComboBox, QStylePainter, QWidget
 
+from assistant.config import SERVER_CHOICE
 from assistant.engine.names import DEFAULT_CHAT_NAME
+from assistant.engine.remote import model_name
 from ui.format import model_label
 
 OPEN_GGUF = "__open__"
@@ -31,7 +34,8 @@ def entry_label(e) -> str:
 
 
 class ModelPicker(QComboBox):
-    """``modelChosen(choice)``: "default" or a GGUF path. Reverts itself if loading fails.
+    """``modelChosen(choice)``: "default", a GGUF path or ``SERVER_CHOICE`` (the configured
+    model server). Reverts itself if loading fails.
 
     The list shows each model with "(default)" and its size; the closed picker shows only the
     chosen model's name, and is exactly as wide as that name needs (never cut)."""
@@ -48,6 +52,7 @@ class ModelPicker(QComboBox):
         self.current_choice = "default"
         self._extra: list[str] = []
         self._entries: list = []
+        self._server: tuple[str, str] | None = None  # (label, tooltip) of the configured server
         self._populating = False
         self.set_entries([])
         self.activated.connect(self._activated)
@@ -81,12 +86,24 @@ class ModelPicker(QComboBox):
         self.view().setMinimumWidth(widest + 48)  # the full labels, not cut to the closed width
         super().showPopup()
 
+    def set_server(self, url: str | None, model: str | None = None) -> None:
+        """Show (or with ``url`` empty, hide) the configured model server as a choice."""
+        self._server = None
+        if url:
+            name = model_name(model) if model else "first listed model"
+            self._server = (f"Model server · {name}", f"{model or 'the first model it lists'} on {url}\n"
+                            "The chat runs there; memory, search and embeddings stay on this computer.")
+        self.set_entries(self._entries, current=self.current_choice)
+
     def set_entries(self, entries: list, current: str | None = None) -> None:
         self._populating = True
         self._entries = chat_entries(entries)
         if current is not None:
             self.current_choice = current
         self._model.clear()
+        if self._server is not None:
+            item = self._add(self._server[0], SERVER_CHOICE)
+            item.setToolTip(self._server[1])
         if not any(e.source == "default" for e in self._entries):
             self._add(f"{DEFAULT_CHAT_NAME} (default)", "default", DEFAULT_CHAT_NAME)
         for e in self._entries:
@@ -101,7 +118,7 @@ class ModelPicker(QComboBox):
         for path in self._extra:
             if not any(self.itemData(i, CHOICE_ROLE) == path for i in range(self.count())):
                 self._add(model_label(path), path)
-        if self.current_choice not in ("", "default") and not any(
+        if self.current_choice not in ("", "default", SERVER_CHOICE) and not any(
             self.itemData(i, CHOICE_ROLE) == self.current_choice for i in range(self.count())
         ):
             self._add(model_label(self.current_choice), self.current_choice)
@@ -138,7 +155,7 @@ class ModelPicker(QComboBox):
     def choose(self, choice: str) -> None:
         """Ask for ``choice`` ("default" or a path); the owner loads it and calls
         :meth:`confirm` or :meth:`revert`."""
-        if choice not in ("default",) and not any(self.itemData(i, CHOICE_ROLE) == choice for i in range(self.count())):
+        if choice not in ("default", SERVER_CHOICE) and not any(self.itemData(i, CHOICE_ROLE) == choice for i in range(self.count())):
             self._populating = True
             self._model.insertRow(self.count() - 1, QStandardItem(model_label(choice)))
             self._model.item(self.count() - 2).setData(choice, CHOICE_ROLE)
@@ -150,7 +167,7 @@ class ModelPicker(QComboBox):
 
     def confirm(self, choice: str) -> None:
         self.current_choice = choice
-        if choice not in ("default",) and choice not in self._extra:
+        if choice not in ("default", SERVER_CHOICE) and choice not in self._extra:
             self._extra.append(choice)
         self._select(choice)
 

@@ -232,6 +232,24 @@ def _settings(st: Studio):
     return dlg
 
 
+def _settings_server(st: Studio):
+    """Settings → Model server, as after "Check" against a llama-server on another machine
+    (the status line is set here: the screenshot tool opens no socket)."""
+    from ui.settings_dialog import SettingsDialog
+
+    dlg = st.dialog(SettingsDialog(st.backend, st.window))
+    dlg.tabs.setCurrentWidget(dlg.server)
+    server = dlg.server
+    server.enabled.setChecked(True)
+    server.url.setText("http://gpu-box:8080/v1")
+    server.model.addItem("qwen2.5-7b-instruct-q4_k_m", "qwen2.5-7b-instruct-q4_k_m")
+    server.model.setCurrentIndex(1)
+    server.status.setText("Reachable in 23 ms · 1 model(s) · context 16,384 tokens · tokens counted with the server's "
+                          "tokenizer (/tokenize)")  # fmt: skip
+    st.pump(0.3)
+    return dlg
+
+
 def _add_memory(st: Studio):
     from ui.inspector.dialogs import MemoryDialog
 
@@ -275,6 +293,7 @@ def scenes() -> list[Scene]:
         Scene("about-me", lambda st: st.tab(2), (1280, 800)),
         Scene("tidy-up", _tidy_up, (1280, 800)),
         Scene("settings", _settings),
+        Scene("settings-server", _settings_server),
         Scene("add-memory", _add_memory),
         Scene("edit-memory", _edit_memory),
         Scene("no-longer-true", _no_longer_true),

@@ -1,5 +1,6 @@
 """Settings: model, context size, memory on/off, idle minutes, nightly hour, the data folder,
-and whether the memory is encrypted (and where its key lives)."""
+whether the memory is encrypted (and where its key lives), and the model server
+(:mod:`ui.server_settings`)."""
 
 from __future__ import annotations
 
@@ -18,12 +19,14 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSpinBox,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from ui.backend import Backend
 from ui.model_picker import ModelPicker
+from ui.server_settings import ServerSettings
 
 
 def encryption_info(store) -> dict[str, Any]:
@@ -116,8 +119,16 @@ class SettingsDialog(QDialog):
         form.addRow("Key file", self.key_file)
         form.setRowVisible(self.key_file, False)
         self._form = form
-        lay.addLayout(form)
-        note = QLabel("Changing the model or context size reloads the model in the background.", self)
+        self.tabs = QTabWidget(self)
+        self.tabs.setObjectName("settingsTabs")
+        general = QWidget(self.tabs)
+        form.setContentsMargins(12, 14, 12, 10)
+        general.setLayout(form)
+        self.tabs.addTab(general, "General")
+        self.server = ServerSettings(backend, s, self.tabs)
+        self.tabs.addTab(self.server, "Model server")
+        lay.addWidget(self.tabs)
+        note = QLabel("Changing the model, the server or the context size reloads the model in the background.", self)
         note.setObjectName("hint")
         note.setWordWrap(True)
         lay.addWidget(note)
@@ -155,9 +166,14 @@ class SettingsDialog(QDialog):
         self.encryption.setText("Unknown (the memory database is not open).")
         self.keyring.setText("Unknown.")
 
+    @property
+    def key_change(self) -> tuple[bool, str | None]:
+        """(changed, new key or None to remove it) for the model server's API key."""
+        return self.server.key_change()
+
     def settings(self):
         """The edited settings (not saved yet)."""
-        return replace(
+        return self.server.apply(replace(
             self.original,
             chat_model=self.model.current_choice or "default",
             context_size=self.context.value(),
@@ -165,4 +181,4 @@ class SettingsDialog(QDialog):
             incognito=self.incognito.isChecked(),
             idle_minutes=self.idle.value(),
             nightly_hour=self.nightly.value(),
-        ).validated()
+        ))

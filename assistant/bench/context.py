@@ -103,6 +103,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-compaction", action="store_true",
                    help="Keepsake without compaction: append-only history in the n_ctx window")
     p.add_argument("--threads", type=threads, default=1, help="llama.cpp threads per model (1: CPU-time TTFT is exact)")
+    p.add_argument("--engine-url", metavar="URL", default=None,
+                   help="measure through this OpenAI-compatible server instead (see assistant/bench/context_remote.py)")
+    p.add_argument("--engine-model", metavar="NAME", default=None, help="the server's model (default: the first it lists)")
+    p.add_argument("--controls", type=whole(1, 20, "--controls"), default=3, help="with --engine-url: cold-TTFT control runs (median)")
 
 
 def _model(args):
@@ -133,7 +137,8 @@ def timed(model, messages, max_tokens: int) -> tuple[str, dict]:
     if first is None:
         first = time.process_time() - start
     st = gen.stats
-    row = {"prompt_tokens": st.prompt_tokens, "evaluated": st.prompt_tokens_evaluated, "ttft_ms": st.ttft_ms, "ttft_cpu_ms": round(first * 1000, 2)}
+    row = {"prompt_tokens": st.prompt_tokens, "evaluated": st.prompt_tokens_evaluated, "ttft_ms": st.ttft_ms, "ttft_cpu_ms": round(first * 1000, 2),
+           "evaluated_source": st.evaluated_source}  # fmt: skip
     return gen.text, row
 
 
@@ -169,6 +174,7 @@ class CompactingSide:
         before = self.ctx.last_compaction
         a = self.ctx.prepare(user_turn(t), memories_block=memories_block(t), max_output_tokens=max_tokens)
         in_turn = self.ctx.last_compaction is not before and self.ctx.last_compaction.changed  # should not happen
+        self.last_messages = a.messages
         reply, row = timed(self.model, a.messages, max_tokens)
         self.ctx.record(a, user_turn(t), reply)
         start = time.perf_counter()
@@ -187,6 +193,7 @@ class NaiveSide:
     def turn(self, t: int, max_tokens: int) -> dict:
         system = ChatMessage("system", BASE_SYSTEM + "\n\n" + memories_block(t))  # changes every turn
         messages = [system, *self.history, ChatMessage("user", user_turn(t))]
+        self.last_messages = messages
         reply, row = timed(self.model, messages, max_tokens)
         self.history += [ChatMessage("user", user_turn(t)), ChatMessage("assistant", reply)]
         return row
@@ -237,6 +244,10 @@ def _configured_window() -> int:
 
 
 def run(args) -> dict:
+    if getattr(args, "engine_url", None):
+        from assistant.bench import context_remote
+
+        return context_remote.run(args)
     keepsake_model, naive_model = _model(args), _model(args)  # two instances: two KV caches
     window = None if getattr(args, "no_compaction", False) else (getattr(args, "window", None) or _configured_window())
     with tempfile.TemporaryDirectory() as home, _home(home if window else None):
@@ -293,6 +304,10 @@ def run(args) -> dict:
 
 
 def format_text(result: dict) -> str:
+    if result.get("engine") == "openai":
+        from assistant.bench import context_remote
+
+        return context_remote.format_text(result)
     lines = [f"model {result['model']}, n_ctx {result['n_ctx']}, window {result['window']} "
              f"({result['compactions']} compactions between turns, {result.get('compactions_in_turn', 0)} in a turn; "
              f"slowest between-turn maintenance {result.get('max_maintain_ms', 0.0)} ms), replies capped at {result['max_tokens']} tokens",

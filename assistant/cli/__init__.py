@@ -10,19 +10,19 @@ import argparse
 import sys
 
 from assistant.cli import common
-from assistant.engine.errors import ModelError
+from assistant.engine.errors import EngineError, ModelError
 from assistant.memory.errors import StoreError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from assistant.cli import bench, consolidate, core, importer, memory, note, repair
+    from assistant.cli import bench, consolidate, core, engine, importer, memory, note, repair
 
     from assistant import __version__
 
     parser = argparse.ArgumentParser(prog="keepsake", description="Local-first assistant with an inspectable memory.")
     parser.add_argument("--version", action="version", version=f"keepsake {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (core, memory, note, bench, importer, consolidate, repair):
+    for module in (core, engine, memory, note, bench, importer, consolidate, repair):
         module.register(sub)
     return parser
 
@@ -47,8 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return common.output_closed()
     except common.UserError as exc:
-        return common.fail(args, str(exc))
-    except (StoreError, ModelError) as exc:
+        return common.fail(args, str(exc), data=exc.data)
+    except (StoreError, ModelError, EngineError) as exc:
         # Errors meant for the person: a bad id, a missing key, a broken model file.
         return common.fail(args, str(exc))
     except KeyboardInterrupt:

@@ -13,7 +13,10 @@ from typing import Any, Iterator
 
 
 class UserError(Exception):
-    """An error the person can act on; printed without a traceback (exit code 2)."""
+    """An error the person can act on; printed without a traceback (exit code 2). ``data``
+    (optional) is added to the ``--json`` error object."""
+
+    data: dict[str, Any] | None = None
 
 
 def _default(obj: Any) -> Any:
@@ -40,12 +43,12 @@ def emit(args: argparse.Namespace, data: Any, text: str | None = None) -> None:
         print(text)
 
 
-def fail(args: argparse.Namespace, message: str, code: int = 2) -> int:
-    """One line for the person (``{"error": ...}`` with --json); exit code 2."""
+def fail(args: argparse.Namespace, message: str, code: int = 2, data: dict[str, Any] | None = None) -> int:
+    """One line for the person (``{"error": ...}`` with --json, plus ``data``); exit code 2."""
     message = " ".join(str(message).split())  # one line, whatever the message held
     try:
         if getattr(args, "json", False):
-            print(dumps({"error": message}))
+            print(dumps({"error": message, **(data or {})}))
         else:
             print(f"keepsake: error: {message}", file=sys.stderr)
     except BrokenPipeError:

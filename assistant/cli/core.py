@@ -13,11 +13,13 @@ from typing import Iterator
 from assistant.cli import argtypes
 from assistant.cli.common import UserError, add_json, dumps, emit
 from assistant.config import paths
-from assistant.engine.errors import ModelError
+from assistant.engine.errors import EngineError, ModelError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("doctor", help="check the installation: versions, paths, models, keyring")
+    p = sub.add_parser("doctor", help="check the installation: versions, paths, models, keyring, chat engine")
+    p.add_argument("--engine-url", metavar="URL", help="check this model server instead of the configured engine")
+    p.add_argument("--engine-model", metavar="NAME", help="the server's model to check for")
     add_json(p)
     p.set_defaults(func=cmd_doctor)
 
@@ -34,6 +36,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--once", metavar="TEXT", help="send one message, print the reply and exit")
     p.add_argument("--session", metavar="ID", help="continue this session (default: a new one)")
     p.add_argument("--model", metavar="GGUF", help="use this chat model instead of the configured one")
+    p.add_argument("--engine-url", metavar="URL",
+                   help="chat with the model on this OpenAI-compatible server (e.g. http://host:8080/v1); memory stays here")
+    p.add_argument("--engine-model", metavar="NAME", help="the server's model to use (default: the configured one, else the first it lists)")
+    p.add_argument("--retry", action="store_true", help="with --session: answer the last message, which got no reply")
     p.add_argument("--incognito", action="store_true", help="remember nothing from this session")
     p.add_argument("--max-tokens", type=argtypes.tokens, default=512)
     p.add_argument("--temperature", type=argtypes.decimal(0.0, 5.0, "--temperature"), default=None, help="sampling temperature (default 0.2)")
@@ -48,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_doctor(args) -> int:
     from assistant.doctor import run_checks
 
-    report = run_checks()
+    report = run_checks(chat_settings(args))
     if args.json:
         print(dumps(report))
     else:
@@ -110,10 +116,38 @@ class _Steps:
             print(f"{time.perf_counter() - t0:.1f} s", file=sys.stderr, flush=True)
 
 
-def open_chat(args, *, show_progress: bool):
+def chat_settings(args):
+    """The settings for this command: ``--engine-url``/``--engine-model`` put the chat on a
+    model server for this run only (settings.json is not changed)."""
+    from assistant.config import load_settings
+
+    settings = load_settings()
+    url, model = getattr(args, "engine_url", None), getattr(args, "engine_model", None)
+    if url is not None and not url.strip():
+        raise UserError("--engine-url is empty")
+    if model is not None and not url:
+        if not settings.engine_url:
+            raise UserError("--engine-model needs --engine-url (no model server is configured)")
+        url = settings.engine_url
+    if url and getattr(args, "model", None):
+        raise UserError("--model picks a local GGUF; it cannot be combined with --engine-url")
+    return settings.with_server(url, model) if url else settings
+
+
+def model_label(model) -> str:
+    """The chat model as the person knows it: its file, or the server that runs it."""
+    from assistant.engine.names import display_name
+
+    if getattr(model, "engine", "") == "openai":
+        return f"{model.name} on the model server at {model.url}" if model.loaded else f"the model server at {model.url}"
+    return display_name(model.path)
+
+
+def open_chat(args, settings, *, show_progress: bool, connect: bool = True):
     """Load everything a chat needs, one announced step at a time, so the first reply does not
-    pay for it: the memory, the embedding model, the chat model, then the one-time warm-ups
-    (search's vector cache, date parsing)."""
+    pay for it: the memory, the embedding model, the chat model (a model server is checked, with
+    ``connect``; one that does not answer is reported and the chat opens anyway: messages are
+    kept and can be retried), then the one-time warm-ups (search's vector cache, date parsing)."""
     from assistant import services
     from assistant.engine.names import display_name
     from assistant.session import ChatSession
@@ -123,14 +157,23 @@ def open_chat(args, *, show_progress: bool):
         store = services.open_store()
     chat = None
     try:  # the session is checked (or created) before anything slow is loaded
-        chat = ChatSession.open(session_id=args.session, incognito=args.incognito or None, store=store,
-                                chat_model=services.get_chat_model(model=args.model),
+        chat = ChatSession.open(session_id=args.session, incognito=args.incognito or None, store=store, settings=settings,
+                                chat_model=services.get_chat_model(model=args.model, settings=settings),
                                 retriever=services.get_retriever(store))  # fmt: skip
         embedder = services.get_embedder()
         with steps.step(f"Loading {display_name(embedder.path)} (memory search)"):
             _ = embedder.dim  # loads it
-        with steps.step(f"Loading {display_name(chat.model.path)}"):
-            chat.model.load()
+        if getattr(chat.model, "engine", "") != "openai":
+            with steps.step(f"Loading {display_name(chat.model.path)}"):
+                chat.model.load()
+        else:
+            with steps.step(f"Checking the model server at {chat.model.url}"):
+                if connect:
+                    try:
+                        chat.model.connect()
+                    except EngineError as exc:
+                        print(f"not answering ({exc}); your messages are kept and /retry sends one again.",
+                              end=" ", file=sys.stderr)  # fmt: skip
         with steps.step("Warming up memory search and date reading"):
             from assistant.memory import dates
 
@@ -151,36 +194,59 @@ def _drop_if_empty(chat) -> None:
 
 
 def cmd_chat(args) -> int:
-    interactive = args.once is None
-    if not interactive and not args.once.strip():
+    interactive = args.once is None and not getattr(args, "retry", False)
+    if args.once is not None and not args.once.strip():
         raise UserError("empty message")
-    try:
-        chat = open_chat(args, show_progress=interactive or (sys.stderr.isatty() and not args.json))
+    settings = chat_settings(args)
+    if getattr(args, "retry", False) and args.session is None:
+        raise UserError("--retry needs --session ID (the conversation whose last message got no reply)")
+    if getattr(args, "retry", False) and args.once is not None:
+        raise UserError("--retry resends the stored message; it takes no --once text")
+    try:  # one turn: a server is contacted by the turn itself, after the message is stored
+        chat = open_chat(args, settings, show_progress=interactive or (sys.stderr.isatty() and not args.json), connect=interactive)
     except ModelError as exc:
         raise UserError(str(exc)) from None
     kw = {"max_tokens": args.max_tokens}
     if args.temperature is not None:
         kw["temperature"] = args.temperature
     if not interactive:
-        turn = chat.send(args.once, **kw)
-        result = turn.to_json()
+        try:
+            turn = chat.send(args.once, **kw) if args.once is not None else _drain(chat.retry(**kw), chat)
+        except EngineError as exc:
+            raise _kept(exc, chat) from None
+        finally:
+            chat.close()
         if args.json:
-            print(dumps(result))
+            print(dumps(turn.to_json()))
         else:
             print(turn.reply)
             _print_notices(turn)
-        chat.close()
         return 0
     return _interactive(chat, kw, created=args.session is None)
 
 
+def _drain(pieces, chat):
+    for _ in pieces:
+        pass
+    return chat.last_turn
+
+
+def _kept(exc: EngineError, chat) -> UserError:
+    """The engine failed: one line saying so, that the message is kept, and how to retry."""
+    message = chat.unanswered()
+    sid = chat.session_id
+    err = UserError(f"{exc} - your message is kept in session {sid}; retry with: keepsake chat --session {sid} --retry")
+    err.data = {"kind": exc.kind, "session_id": sid, "user_message_id": message.id if message else None}
+    return err
+
+
 def _interactive(chat, kw, *, created: bool) -> int:
-    from assistant.engine.names import display_name
+    from assistant.session import NothingToRetry
 
     session = chat.store.get_session(chat.session_id)
     where = f"“{session.title}” (session {session.id})" if session.title else f"session {session.id}"
     private = " Private: nothing from it is remembered." if session.incognito else ""
-    print(f"Keepsake chat with {display_name(chat.model.path)}, {where}.{private} Ctrl-D to quit, Ctrl-C stops a reply.")
+    print(f"Keepsake chat with {model_label(chat.model)}, {where}.{private} Ctrl-D to quit, Ctrl-C stops a reply.")
     while True:
         try:
             text = input("\nyou> ")
@@ -192,11 +258,16 @@ def _interactive(chat, kw, *, created: bool) -> int:
         cancel = threading.Event()
         print("keepsake> ", end="", flush=True)
         try:
-            for piece in chat.stream(text, cancel=cancel, **kw):
+            pieces = chat.retry(cancel=cancel, **kw) if text.strip() == "/retry" else chat.stream(text, cancel=cancel, **kw)
+            for piece in pieces:
                 print(piece, end="", flush=True)
         except KeyboardInterrupt:
             cancel.set()
             print(" [stopped]")
+        except (EngineError, NothingToRetry) as exc:
+            hint = " Your message is kept: type /retry to send it again." if isinstance(exc, EngineError) else ""
+            print(f"\n[error] {exc}.{hint}")
+            continue
         print()
         if chat.last_turn is not None:
             _print_notices(chat.last_turn)
@@ -268,5 +339,6 @@ def _offer_terminal_chat(reason: str) -> int:
         answer = "n"
     if answer not in ("", "y", "yes"):
         return 1
-    ns = argparse.Namespace(session=None, model=None, incognito=False, max_tokens=512, temperature=None, once=None, json=False)
+    ns = argparse.Namespace(session=None, model=None, incognito=False, max_tokens=512, temperature=None, once=None, json=False,
+                            retry=False)  # fmt: skip
     return cmd_chat(ns)

@@ -41,6 +41,9 @@ class GenerationStats:
     total_ms: float = 0.0
     tokens_per_s: float = 0.0
     finish_reason: str = "stop"  # "stop" | "length" | "cancelled"
+    #: where prompt_tokens_evaluated comes from: "model" (llama.cpp's own counter), "server"
+    #: (the model server reported it) or "predicted" (see assistant.engine.prefix_ledger)
+    evaluated_source: str = "model"
 
 
 @dataclass
@@ -63,7 +66,11 @@ class Generation:
 
 
 class ChatModel(Protocol):
+    """What a chat session needs from an engine: :class:`LlamaChatModel` (llama.cpp, here) or
+    :class:`assistant.engine.remote.OpenAIChatModel` (an OpenAI-compatible server)."""
+
     name: str
+    engine: str  # "llama.cpp" | "openai"
 
     def generate(
         self,
@@ -80,9 +87,43 @@ class ChatModel(Protocol):
     def render(self, messages: Sequence[ChatMessage]) -> str: ...
 
 
-class LlamaChatModel:
+@dataclass(frozen=True)
+class TokenCounting:
+    """How the engine counts tokens: ``method`` is ``model`` (the loaded GGUF), ``server``,
+    ``local`` or ``estimate``; ``detail`` says with what, for people."""
+
+    method: str
+    detail: str
+
+    @property
+    def exact(self) -> bool:
+        return self.method in ("model", "server", "local")
+
+    def to_json(self) -> dict[str, object]:
+        return {"method": self.method, "detail": self.detail, "exact": self.exact}
+
+
+class Completions:
+    """``complete`` and ``complete_json`` on top of a ChatModel's ``generate`` (shared by the
+    engines)."""
+
+    def complete(self, messages: Sequence[ChatMessage], **kw) -> tuple[str, GenerationStats]:
+        gen = self.generate(messages, **kw)
+        return gen.consume(), gen.stats
+
+    def complete_json(self, messages: Sequence[ChatMessage], schema: dict, *, max_tokens: int = 256) -> object:
+        """Generate JSON constrained by ``schema`` and parse it. Raises ``ValueError`` when the
+        output is not valid JSON."""
+        text, _ = self.complete(messages, max_tokens=max_tokens, temperature=0.0, json_schema=schema)
+        return json.loads(text)
+
+
+class LlamaChatModel(Completions):
     """A GGUF chat model run by llama.cpp. Loads lazily on first use (call :meth:`load` from a
-    worker thread to keep a UI responsive). One generation at a time per model."""
+    worker thread to keep a UI responsive). One generation at a time per model. JSON output
+    (``json_schema``) uses a grammar built directly, so a bad schema fails loudly."""
+
+    engine = "llama.cpp"
 
     def __init__(self, path: Path | str, *, n_ctx: int = 4096, n_threads: int | None = None) -> None:
         self.path = Path(path)
@@ -148,6 +189,10 @@ class LlamaChatModel:
 
     def count_tokens(self, text: str) -> int:
         return len(self.tokenize(text))
+
+    @property
+    def token_counting(self) -> TokenCounting:
+        return TokenCounting("model", f"the model's own tokenizer ({self.path.name})")
 
     def render(self, messages: Sequence[ChatMessage]) -> str:
         self.load()
@@ -236,13 +281,3 @@ class LlamaChatModel:
             if self._llm is not None:
                 self._llm.reset()
                 self._llm._ctx.kv_cache_clear()
-
-    def complete(self, messages: Sequence[ChatMessage], **kw) -> tuple[str, GenerationStats]:
-        gen = self.generate(messages, **kw)
-        return gen.consume(), gen.stats
-
-    def complete_json(self, messages: Sequence[ChatMessage], schema: dict, *, max_tokens: int = 256) -> object:
-        """Generate JSON constrained by ``schema`` (grammar built directly so a bad schema fails
-        loudly) and parse it. Raises ``ValueError`` when the output is not valid JSON."""
-        text, _ = self.complete(messages, max_tokens=max_tokens, temperature=0.0, json_schema=schema)
-        return json.loads(text)

@@ -1,0 +1,57 @@
+"""A stored session's history for the model, rebuilt from the store (after a restart, a model
+change, a delete).
+
+- Only answered turns: a message of the person that got no reply (the model failed) is left out,
+  so the history keeps alternating user/assistant (several chat templates require it) and a
+  retried message is not sent twice.
+- ``count_tokens`` given (a model server, whose prompt cache outlives this process): each user
+  turn is rebuilt *as it was sent*, with the memory block injected then - the same memories (by
+  the injection log), formatted by the same :func:`assistant.memory.inject.format_block` - so
+  the next request shares its prefix with the server's cache and only the new tokens are
+  evaluated. A memory deleted or changed since gives another block (and a cache miss from
+  there), never deleted text. Reminders (remember/forget commands) are not rebuilt.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from assistant.context.state import ContextMessage
+from assistant.memory.records import Role
+
+
+def answered_history(store, session_id: int, *, count_tokens: Callable[[str], int] | None = None,
+                     clip: Callable[[str], str] = lambda text: text) -> list[ContextMessage]:  # fmt: skip
+    """The session's answered user/assistant messages as :class:`ContextMessage` (module doc)."""
+    messages = [m for m in store.messages(session_id) if m.role in (Role.USER, Role.ASSISTANT)]
+    kept = [m for i, m in enumerate(messages)
+            if m.role == Role.ASSISTANT or (i + 1 < len(messages) and messages[i + 1].role == Role.ASSISTANT)]  # fmt: skip
+    blocks = _sent_blocks(store, session_id, count_tokens) if count_tokens is not None else {}
+    out = []
+    for m in kept:
+        block = blocks.get(m.id) if m.role == Role.USER else None
+        if block:
+            out.append(ContextMessage("user", f"{block.strip()}\n\n{clip(m.content).strip()}", m.id, raw=m.content))
+        else:
+            out.append(ContextMessage(m.role.value, m.content, m.id))
+    return out
+
+
+def _sent_blocks(store, session_id: int, count_tokens: Callable[[str], int]) -> dict[int, str]:
+    """{user message id: the memory block injected into it}, rebuilt from the injection log."""
+    from assistant.memory import inject
+    from assistant.memory.retrieve import Hit
+
+    by_message: dict[int, list] = {}
+    for row in store.injections(session_id=session_id):
+        if row.message_id is not None:
+            by_message.setdefault(row.message_id, []).append(row)
+    ids = sorted({r.memory_id for rows in by_message.values() for r in rows})
+    memories = {m.id: m for m in store.get_many(ids)} if ids else {}
+    blocks = {}
+    for message_id, rows in by_message.items():
+        hits = [Hit(memories[r.memory_id], r.score, (), True) for r in sorted(rows, key=lambda r: r.rank) if r.memory_id in memories]
+        block = inject.format_block(hits, count_tokens=count_tokens)
+        if block.text:
+            blocks[message_id] = block.text
+    return blocks
