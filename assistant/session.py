@@ -1,4 +1,5 @@
-"""One chat turn end to end: store the message -> retrieve -> assemble -> generate -> log -> capture.
+"""One chat turn end to end: store the message -> retrieve -> assemble -> generate (guarded) ->
+settle the reply against the memory answer -> log -> capture.
 
 The CLI and the UI both drive a :class:`ChatSession`; the UI calls :meth:`ChatSession.stream`
 from a worker thread (the store gives every thread its own connection).
@@ -13,6 +14,7 @@ from typing import Any, Iterator
 
 from assistant.config import Settings, load_settings
 from assistant.engine.chat import GenerationStats
+from assistant.memory.inject import DEFAULT_LAYOUT
 from assistant.memory.records import Role
 
 #: A message longer than this is stored whole but only its head and tail reach the model.
@@ -56,6 +58,14 @@ class TurnResult:
     forget_candidates: list[dict[str, Any]] = field(default_factory=list)
     remembered: list[int] = field(default_factory=list)
     captured: bool = False
+    #: the memory that answers the question (MemoryAnswer.to_json + in_reply), None when none
+    memory_answer: dict[str, Any] | None = None
+    #: code-written notices for the person ("Saved to memory: ..."), shown by the CLI and the UI
+    notices: list[str] = field(default_factory=list)
+    #: why the reply was written by code instead of the model ("memory" | "unknown" | "empty")
+    correction: str | None = None
+    model_reply: str | None = None  # the model's (guarded) text when it was replaced
+    guard: dict[str, Any] = field(default_factory=dict)  # {"stop_reason", "cuts": [{"reason", "text"}]}
 
     def to_json(self) -> dict[str, Any]:
         s = self.stats
@@ -76,6 +86,11 @@ class TurnResult:
             "forget_candidates": self.forget_candidates,
             "remembered": self.remembered,
             "captured": self.captured,
+            "memory_answer": self.memory_answer,
+            "notices": self.notices,
+            "correction": self.correction,
+            "model_reply": self.model_reply,
+            "guard": self.guard,
         }
 
 
@@ -92,6 +107,7 @@ class ChatSession:
         self.capture = capture
         self._context = context
         self._lock = threading.Lock()
+        self.layout = DEFAULT_LAYOUT  # how the memory answer is put next to the question (inject.LAYOUTS)
         self.last_turn: TurnResult | None = None
         self._stale = False
         from assistant import events
@@ -161,30 +177,49 @@ class ChatSession:
         return self.last_turn
 
     def _turn(self, text, cancel, max_tokens, temperature) -> Iterator[str]:
+        from assistant import answering
+        from assistant.engine.guard import ReplyGuard, guard_generation
+        from assistant.memory import answer as memanswer
+        from assistant.memory import inject
+
         if self._stale:
             self._context, self._stale = None, False
+        context = self.context  # the history as stored BEFORE this message: it is sent once, as this turn
         user_msg = self.store.add_message(self.session_id, Role.USER, text)
         self._name_session(text)
         turn = TurnResult(session_id=self.session_id, turn_id=uuid.uuid4().hex, user_message_id=user_msg.id)
         self.last_turn = turn
         model_text = _clip_for_model(text)
         memory_on = self.settings.memory_enabled
-        command = self._command(model_text, turn) if memory_on else None
-        block_text, hits = None, []
+        ack = self._command(model_text, turn) if memory_on else None
+        if ack is not None:  # remember/forget: carried out and confirmed by code, no model turn
+            assembled = context.prepare(model_text, max_output_tokens=max_tokens)
+            turn.budget, turn.reply = assembled.to_json(), ack
+            try:
+                yield ack
+            finally:
+                self._finish(turn, assembled, model_text, user_msg, [])
+            return
+        block_text, hits, answer = None, [], None
         if memory_on and self.retriever is not None:
-            from assistant.memory import inject
-
-            hits = self.retriever.search(model_text, k=6)
-            block = inject.format_block(hits, count_tokens=self.model.count_tokens)
+            block = inject.format_block(self.retriever.search(model_text, k=6), count_tokens=self.model.count_tokens)
             block_text, hits = block.text, block.hits
-        assembled = self.context.prepare(model_text, memories_block=block_text, reminders=command,
-                                         max_output_tokens=max_tokens)
+            answer = memanswer.choose(model_text, hits)
+        user_input = inject.with_lead(model_text, answer, self.layout)
+        assembled = context.prepare(user_input, memories_block=block_text, max_output_tokens=max_tokens)
         turn.budget = assembled.to_json()
-        gen = self.model.generate(assembled.messages, max_tokens=max_tokens, temperature=temperature, cancel=cancel)
+        guard = ReplyGuard(answering.guard_config(context.assembler.system_prompt))
+        gen = guard_generation(self.model.generate(assembled.messages, max_tokens=max_tokens, temperature=temperature,
+                                                   cancel=cancel), guard)  # fmt: skip
         try:
             yield from gen
         finally:
-            turn.reply, turn.stats = gen.text, gen.stats
+            turn.stats = gen.stats
+            turn.guard = {"stop_reason": guard.stop_reason, "cuts": [{"reason": c.reason, "text": c.text} for c in guard.cuts]}
+            # a reply the person stopped is left as it is (only the memory answer is added)
+            settled = answering.settle(model_text, gen.text, answer, hits, correct=turn.stats.finish_reason != "cancelled")
+            turn.reply, turn.memory_answer = settled.reply, settled.memory_answer
+            turn.correction, turn.model_reply = settled.correction, settled.model_reply
             self._finish(turn, assembled, model_text, user_msg, hits)
 
     def _name_session(self, first_message: str) -> None:
@@ -195,11 +230,12 @@ class ChatSession:
     def _finish(self, turn: TurnResult, assembled, model_text: str, user_msg, hits) -> None:
         reply_msg = self.store.add_message(self.session_id, Role.ASSISTANT, turn.reply or "")
         turn.assistant_message_id = reply_msg.id
+        # what the person was shown (guarded, corrected) is what the next turn sees as history
         self.context.record(assembled, model_text, turn.reply or "", user_id=user_msg.id, reply_id=reply_msg.id)
         if hits:
             from assistant.memory import inject
 
-            inject.log_injection(self.store, turn.turn_id, self.session_id, user_msg.id, hits)
+            inject.log_injection(self.store, turn.turn_id, self.session_id, user_msg.id, hits, memory_answer=turn.memory_answer)
             turn.injected_memories = [_injected(h) for h in hits]
         if self.capture is not None and self.settings.memory_enabled and not self.incognito:
             self.capture.submit(user_msg.id)
@@ -217,9 +253,10 @@ class ChatSession:
             return self._context.maintain(max_output_tokens=max_tokens)
 
     def _command(self, text: str, turn: TurnResult) -> str | None:
-        """Explicit "remember that ..." / "forget ..." commands. Forget never deletes: it lists
-        candidates for the person to confirm (UI dialog / CLI prompt). Returns a reminder for the
-        model describing what happened, or None."""
+        """Explicit "remember that ..." / "forget ..." commands, carried out and confirmed by
+        code: ``turn.notices`` says what happened ("Saved to memory: ..."), the returned text is
+        the reply (None: not a command). Forget never deletes here: it lists candidates for the
+        person to confirm (UI dialog / CLI prompt)."""
         from assistant.memory import commands
 
         cmd = commands.parse_command(text)
@@ -227,18 +264,23 @@ class ChatSession:
             return None
         if cmd.kind == "remember":
             if self.incognito:
-                return "The person asked you to remember something, but this session is incognito: nothing is stored."
+                turn.notices.append("Not saved: this conversation is incognito, so nothing is remembered.")
+                return "This conversation is incognito, so I won't remember that."
             message = self.store.get_message(turn.user_message_id)
-            turn.remembered = [commands.remember(self.store, cmd, message=message).id]
-            return "The person asked you to remember this; it has been stored. Confirm briefly."
-        if cmd.kind == "forget":
-            found = commands.forget_candidates(self.store, self.retriever, cmd.text)
-            turn.forget_candidates = [m.to_json() for m in found]
-            if not found:
-                return "The person asked you to forget something, but no matching memory was found. Say so."
-            return (f"The person asked you to forget something. {len(found)} matching memories were found and are "
-                    "shown to them for confirmation; nothing is deleted until they confirm. Say so briefly.")
-        return None
+            result = commands.remember(self.store, cmd, message=message)
+            turn.remembered = [result.id]
+            saved = self.store.get(result.id).text
+            turn.notices.append(f"Saved to memory: {saved}" if result.created else f"Already in memory: {saved}")
+            return "Okay, I'll remember that."
+        found = commands.forget_candidates(self.store, self.retriever, cmd.text)
+        turn.forget_candidates = [m.to_json() for m in found]
+        if not found:
+            turn.notices.append(f"Nothing to forget: no memory matches \u201c{cmd.text}\u201d.")
+            return "I couldn't find a memory about that."
+        n = len(found)
+        turn.notices.append(f"{n} memor{'y matches' if n == 1 else 'ies match'} \u201c{cmd.text}\u201d: "
+                            "nothing is deleted until you confirm.")  # fmt: skip
+        return "Here is what I found; nothing is deleted until you confirm."
 
     def close(self) -> None:
         self._unsubscribe()

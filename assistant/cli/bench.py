@@ -26,6 +26,7 @@ BENCHES = {
     "context": "prompt tokens evaluated and TTFT per turn: Keepsake's assembler vs a naive one",
     "consolidate": "wall time and peak memory of a full consolidation run",
     "ui": "window start-up, UI-thread stalls, inspector at 100k memories",
+    "answers": "does the memory reach the person: seeded questions through the real ChatSession, scored by code",
 }
 
 

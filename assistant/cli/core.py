@@ -167,9 +167,22 @@ def cmd_chat(args) -> int:
             print(dumps(result))
         else:
             print(turn.reply)
+            _after_reply(turn)
         chat.close()
         return 0
     return _interactive(chat, kw, created=args.session is None)
+
+
+def _after_reply(turn) -> None:
+    """What code adds under a reply: why it was corrected, the memory answer, notices."""
+    from assistant.answering import CORRECTION_NOTES, memory_line, show_memory_line
+
+    if turn.correction in CORRECTION_NOTES and turn.correction != "empty":
+        print(f"  ({CORRECTION_NOTES[turn.correction]})")
+    if show_memory_line(turn.memory_answer):
+        print(f"  {memory_line(turn.memory_answer)}")
+    for notice in turn.notices:
+        print(f"  * {notice}")
 
 
 def _interactive(chat, kw, *, created: bool) -> int:
@@ -189,13 +202,20 @@ def _interactive(chat, kw, *, created: bool) -> int:
             continue
         cancel = threading.Event()
         print("keepsake> ", end="", flush=True)
+        shown = ""
         try:
             for piece in chat.stream(text, cancel=cancel, **kw):
+                shown += piece
                 print(piece, end="", flush=True)
         except KeyboardInterrupt:
             cancel.set()
             print(" [stopped]")
         print()
+        turn = chat.last_turn
+        if turn is not None:
+            if turn.reply.strip() != shown.strip():  # corrected by code after it streamed
+                print(f"keepsake> {turn.reply}")
+            _after_reply(turn)
         chat.maintain(max_tokens=kw["max_tokens"])  # compaction (when due) now, not on the next message
     if created:
         _drop_if_empty(chat)

@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, tzinfo
 from typing import Any, Sequence
 
+from assistant.engine import control
 from assistant.memory import extract_rules
 from assistant.memory.commands import REMEMBER_EXTRACTOR, Command, keyword_search, parse_command, remember_text
 from assistant.memory.dates import ground
@@ -196,7 +197,8 @@ class Capturer:
                  use_llm: bool | None, result: CaptureResult) -> CaptureResult:  # fmt: skip
         text = msg.content
         long = len(text) > _offload_chars()
-        window = text[:RULES_WINDOW] if long else text
+        # chat-template control strings ("<|im_end|>") are never part of an extracted memory
+        window = control.neutralise(text[:RULES_WINDOW] if long else text)
         grounded = ground(window, observed)
         sources_text = [window, grounded.text]
         episode_text = text
