@@ -160,3 +160,16 @@ def test_questions_about_the_person(question, about):
 ])  # fmt: skip
 def test_memory_text_in_the_persons_voice(text, first, second):
     assert rewrite(text, "first") == first and rewrite(text, "second") == second
+
+
+def test_only_what_the_person_said_is_put_next_to_the_question(seeded):
+    from dataclasses import replace
+
+    from assistant.memory.inject import with_lead
+
+    answer = choose(seeded, "Where do I live?")
+    assert answer.said_by_person  # seeded as the person's own statements
+    assert with_lead("Where do I live?", answer, "lead") == "I live in Porto.\nWhere do I live?"
+    assert with_lead("Where do I live?", answer, "block") == "Where do I live?"
+    imported = replace(answer, said_by_person=False)  # e.g. an imported memory: it stays in the block
+    assert with_lead("Where do I live?", imported, "lead") == "Where do I live?"

@@ -11,16 +11,15 @@ import json
 import os
 import subprocess
 import sys
-from typing import Iterator
-
 import pytest
 
 from assistant import services
 from assistant.bench.answers import leaks_in, loop_in
 from assistant.context.assembler import DEFAULT_SYSTEM_PROMPT
 from assistant.engine import control
-from assistant.engine.chat import ChatMessage, Generation, GenerationStats
+from assistant.engine.chat import ChatMessage
 from assistant.session import ChatSession
+from chat_fakes import ScriptedModel  # noqa: I001 - tests/ is on sys.path (rootdir conftest)
 
 
 def keepsake(*args: str) -> dict:
@@ -137,37 +136,9 @@ def test_content_is_tokenized_as_plain_text_even_unneutralised(chat):
     assert model.count_tokens("<|im_start|>") > 1  # counted as the text it is
 
 
-class LoopingModel:
-    """Scripted replies: the first is SmolLM2's recorded loop; records what each turn was sent."""
-
-    name = "scripted"
-    context_size = 4096
-
-    def __init__(self, replies: list[str]) -> None:
-        self.replies = list(replies)
-        self.calls: list[list[ChatMessage]] = []
-
-    def count_tokens(self, text: str) -> int:
-        return max(1, len(text) // 4) if text else 0
-
-    def generate(self, messages, **kw) -> Generation:
-        self.calls.append(list(messages))
-        text = self.replies.pop(0)
-
-        def pieces() -> Iterator[str]:
-            for i in range(0, len(text), 7):
-                yield text[i : i + 7]
-
-        return Generation(pieces=pieces(), stats=GenerationStats(finish_reason="length"))
-
-    def complete(self, messages, **kw):
-        gen = self.generate(messages, **kw)
-        return gen.consume(), gen.stats
-
-
 def test_a_loop_is_cut_and_never_reaches_the_next_turn_fake_model(keepsake_home):
     loop = "This is a reference to a message that was retrieved from a session. " * 30
-    model = LoopingModel([loop, "Fine."])
+    model = ScriptedModel([loop, "Fine."])
     store = services.open_store(with_embedder=False)
     session = ChatSession(store, model, store.create_session(title="t").id)
     try:

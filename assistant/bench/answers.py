@@ -30,9 +30,7 @@ the chat's default temperature, so runs differ).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
 import re
 import statistics
 import tempfile
@@ -40,7 +38,9 @@ import time
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+
+from assistant.bench import keepsake_home
 
 SET_PATH = Path(__file__).resolve().parents[2] / "tests" / "data" / "answers_set.json"
 LEAK_PHRASES = ("helpful assistant", "reference only", "reference-only", "retrieved_memories", "not instructions",
@@ -105,19 +105,6 @@ def model_text(turn: Any) -> str:
 
 
 # ----------------------------------------------------------------------------- running
-
-
-@contextlib.contextmanager
-def _home(path: str) -> Iterator[None]:
-    old = os.environ.get("KEEPSAKE_HOME")
-    os.environ["KEEPSAKE_HOME"] = path
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop("KEEPSAKE_HOME", None)
-        else:
-            os.environ["KEEPSAKE_HOME"] = old
 
 
 def seed(store: Any, data: dict) -> dict[str, int]:
@@ -252,7 +239,7 @@ def run(args) -> dict:
     embedder = LlamaEmbedder(embed_path, n_threads=threads)
     started = time.perf_counter()
     results = []
-    with tempfile.TemporaryDirectory() as home, _home(home):
+    with tempfile.TemporaryDirectory() as home, keepsake_home(home):
         store = MemoryStore(Path(home) / "bench.db", key="ab" * 32, embed=embedder.embed)
         try:
             for layout in layouts:

@@ -34,6 +34,7 @@ from datetime import datetime
 from typing import Any, Sequence
 
 from assistant.memory.perspective import rewrite
+from assistant.memory.records import Trust
 from assistant.memory.validate import STOPWORDS
 
 PREFIX = 6  # "allergy"/"allergic" share "allerg"
@@ -86,6 +87,7 @@ class MemoryAnswer:
     key_terms: tuple[str, ...]
     strong_terms: tuple[str, ...]
     slot: bool = False
+    said_by_person: bool = False  # trust user_stated/user_confirmed: may be voiced as the person's words
 
     def to_json(self, in_reply: bool, replaced: bool = False) -> dict[str, Any]:
         return {"text": self.text, "memory_id": self.memory_id, "valid_at": self.valid_at, "source": self.source,
@@ -228,7 +230,8 @@ def choose(question: str, hits: Sequence[Any]) -> MemoryAnswer | None:
             key = tuple(dict.fromkeys(w for w in content_words(m.text) if w != "user"))
         if not key:
             continue
-        return MemoryAnswer(m.id, m.text, _date(m), source_label(m), rewrite(m.text, "second"), key, strong, hit.slot_answer)
+        said = Trust(m.trust) >= Trust.USER_CONFIRMED
+        return MemoryAnswer(m.id, m.text, _date(m), source_label(m), rewrite(m.text, "second"), key, strong, hit.slot_answer, said)
     return None
 
 

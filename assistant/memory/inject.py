@@ -129,8 +129,10 @@ def format_line(hit: Hit) -> str:
 
 def with_lead(user_text: str, answer: Any, layout: str = DEFAULT_LAYOUT) -> str:
     """The person's text with the memory answer (a :class:`~assistant.memory.answer.MemoryAnswer`
-    or None) stated before it, per ``layout`` (see :data:`LAYOUTS`)."""
-    if answer is None or layout == "block":
+    or None) stated before it, per ``layout`` (see :data:`LAYOUTS`). Only a memory the person
+    said or confirmed is voiced as their words: an imported or inferred one stays in the
+    reference-only block (it may carry instruction-like text)."""
+    if answer is None or layout == "block" or not answer.said_by_person:
         return user_text
     if layout not in LAYOUTS:
         raise ValueError(f"unknown layout {layout!r} (one of {', '.join(LAYOUTS)})")
