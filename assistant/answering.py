@@ -16,7 +16,8 @@ answer (:mod:`assistant.memory.answer`) and returns the :class:`Settled` reply:
   :data:`EMPTY` (``correction="empty"``).
 
 When memories were injected, a capitalised "User" the model copied from the memory block is
-turned to the person ("User's name" -> "your name").
+turned to the person ("User's name" -> "your name"), and a sentence that gives the answer
+speaking as the person ("I'm a nurse.") is turned to them ("You're a nurse.").
 
 Pure: no I/O.
 """
@@ -69,6 +70,8 @@ def settle(question: str, reply: str, answer: MemoryAnswer | None, hits: Sequenc
         check = memanswer.judge(text, answer, question)
         if check.contradicted:
             return Settled(answer.statement, answer.to_json(False, True), "memory", reply)
+        if check.in_reply:
+            reply = memanswer.address_person(reply, answer)
         return Settled(reply, answer.to_json(check.in_reply), None)
     if memanswer.about_person(question) and not memanswer.abstains(text) and not memanswer.grounded(text, hits, question):
         return Settled(UNKNOWN_RELATED if hits else UNKNOWN, None, "unknown", reply)

@@ -173,3 +173,9 @@ def test_only_what_the_person_said_is_put_next_to_the_question(seeded):
     assert with_lead("Where do I live?", answer, "block") == "Where do I live?"
     imported = replace(answer, said_by_person=False)  # e.g. an imported memory: it stays in the block
     assert with_lead("Where do I live?", imported, "lead") == "Where do I live?"
+
+
+def test_an_answer_given_as_the_person_is_turned_to_them():
+    answer = _answer("User works as a nurse.", "What is my job?")
+    s = settle("What is my job?", "I'm a nurse. I love helping people.", answer, [])
+    assert s.reply == "You're a nurse. I love helping people." and s.memory_answer["in_reply"]

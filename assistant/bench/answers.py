@@ -33,6 +33,7 @@ import argparse
 import json
 import re
 import statistics
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -126,10 +127,13 @@ class Runner:
 
     def __init__(self, store: Any, model: Any, retriever: Any, layout: str | None) -> None:
         self.store, self.model, self.retriever, self.layout = store, model, retriever, layout
+        self.asked = 0  # progress goes to stderr, one line a turn
 
     def ask(self, text: str, max_tokens: int = 512):
         from assistant.session import ChatSession
 
+        self.asked += 1
+        print(f"[{self.layout or 'default'} {self.asked}] {text}", file=sys.stderr, flush=True)
         sid = self.store.create_session(title="bench").id
         chat = ChatSession(self.store, self.model, sid, retriever=self.retriever, capture=None)
         if self.layout is not None:

@@ -213,7 +213,7 @@ def _interactive(chat, kw, *, created: bool) -> int:
         print()
         turn = chat.last_turn
         if turn is not None:
-            if turn.reply.strip() != shown.strip():  # corrected by code after it streamed
+            if turn.correction is not None and turn.reply.strip() != shown.strip():  # replaced by code after it streamed
                 print(f"keepsake> {turn.reply}")
             _after_reply(turn)
         chat.maintain(max_tokens=kw["max_tokens"])  # compaction (when due) now, not on the next message

@@ -296,6 +296,25 @@ def judge(reply: str, answer: MemoryAnswer, question: str) -> ReplyCheck:
     return ReplyCheck(False, talks_about_it or negates or abstains(reply))
 
 
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*\s*|\n+")
+_FIRST_PERSON_START = re.compile(r"^\s*(?:I\b|I['’](?:m|ve|ll|d)\b|My\b)")
+
+
+def address_person(reply: str, answer: MemoryAnswer) -> str:
+    """Sentences that give the answer in the person's voice ("I'm a nurse.", the model speaking
+    as the person it read about) turned to the person ("You're a nurse."); the rest unchanged."""
+    from assistant.memory.perspective import first_to_second
+
+    terms = answer.strong_terms or answer.key_terms
+    out = []
+    for m in _SENTENCE.finditer(reply):
+        s = m.group(0)
+        if _FIRST_PERSON_START.match(s) and any(_covered(t, words(s)) for t in terms):
+            s = first_to_second(s)
+        out.append(s)
+    return "".join(out)
+
+
 def grounded(reply: str, hits: Sequence[Any], question: str) -> bool:
     """The reply names something from one of the injected memories (a name, number or other
     word the question did not contain)."""

@@ -92,3 +92,20 @@ def _is_verb_after_subject(m: re.Match, text: str) -> bool:
         return True
     last = before.split()[-1].lower()
     return last in {"and", "but", "that", "because", "so", "when", "while", "where", "since", "if", "or"}
+
+
+_FIRST_TO_SECOND = (
+    (r"\bI['’]m\b", "you're"), (r"\bI am\b", "you are"), (r"\bI was\b", "you were"), (r"\bI['’]ve\b", "you've"),
+    (r"\bI['’]ll\b", "you'll"), (r"\bI['’]d\b", "you'd"), (r"\bI\b", "you"), (r"\bmyself\b", "yourself"),
+    (r"\bmine\b", "yours"), (r"\bmy\b", "your"), (r"\bMy\b", "Your"), (r"\bme\b", "you"),
+)  # fmt: skip
+
+
+def first_to_second(sentence: str) -> str:
+    """A first-person sentence addressed back to the person ("I'm a nurse and my dog is Poppy."
+    -> "You're a nurse and your dog is Poppy.")."""
+    out = sentence
+    for pattern, repl in _FIRST_TO_SECOND:
+        out = re.sub(pattern, repl, out)
+    lead = len(out) - len(out.lstrip())
+    return out[:lead] + _capital(out[lead:])
