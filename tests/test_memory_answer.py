@@ -179,3 +179,11 @@ def test_an_answer_given_as_the_person_is_turned_to_them():
     answer = _answer("User works as a nurse.", "What is my job?")
     s = settle("What is my job?", "I'm a nurse. I love helping people.", answer, [])
     assert s.reply == "You're a nurse. I love helping people." and s.memory_answer["in_reply"]
+
+
+def test_a_reply_built_from_an_unrelated_memory_is_not_grounded(seeded):
+    store, retriever = seeded
+    q = "What is my grandmother's name?"
+    hits = retriever.search(q, k=6)
+    assert any("Dana Reis" in h.memory.text for h in hits)  # retrieved, but about the person, not her grandmother
+    assert settle(q, "Dana Reis.", None, hits).reply == UNKNOWN_RELATED

@@ -201,14 +201,18 @@ def _date(m: Any) -> str | None:
     return when.isoformat() if when is not None else None
 
 
+def _pool(m: Any) -> list[str]:
+    """A memory's words and its linked entities' words."""
+    return words(m.text) + [w for e in (m.entities or ()) for w in words(getattr(e, "name", e))]
+
+
 def qualifies(question: str, hit: Any) -> bool:
     """Does this hit answer the question confidently (see the module docstring)?"""
     if hit.slot_answer:
         return True
     if not hit.passed_threshold:
         return False
-    m = hit.memory
-    pool = words(m.text) + [w for e in (m.entities or ()) for w in words(getattr(e, "name", e))]
+    pool = _pool(hit.memory)
     required, optional = focus(question)
     if required:
         return all(_covered(r, pool) for r in required)
@@ -316,12 +320,15 @@ def address_person(reply: str, answer: MemoryAnswer) -> str:
 
 
 def grounded(reply: str, hits: Sequence[Any], question: str) -> bool:
-    """The reply names something from one of the injected memories (a name, number or other
-    word the question did not contain)."""
+    """The reply names something (a name, number or other word the question did not contain)
+    from an injected memory that is about what the question asks ("my grandmother's name" is not
+    answered from "User's name is Dana Reis.": ``grandmother`` is not in it)."""
     rw = words(reply)
+    required, _ = focus(question)
     for h in hits:
+        if required and not all(_covered(r, _pool(h.memory)) for r in required):
+            continue
         key, strong = _terms(h.memory.text, question)
-        terms = strong or key
-        if any(_phrase_in(t, rw) for t in terms):
+        if any(_phrase_in(t, rw) for t in strong or key):
             return True
     return False
