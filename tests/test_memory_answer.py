@@ -187,3 +187,21 @@ def test_a_reply_built_from_an_unrelated_memory_is_not_grounded(seeded):
     hits = retriever.search(q, k=6)
     assert any("Dana Reis" in h.memory.text for h in hits)  # retrieved, but about the person, not her grandmother
     assert settle(q, "Dana Reis.", None, hits).reply == UNKNOWN_RELATED
+
+
+def test_a_stored_question_or_episode_is_never_the_answer(tmp_path, converted_embedder_path):
+    from assistant.memory.records import Kind
+
+    embedder = LlamaEmbedder(converted_embedder_path, n_threads=1)
+    store = MemoryStore(tmp_path / "q.db", key="5e" * 32, embed=embedder.embed)
+    try:
+        store.add("What is my dog called?", kind=Kind.EPISODE)  # the question, captured when asked before
+        store.add("I have a dog called Rex.", kind=Kind.EPISODE)
+        hits = Retriever(store, embedder).search("What is my dog called?", k=6)
+        assert hits and A.choose("What is my dog called?", hits) is None
+        store.add("User has a dog named Poppy.", kind=Kind.FACT)
+        hits = Retriever(store, embedder).search("What is my dog called?", k=6)
+        assert A.choose("What is my dog called?", hits).text == "User has a dog named Poppy."
+    finally:
+        store.close()
+        embedder.close()

@@ -4,7 +4,8 @@ it, and checks the model's reply against it.
     answer = choose(question, hits)            # MemoryAnswer | None
     check = judge(reply, answer, question)     # ReplyCheck(in_reply, contradicted)
 
-**Confident answer** (:func:`choose`), first hit that qualifies, best first:
+**Confident answer** (:func:`choose`), first hit that qualifies, best first (profile, fact or
+experience memories only, never a question):
 
 1. a profile-slot answer (``Hit.slot_answer``: "where do I live" -> the ``home_city`` memory);
 2. a hit above the relevance threshold whose words cover the question's **focus**: the thing
@@ -34,10 +35,14 @@ from datetime import datetime
 from typing import Any, Sequence
 
 from assistant.memory.perspective import rewrite
-from assistant.memory.records import Trust
+from assistant.memory.records import Kind, Trust
 from assistant.memory.validate import STOPWORDS
 
 PREFIX = 6  # "allergy"/"allergic" share "allerg"
+#: Kinds a memory answer comes from: statements written by capture or the person. Episodes are
+#: verbatim messages (first person, often questions), not answers.
+ANSWER_KINDS = frozenset({Kind.PROFILE, Kind.FACT, Kind.EXPERIENCE})
+_YES_NO = re.compile(r"^\s*(?:am|is|are|was|were|do|does|did|have|has|had|can|will)\b", re.I)
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\d+(?::\d+)?", re.UNICODE)
 #: Words of a question that do not say what is asked about.
 GENERIC = frozenset(
@@ -226,11 +231,11 @@ def choose(question: str, hits: Sequence[Any]) -> MemoryAnswer | None:
     if not about_person(question) and not any(h.slot_answer for h in hits):
         return None
     for hit in hits:
-        if not qualifies(question, hit):
-            continue
         m = hit.memory
+        if Kind(m.kind) not in ANSWER_KINDS or m.text.rstrip().endswith("?") or not qualifies(question, hit):
+            continue  # an episode is the person's verbatim message (often the same question asked before)
         key, strong = _terms(m.text, question)
-        if not key:  # a yes/no question ("Am I vegetarian?"): the memory's own words are the answer
+        if not key and _YES_NO.match(question):  # "Am I vegetarian?": the memory's own words are the answer
             key = tuple(dict.fromkeys(w for w in content_words(m.text) if w != "user"))
         if not key:
             continue
