@@ -28,7 +28,8 @@ _FIXED = {"has": "have", "hasn't": "haven't", "does": "do", "doesn't": "don't", 
 _TAIL = (r"\b(?P<poss>['’]s)?(?P<advs>(?:\s+(?:also|still|now|currently|usually|often|never|always|just|recently))*)"
          r"(?:\s+(?P<verb>[A-Za-z’']+))?")
 _SUBJECT = re.compile(r"(?:[Tt]he\s+)?[Uu]ser" + _TAIL)
-_CAPITAL = re.compile(r"\bUser" + _TAIL)  # only the memory convention "User", never "the user interface"
+# only the memory convention ("User", "the user's"), never "the user interface"
+_CAPITAL = re.compile(r"\b(?:[Tt]he\s+user(?=['’]s)|User)" + _TAIL)
 
 
 def base_form(verb: str) -> str:
