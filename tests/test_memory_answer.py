@@ -121,11 +121,14 @@ def test_an_invented_fact_about_the_person_becomes_i_dont_know():
 
 
 def test_a_reply_that_uses_a_retrieved_memory_is_not_called_invented(seeded):
-    store, retriever = seeded
-    hits = retriever.search("Which movie do I like best?", k=6)
-    assert A.choose("Which movie do I like best?", hits) is None  # "movie" is not in "favourite film"
-    assert settle("Which movie do I like best?", "Your favourite film is Alien.", None, hits).correction is None
-    assert settle("Which movie do I like best?", "You like Titanic.", None, hits).reply == UNKNOWN_RELATED
+    from assistant.memory.retrieve import Hit
+
+    store, _ = seeded
+    q = "Which town am I originally from?"
+    hits = [Hit(next(m for m in store.list() if m.text == "User grew up in Leeds."), 0.4, (), True)]
+    assert A.choose(q, hits) is None  # neither "town" nor "originally" is in the memory
+    assert settle(q, "You're from Leeds.", None, hits).correction is None  # the model used the memory
+    assert settle(q, "You're from Manchester.", None, hits).reply == UNKNOWN_RELATED
 
 
 def test_a_copied_user_label_speaks_to_the_person_instead(seeded):
@@ -208,3 +211,16 @@ def test_a_stored_question_or_episode_is_never_the_answer(tmp_path, converted_em
     finally:
         store.close()
         embedder.close()
+
+
+@pytest.mark.parametrize("question, value", [
+    ("Which movie do I like best?", "Alien"),   # movie / film
+    ("What day was I born?", "June 5"),         # born / birthday
+])  # fmt: skip
+def test_synonyms_cover_the_question(seeded, question, value):
+    from assistant.memory.retrieve import Hit
+
+    store, _ = seeded
+    memory = next(m for m in store.list() if value in m.text)
+    answer = A.choose(question, [Hit(memory, 0.4, (), True)])
+    assert answer is not None and value in answer.text

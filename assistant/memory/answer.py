@@ -12,7 +12,8 @@ experience memories only, never a question):
    asked about after "my" ("my dog" -> ``dog``; "my brother's name" -> ``brother``; "my car's
    licence plate" -> ``car`` and ``licence``/``plate``), else at least one content word of the
    question (or a linked entity). Words match by a light stem: equal after dropping
-   -s/-es/-ing/-ed, or sharing their first :data:`PREFIX` letters ("allergy"/"allergic").
+   -s/-es/-ing/-ed, sharing their first :data:`PREFIX` letters ("allergy"/"allergic"), or
+   listed together in :data:`SYNONYMS` ("movie"/"film").
 
 So "What colour is my car?" is *not* answered by "User's favourite colour is green." (``car``
 is not covered) and "What is my brother's name?" not by "User's sister is Marta.".
@@ -121,9 +122,23 @@ def stem(word: str) -> str:
     return w
 
 
+#: Words people use for the same thing in a question and in a memory ("movie" / "film"). Only
+#: true synonyms: a relation ("car" / "drives") is not one.
+SYNONYMS = (
+    {"movie", "film"}, {"born", "birth", "birthday"}, {"job", "work", "occupation", "profession", "career"},
+    {"town", "city"}, {"trip", "travel", "holiday", "vacation", "journey"}, {"mom", "mum", "mother"},
+    {"dad", "father"}, {"kid", "child", "children"}, {"wife", "husband", "spouse", "partner"},
+    {"football", "soccer"}, {"team", "club"},
+)  # fmt: skip
+_SYNONYM = {w: frozenset(group) for group in SYNONYMS for w in group}
+
+
 def same_word(a: str, b: str) -> bool:
+    """Equal after :func:`stem`, sharing their first :data:`PREFIX` letters, or synonyms."""
     sa, sb = stem(a), stem(b)
-    return sa == sb or (len(sa) >= PREFIX and len(sb) >= PREFIX and sa[:PREFIX] == sb[:PREFIX])
+    if sa == sb or (len(sa) >= PREFIX and len(sb) >= PREFIX and sa[:PREFIX] == sb[:PREFIX]):
+        return True
+    return sb in _SYNONYM.get(sa, ()) or b.casefold() in _SYNONYM.get(a.casefold(), ())
 
 
 def _covered(term: str, pool: Sequence[str]) -> bool:
