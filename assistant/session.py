@@ -1,4 +1,5 @@
-"""One chat turn end to end: store the message -> retrieve -> assemble -> generate -> log -> capture.
+"""One chat turn end to end: store the message -> retrieve -> assemble -> generate (guarded) ->
+settle the reply against the memory answer -> log -> capture.
 
 The CLI and the UI both drive a :class:`ChatSession`; the UI calls :meth:`ChatSession.stream`
 from a worker thread (the store gives every thread its own connection).
@@ -13,6 +14,7 @@ from typing import Any, Iterator
 
 from assistant.config import Settings, load_settings
 from assistant.engine.chat import GenerationStats
+from assistant.memory.inject import DEFAULT_LAYOUT
 from assistant.memory.records import Role
 
 #: A message longer than this is stored whole but only its head and tail reach the model.
@@ -64,6 +66,12 @@ class TurnResult:
     notices: list[str] = field(default_factory=list)  # code-written lines shown under the reply
     engine: str = ""  # "llama.cpp" | "openai"
     model: str = ""
+    #: the memory that answers the question (MemoryAnswer.to_json + in_reply), None when none
+    memory_answer: dict[str, Any] | None = None
+    #: why the reply was written by code instead of the model ("memory" | "unknown" | "empty")
+    correction: str | None = None
+    model_reply: str | None = None  # the model's (guarded) text when it was replaced
+    guard: dict[str, Any] = field(default_factory=dict)  # {"stop_reason", "cuts": [{"reason", "text"}]}
 
     def to_json(self) -> dict[str, Any]:
         s = self.stats
@@ -88,7 +96,11 @@ class TurnResult:
             "forget_query": self.forget_query,
             "remembered": self.remembered,
             "captured": self.captured,
+            "memory_answer": self.memory_answer,
             "notices": self.notices,
+            "correction": self.correction,
+            "model_reply": self.model_reply,
+            "guard": self.guard,
         }
 
 
@@ -105,6 +117,7 @@ class ChatSession:
         self.capture = capture
         self._context = context
         self._lock = threading.Lock()
+        self.layout = DEFAULT_LAYOUT  # how the memory answer is put next to the question (inject.LAYOUTS)
         self.last_turn: TurnResult | None = None
         self._stale = False
         self._generation: int | None = None  # the store's forget_generation when the context was built
@@ -205,6 +218,7 @@ class ChatSession:
     def _turn(self, text, cancel, max_tokens, temperature, user_msg=None) -> Iterator[str]:
         if self._forgotten_since():
             self._context, self._stale = None, False
+        _ = self.context  # built from the history as stored BEFORE this message: it is sent once, as this turn
         # The person's message is stored before anything can fail: a failed turn loses nothing.
         retried = user_msg is not None
         user_msg = user_msg or self.store.add_message(self.session_id, Role.USER, text)
@@ -223,33 +237,58 @@ class ChatSession:
             raise
 
     def _reply(self, turn: TurnResult, text, user_msg, cancel, max_tokens, temperature, *, capture: bool) -> Iterator[str]:
-        """Retrieve, assemble, generate; store the reply (also when the consumer stopped it)."""
+        """Retrieve, assemble, generate through the reply guard, settle the reply against the
+        memory answer; store it (also when the consumer stopped it)."""
+        from assistant import answering
+        from assistant.engine.guard import ReplyGuard, guard_generation
+        from assistant.memory import answer as memanswer
+        from assistant.memory import inject
+
         model_text = _clip_for_model(text)
         memory_on = self.settings.memory_enabled
-        command = self._command(model_text, turn) if memory_on else None
-        block_text, hits = None, []
+        ack = self._command(model_text, turn) if memory_on else None
+        if ack is not None:  # remember/forget: carried out and confirmed by code, no model turn
+            assembled = self.context.prepare(model_text, max_output_tokens=max_tokens)
+            turn.budget, turn.reply = assembled.to_json(), ack
+            try:
+                yield ack
+            finally:
+                self._finish(turn, assembled, model_text, user_msg, [], capture=capture)
+            return
+        block_text, hits, answer = None, [], None
         if memory_on and self.retriever is not None:
-            from assistant.memory import inject
-
-            hits = self.retriever.search(model_text, k=6)
-            block = inject.format_block(hits, count_tokens=self.model.count_tokens)
+            block = inject.format_block(self.retriever.search(model_text, k=6), count_tokens=self.model.count_tokens)
             block_text, hits = block.text, block.hits
-        assembled = self.context.prepare(model_text, memories_block=block_text, reminders=command,
-                                         max_output_tokens=max_tokens)
+            answer = memanswer.choose(model_text, hits)
+        user_input = inject.with_lead(model_text, answer, self.layout)
+        assembled = self.context.prepare(user_input, memories_block=block_text, max_output_tokens=max_tokens)
         turn.budget = {**assembled.to_json(), "token_counting": _counting(self.model)}
-        gen = self.model.generate(assembled.messages, max_tokens=max_tokens, temperature=temperature, cancel=cancel)
+        guard = ReplyGuard(answering.guard_config(self.context.assembler.system_prompt))
+        gen = guard_generation(self.model.generate(assembled.messages, max_tokens=max_tokens, temperature=temperature,
+                                                   cancel=cancel), guard)  # fmt: skip
         turn.model = str(getattr(self.model, "model_id", "") or self.model.name)  # a server's model is known once connected
         try:
             yield from gen
-        except Exception:
+        except Exception:  # the model failed: no reply is stored (the caller keeps the message unanswered)
             turn.reply, turn.stats = gen.text, gen.stats
             raise
         except BaseException:  # the consumer stopped (Ctrl-C, closed): keep what arrived
-            turn.reply, turn.stats = gen.text, gen.stats
+            self._settle(turn, gen, guard, model_text, answer, hits, correct=False)
             self._finish(turn, assembled, model_text, user_msg, hits, capture=capture)
             raise
-        turn.reply, turn.stats = gen.text, gen.stats
+        # a reply the person stopped is left as it is (only the memory answer is added)
+        self._settle(turn, gen, guard, model_text, answer, hits, correct=gen.stats.finish_reason != "cancelled")
         self._finish(turn, assembled, model_text, user_msg, hits, capture=capture)
+
+    def _settle(self, turn: TurnResult, gen, guard, model_text: str, answer, hits, *, correct: bool) -> None:
+        """The reply the person gets: the guarded model text, checked against the memory answer."""
+        from assistant import answering
+
+        turn.stats = gen.stats
+        turn.guard = {"stop_reason": guard.stop_reason, "cuts": [{"reason": c.reason, "text": c.text} for c in guard.cuts]}
+        settled = answering.settle(model_text, gen.text, answer, hits, correct=correct)
+        turn.reply, turn.memory_answer = settled.reply, settled.memory_answer
+        turn.correction, turn.model_reply = settled.correction, settled.model_reply
 
     def _name_session(self, first_message: str) -> None:
         """An untitled conversation is named after its first message (in the app and the CLI)."""
@@ -266,11 +305,12 @@ class ChatSession:
         this was a retry: the message was captured when it failed) capture the message."""
         reply_msg = self.store.add_message(self.session_id, Role.ASSISTANT, turn.reply or "")
         turn.assistant_message_id = reply_msg.id
+        # what the person was shown (guarded, corrected) is what the next turn sees as history
         self.context.record(assembled, model_text, turn.reply or "", user_id=user_msg.id, reply_id=reply_msg.id)
         if hits:
             from assistant.memory import inject
 
-            inject.log_injection(self.store, turn.turn_id, self.session_id, user_msg.id, hits)
+            inject.log_injection(self.store, turn.turn_id, self.session_id, user_msg.id, hits, memory_answer=turn.memory_answer)
             turn.injected_memories = [_injected(h) for h in hits]
         if capture:
             self._capture(turn, user_msg)
@@ -287,9 +327,10 @@ class ChatSession:
             return self._context.maintain(max_output_tokens=max_tokens)
 
     def _command(self, text: str, turn: TurnResult) -> str | None:
-        """Explicit "remember that ..." / "forget ..." commands. Forget never deletes: it lists
-        candidates for the person to confirm (UI dialog / CLI prompt). Returns a reminder for the
-        model describing what happened, or None."""
+        """Explicit "remember that ..." / "forget ..." commands, carried out and confirmed by
+        code: ``turn.notices`` says what happened ("Saved to memory: ..."), the returned text is
+        the reply (None: not a command). Forget never deletes here: it lists candidates for the
+        person to confirm (UI dialog / CLI prompt)."""
         from assistant.memory import commands
 
         cmd = commands.parse_command(text)
@@ -297,24 +338,25 @@ class ChatSession:
             return None
         if cmd.kind == "remember":
             if self.incognito:
-                return "The person asked you to remember something, but this session is incognito: nothing is stored."
+                turn.notices.append("Not saved: this conversation is incognito, so nothing is remembered.")
+                return "This conversation is incognito, so I won't remember that."
             message = self.store.get_message(turn.user_message_id)
-            turn.remembered = [commands.remember(self.store, cmd, message=message).id]
-            return "The person asked you to remember this; it has been stored. Confirm briefly."
-        if cmd.kind == "forget":
-            found = commands.forget_candidates(self.store, self.retriever, cmd.text)
-            turn.forget_candidates = [c.to_json() for c in found]
-            turn.forget_query = cmd.text
-            ticked = sum(1 for c in found if c.pre_ticked)
-            if not ticked:
-                turn.notices.append(f"No memory about “{cmd.text}” was found; nothing was forgotten."
-                                    + (f" ({len(found)} loosely related, not selected.)" if found else ""))  # fmt: skip
-                return "The person asked you to forget something, but no memory about it was found. Say so."
-            turn.notices.append(f"Found {ticked} {'memory' if ticked == 1 else 'memories'} about “{cmd.text}”. "
-                                "Nothing is forgotten until you confirm.")  # fmt: skip
-            return (f"The person asked you to forget something. {ticked} memories about it were found; they are asked "
-                    "to confirm, and nothing is deleted until they do. Say so briefly.")
-        return None
+            result = commands.remember(self.store, cmd, message=message)
+            turn.remembered = [result.id]
+            saved = self.store.get(result.id).text
+            turn.notices.append(f"Saved to memory: {saved}" if result.created else f"Already in memory: {saved}")
+            return "Okay, I'll remember that."
+        found = commands.forget_candidates(self.store, self.retriever, cmd.text)
+        turn.forget_candidates = [c.to_json() for c in found]
+        turn.forget_query = cmd.text
+        ticked = sum(1 for c in found if c.pre_ticked)
+        if not ticked:
+            turn.notices.append(f"No memory about \u201c{cmd.text}\u201d was found; nothing was forgotten."
+                                + (f" ({len(found)} loosely related, not selected.)" if found else ""))  # fmt: skip
+            return "I couldn't find a memory about that."
+        turn.notices.append(f"Found {ticked} {'memory' if ticked == 1 else 'memories'} about \u201c{cmd.text}\u201d. "
+                            "Nothing is forgotten until you confirm.")  # fmt: skip
+        return "Here is what I found; nothing is deleted until you confirm."
 
     def close(self) -> None:
         self._unsubscribe()

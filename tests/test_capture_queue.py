@@ -13,7 +13,6 @@ from assistant import events
 from assistant.memory.capture import Capturer
 from assistant.memory.capture_queue import CaptureQueue
 from assistant.memory.records import Kind
-from assistant.memory.errors import NotFound
 from assistant.memory.store import MemoryStore
 
 UTC = timezone.utc

@@ -7,7 +7,6 @@ narrative); the summary-content and end-to-end tests use the real SmolLM2-135M.
 
 from __future__ import annotations
 
-import json
 
 import llama_cpp
 import pytest

@@ -4,6 +4,8 @@ the model picker refusing a broken GGUF with the ModelError reason."""
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import pytest
 
 pytest.importorskip("pytestqt")
@@ -42,12 +44,13 @@ def test_window_is_shown_before_the_models_load(qtbot, converted_embedder_path):
 def test_send_message_streams_a_reply(qtbot, window):
     pieces: list[str] = []
     window.controller.replyPiece.connect(pieces.append)
-    turn = testing.send(window, "What is the capital of France?")
+    turn = testing.send(window, "Write two short sentences about the sea.")
     assert turn.reply.strip()
-    assert len(pieces) > 1, "the reply arrived in pieces (streamed)"
-    assert "".join(pieces) == turn.reply
+    assert pieces, "the reply arrived while it was generated (a sentence at a time: the guard checks each)"
+    if turn.correction is None:  # code replaces a reply only when it is empty, invented or contradicts memory
+        assert "".join(pieces) == turn.reply
     user, reply = window.chat_view.messages[-2:]
-    assert user.role == "user" and user.text == "What is the capital of France?"
+    assert user.role == "user" and user.text == "Write two short sentences about the sea."
     assert reply.role == "assistant" and reply.text == turn.reply and reply.message_id == turn.assistant_message_id
     assert reply.body.textFormat() == Qt.TextFormat.MarkdownText
     # the session was stored and listed; the budget bar shows the assembler's sections
@@ -142,6 +145,62 @@ def test_forget_command_asks_before_deleting(qtbot, window, monkeypatch):
     qtbot.waitUntil(lambda: not store.get_many([gone]), timeout=20000)
     assert shown and gone in shown[0]
     assert store.get(keep).text == "User's favourite colour is teal."
+
+
+def test_a_reply_that_misses_the_memory_shows_the_from_your_memory_line_fake_model(qtbot, window):
+    """The model's text is scripted (a reply that does not say the answer, as SmolLM2 often
+    writes); retrieval, the memory answer and the widgets are real."""
+    from chat_fakes import ScriptedModel
+
+    from assistant.memory.records import Kind
+
+    store = window.backend.store
+    mid = store.add("User lives in Porto.", kind=Kind.PROFILE, slot="home_city", actor="user",
+                    valid_at=datetime(2025, 3, 1, tzinfo=timezone.utc))  # fmt: skip
+    real = window.backend.chat_model
+    window.backend.chat_model = ScriptedModel(["Hello! How can I help you today?"])
+    window.controller.forget_chat()
+    try:
+        turn = testing.send(window, "Where do I live?")
+    finally:
+        window.backend.chat_model = real
+        window.controller.forget_chat()
+    assert turn.reply == "Hello! How can I help you today?"  # kept: it misses the answer, it does not contradict it
+    assert turn.memory_answer["memory_id"] == mid and not turn.memory_answer["in_reply"]
+    reply = window.chat_view.last("assistant")
+    line = reply.memory_answer
+    assert line is not None and line.isVisible()
+    assert "From your memory" in line.text() and "User lives in Porto." in line.text() and "since March 2025" in line.text()
+    opened: list[int] = []
+    window.chat_view.memoryClicked.connect(opened.append)
+    line.linkActivated.emit(f"memory:{mid}")
+    assert opened == [mid]
+    # reopening the conversation shows the line again (it is kept in the injection log)
+    window.controller.open_session(turn.session_id)
+    qtbot.waitUntil(lambda: window.chat_view.last("assistant") is not None
+                    and window.chat_view.last("assistant").memory_answer is not None, timeout=20000)  # fmt: skip
+
+
+def test_the_memory_line_follows_the_real_models_reply(qtbot, window):
+    """With the real SmolLM2: whatever it says (it differs by CPU), the line is there exactly
+    when the reply does not say the answer, and the answer is always shown one way or the other."""
+    from assistant.memory.records import Kind
+
+    window.backend.store.add("User has a dog named Poppy, a border collie.", kind=Kind.PROFILE, slot="pet", actor="user")
+    turn = testing.send(window, "What is my dog called?")
+    reply = window.chat_view.last("assistant")
+    assert turn.memory_answer is not None
+    says = turn.memory_answer["in_reply"] and not turn.memory_answer["replaced_reply"]
+    assert (reply.memory_answer is not None) == (not says)
+    assert "Poppy" in reply.text or "Poppy" in reply.memory_answer.text()
+    assert reply.text == turn.reply
+
+
+def test_remember_shows_a_memory_updated_notice(qtbot, window):
+    turn = testing.send(window, "remember that my locker code is 4512")
+    reply = window.chat_view.last("assistant")
+    assert turn.notices and turn.notices[0].startswith("Saved to memory:")
+    assert reply.notices.isVisible() and "Saved to memory: User's locker code is 4512." in reply.notices.text()
 
 
 def test_broken_gguf_shows_the_model_error_reason(qtbot, window, monkeypatch, tmp_path):

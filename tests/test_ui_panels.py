@@ -12,7 +12,6 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt  # noqa: E402
 
-from ui import testing  # noqa: E402
 from ui.backend import Backend, NoModelsProvider  # noqa: E402
 from ui.main_window import MainWindow  # noqa: E402
 

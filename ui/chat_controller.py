@@ -31,26 +31,33 @@ class HistoryItem:
     at: datetime | None
     redacted: bool = False
     injected: list[dict[str, Any]] = field(default_factory=list)  # memories used for this reply
+    memory_answer: dict[str, Any] | None = None  # the turn's memory answer (``chat --json`` shape)
 
 
 def load_history(store, session_id: int) -> tuple[Any, list[HistoryItem]]:
-    """The session and its user/assistant messages, each reply with the memories it used."""
+    """The session and its user/assistant messages, each reply with the memories it used (and
+    its memory answer)."""
+    from assistant.memory.answer import logged
+
     session = store.get_session(session_id)
     messages = [m for m in store.messages(session_id) if m.role.value in ("user", "assistant")]
-    used: dict[int, list[tuple[int, float]]] = {}
+    used: dict[int, list[tuple[int, float, dict[str, float]]]] = {}
     for row in store.injections(session_id=session_id):
         if row.message_id is not None:
-            used.setdefault(row.message_id, []).append((row.memory_id, row.score))
-    ids = sorted({mid for rows in used.values() for mid, _ in rows})
+            used.setdefault(row.message_id, []).append((row.memory_id, row.score, row.signals))
+    ids = sorted({mid for rows in used.values() for mid, _, _ in rows})
     memories = {m.id: m for m in store.get_many(ids)} if ids else {}
     items: list[HistoryItem] = []
     pending: list[dict[str, Any]] = []
+    answer: dict[str, Any] | None = None
     for m in messages:
         item = HistoryItem(m.id, m.role.value, m.content, m.observed_at, m.redacted)
         if m.role.value == "user":
-            pending = [injected_json(memories[mid], score) for mid, score in used.get(m.id, []) if mid in memories]
+            rows = [(memories[mid], score, sig) for mid, score, sig in used.get(m.id, []) if mid in memories]
+            pending = [injected_json(mem, score) for mem, score, _ in rows]
+            answer = next((a for mem, _, sig in rows if (a := logged(mem, sig)) is not None), None)
         else:
-            item.injected, pending = pending, []
+            item.injected, item.memory_answer, pending, answer = pending, answer, [], None
         items.append(item)
     return session, items
 

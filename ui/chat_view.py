@@ -1,5 +1,7 @@
 """The conversation: message bubbles (replies rendered as Markdown, streamed), copy buttons and,
-under each reply, a "memories used" expander whose items open the memory in the inspector."""
+under each reply, the "From your memory" line when the reply missed the memory that answers the
+question, and a "memories used" expander; both open the memory in the inspector. Code-written
+notices ("Saved to memory: ...") sit at the top of the reply."""
 
 from __future__ import annotations
 
@@ -90,6 +92,31 @@ def _memory_line(m: dict[str, Any]) -> str:
             f"<br><span style='color:#7a8088;font-size:small'>#{m['id']} · {meta}</span>")  # fmt: skip
 
 
+class MemoryAnswerLine(QLabel):
+    """"From your memory: <memory text> · since March 2025 · #12": the answer Keepsake's memory
+    holds, under a reply that did not say it (or that code replaced with it). The memory text
+    is a link to the memory in the inspector."""
+
+    memoryClicked = Signal(int)
+
+    def __init__(self, memory_answer: dict[str, Any], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        from assistant.answering import since
+
+        self.memory_answer = dict(memory_answer)
+        self.setObjectName("memoryAnswer")
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.RichText)
+        mid = int(memory_answer["memory_id"])
+        meta = " · ".join(b for b in (since(memory_answer.get("valid_at")), f"#{mid}") if b)
+        note = ("<br><span style='color:#7a8088;font-size:small'>The model's reply did not match this memory, "
+                "so Keepsake answered from it.</span>") if memory_answer.get("replaced_reply") else ""  # fmt: skip
+        self.setText(f"<b>From your memory:</b> <a href='memory:{mid}' style='text-decoration:none'>"
+                     f"{escape(memory_answer['text'])}</a> <span style='color:#7a8088'>{escape(meta)}</span>{note}")  # fmt: skip
+        self.setToolTip(f"Open memory #{mid} in the inspector")
+        self.linkActivated.connect(lambda href: self.memoryClicked.emit(int(href.split(":", 1)[1])))
+
+
 class MessageWidget(QFrame):
     """One message: who, when, the text (Markdown for replies), copy, memories used; a failed
     reply shows the reason and a Retry button (``retryRequested``)."""
@@ -138,6 +165,11 @@ class MessageWidget(QFrame):
         self.retry.clicked.connect(self.retryRequested)
         head.addWidget(self.retry)
         lay.addLayout(head)
+        self.notices = QLabel(self)
+        self.notices.setObjectName("memoryNotice")
+        self.notices.setWordWrap(True)
+        self.notices.setVisible(False)
+        lay.addWidget(self.notices)
         self.body = QLabel(self)
         self.body.setObjectName("bubbleText")
         self.body.setWordWrap(True)
@@ -146,6 +178,7 @@ class MessageWidget(QFrame):
         self.body.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
         lay.addWidget(self.body)
         self.memories: MemoriesUsed | None = None
+        self.memory_answer: MemoryAnswerLine | None = None
         self._render_timer = QTimer(self)
         self._render_timer.setSingleShot(True)
         self._render_timer.setInterval(RENDER_INTERVAL_MS)
@@ -183,7 +216,8 @@ class MessageWidget(QFrame):
             self.body.setText(self.text or "…")
 
     def finish(self, *, message_id: int | None = None, stopped: bool = False, failed: str | None = None,
-               injected: list[dict[str, Any]] | None = None, at: datetime | None = None) -> None:  # fmt: skip
+               injected: list[dict[str, Any]] | None = None, at: datetime | None = None,
+               memory_answer: dict[str, Any] | None = None, notices: list[str] | None = None) -> None:  # fmt: skip
         if message_id is not None:
             self.message_id = message_id
         if at is not None:
@@ -194,8 +228,12 @@ class MessageWidget(QFrame):
         if failed:
             self.set_badge("not sent" if self.role == "user" else "failed")
             self.retry.setVisible(self.role == "assistant")
-            self.body.setTextFormat(Qt.TextFormat.PlainText)
-            self.body.setText(f"{self.text}\n\n{failed}" if self.text else failed)
+            if not self.text:
+                self.body.setTextFormat(Qt.TextFormat.PlainText)
+                self.body.setText(failed)
+        if notices:
+            self.set_notices(notices)
+        self.set_memory_answer(memory_answer)
         if injected:
             self.set_memories(injected)
 
@@ -204,6 +242,28 @@ class MessageWidget(QFrame):
         imported conversation ends with it): a "no reply" badge and Retry, which asks the model now."""
         self.set_badge("no reply" if on else "")
         self.retry.setVisible(on)
+
+    def set_notices(self, notices: list[str]) -> None:
+        """Code-written notices ("Saved to memory: ...") at the top of the reply."""
+        self.notices.setText("\n".join(f"\u2713 {n}" for n in notices))
+        self.notices.setVisible(bool(notices))
+
+    def set_memory_answer(self, memory_answer: dict[str, Any] | None) -> None:
+        """Show the "From your memory" line when the reply did not say the answer (or was
+        replaced by it); nothing otherwise."""
+        from assistant.answering import show_memory_line
+
+        if self.memory_answer is not None:
+            self.memory_answer.deleteLater()
+            self.memory_answer = None
+        if not show_memory_line(memory_answer):
+            return
+        assert memory_answer is not None
+        self.memory_answer = MemoryAnswerLine(memory_answer, self)
+        self.memory_answer.memoryClicked.connect(self.memoryClicked)
+        lay = self.layout()
+        at = lay.indexOf(self.memories) if self.memories is not None else -1
+        lay.insertWidget(at if at >= 0 else lay.count(), self.memory_answer)
 
     def set_badge(self, text: str) -> None:
         self.badge.setText(text)
@@ -289,6 +349,8 @@ class ChatView(QScrollArea):
             self.clear()
             for item in items:
                 w = self._add(item.role, item.text, at=item.at, message_id=item.message_id, redacted=item.redacted)
+                if item.memory_answer is not None and not item.redacted:
+                    w.set_memory_answer(item.memory_answer)
                 if item.injected:
                     w.set_memories(item.injected)
         finally:

@@ -326,6 +326,8 @@ class MainWindow(QMainWindow):
                 message_id=turn.assistant_message_id,
                 stopped=turn.stats.finish_reason == "cancelled",
                 injected=[m.to_json() for m in turn.injected_memories],
+                memory_answer=turn.memory_answer,
+                notices=turn.notices,
             )
         if self._user is not None and turn is not None:
             self._user.message_id = turn.user_message_id

@@ -89,6 +89,8 @@ QScrollBar::add-page, QScrollBar::sub-page {{ background: transparent; }}
 #copyButton:hover {{ color: {ACCENT}; }}
 #memoriesToggle {{ border: none; background: transparent; color: {ACCENT}; padding: 2px 0; font-size: 9pt; }}
 #memoriesPanel {{ background: #fbf8f1; border: 1px solid #efe6d2; border-radius: 8px; }}
+#memoryAnswer {{ background: #f1f7f1; border: 1px solid #d5e7d5; border-radius: 8px; padding: 6px 10px; font-size: 9.5pt; }}
+#memoryNotice {{ color: #2f6b3a; background: #eef6ef; border-radius: 6px; padding: 3px 8px; font-size: 9pt; }}
 #chatPlaceholder {{ color: {MUTED}; padding: 80px 40px; }}
 #banner {{ background: #eef1f6; color: #3b4250; padding: 8px 24px; border-bottom: 1px solid {BORDER}; }}
 #banner[kind="error"] {{ background: #fbeeec; color: #8c3731; }}

@@ -20,13 +20,12 @@ the model's tokenizer, in steady state (earlier turns' token counts are cached, 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import statistics
 import tempfile
 import time
 
 from assistant.cli.argtypes import threads, tokens, whole
+from assistant.bench import keepsake_home
 from assistant.engine.chat import ChatMessage
 
 WEEK = [
@@ -220,23 +219,6 @@ def assemble_timing(model, turns: int = 200) -> tuple[float, float]:
     return round(statistics.median(times), 3), round(cold_ms, 3)
 
 
-@contextlib.contextmanager
-def _home(path: str | None):
-    """Compaction writes its state and archive into a store: keep the bench's in a temp KEEPSAKE_HOME."""
-    if path is None:
-        yield
-        return
-    old = os.environ.get("KEEPSAKE_HOME")
-    os.environ["KEEPSAKE_HOME"] = path
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop("KEEPSAKE_HOME", None)
-        else:
-            os.environ["KEEPSAKE_HOME"] = old
-
-
 def _configured_window() -> int:
     from assistant.config import load_settings
 
@@ -250,7 +232,7 @@ def run(args) -> dict:
         return context_remote.run(args)
     keepsake_model, naive_model = _model(args), _model(args)  # two instances: two KV caches
     window = None if getattr(args, "no_compaction", False) else (getattr(args, "window", None) or _configured_window())
-    with tempfile.TemporaryDirectory() as home, _home(home if window else None):
+    with tempfile.TemporaryDirectory() as home, keepsake_home(home if window else None):
         ks = CompactingSide(keepsake_model, window) if window else KeepsakeSide(keepsake_model, args.n_ctx)
         nv = NaiveSide(naive_model)
         keepsake, naive = [], []

@@ -26,7 +26,7 @@ import statistics
 import tempfile
 import uuid
 
-from assistant.bench.context import CompactingSide, NaiveSide, _home, timed
+from assistant.bench.context import CompactingSide, NaiveSide, _home
 from assistant.engine.chat import ChatMessage
 
 

@@ -30,6 +30,7 @@ BENCHES = {
     "forget": "delete / forget / delete-conversation time at 1k and 10k memories vs one edit",
     "capture": "precision/recall of what capture keeps, on the labeled message set",
     "import": "user messages/s of 'keepsake import' (rules capture) vs one message at a time",
+    "answers": "does the memory reach the person: seeded questions through the real ChatSession, scored by code",
 }
 #: Benchmarks whose module name differs from the command ("import" is a Python keyword).
 MODULES = {"import": "imports"}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from assistant.cli import argtypes
-from assistant.cli.common import add_json, emit, opened_store
+from assistant.cli.common import UserError, add_json, emit, opened_store
 
 
 def register(sub: argparse._SubParsersAction) -> None:

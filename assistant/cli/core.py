@@ -12,7 +12,6 @@ from typing import Iterator
 
 from assistant.cli import argtypes
 from assistant.cli.common import UserError, add_json, dumps, emit
-from assistant.config import paths
 from assistant.engine.errors import EngineError, ModelError
 
 
@@ -220,7 +219,7 @@ def cmd_chat(args) -> int:
             print(dumps(turn.to_json()))
         else:
             print(turn.reply)
-            _print_notices(turn)
+            _after_reply(turn)
         return 0
     return _interactive(chat, kw, created=args.session is None)
 
@@ -240,6 +239,18 @@ def _kept(exc: EngineError, chat) -> UserError:
     return err
 
 
+def _after_reply(turn) -> None:
+    """What code adds under a reply: why it was corrected, the memory answer, notices."""
+    from assistant.answering import CORRECTION_NOTES, memory_line, show_memory_line
+
+    if turn.correction in CORRECTION_NOTES and turn.correction != "empty":
+        print(f"  ({CORRECTION_NOTES[turn.correction]})")
+    if show_memory_line(turn.memory_answer):
+        print(f"  {memory_line(turn.memory_answer)}")
+    for notice in turn.notices:
+        print(f"  * {notice}")
+
+
 def _interactive(chat, kw, *, created: bool) -> int:
     from assistant.session import NothingToRetry
 
@@ -257,9 +268,11 @@ def _interactive(chat, kw, *, created: bool) -> int:
             continue
         cancel = threading.Event()
         print("keepsake> ", end="", flush=True)
+        shown = ""
         try:
             pieces = chat.retry(cancel=cancel, **kw) if text.strip() == "/retry" else chat.stream(text, cancel=cancel, **kw)
             for piece in pieces:
+                shown += piece
                 print(piece, end="", flush=True)
         except KeyboardInterrupt:
             cancel.set()
@@ -269,19 +282,17 @@ def _interactive(chat, kw, *, created: bool) -> int:
             print(f"\n[error] {exc}.{hint}")
             continue
         print()
-        if chat.last_turn is not None:
-            _print_notices(chat.last_turn)
-            _confirm_forget(chat, chat.last_turn)
+        turn = chat.last_turn
+        if turn is not None:
+            if turn.correction is not None and turn.reply.strip() != shown.strip():  # replaced by code after it streamed
+                print(f"keepsake> {turn.reply}")
+            _after_reply(turn)
+            _confirm_forget(chat, turn)
         chat.maintain(max_tokens=kw["max_tokens"])  # compaction (when due) now, not on the next message
     if created:
         _drop_if_empty(chat)
     chat.close()
     return 0
-
-
-def _print_notices(turn) -> None:
-    for notice in getattr(turn, "notices", None) or []:
-        print(f"  · {notice}")
 
 
 def _confirm_forget(chat, turn) -> None:

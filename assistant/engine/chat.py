@@ -10,13 +10,14 @@ prove it.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Protocol, Sequence
 
-from assistant.engine import gguf_check
+from assistant.engine import control, gguf_check
 from assistant.engine.errors import ModelError
 from assistant.engine.names import display_name
 
@@ -24,6 +25,17 @@ CHATML = (
     "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>\n'}}"
     "{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
 )
+#: Sampling penalties over the last 64 *generated* tokens (llama.cpp's sampler sees only what it
+#: generated, never the prompt, so copying a memory from the prompt is not penalised). Measured
+#: with ``keepsake bench answers``: see the README table.
+REPEAT_PENALTY = 1.0
+PRESENCE_PENALTY = 0.0
+_MARK = "\ue000{}\ue001"  # private-use characters: where message i's content goes in the template
+_MARK_RE = re.compile("\ue000(\\d+)\ue001")
+
+
+def _same(text: str) -> str:
+    return text
 
 
 @dataclass(frozen=True)
@@ -125,10 +137,13 @@ class LlamaChatModel(Completions):
 
     engine = "llama.cpp"
 
-    def __init__(self, path: Path | str, *, n_ctx: int = 4096, n_threads: int | None = None) -> None:
+    def __init__(self, path: Path | str, *, n_ctx: int = 4096, n_threads: int | None = None,
+                 repeat_penalty: float = REPEAT_PENALTY, presence_penalty: float = PRESENCE_PENALTY) -> None:  # fmt: skip
         self.path = Path(path)
         self.n_ctx = n_ctx
         self.n_threads = n_threads
+        self.repeat_penalty = repeat_penalty
+        self.presence_penalty = presence_penalty
         self.info = gguf_check.check_role(gguf_check.inspect(self.path), "chat")
         self.name = display_name(self.path)
         self._llm = None
@@ -185,7 +200,9 @@ class LlamaChatModel(Completions):
 
     # -- tokens ------------------------------------------------------------------------------
     def tokenize(self, text: str) -> list[int]:
-        return self.load().tokenize(text.encode("utf-8"), add_bos=False, special=True)
+        """Tokens of ``text`` as plain text: a control string in it (``<|im_end|>``) is text,
+        never a control token."""
+        return self.load().tokenize(text.encode("utf-8"), add_bos=False, special=False)
 
     def count_tokens(self, text: str) -> int:
         return len(self.tokenize(text))
@@ -197,6 +214,33 @@ class LlamaChatModel(Completions):
     def render(self, messages: Sequence[ChatMessage]) -> str:
         self.load()
         return self._formatter(messages=[{"role": m.role, "content": m.content} for m in messages]).prompt
+
+    def prompt_tokens(self, messages: Sequence[ChatMessage]) -> list[int]:
+        """The prompt's tokens: the template's own text (role markers, BOS) tokenized with
+        ``special=True``, every message content with ``special=False``, so text from people,
+        imports and memories can never open or close a turn. The template is rendered once with
+        placeholder contents to find where each content goes; a template that rewrites contents
+        in a way other than trimming falls back to the whole prompt with control strings
+        neutralised in the contents (:func:`assistant.engine.control.neutralise`)."""
+        llm = self.load()
+        prompt = self.render(messages)
+        add_bos = not (self._bos_text and prompt.startswith(self._bos_text))
+        marked = self._formatter(messages=[{"role": m.role, "content": _MARK.format(i)} for i, m in enumerate(messages)]).prompt
+        parts = _MARK_RE.split(marked)  # template, index, template, index, ..., template
+        contents = [m.content for m in messages]
+        for shape in (_same, str.strip):
+            if "".join(p if k % 2 == 0 else shape(contents[int(p)]) for k, p in enumerate(parts)) == prompt:
+                break
+        else:
+            safe = self.render([ChatMessage(m.role, control.neutralise(m.content)) for m in messages])
+            return llm.tokenize(safe.encode("utf-8"), add_bos=add_bos, special=True)
+        tokens = llm.tokenize(parts[0].encode("utf-8"), add_bos=add_bos, special=True)
+        for k in range(1, len(parts), 2):
+            content = shape(contents[int(parts[k])])
+            tokens += llm.tokenize(content.encode("utf-8"), add_bos=False, special=False) if content else []
+            if parts[k + 1]:
+                tokens += llm.tokenize(parts[k + 1].encode("utf-8"), add_bos=False, special=True)
+        return tokens
 
     def _stop(self, messages: Sequence[ChatMessage]) -> list[str]:
         result = self._formatter(messages=[{"role": m.role, "content": m.content} for m in messages])
@@ -216,21 +260,19 @@ class LlamaChatModel(Completions):
     ) -> Generation:
         """Start a reply. The returned :class:`Generation` streams text pieces when iterated."""
         llm = self.load()
-        prompt = self.render(messages)
+        prompt_tokens = self.prompt_tokens(messages)
         gen = Generation(pieces=iter(()))
-        gen.pieces = self._stream(llm, prompt, self._stop(messages), gen.stats, max_tokens, temperature, cancel, json_schema, seed)
+        gen.pieces = self._stream(llm, prompt_tokens, self._stop(messages), gen.stats, max_tokens, temperature, cancel,
+                                  json_schema, seed)  # fmt: skip
         return gen
 
-    def _stream(self, llm, prompt, stop, stats, max_tokens, temperature, cancel, json_schema, seed):
+    def _stream(self, llm, prompt_tokens, stop, stats, max_tokens, temperature, cancel, json_schema, seed):
         import llama_cpp
 
         grammar = None
         if json_schema is not None:
             grammar = llama_cpp.LlamaGrammar.from_json_schema(json.dumps(json_schema), verbose=False)
         with self._run_lock:
-            # The template may already write the BOS token; never add it twice.
-            add_bos = not (self._bos_text and prompt.startswith(self._bos_text))
-            prompt_tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=add_bos, special=True)
             stats.prompt_tokens = len(prompt_tokens)
             budget = self.n_ctx - len(prompt_tokens)
             if budget <= 0:
@@ -247,6 +289,8 @@ class LlamaChatModel(Completions):
                     temperature=temperature,
                     stop=stop,
                     stream=True,
+                    repeat_penalty=self.repeat_penalty if grammar is None else 1.0,
+                    presence_penalty=self.presence_penalty if grammar is None else 0.0,
                     grammar=grammar,
                     seed=seed,
                 )

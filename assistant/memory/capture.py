@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, tzinfo
 from typing import Any, Sequence
 
+from assistant.engine import control
 from assistant.memory import extract_rules
 from assistant.memory.commands import REMEMBER_EXTRACTOR, Command, keyword_search, parse_command, remember_text
 from assistant.memory.dates import ground
@@ -247,7 +248,8 @@ class Capturer:
     def _extract(self, msg: Any, cmd: Command | None, observed: datetime, base_trust: Trust, use_llm: bool | None,
                  result: CaptureResult) -> _Plan:  # fmt: skip
         """The memories one message gives (not written yet)."""
-        window = msg.content[:RULES_WINDOW]
+        # chat-template control strings ("<|im_end|>") are never part of an extracted memory
+        window = control.neutralise(msg.content[:RULES_WINDOW])
         names = self.known_names()
         units = [u.text for u in classify(window, names).statements]
         names.update(own_names(" ".join(units)))

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Sequence
 
+from assistant.engine import control
 from assistant.memory.dates import ground
 from assistant.memory.extract_rules import finish, third_person
 from assistant.memory.records import AddResult, Kind, Memory, Source, Trust
@@ -70,7 +71,7 @@ def parse_command(text: str) -> Command | None:
 def remember_text(body: str, observed_at: datetime) -> tuple[str, Any]:
     """The fact text for "remember that <body>" (third person, dates grounded) and its valid_at
     (a date or None)."""
-    g = ground(body, observed_at)
+    g = ground(control.neutralise(body), observed_at)
     text = finish(third_person(g.text))
     if not re.search(r"\bUser\b", text):
         first = text.split()[0]

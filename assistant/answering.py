@@ -1,0 +1,111 @@
+"""What the person is shown after the model replied: code decides, the model phrases.
+
+:func:`settle` takes the guarded reply (:mod:`assistant.engine.guard`) and the turn's memory
+answer (:mod:`assistant.memory.answer`) and returns the :class:`Settled` reply:
+
+- a memory answer the reply contains: the reply stays (``in_reply=True``);
+- a memory answer the reply misses: the reply stays and the person is shown the memory under it
+  ("From your memory: ..."), ``in_reply=False``;
+- a memory answer the reply **contradicts** (names the same thing without the answer, negates
+  it, or says it does not know): the reply is replaced by the memory, addressed to the person
+  ("You live in Porto."), ``correction="memory"``; the model's text is kept in ``model_reply``;
+- a question about the person with no memory answer, when the reply neither says it does not
+  know nor names anything from the injected memories: the reply is replaced by
+  :data:`UNKNOWN` (``correction="unknown"``) - a small model otherwise invents a fact;
+- an empty reply (everything was an echo or a loop): the memory answer if any, else
+  :data:`EMPTY` (``correction="empty"``).
+
+When memories were injected, a capitalised "User" the model copied from the memory block is
+turned to the person ("User's name" -> "your name"), and a sentence that gives the answer
+speaking as the person ("I'm a nurse.") is turned to them ("You're a nurse.").
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, Sequence
+
+from assistant.engine.guard import GuardConfig
+from assistant.memory import answer as memanswer
+from assistant.memory.answer import MemoryAnswer
+from assistant.memory.perspective import rewrite
+
+UNKNOWN = "I don't know that yet: you haven't told me, and I have no memory of it."
+UNKNOWN_RELATED = "I'm not sure: nothing I remember answers that. The memories I looked at are listed under this reply."
+EMPTY = "Sorry, I don't have a good answer to that. Could you rephrase it?"
+
+Correction = Literal["memory", "unknown", "empty"]
+
+
+@dataclass(frozen=True)
+class Settled:
+    reply: str
+    memory_answer: dict[str, Any] | None = None  # MemoryAnswer.to_json(...) for the turn
+    correction: Correction | None = None
+    model_reply: str | None = None  # the guarded model text when it was replaced
+
+
+def guard_config(*texts: str | None) -> GuardConfig:
+    """The guard for a chat turn: the prompt's fixed texts (system prompt, memory preamble,
+    section headers, and any given here) must not come back in the reply."""
+    from assistant.context.assembler import NOTE_HEADER, SUMMARY_HEADER
+    from assistant.memory.inject import OPEN_TAG, PREAMBLE
+
+    return GuardConfig().with_texts(PREAMBLE, OPEN_TAG, NOTE_HEADER, SUMMARY_HEADER, *texts)
+
+
+def settle(question: str, reply: str, answer: MemoryAnswer | None, hits: Sequence[Any], *, correct: bool = True) -> Settled:
+    """The reply the person is shown (see the module docstring). ``correct=False`` (a reply the
+    person stopped): the reply is never replaced, only the memory answer is attached."""
+    if hits:  # the memory block says "User": a reply that copied it speaks to the person instead
+        reply = rewrite(reply, "second", capital_only=True)
+    text = reply.strip()
+    if not correct:
+        return Settled(reply, answer.to_json(memanswer.contains(text, answer)) if answer is not None else None)
+    if answer is not None:
+        if not text:
+            return Settled(answer.statement, answer.to_json(False, True), "empty", reply)
+        check = memanswer.judge(text, answer, question)
+        if check.contradicted:
+            return Settled(answer.statement, answer.to_json(False, True), "memory", reply)
+        if check.in_reply:
+            reply = memanswer.address_person(reply, answer)
+        return Settled(reply, answer.to_json(check.in_reply), None)
+    if memanswer.about_person(question) and not memanswer.abstains(text) and not memanswer.grounded(text, hits, question):
+        return Settled(UNKNOWN_RELATED if hits else UNKNOWN, None, "unknown", reply)
+    if not text:
+        return Settled(EMPTY, None, "empty", reply)
+    return Settled(reply)
+
+
+def since(iso: str | None) -> str:
+    """"since March 2025" for an ISO date or datetime ("" when missing or unreadable)."""
+    from datetime import datetime
+
+    if not iso:
+        return ""
+    try:
+        when = datetime.fromisoformat(iso)
+    except ValueError:
+        return ""
+    return f"since {when.strftime('%B %Y')}"
+
+
+def memory_line(memory_answer: dict[str, Any]) -> str:
+    """The "From your memory" line as plain text: the memory, its date and its id."""
+    bits = [b for b in (since(memory_answer.get("valid_at")), f"memory #{memory_answer['memory_id']}") if b]
+    return f"From your memory: {memory_answer['text']} ({', '.join(bits)})"
+
+
+def show_memory_line(memory_answer: dict[str, Any] | None) -> bool:
+    """The line is shown when the reply does not say the answer (or was replaced by it)."""
+    return bool(memory_answer) and (not memory_answer.get("in_reply") or bool(memory_answer.get("replaced_reply")))
+
+
+CORRECTION_NOTES = {
+    "memory": "The model's reply did not match your memory, so Keepsake answered from it.",
+    "unknown": "The model's reply was not based on anything you told Keepsake, so it was replaced.",
+    "empty": "The model gave no usable reply.",
+}
