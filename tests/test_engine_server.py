@@ -152,8 +152,13 @@ def test_the_compaction_summary_is_written_through_the_server(remote, keepsake_h
     from test_context_compaction import conversation
 
     from assistant.context.compaction import Compactor
+    from assistant.memory.store import MemoryStore
 
-    result = Compactor(remote.count_tokens, remote).compact("remote", conversation(16), target_tokens=0)
+    store = MemoryStore()  # the summary's archive: the store's encrypted context archive
+    try:
+        result = Compactor(remote.count_tokens, remote, archive=store.context_archive).compact("remote", conversation(16), target_tokens=0)
+    finally:
+        store.close()
     summary = result.state.summary
     assert "summary" in result.steps and "Narrative: " in summary  # the server model wrote the narrative part
     for identifier in ["Dana Moreau", "Lyon", "Porto", "June 14th"]:  # kept by code, whatever the model wrote

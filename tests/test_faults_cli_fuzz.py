@@ -56,6 +56,8 @@ TEMPLATES = {
     ("memory", "restore"): ["memory", "restore", "{id}"],
     ("memory", "ttl"): ["memory", "ttl", "{id}"],
     ("memory", "search"): ["memory", "search", "bees"],
+    ("memory", "forget"): ["memory", "forget", "bees", "--dry-run"],
+    ("memory", "forget-versions"): ["memory", "forget-versions", "--dry-run", "{id}"],
     ("sessions", "list"): ["sessions", "list"],
     ("sessions", "search"): ["sessions", "search", "bees"],
     ("sessions", "show"): ["sessions", "show", "{sid}"],

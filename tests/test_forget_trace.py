@@ -43,11 +43,12 @@ def _plant(store, retriever, mark: str, tmp_path: Path) -> dict:
     notes = NoteStore(store.context_archive)
     notes.save(f"Call me Dana. My neighbour {mark} has my spare key.")  # note (an old version after the edit below)
     sid = store.create_session("chat").id
-    # offload: a long message (> 8000 characters) whose last sentence names the marker
-    long_text = "Here is my packing list for the trip, item by item. " * 170 + f"The spare key stays with {mark} next door."
-    long_msg = store.add_message(sid, "user", long_text)
-    capture.capture_message(long_msg.id)
     chat = ChatSession(store, services.get_chat_model(), sid, settings=load_settings(), retriever=retriever, capture=None)
+    # offload: a long message (> 8000 characters, offloaded by compaction) naming the marker in a
+    # statement capture reads (capture reads a message's first 4000 characters)
+    long_text = f"My spare key stays with {mark} next door. " + "Here is my packing list for the trip, item by item. " * 170
+    long_msg = store.get_message(chat.send(long_text, max_tokens=4, temperature=0.0).user_message_id)
+    capture.capture_message(long_msg.id)
     # chat turn: "remember that" stores the fact at once; capture adds the episode
     t1 = chat.send(f"Remember that my neighbour is called {mark}.", max_tokens=12, temperature=0.0)
     capture.capture_message(t1.user_message_id)
@@ -71,7 +72,7 @@ def _plant(store, retriever, mark: str, tmp_path: Path) -> dict:
         {"session": "neighbours", "role": "user", "content": f"My neighbour {mark} waters my plants.", "timestamp": "2024-05-02T10:00:00Z"},
         {"session": "neighbours", "role": "assistant", "content": f"How kind of {mark}!", "timestamp": "2024-05-02T10:00:05Z"},
     ]) + "\n", encoding="utf-8")  # fmt: skip
-    assert import_file(store, exported, use_llm=False).captured == 1
+    assert import_file(store, exported).captured == 1
     notes.save("Call me Dana.")  # the person edits the note: the marker is only in its old version
     return {"chat": chat, "session": sid, "long": long_msg.id, "exported": exported}
 
@@ -123,7 +124,7 @@ def test_after_deleting_the_memories_the_marker_is_in_no_page_and_no_reply(world
         {"session": "plants", "role": "user", "content": "What should I pack?", "timestamp": "2024-05-02T10:01:00Z"},
         {"session": "plants", "role": "assistant", "content": f"Pack light, and leave a key with {mark}.", "timestamp": "2024-05-02T10:01:05Z"},
     ]) + "\n", encoding="utf-8")  # fmt: skip
-    import_file(store, exported, use_llm=False)
+    import_file(store, exported)
     holding = [m.id for m in store.list(include_all=True) if mark in m.text]
     assert holding
     store.checkpoint()

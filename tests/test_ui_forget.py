@@ -11,12 +11,14 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt  # noqa: E402
 
 from assistant.memory.capture import Capturer  # noqa: E402
+from assistant.memory.records import Kind  # noqa: E402
 from assistant.memory.forget.topic import propose, request_for  # noqa: E402
 from assistant.memory.store import MemoryStore  # noqa: E402
 from ui.delete_dialog import CascadeDialog  # noqa: E402
 from ui.forget_dialog import ID_ROLE, ForgetDialog  # noqa: E402
 
 INTRO = "Hi, I'm Dana. I live in Porto and work as a nurse. My dog is called Miso."
+OLD_QUESTION = "What's my dog's name?"
 
 
 @pytest.fixture
@@ -24,8 +26,10 @@ def dana():
     store = MemoryStore()
     s = store.create_session("intro")
     cap = Capturer(store, use_llm=False)
-    for text in (INTRO, "What's my dog's name?"):
+    for text in (INTRO, "What's my dog's name?"):  # the question becomes no memory (capture keeps statements)
         cap.capture_message(store.add_message(s.id, "user", text).id)
+    # an episode an older Keepsake stored for a question: proposed, but not ticked
+    store.add(OLD_QUESTION, kind=Kind.EPISODE)
     yield store
     store.close()
 
@@ -39,7 +43,7 @@ def test_the_forget_dialog_ticks_statements_and_shows_the_part_that_goes(qtbot, 
     assert items[by_text[INTRO]].checkState() == Qt.CheckState.Checked
     assert "Removes: “My dog is called Miso.”" in items[by_text[INTRO]].text()
     assert "Stays: “Hi, I'm Dana. I live in Porto and work as a nurse.”" in items[by_text[INTRO]].text()
-    assert items[by_text["What's my dog's name?"]].checkState() == Qt.CheckState.Unchecked
+    assert items[by_text[OLD_QUESTION]].checkState() == Qt.CheckState.Unchecked
     assert sorted(dlg.selected_ids()) == sorted(c.memory_id for c in cands if c.pre_ticked)
 
 

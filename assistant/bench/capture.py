@@ -142,7 +142,7 @@ def capture_all(items: Sequence[Labeled], *, chat_model: Any = None) -> tuple[li
     verdicts: list[Judged] = []
     spent = 0.0
     with tempfile.TemporaryDirectory(prefix="keepsake-bench-capture-") as tmp:
-        store = MemoryStore(Path(tmp) / "bench.db", encrypted=False, file_roots=[Path(tmp)])
+        store = MemoryStore(Path(tmp) / "bench.db", encrypted=False)
         try:
             capturer = Capturer(store, chat_model, use_llm=chat_model is not None, settings=Settings(), tz=timezone.utc)
             for item in items:

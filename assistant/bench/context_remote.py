@@ -26,7 +26,8 @@ import statistics
 import tempfile
 import uuid
 
-from assistant.bench.context import CompactingSide, NaiveSide, _home
+from assistant.bench import keepsake_home
+from assistant.bench.context import CompactingSide, NaiveSide
 from assistant.engine.chat import ChatMessage
 
 
@@ -56,7 +57,7 @@ def run(args) -> dict:
     window = getattr(args, "window", None) or _configured_window()
     model = _remote_model(args, window)
     window = min(window, model.context_size)
-    with tempfile.TemporaryDirectory() as home, _home(home):
+    with tempfile.TemporaryDirectory() as home, keepsake_home(home):
         ks = CompactingSide(model, window)
         keepsake = [ks.turn(t, args.max_tokens) for t in range(1, args.turns + 1)]
         cold = cold_ttft(model, ks.last_messages, getattr(args, "controls", 3))

@@ -50,10 +50,12 @@ class Messages:
         return self.count(c, scope)
 
 
-def clean_sent(content: str, raw: str | None, scope: Scope) -> tuple[str, str | None]:
+def clean_sent(content: str, raw: str | None, scope: Scope, said: str | None = None) -> tuple[str, str | None]:
     """A user turn as sent: injected blocks lose the lines that repeat what is forgotten, the
     person's own text loses the sentences holding a forgotten text (unless the person keeps the
-    conversation: ``redact_sources=False``)."""
+    conversation: ``redact_sources=False``). ``said``: the stored message; what stands between
+    the last block and it is the memory answer Keepsake put before the question (its "lead",
+    :func:`assistant.memory.inject.with_lead`), cut like a block line."""
 
     def block(m: re.Match) -> str:
         lines = [ln for ln in m.group(0).split("\n") if not reply_spans(ln, scope)]
@@ -69,7 +71,11 @@ def clean_sent(content: str, raw: str | None, scope: Scope) -> tuple[str, str | 
     for m in _BLOCK.finditer(content):
         parts += [own(content[pos:m.start()]), block(m)]
         pos = m.end()
-    parts.append(own(content[pos:]))
+    tail = content[pos:]
+    if said and len(tail) > len(said) and tail.endswith(said):
+        parts += [_clean_reply(tail[: -len(said)], scope), own(said)]
+    else:
+        parts.append(own(tail))
     return "".join(parts), (own(raw) if raw is not None else None)
 
 
@@ -86,17 +92,18 @@ class Archive:
     def _history(self, c: Connection, scope: Scope) -> list[tuple[int, str, str | None]]:
         out = []
         rows = c.execute(
-            f"SELECT id, message_id, role, content, raw FROM context_history WHERE session_key IN {IN_IDS} "
-            f"OR message_id IN {IN_IDS}", (json.dumps(_keys(scope)), ids_json(scope.message_cuts)),
+            "SELECT h.id, h.message_id, h.role, h.content, h.raw, m.content FROM context_history h "
+            f"LEFT JOIN messages m ON m.id = h.message_id WHERE h.session_key IN {IN_IDS} OR h.message_id IN {IN_IDS}",
+            (json.dumps(_keys(scope)), ids_json(scope.message_cuts)),
         ).fetchall()  # fmt: skip
-        for rid, msg_id, role, content, raw in rows:
+        for rid, msg_id, role, content, raw, said in rows:
             if msg_id in scope.message_cuts:
                 kept = scope.message_cuts[msg_id].kept
                 new: tuple[str, str | None] = (kept, kept if raw is not None else None)
             elif role == "assistant":
                 new = (_clean_reply(content, scope) if scope.request.redact_sources else content, raw)
             else:
-                new = clean_sent(content, raw, scope)
+                new = clean_sent(content, raw, scope, said)
             if new != (content, raw):
                 out.append((int(rid), new[0], new[1]))
         return out
