@@ -21,6 +21,7 @@ run: $(STAMP)
 	$(VENV)/bin/keepsake
 
 test: $(STAMP)
+	$(VENV)/bin/lint-imports
 	QT_QPA_PLATFORM=offscreen $(VENV)/bin/python -m pytest -q
 
 bench: $(STAMP)
