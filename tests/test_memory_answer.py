@@ -120,6 +120,15 @@ def test_an_invented_fact_about_the_person_becomes_i_dont_know():
     assert settle("How do I cook rice?", "Boil it for 12 minutes.", None, []).correction is None
 
 
+def test_a_hedge_at_the_end_of_an_invented_answer_is_not_abstaining():
+    # the default model's real reply to "What is my favourite colour?" with nothing stored
+    invented = ("The most obvious answer would be blue, but there are many more. I can suggest some other colors. "
+                "I'm not sure about the rest of the options, but blue is very popular.")  # fmt: skip
+    assert not A.abstains(invented)
+    assert settle("What is my favourite colour?", invented, None, []).correction == "unknown"
+    assert A.abstains("Hmm. I'm not sure: you never told me your favourite colour.")
+
+
 def test_a_reply_that_uses_a_retrieved_memory_is_not_called_invented(seeded):
     from assistant.memory.retrieve import Hit
 

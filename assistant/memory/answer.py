@@ -287,8 +287,10 @@ def _negated(term: str, text: str) -> bool:
 
 
 def abstains(reply: str) -> bool:
-    """The reply says it does not know."""
-    return bool(_ABSTAIN.search(reply))
+    """The reply says it does not know, in its first two sentences: "The obvious answer is
+    blue ... I'm not sure about the rest" states something and only hedges at the end."""
+    opening = " ".join(re.split(r"(?<=[.!?])\s+", reply.strip(), maxsplit=2)[:2])
+    return bool(_ABSTAIN.search(opening))
 
 
 def contains(reply: str, answer: MemoryAnswer) -> bool:
