@@ -166,7 +166,7 @@ SLOT_QUESTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ("name", "full_name", "first_name", "user_name"),
         (r"\bwhat(?:'s| is| was)? my (?:full |first |real )?name\b", r"\bwho am i\s*[?.!]*$",
          r"\bwhat (?:do|should) (?:you|people|they|others|folks) call me\b", r"\bwhat am i called\b",
-         r"\bdo you (?:know|remember) my name\b", r"我叫什么", r"我的名字"),
+         r"\bdo you (?:know|remember) my name\b", r"\bwhat (?:i'm|i am|im) called\b", r"我叫什么", r"我的名字"),
     ),
     "home_city": (
         ("home_city", "home", "city", "residence", "location", "address", "home_address", "lives_in"),
@@ -193,7 +193,9 @@ SLOT_QUESTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "age": (("age",), (r"\bhow old am i\b",)),
     "hometown": (
         ("hometown", "home_town", "birthplace", "origin", "grew_up"),
-        (r"\bwhere (?:did i grow up|am i from|was i born|do i come from)\b", r"\bwhat(?:'s| is) my (?:hometown|home town|birthplace)\b"),
+        (r"\bwhere (?:did i grow up|am i from|was i born|do i come from)\b", r"\bwhat(?:'s| is) my (?:hometown|home town|birthplace)\b",
+         r"\bwhere (?:am i|do i come) originally from\b",
+         r"\b(?:what|which) (?:town|city|place|country) (?:am i (?:originally )?from|do i come from|did i grow up in|was i born in)\b"),
     ),
     "partner": (
         ("partner", "spouse", "wife", "husband", "girlfriend", "boyfriend"),
