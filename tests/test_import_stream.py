@@ -211,3 +211,10 @@ def test_keepsake_export_round_trips_through_import(tmp_path, capsys, monkeypatc
     assert snapshot() == before and messages() == said
     assert run_json(capsys, "import", str(export))["memories_added"] == 0  # idempotent
     assert snapshot() == before
+
+
+def test_bench_import_runs_and_reports_its_rate(capsys, converted_embedder_path):
+    """`keepsake bench import` on a small conversation (the rate itself is never asserted)."""
+    assert main(["bench", "import", "--user-messages", "12", "--no-baseline", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["user_messages"] == 12 and out["messages_added"] == 24 and out["user_messages_per_s"] > 0

@@ -88,7 +88,7 @@ def _import_once(tmp: Path, name: str, path: Path, embed: Callable[[list[str]], 
     from assistant.memory.store import MemoryStore
 
     spent = {"s": 0.0, "texts": 0, "calls": 0}
-    store = MemoryStore(tmp / f"{name}.db", key=secrets.token_hex(32), embed=_timed(embed, spent), file_roots=[tmp])
+    store = MemoryStore(tmp / f"{name}.db", key=secrets.token_hex(32), embed=_timed(embed, spent))
     try:
         capturer = Capturer(store, use_llm=False, settings=Settings())
         start = time.perf_counter()
