@@ -45,9 +45,13 @@ CASES = [
     # "on the 5th": the most recent 5th on/before the observation date, unless future
     ("We met on the 5th.", "We met on 2023-05-05.", D(2023, 5, 5)),
     ("I will pay on the 5th.", "I will pay on 2023-06-05.", D(2023, 6, 5)),
-    ("on the 5th of June", "on 2022-06-05", D(2022, 6, 5)),  # past: June 2023 has not come
-    ("I fly on June 5", "I fly on 2022-06-05", D(2022, 6, 5)),
+    # month + day without a year: the nearer one unless the sentence has a tense cue
+    ("on the 5th of June", "on 2023-06-05", D(2023, 6, 5)),  # 14 days ahead vs 351 back
+    ("I fly on June 5", "I fly on 2023-06-05", D(2023, 6, 5)),
     ("I will fly on June 5", "I will fly on 2023-06-05", D(2023, 6, 5)),
+    ("I flew on June 5", "I flew on 2022-06-05", D(2022, 6, 5)),  # past: June 2023 has not come
+    ("my exam is on May 30", "my exam is on 2023-05-30", D(2023, 5, 30)),  # 8 days ahead
+    ("my exam is on November 30", "my exam is on 2022-11-30", D(2022, 11, 30)),  # 173 back vs 192 ahead
     # absolute dates stay as written but set valid_at
     ("I lived in Berlin in 2019", "I lived in Berlin in 2019", D(2019, 1, 1)),
     ("June 5, 2019 was great", "June 5, 2019 was great", D(2019, 6, 5)),
@@ -191,3 +195,12 @@ def test_any_text_never_raises(text, observed):
         ends.append(s.end)
     if not g.spans:
         assert g.text == text and g.valid_at is None
+
+
+def test_a_plan_said_in_the_present_tense_is_the_coming_date():
+    # "My surgery is on February 24" said on 2025-02-07: 2025-02-24 is 17 days ahead,
+    # 2024-02-24 is 349 days back; the nearer one is meant (it was stored as 2024-02-24)
+    said = datetime(2025, 2, 7, 10, tzinfo=PARIS)
+    assert ground("My surgery is on February 24.", said).valid_at == D(2025, 2, 24)
+    assert ground("I had surgery on February 3.", said).valid_at == D(2025, 2, 3)
+    assert ground("My party was on December 20.", said).valid_at == D(2024, 12, 20)

@@ -15,8 +15,11 @@ A leading preposition replaces "on"/"in" ("since yesterday" -> "since 2023-05-21
 Spans that are already absolute ("in 2019", "June 5, 2019", 2019年5月5日) stay as written but
 still count. "on the 5th" / 5号 is computed here (dateparser returns the base day): the most
 recent 5th on or before the observation date, or the next one on/after it when the sentence
-speaks of the future (will, 'll, going to, plan to, next, 明天, 打算, ...). Month + day without
-a year ("June 5", 6月5日) and "on Friday" follow the same past/future preference.
+speaks of the future (will, 'll, going to, plan to, next, 明天, 打算, ...); "on Friday" follows
+the same preference. Month + day without a year ("June 5", 6月5日) is the future one when the
+sentence speaks of the future, the past one when it speaks of the past (was, had, met, ago, ...),
+else the nearer of the two: "My surgery is on February 24" said on 2025-02-07 is 2025-02-24
+(17 days ahead), not 2024-02-24 (349 days back).
 
 ``Grounded.valid_at`` is the start of the first span's period (None when the text has no date).
 The current time is never read. Unparseable spans stay as written; no text makes this raise.
@@ -49,6 +52,8 @@ _FUTURE = re.compile(r"\b(?:will|shall|going to|gonna|plan(?:s|ned|ning)? to|upc
 # What may follow "on the 5th", so that "on the 5th floor" is not a date.
 _AFTER_ORDINAL = re.compile(r"\s*(?:$|[^\w\s]|(?:i|we|you|he|she|they|it|my|our|and|or|at|in|"
                             r"but|so|when|because|was|were|is|will|to|for|with|the|a|of)\b)", re.I)
+_PAST = re.compile(r"\b(?:was|were|had|did|ago|last|yesterday|went|met|got|moved|started|finished|left|came|took|bought"
+                   r"|sold|married|visited|flew|arrived|happened|quit|ended|began|graduated|used to)\b|了|过|去年|上个?月", re.I)
 _SUBJECT = re.compile(r"\s+(?:is|was|were|has|had|will|seems|seemed)\b", re.I)
 _ZH_DIGIT = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"两": 2}
 _ZH_N = r"(?<![0-9])(?P<n>[0-9]{1,3}|[一二两三四五六七八九十]{1,3})"
@@ -83,6 +88,7 @@ class _Ask:  # a phrase to hand to dateparser
     lang: str
     granularity: str
     offset_days: int = 0
+    nearest: bool = False  # no tense in the sentence: the nearer of the past and the future date
 
 
 @dataclass(frozen=True)
@@ -140,7 +146,7 @@ def _month_day(m: re.Match, obs: date, future: bool) -> _Ask | _Hit | None:
     month = int(m["mon"]) if m["mon"].isdigit() else 1 + [n[:3] for n in MONTHS].index(m["mon"][:3])
     if m.groupdict().get("year"):
         return _Hit(date(int(m["year"]), month, int(m["day"])), "day", absolute=True)
-    return _Ask(f"{MONTHS[month - 1]} {int(m['day'])}", "en", "day")
+    return _Ask(f"{MONTHS[month - 1]} {int(m['day'])}", "en", "day", nearest=True)
 
 
 def _ordinal(m: re.Match, obs: date, future: bool) -> _Hit | None:
@@ -276,10 +282,15 @@ def _sentence(text: str, start: int, end: int) -> str:
 
 
 def _span(m: re.Match, rule: _Rule, zh: bool, base: datetime) -> DateSpan | None:
-    future = bool(_FUTURE.search(_sentence(m.string, m.start(), m.end())))
+    sentence = _sentence(m.string, m.start(), m.end())
+    future = bool(_FUTURE.search(sentence))
     found = rule(m, base.date(), future)
     if isinstance(found, _Ask):
         day = _parse(found.phrase, found.lang, base, "future" if future else "past")
+        if found.nearest and day is not None and not future and not _PAST.search(sentence):
+            ahead = _parse(found.phrase, found.lang, base, "future")
+            if ahead is not None and (ahead - base.date()) < (base.date() - day):
+                day = ahead
         found = _Hit(day + timedelta(days=found.offset_days), found.granularity) if day else None
     if found is None:
         return None
