@@ -341,6 +341,8 @@ def test_slot_questions_are_answered_directly(store, emb, clock):
         ("What's my favourite restaurant?", ("favourite.restaurant",)),
         ("What is my favorite ice cream flavour?", ("favourite.ice_cream", "favourite.ice")),
         ("What am I allergic to?", ("allergy",)),
+        ("Is there any food I must avoid because of an allergy?", ("allergy",)),
+        ("Which foods should I avoid for my diet?", ()),
         ("Am I vegetarian?", ("diet",)),
         ("Do I have any pets?", ("pet",)),
     ],

@@ -225,7 +225,8 @@ _DYNAMIC_SLOTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (rf"\bwhat(?:'s| is| are) my (?P<rel>{_REL})(?:'s|s')? names?\b", "family"),
         (r"\bwhat(?:'s| is| are) my favou?rite (?P<thing>[^\W\d_]+(?: [^\W\d_]+)?)", "favourite"),
         (r"\b(?:what(?:'s| is) my pet(?:'s)? (?:name|called)|what is my pet called|do i have (?:a |any )?pets?|what pets? do i have)\b", "pet"),
-        (r"\b(?:what am i allergic to|am i allergic to|do i have (?:any )?allerg(?:y|ies)|anything i'?m allergic to)\b", "allergy"),
+        (r"\b(?:what am i allergic to|am i allergic to|do i have (?:any )?allerg(?:y|ies)|anything i'?m allergic to)\b"
+         r"|\b(?:must|should|have to|need to) (?:i )?avoid\b.*\ballerg|\bi(?:'m| am) allergic\b.*\?$", "allergy"),
         (r"\b(?:am i (?:a )?(?:vegetarian|vegan|pescatarian)|what(?:'s| is) my diet|do i eat (?:meat|fish|pork|beef|dairy))\b", "diet"),
     )
 )
