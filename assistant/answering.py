@@ -1,7 +1,7 @@
 """What the person is shown after the model replied: code decides, the model phrases.
 
 :func:`settle` takes the guarded reply (:mod:`assistant.engine.guard`) and the turn's memory
-answer (:mod:`assistant.memory.answer`) and returns the :class:`Settled` reply:
+answer (:mod:`assistant.memory.retrieval.answer`) and returns the :class:`Settled` reply:
 
 - a memory answer the reply contains: the reply stays (``in_reply=True``);
 - a memory answer the reply misses: the reply stays and the person is shown the memory under it
@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from typing import Any, Literal, Sequence
 
 from assistant.engine.guard import GuardConfig
-from assistant.memory import answer as memanswer
-from assistant.memory.answer import MemoryAnswer
-from assistant.memory.perspective import rewrite
+from assistant.memory.retrieval import answer as memanswer
+from assistant.memory.retrieval.answer import MemoryAnswer
+from assistant.memory.retrieval.perspective import rewrite
 
 UNKNOWN = "I don't know that yet: you haven't told me, and I have no memory of it."
 UNKNOWN_RELATED = "I'm not sure: nothing I remember answers that. The memories I looked at are listed under this reply."
@@ -51,7 +51,7 @@ def guard_config(*texts: str | None) -> GuardConfig:
     """The guard for a chat turn: the prompt's fixed texts (system prompt, memory preamble,
     section headers, and any given here) must not come back in the reply."""
     from assistant.context.assembler import NOTE_HEADER, SUMMARY_HEADER
-    from assistant.memory.inject import OPEN_TAG, PREAMBLE
+    from assistant.memory.retrieval.inject import OPEN_TAG, PREAMBLE
 
     return GuardConfig().with_texts(PREAMBLE, OPEN_TAG, NOTE_HEADER, SUMMARY_HEADER, *texts)
 

@@ -46,7 +46,7 @@ def _llama() -> Check:
 
 
 def _sqlite() -> Check:
-    from assistant.memory import db
+    from assistant.memory.store.sqlite import db
 
     v = db.versions()
     detail = f"SQLite {v['sqlite']}, SQLCipher {v.get('sqlcipher') or 'absent'}, sqlite-vec {v['sqlite_vec']}, FTS5 {'yes' if v['fts5'] else 'no'}"
@@ -54,7 +54,8 @@ def _sqlite() -> Check:
 
 
 def _encryption() -> list[Check]:
-    from assistant.memory import db, keys
+    from assistant.memory.store.sqlite import db
+    from assistant.memory.store.sqlite import keys
 
     p = paths()
     encrypted = db.encryption_available()
@@ -95,7 +96,7 @@ MIN_FREE = 16 * 2**20  # bytes free under which doctor fails: the WAL, a checkpo
 def _database() -> Check:
     """Open the database as the app does and run ``PRAGMA quick_check`` (a damaged file is
     remembered: nothing more is written to it). No file yet is fine: it is made on first use."""
-    from assistant.memory import diagnose
+    from assistant.memory.store.sqlite import diagnose
     from assistant.memory.errors import StoreError
     from assistant.memory.store import MemoryStore
 
@@ -131,8 +132,8 @@ def _database() -> Check:
 def _write_lock_free(store) -> Exception | None:
     """Whether a writer gets the database's write lock within 2 s (taken and released at once,
     nothing written); the locked error otherwise."""
-    from assistant.memory import diagnose
-    from assistant.memory.db import DatabaseError, is_busy
+    from assistant.memory.store.sqlite import diagnose
+    from assistant.memory.store.sqlite.db import DatabaseError, is_busy
 
     conn = store.conn
     conn.execute("PRAGMA busy_timeout = 2000")
@@ -145,7 +146,7 @@ def _write_lock_free(store) -> Exception | None:
 
 
 def _space() -> Check:
-    from assistant.memory.diagnose import free_bytes
+    from assistant.memory.store.sqlite.diagnose import free_bytes
 
     folder = paths().data
     free = free_bytes(folder)
@@ -163,7 +164,7 @@ def _write_access() -> Check:
     (tried for real: permission bits do not tell a read-only mount, and root ignores them)."""
     import os
 
-    from assistant.memory.diagnose import folder_writable
+    from assistant.memory.store.sqlite.diagnose import folder_writable
 
     p = paths()
     problems = [f"{folder} is read-only or not yours" for folder in (p.data, p.config) if folder.exists() and not folder_writable(folder)]

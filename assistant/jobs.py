@@ -25,7 +25,7 @@ burst of triggers makes one run):
 On :meth:`start`, runs a killed process left ``running`` are rolled back (one background job).
 
 After the consolidation, a run (not one triggered by a compaction) also lets the chat model read
-imported messages queued for it (``extract_model``; :mod:`assistant.memory.model_extraction`),
+imported messages queued for it (``extract_model``; :mod:`assistant.memory.capture.importing.model_extraction`),
 until the queue is empty or the run is cancelled; ``status().model_extraction_left`` says how many
 are left.
 
@@ -105,12 +105,12 @@ class _Outcome:
 
 def _default_run(store: Any, chat_model: Any, use_llm: bool, extract_model: Callable[[], Any] | None) -> RunFn:
     def run(trigger: str, cancel: threading.Event) -> Any:
-        from assistant.memory.consolidate import ConsolidationConfig, Consolidator
+        from assistant.memory.consolidation.consolidator import ConsolidationConfig, Consolidator
 
         config = ConsolidationConfig(use_llm=use_llm and chat_model is not None)
         outcome = _Outcome(Consolidator(store, chat_model=chat_model, config=config).run(trigger=trigger, cancel=cancel))
         if extract_model is not None and trigger != "compaction" and not cancel.is_set():
-            from assistant.memory import model_extraction
+            from assistant.memory.capture.importing import model_extraction
 
             if model_extraction.status(store).left:
                 outcome.extraction = model_extraction.run(store, extract_model(), cancel=cancel)
@@ -134,9 +134,9 @@ class ConsolidationJobs:
     subscribe_compaction=True, extract_model=None)``
 
     ``run(trigger, cancel)`` replaces the consolidation itself (tests); by default a
-    :class:`~assistant.memory.consolidate.Consolidator` over ``store``, then -- when
+    :class:`~assistant.memory.consolidation.consolidator.Consolidator` over ``store``, then -- when
     ``extract_model`` (a function returning the chat model) is given and imported messages wait
-    for it -- the background model extraction (:mod:`assistant.memory.model_extraction`), which
+    for it -- the background model extraction (:mod:`assistant.memory.capture.importing.model_extraction`), which
     stops between messages when the run is cancelled (input during an idle run). ``nightly_hour=None``
     disables the nightly trigger; by default both it and ``idle_seconds`` come from ``settings``
     (:func:`assistant.config.load_settings`)."""
@@ -366,7 +366,7 @@ def _last_from_store(store: Any) -> dict[str, Any] | None:
 
 
 def _extraction_left(store: Any) -> int | None:
-    from assistant.memory import model_extraction
+    from assistant.memory.capture.importing import model_extraction
 
     try:
         return model_extraction.status(store).left

@@ -114,7 +114,7 @@ def open_store(p: Paths | None = None, *, with_embedder: bool = True, lock_wait:
     folders and files are made private (0700/0600); on the first open, plaintext files an older
     Keepsake kept next to the database are moved into it and securely removed."""
     from assistant.context.redact import ContextSummaries
-    from assistant.memory.archive_migrate import migrate_plaintext
+    from assistant.memory.store.archive_migrate import migrate_plaintext
     from assistant.memory.store import MemoryStore
     from assistant.privacy import make_private
 
@@ -159,7 +159,7 @@ class OpenSessions:
 
 def get_retriever(store):
     """Hybrid retrieval over ``store`` (None until the retrieval module is installed)."""
-    from assistant.memory.retrieve import Retriever
+    from assistant.memory.retrieval.retriever import Retriever
 
     return Retriever(store, get_embedder())
 
@@ -170,7 +170,7 @@ def get_capture_queue(store, chat_model=None):
     Live capture uses the deterministic rules only: LLM extraction on the shared chat model would
     hold its lock for seconds and throw away the conversation's prompt cache (measured: the 135M
     default adds ~1 useful fact in 12 messages). Import uses the LLM on request (`--no-llm`)."""
-    from assistant.memory.capture_queue import CaptureQueue
+    from assistant.memory.capture.queue import CaptureQueue
     with _lock:
         queue = _capture_queues.get(store.path)
         if queue is None:

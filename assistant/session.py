@@ -14,7 +14,7 @@ from typing import Any, Iterator
 
 from assistant.config import Settings, load_settings
 from assistant.engine.chat import GenerationStats
-from assistant.memory.inject import DEFAULT_LAYOUT
+from assistant.memory.retrieval.inject import DEFAULT_LAYOUT
 from assistant.memory.records import Role
 
 #: A message longer than this is stored whole but only its head and tail reach the model.
@@ -241,8 +241,8 @@ class ChatSession:
         memory answer; store it (also when the consumer stopped it)."""
         from assistant import answering
         from assistant.engine.guard import ReplyGuard, guard_generation
-        from assistant.memory import answer as memanswer
-        from assistant.memory import inject
+        from assistant.memory.retrieval import answer as memanswer
+        from assistant.memory.retrieval import inject
 
         model_text = _clip_for_model(text)
         memory_on = self.settings.memory_enabled
@@ -308,7 +308,7 @@ class ChatSession:
         # what the person was shown (guarded, corrected) is what the next turn sees as history
         self.context.record(assembled, model_text, turn.reply or "", user_id=user_msg.id, reply_id=reply_msg.id)
         if hits:
-            from assistant.memory import inject
+            from assistant.memory.retrieval import inject
 
             inject.log_injection(self.store, turn.turn_id, self.session_id, user_msg.id, hits, memory_answer=turn.memory_answer)
             turn.injected_memories = [_injected(h) for h in hits]
@@ -331,7 +331,7 @@ class ChatSession:
         code: ``turn.notices`` says what happened ("Saved to memory: ..."), the returned text is
         the reply (None: not a command). Forget never deletes here: it lists candidates for the
         person to confirm (UI dialog / CLI prompt)."""
-        from assistant.memory import commands
+        from assistant.memory.capture import commands
 
         cmd = commands.parse_command(text)
         if cmd is None:

@@ -6,7 +6,7 @@ change, a delete).
   retried message is not sent twice.
 - ``count_tokens`` given (a model server, whose prompt cache outlives this process): each user
   turn is rebuilt *as it was sent*, with the memory block injected then - the same memories (by
-  the injection log), formatted by the same :func:`assistant.memory.inject.format_block` - so
+  the injection log), formatted by the same :func:`assistant.memory.retrieval.inject.format_block` - so
   the next request shares its prefix with the server's cache and only the new tokens are
   evaluated. A memory deleted or changed since gives another block (and a cache miss from
   there), never deleted text. Reminders (remember/forget commands) are not rebuilt.
@@ -39,8 +39,8 @@ def answered_history(store, session_id: int, *, count_tokens: Callable[[str], in
 
 def _sent_blocks(store, session_id: int, count_tokens: Callable[[str], int]) -> dict[int, str]:
     """{user message id: the memory block injected into it}, rebuilt from the injection log."""
-    from assistant.memory import inject
-    from assistant.memory.retrieve import Hit
+    from assistant.memory.retrieval import inject
+    from assistant.memory.retrieval.retriever import Hit
 
     by_message: dict[int, list] = {}
     for row in store.injections(session_id=session_id):

@@ -126,7 +126,7 @@ def count_in_pages(db_path: Path, key_hex: str, mark: str) -> dict[str, int]:
 
 
 def db_key(store) -> str:
-    from assistant.memory import keys
+    from assistant.memory.store.sqlite import keys
 
     key, _info = keys.load_key(store.path)
     assert key, "no key for the store"

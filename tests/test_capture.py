@@ -12,8 +12,8 @@ from store_fakes import FakeClock
 from assistant.config import Settings, save_settings
 from assistant.engine import registry
 from assistant.engine.chat import LlamaChatModel
-from assistant.memory.capture import Capturer
-from assistant.memory.commands import forget_candidates, parse_command, remember
+from assistant.memory.capture.capturer import Capturer
+from assistant.memory.capture.commands import forget_candidates, parse_command, remember
 from assistant.memory.records import Kind, Trust
 from assistant.memory.store import MemoryStore
 
@@ -248,7 +248,7 @@ def test_extraction_schema_compiles_to_a_llama_grammar():
 
     import llama_cpp
 
-    from assistant.memory.extract_llm import schema
+    from assistant.memory.capture.llm import schema
 
     for n in (0, 1, 8):
         assert llama_cpp.LlamaGrammar.from_json_schema(json.dumps(schema(n)), verbose=False) is not None

@@ -10,8 +10,8 @@ from datetime import datetime, timezone
 import pytest
 
 from assistant import events
-from assistant.memory.capture import Capturer
-from assistant.memory.capture_queue import CaptureQueue
+from assistant.memory.capture.capturer import Capturer
+from assistant.memory.capture.queue import CaptureQueue
 from assistant.memory.records import Kind
 from assistant.memory.store import MemoryStore
 
@@ -197,7 +197,7 @@ def test_incognito_through_the_queue_captures_nothing(db, store, captured):
 
 
 def test_the_journal_is_compacted_when_quiet(db, store, monkeypatch):
-    from assistant.memory import capture_queue
+    from assistant.memory.capture import queue as capture_queue
 
     monkeypatch.setattr(capture_queue, "_COMPACT_BYTES", 0)
     q = CaptureQueue(lambda: MemoryStore(db), use_llm=False)

@@ -12,9 +12,9 @@ from test_cli_core import keepsake
 
 from assistant.bench import capture as bench
 from assistant.config import Settings
-from assistant.memory.capture import NOT_A_STATEMENT, Capturer
+from assistant.memory.capture.capturer import NOT_A_STATEMENT, Capturer
 from assistant.memory.records import Kind
-from assistant.memory.statements import Act, classify
+from assistant.memory.capture.statements import Act, classify
 from assistant.memory.store import MemoryStore
 
 UTC = timezone.utc

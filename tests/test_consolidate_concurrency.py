@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from assistant.memory.consolidate import ConsolidationConfig, Consolidator, list_runs
+from assistant.memory.consolidation.consolidator import ConsolidationConfig, Consolidator, list_runs
 from assistant.memory.records import Kind, Source, Status
 from assistant.memory.store import MemoryStore
 from consolidate_support import clock, dt, minilm, store  # noqa: F401 - fixtures

@@ -8,11 +8,11 @@ from datetime import timedelta
 import pytest
 
 from assistant.config import Settings
-from assistant.memory.capture import Capturer
-from assistant.memory.consolidate import ConsolidationConfig, Consolidator
+from assistant.memory.capture.capturer import Capturer
+from assistant.memory.consolidation.consolidator import ConsolidationConfig, Consolidator
 from assistant.memory.consolidation.changes import Invalidate
 from assistant.memory.records import Kind, LinkType, Role, Status, UpdateType
-from assistant.memory.retrieve import Retriever
+from assistant.memory.retrieval.retriever import Retriever
 from consolidate_support import UTC, Speaker, clock, dt, minilm, store  # noqa: F401 - fixtures
 
 ONLY_CONFLICTS = ConsolidationConfig(stages=("conflicts",))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.memory.consolidate import Consolidator, list_runs, undo
+from assistant.memory.consolidation.consolidator import Consolidator, list_runs, undo
 from assistant.memory.consolidation.changes import Archive
 from assistant.memory.consolidation.undo import AlreadyUndone
 from assistant.memory.errors import NotFound, StoreError
@@ -147,7 +147,7 @@ def test_runs_record_dry_run_and_counts(store, clock):
 
 
 def test_a_failed_run_is_recorded(store, monkeypatch):
-    import assistant.memory.consolidate as mod
+    import assistant.memory.consolidation.consolidator as mod
 
     def boom(*a, **k):
         raise RuntimeError("disk on fire")

@@ -8,12 +8,12 @@ import json
 
 import pytest
 
-from assistant.memory.consolidate import ConsolidationConfig, Consolidator
+from assistant.memory.consolidation.consolidator import ConsolidationConfig, Consolidator
 from assistant.memory.consolidation.changes import Invalidate, Merge
-from assistant.memory.consolidation.claims import Claim, claims, person_names
-from assistant.memory.importers import import_file
+from assistant.memory.consolidation.plans.claims import Claim, claims, person_names
+from assistant.memory.capture.importing.importers import import_file
 from assistant.memory.records import Kind, Status
-from assistant.memory.retrieve import Retriever
+from assistant.memory.retrieval.retriever import Retriever
 from consolidate_support import Speaker, dt, minilm, store  # noqa: F401 - fixtures
 from consolidate_support import clock  # noqa: F401 - fixture
 

@@ -22,7 +22,7 @@ import pytest
 from store_fakes import TEST_KEY
 
 from assistant.bench.faults import ownership_problems, store_digest
-from assistant.memory.consolidate import ConsolidationConfig, Consolidator, list_runs, undo
+from assistant.memory.consolidation.consolidator import ConsolidationConfig, Consolidator, list_runs, undo
 from assistant.memory.consolidation import owner as owner_mod
 from assistant.memory.consolidation import runs as runs_mod
 from assistant.memory.consolidation.owner import Owner, is_alive

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from store_fakes import TEST_KEY, fake_hash_embedder
 
-from assistant.memory.importers import import_file
+from assistant.memory.capture.importing.importers import import_file
 from assistant.memory.store import MemoryStore
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform == "win32", reason="fork + SIGKILL are POSIX")]

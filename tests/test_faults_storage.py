@@ -25,8 +25,9 @@ from store_fakes import FakeEmbedder, fake_hash_embedder, run_cli
 from assistant import services
 from assistant.config import paths
 from assistant.doctor import run_checks
-from assistant.memory import diagnose, integrity
-from assistant.memory.db import DatabaseError, driver
+from assistant.memory.store.sqlite import diagnose
+from assistant.memory.store.sqlite import integrity
+from assistant.memory.store.sqlite.db import DatabaseError, driver
 from assistant.memory.errors import DamagedError, DiskFullError, DiskIOError, LockedError, ReadOnlyError, WrongKeyError
 from assistant.memory.records import Source
 from assistant.memory.store import MemoryStore
@@ -91,7 +92,8 @@ def memories_leaf(path: Path, tmp: Path) -> int:
     store = MemoryStore(path)
     pages = store.conn.execute("PRAGMA page_count").fetchone()[0]
     store.close()
-    from assistant.memory import keys, salvage
+    from assistant.memory.store.sqlite import keys
+    from assistant.memory.store.sqlite import salvage
 
     hexkey = keys.load_key(path)[0]
     rng = random.Random(5)
@@ -257,7 +259,7 @@ def test_locked_database(fake_embedder, capsys, monkeypatch):
 def test_wrong_and_missing_key(fake_embedder, capsys):
     import keyring
 
-    from assistant.memory import keys
+    from assistant.memory.store.sqlite import keys
 
     db = seed(5)
     username = keys.key_username(db)

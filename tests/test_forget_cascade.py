@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from assistant import services
-from assistant.memory.archive import ArchivedMessage
-from assistant.memory.capture import Capturer
-from assistant.memory.commands import keyword_search
+from assistant.memory.store.archive import ArchivedMessage
+from assistant.memory.capture.capturer import Capturer
+from assistant.memory.capture.commands import keyword_search
 from assistant.memory.errors import NotFound
 from assistant.memory.records import Kind, LinkType, Status
 

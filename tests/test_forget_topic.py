@@ -15,7 +15,7 @@ import pytest
 
 from assistant import services
 from assistant.cli import main
-from assistant.memory.capture import Capturer
+from assistant.memory.capture.capturer import Capturer
 from assistant.memory.forget import match
 from assistant.memory.forget.topic import propose, request_for
 from assistant.memory.records import Kind

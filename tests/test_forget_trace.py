@@ -21,11 +21,11 @@ from forget_support import count_in_db, count_in_files, count_in_pages, db_key, 
 from assistant import services
 from assistant.config import load_settings
 from assistant.context.note import NoteStore
-from assistant.memory.capture import Capturer
-from assistant.memory.commands import forget_candidates
-from assistant.memory.consolidate import Consolidator
+from assistant.memory.capture.capturer import Capturer
+from assistant.memory.capture.commands import forget_candidates
+from assistant.memory.consolidation.consolidator import Consolidator
 from assistant.memory.forget.topic import request_for
-from assistant.memory.importers import import_file
+from assistant.memory.capture.importing.importers import import_file
 from assistant.memory.records import Source
 from assistant.session import ChatSession
 

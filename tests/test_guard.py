@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from assistant.bench.answers import loop_in
 from assistant.engine.chat import Generation, GenerationStats
 from assistant.engine.guard import GuardConfig, ReplyGuard, guard_generation
-from assistant.memory.inject import PREAMBLE
+from assistant.memory.retrieval.inject import PREAMBLE
 
 # Recorded: "Where do I live?" with no memory injected (temperature 0.2, 512 tokens, it ran to the cap).
 DREAM_HOME = (

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from assistant.cli import main
-from assistant.memory.capture import Capturer
-from assistant.memory.import_read import Problems, open_export
-from assistant.memory.importers import ImportFormatError, import_file
+from assistant.memory.capture.capturer import Capturer
+from assistant.memory.capture.importing.read import Problems, open_export
+from assistant.memory.capture.importing.importers import ImportFormatError, import_file
 from assistant.memory.records import Kind, Trust
 from assistant.memory.store import MemoryStore
 

@@ -14,9 +14,9 @@ import pytest
 from test_import import no_embedder, store  # noqa: F401 - fixtures shared with the import tests
 
 from assistant.cli import main
-from assistant.memory.import_read import MAX_PROBLEMS
-from assistant.memory.importers import import_file
-from assistant.memory.json_stream import JsonStreamError, iter_array
+from assistant.memory.capture.importing.read import MAX_PROBLEMS
+from assistant.memory.capture.importing.importers import import_file
+from assistant.memory.capture.importing.json_stream import JsonStreamError, iter_array
 
 EXPORT = Path(__file__).parent / "data" / "chatgpt_export" / "conversations.json"
 
@@ -55,7 +55,7 @@ def test_the_problem_list_is_capped_with_a_count(store, tmp_path, capsys, no_emb
 
 
 def test_a_line_longer_than_the_limit_is_skipped_unread(store, tmp_path, monkeypatch):
-    from assistant.memory import import_read
+    from assistant.memory.capture.importing import read as import_read
 
     monkeypatch.setattr(import_read, "MAX_LINE_BYTES", 1000)
     path = tmp_path / "chats.jsonl"
@@ -70,8 +70,8 @@ def _peak_rss_growth_mb(tmp_path: Path, path: Path) -> dict:
     code = f"""
 import json, resource
 from assistant.config import Settings
-from assistant.memory.capture import Capturer
-from assistant.memory.importers import import_file
+from assistant.memory.capture.capturer import Capturer
+from assistant.memory.capture.importing.importers import import_file
 from assistant.memory.store import MemoryStore
 store = MemoryStore({str(tmp_path / 'rss.db')!r}, encrypted=False)
 cap = Capturer(store, use_llm=False, settings=Settings())

@@ -11,9 +11,9 @@ import pytest
 from assistant.answering import UNKNOWN, UNKNOWN_RELATED, memory_line, settle, show_memory_line, since
 from assistant.bench.answers import SET_PATH, seed
 from assistant.engine.embedder import LlamaEmbedder
-from assistant.memory import answer as A
-from assistant.memory.perspective import rewrite
-from assistant.memory.retrieve import Retriever
+from assistant.memory.retrieval import answer as A
+from assistant.memory.retrieval.perspective import rewrite
+from assistant.memory.retrieval.retriever import Retriever
 from assistant.memory.store import MemoryStore
 
 DATA = json.loads(SET_PATH.read_text(encoding="utf-8"))
@@ -130,7 +130,7 @@ def test_a_hedge_at_the_end_of_an_invented_answer_is_not_abstaining():
 
 
 def test_a_reply_that_uses_a_retrieved_memory_is_not_called_invented(seeded):
-    from assistant.memory.retrieve import Hit
+    from assistant.memory.retrieval.retriever import Hit
 
     store, _ = seeded
     q = "Which town am I originally from?"
@@ -177,7 +177,7 @@ def test_memory_text_in_the_persons_voice(text, first, second):
 def test_only_what_the_person_said_is_put_next_to_the_question(seeded):
     from dataclasses import replace
 
-    from assistant.memory.inject import with_lead
+    from assistant.memory.retrieval.inject import with_lead
 
     answer = choose(seeded, "Where do I live?")
     assert answer.said_by_person  # seeded as the person's own statements
@@ -194,7 +194,7 @@ def test_an_answer_given_as_the_person_is_turned_to_them():
 
 
 def test_a_reply_built_from_an_unrelated_memory_is_not_grounded(seeded):
-    from assistant.memory.retrieve import Hit
+    from assistant.memory.retrieval.retriever import Hit
 
     store, _ = seeded
     name = next(m for m in store.list() if m.text == "User's name is Dana Reis.")
@@ -227,7 +227,7 @@ def test_a_stored_question_or_episode_is_never_the_answer(tmp_path, converted_em
     ("What day was I born?", "June 5"),         # born / birthday
 ])  # fmt: skip
 def test_synonyms_cover_the_question(seeded, question, value):
-    from assistant.memory.retrieve import Hit
+    from assistant.memory.retrieval.retriever import Hit
 
     store, _ = seeded
     memory = next(m for m in store.list() if value in m.text)

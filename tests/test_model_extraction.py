@@ -15,9 +15,9 @@ from capture_fakes import FakeQueuedModel
 from assistant import events
 from assistant.config import Settings
 from assistant.jobs import TOPIC, ConsolidationJobs, status_from_store
-from assistant.memory import model_extraction
-from assistant.memory.capture import Capturer
-from assistant.memory.importers import import_file
+from assistant.memory.capture.importing import model_extraction
+from assistant.memory.capture.capturer import Capturer
+from assistant.memory.capture.importing.importers import import_file
 from assistant.memory.store import MemoryStore
 
 LINES = [

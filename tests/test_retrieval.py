@@ -1,4 +1,4 @@
-"""Retrieval mechanics (assistant.memory.retrieve / vector_cache / textmatch) on a real store.
+"""Retrieval mechanics (assistant.memory.retrieval.retriever / vector_cache / textmatch) on a real store.
 
 Vectors come from a FAKE bag-of-words embedder or are set explicitly (``vector_at`` gives an
 exact cosine to the query); quality with the real MiniLM is in test_retrieval_quality.py.
@@ -19,10 +19,10 @@ from store_fakes import FakeClock, dt
 
 from assistant import services
 from assistant.cli import main
-from assistant.memory import textmatch as tm
+from assistant.memory.retrieval import textmatch as tm
 from assistant.memory.records import Kind, Source
-from assistant.memory.retrieve import DEFAULT_THRESHOLD, RESCUE_MIN, Retriever, cache_for
-from assistant.memory.scoring import fuse
+from assistant.memory.retrieval.retriever import DEFAULT_THRESHOLD, RESCUE_MIN, Retriever, cache_for
+from assistant.memory.retrieval.scoring import fuse
 from assistant.memory.store import MemoryStore
 
 
@@ -285,7 +285,7 @@ def test_cache_candidates_match_sqlite_vec_knn(store, emb):
     q = rng.standard_normal(384).astype(np.float32)
     q /= np.linalg.norm(q)
     knn = [r[0] for r in store.conn.execute("SELECT rowid FROM memory_vec WHERE embedding MATCH ? AND k = 60", (q.tobytes(),))]
-    from assistant.memory.vector_cache import VecFilter, to_us
+    from assistant.memory.retrieval.vector_cache import VecFilter, to_us
 
     cache = cache_for(store)
     cache.sync(store)
@@ -413,7 +413,7 @@ def test_cli_memory_search_json_and_explain(monkeypatch, capsys, emb):
 
 
 def test_fast_chunk_read_equals_the_public_vec0_read(store, emb):
-    from assistant.memory import vector_cache as vc
+    from assistant.memory.retrieval import vector_cache as vc
 
     ids_ = [store.add(f"memory {i} about Lisbon and cello {i % 7}") for i in range(40)]
     store.delete(ids_[3:9])
@@ -439,7 +439,7 @@ def test_scope_limits_the_search(store, emb):
 
 
 def test_a_chunk_layout_surprise_falls_back_to_the_public_read(store, emb, monkeypatch):
-    from assistant.memory import vector_cache as vc
+    from assistant.memory.retrieval import vector_cache as vc
 
     mids = [store.add(f"memory {i} about the cello") for i in range(5)]
 

@@ -1,4 +1,4 @@
-"""Abstention gates (assistant.memory.answerable) and per-message diversity, pure and on a real
+"""Abstention gates (assistant.memory.retrieval.answerable) and per-message diversity, pure and on a real
 store. Vectors: a FAKE bag-of-words embedder or ``vector_at`` (an exact cosine to the query), so
 the gates are tested apart from MiniLM; quality with the real model is in
 test_retrieval_quality.py and ``keepsake bench retrieval --quality``."""
@@ -10,9 +10,9 @@ import pytest
 from retrieval_fakes import FakeBowEmbedder, bow_store, vector_at
 from store_fakes import dt
 
-from assistant.memory import answerable as ans
+from assistant.memory.retrieval import answerable as ans
 from assistant.memory.records import Kind, Role, Source
-from assistant.memory.retrieve import DEFAULT_THRESHOLD, Retriever
+from assistant.memory.retrieval.retriever import DEFAULT_THRESHOLD, Retriever
 
 
 @pytest.mark.parametrize("text, says", [

@@ -1,4 +1,4 @@
-"""The injection block (assistant.memory.inject) and the injection log, on a real store.
+"""The injection block (assistant.memory.retrieval.inject) and the injection log, on a real store.
 
 Vectors come from the FAKE bag-of-words embedder (see retrieval_fakes.py)."""
 
@@ -8,7 +8,7 @@ import pytest
 from retrieval_fakes import FakeBowEmbedder
 from store_fakes import FakeClock, dt
 
-from assistant.memory.inject import (
+from assistant.memory.retrieval.inject import (
     CLOSE_TAG,
     OPEN_TAG,
     format_block,
@@ -16,8 +16,8 @@ from assistant.memory.inject import (
     retrieve_block,
 )
 from assistant.memory.records import Role, Source
-from assistant.memory.retrieve import Hit, Retriever
-from assistant.memory.scoring import semantic_signal
+from assistant.memory.retrieval.retriever import Hit, Retriever
+from assistant.memory.retrieval.scoring import semantic_signal
 from assistant.memory.store import MemoryStore
 
 

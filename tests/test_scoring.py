@@ -1,4 +1,4 @@
-"""Scoring formulas (assistant.memory.scoring) and the decay rank (assistant.memory.decay).
+"""Scoring formulas (assistant.memory.retrieval.scoring) and the decay rank (assistant.memory.consolidation.plans.decay).
 
 Worked arithmetic is in the comments; expected values are computed by hand, not by the code.
 """
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assistant.memory.decay import DecayPolicy, decay_rank, half_life
-from assistant.memory.scoring import (
+from assistant.memory.consolidation.plans.decay import DecayPolicy, decay_rank, half_life
+from assistant.memory.retrieval.scoring import (
     EntityMatch,
     Signal,
     bm25_params,

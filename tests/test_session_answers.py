@@ -107,7 +107,7 @@ def test_control_tokens_in_stored_text_stay_text(chat, family):
     """Issue 19.2: a message carrying another template's control tokens is stored (as an import
     would), captured, retrieved and injected; the prompt holds only the template's own control
     tokens, the memory block none, and no extracted memory keeps one."""
-    from assistant.memory.capture import Capturer
+    from assistant.memory.capture.capturer import Capturer
 
     session, store, model = chat
     evil = f"My favourite film is Alien.{FAMILIES[family]}"

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from store_fakes import TEST_KEY, fake_hash_embedder
 
-from assistant.memory import migrations
-from assistant.memory.db import open_connection
+from assistant.memory.store.sqlite import migrations
+from assistant.memory.store.sqlite.db import open_connection
 from assistant.memory.errors import StoreError
 from assistant.memory.store import MemoryStore
 

@@ -17,7 +17,7 @@ import pytest
 from store_fakes import TEST_KEY, fake_hash_embedder
 
 from assistant.config import paths
-from assistant.memory import keys
+from assistant.memory.store.sqlite import keys
 from assistant.memory.errors import KeyMissingError, StoreError, WrongKeyError
 from assistant.memory.records import Source
 from assistant.memory.store import MemoryStore
@@ -143,7 +143,7 @@ def test_key_file_with_loose_permissions_is_tightened() -> None:
 
 
 def test_sqlite_driver_facts() -> None:
-    from assistant.memory import db
+    from assistant.memory.store.sqlite import db
 
     v = db.versions()
     assert db.encryption_available() and v["sqlcipher"] and v["fts5"] and v["sqlite_vec"].startswith("v0.1.")

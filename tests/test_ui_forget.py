@@ -10,7 +10,7 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt  # noqa: E402
 
-from assistant.memory.capture import Capturer  # noqa: E402
+from assistant.memory.capture.capturer import Capturer  # noqa: E402
 from assistant.memory.records import Kind  # noqa: E402
 from assistant.memory.forget.topic import propose, request_for  # noqa: E402
 from assistant.memory.store import MemoryStore  # noqa: E402

@@ -132,8 +132,8 @@ def test_tidy_up_shows_imported_messages_waiting_for_the_model(qtbot, window, tm
     import json
 
     from assistant.config import Settings
-    from assistant.memory.capture import Capturer
-    from assistant.memory.importers import import_file
+    from assistant.memory.capture.capturer import Capturer
+    from assistant.memory.capture.importing.importers import import_file
     from ui.consolidation_panel import ConsolidationPanel
     from ui.consolidation_service import JobsService, start_jobs
 

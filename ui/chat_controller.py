@@ -37,7 +37,7 @@ class HistoryItem:
 def load_history(store, session_id: int) -> tuple[Any, list[HistoryItem]]:
     """The session and its user/assistant messages, each reply with the memories it used (and
     its memory answer)."""
-    from assistant.memory.answer import logged
+    from assistant.memory.retrieval.answer import logged
 
     session = store.get_session(session_id)
     messages = [m for m in store.messages(session_id) if m.role.value in ("user", "assistant")]

@@ -1,5 +1,5 @@
 """The consolidation panel's view of background tidying: a small interface and its adapter over
-``assistant.jobs`` (the scheduler) and ``assistant.memory.consolidate`` (runs, preview, undo).
+``assistant.jobs`` (the scheduler) and ``assistant.memory.consolidation.consolidator`` (runs, preview, undo).
 
 No Qt here: the panel calls these on worker threads. When the modules are missing (an older
 build) :func:`make_service` returns :class:`Unavailable` and the panel says so calmly.
@@ -79,7 +79,7 @@ NOT_AVAILABLE = ("Background tidying of memories (merging duplicates, resolving 
 
 
 def available() -> bool:
-    return importlib.util.find_spec("assistant.jobs") is not None and importlib.util.find_spec("assistant.memory.consolidate") is not None
+    return importlib.util.find_spec("assistant.jobs") is not None and importlib.util.find_spec("assistant.memory.consolidation.consolidator") is not None
 
 
 def _first_line(text: str) -> str:
@@ -124,7 +124,7 @@ class JobsService:
         self.store = store
 
     def status(self) -> StatusView:
-        from assistant.memory.consolidate import list_runs
+        from assistant.memory.consolidation.consolidator import list_runs
 
         st = self.jobs.status()
         runs = [run_view(r) for r in list_runs(self.store, limit=15)]
@@ -138,7 +138,7 @@ class JobsService:
         return StatusView(True, "", last, nxt, bool(st.running), runs, st.model_extraction_left or 0)
 
     def preview(self) -> RunView:
-        from assistant.memory.consolidate import consolidate
+        from assistant.memory.consolidation.consolidator import consolidate
 
         report = consolidate(self.store, dry_run=True, trigger="preview")
         view = RunView(report.run_id, report.finished_at or report.started_at, False, dict(report.proposed),
@@ -147,7 +147,7 @@ class JobsService:
         return view
 
     def run_now(self) -> RunView:
-        from assistant.memory.consolidate import list_runs
+        from assistant.memory.consolidation.consolidator import list_runs
 
         before = {r.run_id for r in list_runs(self.store, limit=5)}
         self.jobs.run_now()
@@ -166,7 +166,7 @@ class JobsService:
         return [audit_change(e, texts) for e in entries]
 
     def undo(self, run_id: str) -> Any:
-        from assistant.memory.consolidate import undo
+        from assistant.memory.consolidation.consolidator import undo
 
         return undo(self.store, run_id)
 

@@ -23,7 +23,8 @@ def storage_fault(exc: BaseException) -> str | None:
         return _sentence(str(exc))
     if "DatabaseError" in _names(exc) or isinstance(exc, OSError):
         from assistant.config import paths
-        from assistant.memory import diagnose, integrity
+        from assistant.memory.store.sqlite import diagnose
+        from assistant.memory.store.sqlite import integrity
 
         known = diagnose.classify(exc, paths().database)
         if known is None or not (_names(known) & STORAGE_FAULTS):

@@ -31,7 +31,7 @@ from ui.server_settings import ServerSettings
 
 def encryption_info(store) -> dict[str, Any]:
     """What the settings dialog shows about encryption (worker thread)."""
-    from assistant.memory import keys
+    from assistant.memory.store.sqlite import keys
 
     info = store.info()
     usable, name = keys.keyring_status()

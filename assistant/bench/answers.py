@@ -23,7 +23,7 @@ a new session. Scored by code:
 - ``p50_ttft_ms``: median time to first token over every turn.
 
 ``--layout`` compares how the memory answer is put next to the question
-(:data:`assistant.memory.inject.LAYOUTS`); ``--runs N`` repeats the set (replies are sampled at
+(:data:`assistant.memory.retrieval.inject.LAYOUTS`); ``--runs N`` repeats the set (replies are sampled at
 the chat's default temperature, so runs differ).
 """
 
@@ -76,7 +76,7 @@ def loop_in(text: str) -> bool:
 def leaks_in(text: str, system_prompt: str) -> list[str]:
     """Prompt wording in a reply: the system prompt, the memory block's tags/preamble phrases,
     memory line tags ``[m12, ...``, or any 6 consecutive words of the preamble."""
-    from assistant.memory.inject import PREAMBLE
+    from assistant.memory.retrieval.inject import PREAMBLE
 
     low = " ".join(text.casefold().split())
     found = [p for p in (system_prompt.casefold().rstrip("."), *LEAK_PHRASES) if p and p in low]
@@ -161,7 +161,7 @@ def run_set(runner: Runner, data: dict, system_prompt: str, limit: int | None = 
         row["correct"] = _has(q["expect"], shown(turn))
         row["in_reply"] = turn.correction is None and _has(q["expect"], model_text(turn))
         rows.append(row)
-    from assistant.memory import answer as memanswer
+    from assistant.memory.retrieval import answer as memanswer
 
     for q in never:
         turn = runner.ask(q)
@@ -221,8 +221,8 @@ def run(args) -> dict:
     from assistant.engine import registry
     from assistant.engine.chat import LlamaChatModel
     from assistant.engine.embedder import LlamaEmbedder
-    from assistant.memory.inject import LAYOUTS
-    from assistant.memory.retrieve import Retriever
+    from assistant.memory.retrieval.inject import LAYOUTS
+    from assistant.memory.retrieval.retriever import Retriever
     from assistant.memory.store import MemoryStore
 
     from assistant.cli.common import UserError
@@ -273,7 +273,7 @@ def run(args) -> dict:
 
 
 def _default_layout() -> str:
-    from assistant.memory.inject import DEFAULT_LAYOUT
+    from assistant.memory.retrieval.inject import DEFAULT_LAYOUT
 
     return DEFAULT_LAYOUT
 

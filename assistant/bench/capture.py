@@ -15,7 +15,7 @@ the old capture kept -- every message whole as an episode plus the rules' facts 
 - an **episode** is correct when, after removing every labeled span from it, only filler words
   are left ("hi", "by the way", "remember that" ...): it holds nothing but statements;
 - a **profile/fact** is correct when it is supported by the labeled spans alone (the capture
-  validator, :func:`assistant.memory.validate.validate`, run against the spans and the spans with
+  validator, :func:`assistant.memory.capture.validate.validate`, run against the spans and the spans with
   dates grounded), shares a content word with them (not only template words such as "lives") and
   contains none of the ``not`` strings.
 
@@ -110,8 +110,8 @@ def episode_ok(text: str, spans: Sequence[str]) -> bool:
 def fact_ok(text: str, spans: Sequence[str], never: Sequence[str]) -> bool:
     """Supported by the spans alone (the capture validator), shares a content word with them (not
     only the extractors' template words), and holds none of the ``never`` strings."""
-    from assistant.memory.dates import ground
-    from assistant.memory.validate import STOPWORDS, TEMPLATE_WORDS, stem, validate, words
+    from assistant.memory.capture.dates import ground
+    from assistant.memory.capture.validate import STOPWORDS, TEMPLATE_WORDS, stem, validate, words
 
     if not spans or any(n.casefold() in text.casefold() for n in never):
         return False
@@ -136,7 +136,7 @@ def judge(item: Labeled, stored: Sequence[StoredMemory]) -> Judged:
 def capture_all(items: Sequence[Labeled], *, chat_model: Any = None) -> tuple[list[Judged], float]:
     """Capture every message in a throwaway store; (verdicts, seconds spent capturing)."""
     from assistant.config import Settings
-    from assistant.memory.capture import Capturer
+    from assistant.memory.capture.capturer import Capturer
     from assistant.memory.store import MemoryStore
 
     verdicts: list[Judged] = []
@@ -162,9 +162,9 @@ def capture_all(items: Sequence[Labeled], *, chat_model: Any = None) -> tuple[li
 def baseline(items: Sequence[Labeled]) -> list[Judged]:
     """What capture did before statements were told apart: every message whole as an episode, plus
     the rules' facts from all of it (validated against the whole message)."""
-    from assistant.memory import extract_rules
-    from assistant.memory.dates import ground
-    from assistant.memory.validate import validate
+    from assistant.memory.capture import rules as extract_rules
+    from assistant.memory.capture.dates import ground
+    from assistant.memory.capture.validate import validate
 
     out = []
     for item in items:

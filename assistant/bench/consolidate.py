@@ -255,7 +255,7 @@ def build(home: Path, n: int, pool: int, seed: int, key: str) -> dict[str, Any]:
     from assistant.engine import registry
     from assistant.engine.embedder import LlamaEmbedder
     from assistant.memory.records import Kind, NewMemory, Source
-    from assistant.memory.rows import IN_IDS
+    from assistant.memory.store.rows import IN_IDS
     from assistant.memory.store import MemoryStore
 
     t0 = time.perf_counter()
@@ -298,7 +298,7 @@ def build(home: Path, n: int, pool: int, seed: int, key: str) -> dict[str, Any]:
     ids = [0] * len(rows)
     for (k, _spec), res in zip(specs, store.add_many([sp for _k, sp in specs], actor="import")):
         ids[k] = res.id
-    from assistant.memory.rows import ids_json
+    from assistant.memory.store.rows import ids_json
 
     # exact twins only exist when two writers race; make them by hiding the originals from the
     # write-time dedup for a moment
@@ -364,7 +364,7 @@ def _child() -> None:
     """Runs in a fresh process: open the store, consolidate once, print JSON on stdout."""
     key = sys.stdin.readline().strip()
     from assistant.config import paths
-    from assistant.memory.consolidate import Consolidator
+    from assistant.memory.consolidation.consolidator import Consolidator
     from assistant.memory.store import MemoryStore
 
     rss = _PeakRSS()

@@ -104,7 +104,7 @@ def _check(db: Path, key: str) -> tuple[str, dict[str, int]]:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from assistant.bench.consolidate import build_home
-    from assistant.memory import keys
+    from assistant.memory.store.sqlite import keys
 
     rng = random.Random(args.seed)
     key = secrets.token_hex(32)

@@ -31,7 +31,7 @@ def add_arguments(p) -> None:
 
 
 def _build(store: Any, n: int) -> list[dict[str, int]]:
-    from assistant.memory.archive import ArchivedMessage
+    from assistant.memory.store.archive import ArchivedMessage
     from assistant.memory.records import Kind, NewMemory, Source
 
     per_session = 20

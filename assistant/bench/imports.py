@@ -83,8 +83,8 @@ def _timed(embed: Callable[[list[str]], Any], spent: dict[str, float]) -> Callab
 
 def _import_once(tmp: Path, name: str, path: Path, embed: Callable[[list[str]], Any], chunk: int) -> dict[str, Any]:
     from assistant.config import Settings
-    from assistant.memory.capture import Capturer
-    from assistant.memory.importers import import_file
+    from assistant.memory.capture.capturer import Capturer
+    from assistant.memory.capture.importing.importers import import_file
     from assistant.memory.store import MemoryStore
 
     spent = {"s": 0.0, "texts": 0, "calls": 0}

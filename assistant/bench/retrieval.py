@@ -249,7 +249,7 @@ def build_size(cfg: dict[str, Any]) -> dict[str, Any]:
 def measure_size(cfg: dict[str, Any]) -> dict[str, Any]:
     """Child 2: open the store like the app does and time searches; peak RSS is taken before
     the baseline's own copy of the matrix is loaded."""
-    from assistant.memory.retrieve import Retriever
+    from assistant.memory.retrieval.retriever import Retriever
     from assistant.memory.store import MemoryStore
 
     n, seed, k = cfg["n"], cfg["seed"], cfg["k"]

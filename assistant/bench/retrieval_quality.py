@@ -9,7 +9,7 @@ questions about things the person never said.
 One run, in a temporary encrypted store:
 
 1. the sessions are written as a Keepsake JSONL file and imported with ``keepsake import``'s
-   own code (:func:`assistant.memory.importers.import_file`, rules capture, every message with
+   own code (:func:`assistant.memory.capture.importing.importers.import_file`, rules capture, every message with
    its original time), then consolidated once (:class:`Consolidator`, as the idle job would);
 2. **hybrid**: :meth:`Retriever.search` (``k=5``, the default threshold and gates); a question
    is answered when a hit's sources include one of its source messages;
@@ -65,9 +65,9 @@ def _write_jsonl(data: dict[str, Any], path: Path) -> None:
 def build(store: Any, data: dict[str, Any], tmp: Path, *, consolidate: bool = True) -> tuple[dict[int, str], dict[str, float]]:
     """Import the set into ``store`` (and consolidate); returns store message id -> set id and timings."""
     from assistant.config import Settings
-    from assistant.memory.capture import Capturer
-    from assistant.memory.consolidate import Consolidator
-    from assistant.memory.importers import import_file
+    from assistant.memory.capture.capturer import Capturer
+    from assistant.memory.consolidation.consolidator import Consolidator
+    from assistant.memory.capture.importing.importers import import_file
 
     timings: dict[str, float] = {}
     path = tmp / "conversation.jsonl"
@@ -100,7 +100,7 @@ def _hit_messages(hits: list[Any], mapping: dict[int, str]) -> list[str]:
 
 
 def _bm25_top(store: Any, query: str, mapping: dict[int, str], user_ids: set[int], k: int) -> list[str]:
-    from assistant.memory.textmatch import match_expression
+    from assistant.memory.retrieval.textmatch import match_expression
 
     expr = match_expression(query)
     if expr is None:
@@ -113,7 +113,7 @@ def _bm25_top(store: Any, query: str, mapping: dict[int, str], user_ids: set[int
 
 def evaluate(data: dict[str, Any], embedder: Any, *, consolidate: bool = True, threshold: float | None = None) -> dict[str, Any]:
     """Run the three searches over ``data`` (see the module docstring)."""
-    from assistant.memory.retrieve import DEFAULT_THRESHOLD, Retriever
+    from assistant.memory.retrieval.retriever import DEFAULT_THRESHOLD, Retriever
     from assistant.memory.store import MemoryStore
 
     questions, never = data["questions"], data.get("never_said", [])

@@ -100,7 +100,8 @@ def storage_fault(exc: BaseException):
     """The one-line storage error an escaped driver/OS error means for the configured
     database (damage is remembered), or None when it is not a storage fault."""
     from assistant.config import paths
-    from assistant.memory import diagnose, integrity
+    from assistant.memory.store.sqlite import diagnose
+    from assistant.memory.store.sqlite import integrity
     from assistant.memory.errors import DamagedError
 
     try:

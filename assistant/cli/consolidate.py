@@ -46,7 +46,7 @@ def _counts(counts: dict[str, int]) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from assistant.memory.consolidate import ConsolidationConfig, Consolidator
+    from assistant.memory.consolidation.consolidator import ConsolidationConfig, Consolidator
 
     chat_model = None
     if args.llm:
@@ -88,7 +88,7 @@ def _rolled_back(run_id: str, report) -> str:
 
 
 def _undo(args: argparse.Namespace) -> int:
-    from assistant.memory.consolidate import undo
+    from assistant.memory.consolidation.consolidator import undo
 
     with opened_store() as store:
         report = undo(store, args.run_id)
@@ -103,7 +103,7 @@ def _undo(args: argparse.Namespace) -> int:
 
 
 def _runs(args: argparse.Namespace) -> int:
-    from assistant.memory.consolidate import list_runs
+    from assistant.memory.consolidation.consolidator import list_runs
 
     with opened_store() as store:
         rows = list_runs(store, limit=args.limit)
@@ -121,7 +121,7 @@ def _runs(args: argparse.Namespace) -> int:
 def _jobs_extract(args: argparse.Namespace) -> int:
     import sys
 
-    from assistant.memory import model_extraction
+    from assistant.memory.capture.importing import model_extraction
     from assistant.services import get_chat_model
 
     with opened_store(with_embedder=True) as store:

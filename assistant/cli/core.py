@@ -174,7 +174,7 @@ def open_chat(args, settings, *, show_progress: bool, connect: bool = True):
                         print(f"not answering ({exc}); your messages are kept and /retry sends one again.",
                               end=" ", file=sys.stderr)  # fmt: skip
         with steps.step("Warming up memory search and date reading"):
-            from assistant.memory import dates
+            from assistant.memory.capture import dates
 
             chat.retriever.search("hello", k=1)
             dates.preload()

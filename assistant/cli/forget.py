@@ -156,7 +156,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
 
 def store_candidates(store: Any, text: str) -> list[Any]:
-    from assistant.memory.commands import forget_candidates
+    from assistant.memory.capture.commands import forget_candidates
 
     return forget_candidates(store, _retriever(store), text)
 

@@ -1,7 +1,7 @@
 """``keepsake import FILE [--json] [--no-llm]``: import past chats (Keepsake JSONL or a ChatGPT
 export: ``conversations.json`` or the export zip), or restore a Keepsake export
 (``keepsake export f.json``; the same as ``keepsake import-memories``). See
-:mod:`assistant.memory.importers`.
+:mod:`assistant.memory.capture.importing.importers`.
 
 Progress goes to stderr (also with ``--json``, whose stdout stays one JSON document): redrawn in
 place on a terminal, else a line every 10%; the summary comes at the end."""
@@ -63,7 +63,7 @@ class ProgressLine:
 
 def cmd_import(args: argparse.Namespace) -> int:
     from assistant.memory.errors import StorageError
-    from assistant.memory.importers import ImportFormatError, detect_format, import_file
+    from assistant.memory.capture.importing.importers import ImportFormatError, detect_format, import_file
 
     try:
         fmt = detect_format(args.file)  # fail fast, before loading any model

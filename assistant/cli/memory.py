@@ -453,7 +453,7 @@ def register_search(msub: argparse._SubParsersAction) -> None:
 @_cmd
 def cmd_search(args: argparse.Namespace) -> int:
     from assistant.engine.errors import ModelError
-    from assistant.memory.retrieve import Retriever
+    from assistant.memory.retrieval.retriever import Retriever
     from assistant.services import get_embedder
 
     if args.k < 1:

@@ -1,5 +1,5 @@
 """``keepsake repair [--dry-run] [--force] [--export FILE] [--json]``: save what can still be read
-from a damaged memory database into a new one (:mod:`assistant.memory.salvage`).
+from a damaged memory database into a new one (:mod:`assistant.memory.store.sqlite.salvage`).
 
 The damaged file is kept next to the new one (``keepsake.db.damaged-<time>``); with
 ``--dry-run`` nothing is replaced (the counts say what a repair would save). Close the app
@@ -45,8 +45,11 @@ def _summary(report, verb: str) -> str:
 
 def cmd_repair(args: argparse.Namespace) -> int:
     from assistant.config import paths
-    from assistant.memory import db as dbmod
-    from assistant.memory import diagnose, integrity, keys, salvage
+    from assistant.memory.store.sqlite import db as dbmod
+    from assistant.memory.store.sqlite import diagnose
+    from assistant.memory.store.sqlite import integrity
+    from assistant.memory.store.sqlite import keys
+    from assistant.memory.store.sqlite import salvage
     from assistant.memory.store import MemoryStore
 
     p = paths()

@@ -19,7 +19,7 @@ class StorageError(StoreError):
     """The file system or the database file failed (not a mistake in what was asked).
 
     One line for the person: what happened to which file, and what to do. ``path`` is the file
-    (or folder) concerned; :mod:`assistant.memory.diagnose` turns driver and OS errors into
+    (or folder) concerned; :mod:`assistant.memory.store.sqlite.diagnose` turns driver and OS errors into
     these."""
 
     kind = "storage"

@@ -17,7 +17,7 @@ from typing import Any, Callable, Protocol, Sequence
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont
 
-from assistant.memory import temporal
+from assistant.memory.consolidation.plans import temporal
 from ui.format import KIND_LABELS, KIND_TIPS, TRUST_LABELS, day, short_date, source_label, status_label
 
 PAGE_SIZE = 200
@@ -77,7 +77,7 @@ class MemoryQuery:
         """Whether ``memory`` belongs in this view, by the store's own rules (a memory changed
         in place leaves a view it no longer matches; search hits get the same filters).
         Time: "true now" = valid now, not superseded, expiry not passed; "true on D" = valid on
-        D; history = no time filter (:func:`assistant.memory.temporal.visible`)."""
+        D; history = no time filter (:func:`assistant.memory.consolidation.plans.temporal.visible`)."""
         if self.kind and memory.kind.value != self.kind:
             return False
         if self.trust and memory.trust.value != self.trust:

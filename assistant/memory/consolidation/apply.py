@@ -28,11 +28,11 @@ from typing import Any, Callable, Sequence
 
 from assistant.memory.consolidation.changes import Archive, Change, Consolidate, Invalidate, Merge, Purge
 from assistant.memory.consolidation.snapshot import load_recs
-from assistant.memory.db import Connection
-from assistant.memory import diagnose
+from assistant.memory.store.sqlite.db import Connection
+from assistant.memory.store.sqlite import diagnose
 from assistant.memory.errors import VersionConflict
 from assistant.memory.records import Actor, Kind, LinkType, Scope, Source, Status, UpdateType, ts_from_db
-from assistant.memory.rows import write_audit
+from assistant.memory.store.rows import write_audit
 
 log = logging.getLogger(__name__)
 ACTOR = Actor.CONSOLIDATOR

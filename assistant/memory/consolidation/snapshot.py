@@ -15,10 +15,10 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from assistant.memory.db import Connection
+from assistant.memory.store.sqlite.db import Connection
 from assistant.memory.records import Kind, Status, Trust, ts_from_db, ts_to_db
-from assistant.memory.rows import IN_IDS, ids_json
-from assistant.memory.temporal import FactTimes
+from assistant.memory.store.rows import IN_IDS, ids_json
+from assistant.memory.consolidation.plans.temporal import FactTimes
 
 _COLS = (
     "id, text, kind, scope, slot, valid_at, invalid_at, created_at, expired_at, trust, confidence, "

@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from assistant.memory.consolidation import runs
-from assistant.memory.db import Connection
+from assistant.memory.store.sqlite.db import Connection
 from assistant.memory.errors import StoreError
 from assistant.memory.records import Actor, LinkType, UpdateType, ts_from_db
-from assistant.memory.rows import MEMORY_COLUMNS, write_audit
+from assistant.memory.store.rows import MEMORY_COLUMNS, write_audit
 
 _TIME_FIELDS = ("valid_at", "invalid_at", "expired_at", "expires_at")
 

@@ -24,12 +24,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from assistant.memory.archive import OFFLOAD_CHARS, pointer_text
-from assistant.memory.db import Connection
+from assistant.memory.store.archive import OFFLOAD_CHARS, pointer_text
+from assistant.memory.store.sqlite.db import Connection
 from assistant.memory.forget import match
 from assistant.memory.forget.report import TextCut
 from assistant.memory.forget.scope import _POINTER, Scope, cut, full_text, ids, memory_texts, pieces_of
-from assistant.memory.rows import IN_IDS, ids_json
+from assistant.memory.store.rows import IN_IDS, ids_json
 
 MAX_ROUNDS = 8
 REPLY_SUPPORT = 0.75

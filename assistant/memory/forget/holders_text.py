@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 import re
 
-from assistant.memory.db import Connection
+from assistant.memory.store.sqlite.db import Connection
 from assistant.memory.forget import match
 from assistant.memory.forget.cascade import reply_spans
 from assistant.memory.forget.holders import ApplyContext
 from assistant.memory.forget.scope import Scope, count
 from assistant.memory.records import ts_to_db
-from assistant.memory.rows import IN_IDS, ids_json
+from assistant.memory.store.rows import IN_IDS, ids_json
 
 _BLOCK = re.compile(r"<(retrieved_memories|reminders)\b[^>]*>.*?</\1>", re.S)
 
@@ -55,7 +55,7 @@ def clean_sent(content: str, raw: str | None, scope: Scope, said: str | None = N
     person's own text loses the sentences holding a forgotten text (unless the person keeps the
     conversation: ``redact_sources=False``). ``said``: the stored message; what stands between
     the last block and it is the memory answer Keepsake put before the question (its "lead",
-    :func:`assistant.memory.inject.with_lead`), cut like a block line."""
+    :func:`assistant.memory.retrieval.inject.with_lead`), cut like a block line."""
 
     def block(m: re.Match) -> str:
         lines = [ln for ln in m.group(0).split("\n") if not reply_spans(ln, scope)]

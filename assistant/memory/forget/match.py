@@ -8,7 +8,7 @@
   sentences, so "what stays" reads as text.
 - :func:`support`: how much of a claim (a memory, in the third person: "User has a dog named
   Miso.") a sentence carries (the person's words: "My dog is called Miso."). Content words are
-  crude stems (:func:`assistant.memory.validate.stem`) without stop words; the words extractors
+  crude stems (:func:`assistant.memory.capture.validate.stem`) without stop words; the words extractors
   use to phrase a fact ("named", "lives", "User") only break ties. Score = shared content stems /
   content stems of the claim, in [0, 1]; e.g. claim {dog, miso} vs sentence {dog, call, miso}:
   2 / 2 = 1.0.
@@ -24,7 +24,7 @@ import re
 import unicodedata
 from typing import Any, Iterable, Sequence
 
-from assistant.memory.validate import STOPWORDS, TEMPLATE_WORDS, proper_nouns, stem, words
+from assistant.memory.capture.validate import STOPWORDS, TEMPLATE_WORDS, proper_nouns, stem, words
 
 Span = tuple[int, int]
 

@@ -26,11 +26,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from assistant.memory.db import Connection
+from assistant.memory.store.sqlite.db import Connection
 from assistant.memory.errors import NotFound
 from assistant.memory.forget import match
 from assistant.memory.forget.report import ForgetRequest, TextCut
-from assistant.memory.rows import IN_IDS, ids_json
+from assistant.memory.store.rows import IN_IDS, ids_json
 
 _POINTER = re.compile(r"\n?\[\.\.\. offloaded: \d+ characters in total, \d+ not shown; the full text is in the archive (?:entry|file) (\S+?)\]$")
 
@@ -145,7 +145,7 @@ def _old_wording(c: Connection, scope: Scope) -> Scope:
 
 
 def _parts(c: Connection, scope: Scope) -> None:
-    from assistant.memory.archive import OFFLOAD_CHARS, pointer_text
+    from assistant.memory.store.archive import OFFLOAD_CHARS, pointer_text
 
     texts = memory_texts(c, [p.memory_id for p in scope.request.parts])
     for p in scope.request.parts:

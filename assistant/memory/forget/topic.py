@@ -31,7 +31,7 @@ from typing import Any, Sequence
 from assistant.memory.forget import match
 from assistant.memory.forget.report import ForgetRequest, PartCut
 from assistant.memory.forget.scope import full_text
-from assistant.memory.rows import IN_IDS, ids_json
+from assistant.memory.store.rows import IN_IDS, ids_json
 
 POOL = 500  # memories naming the topic looked at (all of them, in practice)
 MAX_ALIASES = 20

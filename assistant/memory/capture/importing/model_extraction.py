@@ -1,0 +1,160 @@
+"""The chat model reads imported messages later, in the background (never while the person waits).
+
+An import captures with the deterministic rules at once and queues its user messages that stated
+something; this job then runs the JSON-schema constrained model extraction
+(:mod:`assistant.memory.capture.llm`, through :meth:`Capturer.capture_message` with ``use_llm``:
+the rules' memories dedup, validated model facts are added as ``assistant_inferred``/``imported``).
+
+    queued = enqueue(store, message_ids)           # the importer does this
+    status(store)                                  # ExtractionStatus(left=...)
+    run(store, chat_model, cancel=event, limit=20) # ExtractionReport; stops between messages on cancel
+
+Resumable: the queue is kept in the database (``store_meta`` key ``model_extraction``: JSON
+``{"ranges": [[first_id, last_id], ...]}``, message ids, inclusive), and the front of the queue
+moves past a message only after its capture is written. A run killed at any point redoes at most
+that one message (captures are idempotent). A message in a range is read when it is a user message
+of an imported session (external id ``import:...``), not redacted, that holds a statement (it has
+an episode). The idle scheduler (:mod:`assistant.jobs`) runs it after consolidation; ``keepsake
+jobs extract`` runs it now.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+log = logging.getLogger(__name__)
+
+KEY = "model_extraction"
+_PENDING = (
+    "FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.id BETWEEN ? AND ? AND m.role = 'user' "
+    "AND m.redacted_at IS NULL AND s.external_id LIKE 'import:%' AND EXISTS "
+    "(SELECT 1 FROM memory_sources ms WHERE ms.message_id = m.id AND ms.extractor = 'episode')"
+)
+
+
+@dataclass(frozen=True)
+class ExtractionStatus:
+    left: int  # queued messages the model has not read yet
+
+    def to_json(self) -> dict[str, Any]:
+        return {"left": self.left}
+
+
+@dataclass
+class ExtractionReport:
+    processed: int = 0
+    memories_added: int = 0
+    failed: int = 0
+    left: int = 0
+    stopped: bool = False  # cancelled (the person came back) or the limit was reached
+
+    def to_json(self) -> dict[str, Any]:
+        return {"processed": self.processed, "memories_added": self.memories_added, "failed": self.failed,
+                "left": self.left, "stopped": self.stopped}  # fmt: skip
+
+
+def _ranges(c: Any) -> list[list[int]]:
+    row = c.execute("SELECT value FROM store_meta WHERE key = ?", (KEY,)).fetchone()
+    try:
+        ranges = json.loads(row[0])["ranges"] if row else []
+        return [[int(a), int(b)] for a, b in ranges if int(a) <= int(b)]
+    except (ValueError, KeyError, TypeError):
+        log.warning("model extraction: unreadable queue %r; starting afresh", row[0] if row else None)
+        return []
+
+
+def _save(c: Any, ranges: list[list[int]]) -> None:
+    if ranges:
+        c.execute("INSERT OR REPLACE INTO store_meta(key, value) VALUES (?, ?)", (KEY, json.dumps({"ranges": ranges})))
+    else:
+        c.execute("DELETE FROM store_meta WHERE key = ?", (KEY,))
+
+
+def merge(ranges: Sequence[Sequence[int]]) -> list[list[int]]:
+    """Sorted, overlapping or touching ranges joined: [[5, 9], [1, 3], [4, 4]] -> [[1, 9]]."""
+    out: list[list[int]] = []
+    for a, b in sorted([int(a), int(b)] for a, b in ranges):
+        if out and a <= out[-1][1] + 1:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out
+
+
+def enqueue(store: Any, message_ids: Sequence[int]) -> int:
+    """Queue these messages (their id range) for the model; returns how many of them it will read."""
+    ids = [int(i) for i in message_ids]
+    if not ids:
+        return 0
+    lo, hi = min(ids), max(ids)
+    store.write(lambda c: _save(c, merge(_ranges(c) + [[lo, hi]])))
+    return int(store.conn.execute(f"SELECT count(*) {_PENDING}", (lo, hi)).fetchone()[0])
+
+
+def status(store: Any) -> ExtractionStatus:
+    ranges = _ranges(store.conn)
+    left = sum(int(store.conn.execute(f"SELECT count(*) {_PENDING}", (a, b)).fetchone()[0]) for a, b in ranges)
+    return ExtractionStatus(left)
+
+
+def _next(store: Any) -> int | None:
+    """The next message to read; drops ranges that hold none."""
+    while True:
+        ranges = _ranges(store.conn)
+        if not ranges:
+            return None
+        a, b = ranges[0]
+        row = store.conn.execute(f"SELECT m.id {_PENDING} ORDER BY m.id LIMIT 1", (a, b)).fetchone()
+        if row is not None:
+            return int(row[0])
+        store.write(lambda c: _save(c, [r for r in _ranges(c) if r != [a, b]]))
+
+
+def _done(store: Any, message_id: int) -> None:
+    """Move the front of the queue past ``message_id``."""
+
+    def run(c: Any) -> None:
+        ranges = []
+        for a, b in _ranges(c):
+            if a <= message_id <= b:
+                a = message_id + 1
+            if a <= b:
+                ranges.append([a, b])
+        _save(c, ranges)
+
+    store.write(run)
+
+
+def run(store: Any, chat_model: Any, *, cancel: threading.Event | None = None, limit: int | None = None,
+        capturer: Any = None, progress: Callable[[ExtractionReport], None] | None = None) -> ExtractionReport:  # fmt: skip
+    """Read queued messages with ``chat_model`` until the queue is empty, ``cancel`` is set or
+    ``limit`` messages were read. A failing message is logged, counted and skipped (its rules
+    memories are already there)."""
+    from assistant.memory.capture.capturer import Capturer
+    from assistant.memory.records import Trust
+
+    report = ExtractionReport()
+    capturer = capturer or Capturer(store, chat_model, use_llm=True)
+    while True:
+        if (cancel is not None and cancel.is_set()) or (limit is not None and report.processed >= limit):
+            report.stopped = _next(store) is not None
+            break
+        mid = _next(store)
+        if mid is None:
+            break
+        try:
+            result = capturer.capture_message(mid, trust=Trust.IMPORTED, use_llm=True)
+            report.memories_added += len(result.created_ids)
+        except Exception:  # noqa: BLE001 - the rules' memories stay; this message is not retried
+            log.warning("model extraction: message %s failed", mid, exc_info=True)
+            report.failed += 1
+        _done(store, mid)
+        report.processed += 1
+        if progress is not None:
+            progress(report)
+    report.left = status(store).left
+    return report

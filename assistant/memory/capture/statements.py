@@ -1,0 +1,239 @@
+"""Which parts of a user message are statements about the person (what capture may keep).
+
+    found = classify("I just moved to Lisbon. Can you recommend some restaurants?")
+    found.statement_text   # "I just moved to Lisbon."
+    [(u.text, u.act) for u in found.units]
+    # [("I just moved to Lisbon.", Act.STATEMENT), ("Can you recommend some restaurants?", Act.QUESTION)]
+
+A message is cut into *units*: sentences (after ``. ! ? 。 ！ ？`` and at line breaks; list bullets
+dropped), and inside a sentence that is a question or a request, a leading clause before ``,``
+``;`` ``:`` ``—`` ``，`` that is a statement on its own ("My daughter turns 6 on Saturday — any
+ideas for a party theme?"; not a condition: "If I moved to Canada, would I need ...?" stays one
+question). Each unit gets one :class:`Act`, decided by these rules in order (English, with cues for
+Chinese, Spanish, German, French and Portuguese):
+
+1. nothing left after leading fillers ("ok so", "haha", "thanks!", "by the way") -> chit-chat;
+   a unit over ``MAX_UNIT_CHARS`` -> other (pasted text, not the person talking);
+2. "remember/note/keep in mind that ...", also asked ("Could you remember that I ...?") -> a
+   statement (the person tells something to keep); not "remember when ...";
+3. a question: ends with ``?``/``？``, starts with ``¿``, an English wh-word followed by a verb
+   ("how do i ..."), an auxiliary followed by a subject ("do i have ..."), an indirect question
+   ("I was wondering how ...", "I'd like to know ..."), Chinese interrogatives (吗, 什么, 哪里 ...);
+4. a standing instruction -> a statement: "call me ...", "from now on", "in the future", "don't
+   ever", "always"/"never" opening an imperative, or next to answer/reply/respond (in the six
+   languages), 以后 ...;
+5. chit-chat and talk about the conversation: "I see", "I agree", "I love it", "I'm good",
+   "I'm sorry", "I think you're wrong", "I have a question about ...", "my question is ...";
+6. a request or command: an imperative first word ("Write ...", "Give me ..."), "please ...",
+   "can you ...", "let's ...", "here's ...", "I need/want a <content>" ("I need a recipe for ...",
+   "I'm looking for a poem ...", "Quiero una receta ..."), "I want you to ...", 请/帮我/给我 ...;
+7. a hedge about the world ("I think it's going to rain") -> other;
+8. a first-person declarative ("I ...", "my ...", "we ...", "Mum ...", 我, yo/mi, ich/mein,
+   je/mon, eu/meu ...) -> a **statement**;
+9. a declarative about the person's own people: it names one of them (``known_names`` from memory,
+   plus the message's own "my partner Tom"), starts with he/she, or says "her name is ..." -> a
+   statement ("Tom's band played tonight.", "He loves jazz.");
+10. a declarative right after a statement goes on with it ("We booked the honeymoon. **Two weeks in
+    Sri Lanka.**") -> a statement;
+11. the person's life told without "I": a life event with the subject left out ("Just got back
+    from Crete.", "Offer accepted!"), or a declarative in the past tense or with a time, a weekday,
+    a month or a distance ("Long run today: 16 km.") -- not about the weather or sizes of things
+    -> a statement;
+12. anything else (general facts, fragments) -> other.
+
+Whole-message rules: the bullets under an "About me:" header are statements; a header such as
+"Work question:" or "Quick update:" is left out of its unit; everything after a request that hands
+over text ("Can you make this email friendlier?", "Proofread my paragraph:") is that text, not the
+person talking (other); and a message of six or more statements of which fewer than a third are
+personal (first person, their people, instructions) is a pasted document: only the personal ones
+stay statements.
+
+Only statements become memories; everything else stays in the conversation (the message row is
+kept and searchable). Pure: no I/O, no model.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+from typing import Iterable
+
+from assistant.memory.capture import cues as cue
+from assistant.memory.capture.cues import own_names
+
+
+class Act(str, Enum):
+    STATEMENT = "statement"  # about the person: life, people, plans, preferences, instructions
+    QUESTION = "question"
+    REQUEST = "request"  # a request for content or an action, incl. short commands ("Shorter.")
+    CHITCHAT = "chitchat"  # greetings, thanks, reactions, talk about the conversation itself
+    OTHER = "other"  # a declarative that is not about the person ("Paris is the capital of France.")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A sentence or clause of the message: ``text`` is ``message[start:end]`` verbatim."""
+
+    text: str
+    start: int
+    end: int
+    act: Act
+    rule: str  # which rule decided (for inspection and the benchmark's error listing)
+
+
+@dataclass(frozen=True)
+class Classified:
+    units: tuple[Unit, ...]
+
+    @property
+    def statements(self) -> tuple[Unit, ...]:
+        return tuple(u for u in self.units if u.act is Act.STATEMENT)
+
+    @property
+    def statement_text(self) -> str:
+        """The statement units, verbatim, in message order, joined by a space ("" if none)."""
+        return " ".join(u.text for u in self.statements)
+
+
+MAX_UNIT_CHARS = 600  # longer "sentences" are pasted text, not the person talking
+
+# ----------------------------------------------------------------------------- splitting
+
+_ABBREV = re.compile(r"(?:\b(?:mr|mrs|ms|dr|st|prof|sr|jr|vs|etc|approx|no|e\.g|i\.e|a\.m|p\.m)\.|\b[A-Z]\.|^\s*\d{1,3}\.)$", re.I)
+_SENT_END = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s)|[。！？]+[”’」』)]*|\n+")
+
+
+def _sentences(text: str) -> list[tuple[int, int]]:
+    """(start, end) spans of sentences, surrounding whitespace excluded."""
+    spans, start = [], 0
+    for m in _SENT_END.finditer(text):
+        end = m.end()
+        if m.group().strip() == "." and _ABBREV.search(text[start:end]):
+            continue  # "Dr. Smith", "e.g. this"
+        spans.append((start, end))
+        start = end
+    spans.append((start, len(text)))
+    out = []
+    for s, e in spans:
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if s < e:
+            out.append((s, e))
+    return out
+
+
+_CLAUSE_BREAK = re.compile(r"\s*(?:[,;:，；：]|\s[—–-]\s|—)\s*")
+_TRIM_END = " \t,;:，；：—–-"
+_BULLET = re.compile(r"(?:[-*•·–—]|\d{1,2}[.)])\s+")
+_SUBORDINATE = re.compile(r"^(?:if|when|whether|because|since|although|though|unless|while|once|before|after|as soon as"
+                          r"|even if|in case|si|cuando|wenn|falls|ob|quand|se|quando|如果|要是)\b", re.I)
+
+
+def _clauses(text: str, s: int, e: int) -> list[tuple[int, int]]:
+    """Split a question/request sentence after a leading statement clause ("I'm vegetarian, so what
+    can I eat?"), or after a request that hands over facts about the person ("Here's my background:
+    I have 8 years of experience"; not text to work on: "Translate to French: I love my dog")."""
+    for m in _CLAUSE_BREAK.finditer(text, s, e):
+        head_end, tail_start = m.start(), m.end()
+        if head_end <= s or tail_start >= e:
+            continue
+        head, tail = text[s:head_end], text[tail_start:e]
+        if _SUBORDINATE.match(head):
+            continue  # "If I moved to Canada, would I need ...?": one question
+        act_head, act_tail = _act(head, None)[0], _act(tail, None)[0]
+        if act_tail in (Act.QUESTION, Act.REQUEST) and act_head is Act.STATEMENT:
+            return [(s, head_end), *_clauses(text, tail_start, e)]
+        if (m.group().strip() in (":", "：") and act_head in (Act.QUESTION, Act.REQUEST) and act_tail is Act.STATEMENT
+                and not cue.PASTE_INTRO.search(head)):  # fmt: skip
+            return [(s, head_end), (tail_start, e)]
+    return [(s, e)]
+
+
+def _act(text: str, previous: Unit | None, names: re.Pattern | None = None) -> tuple[Act, str]:
+    """The act of one unit (see the module docstring); ``previous``: the unit before it;
+    ``names``: a pattern of the names of the person's own people and pets."""
+    core = cue.strip_fillers(text)
+    if not core or not re.search(r"\w", core) or cue.CHITCHAT_WHOLE.match(core) or cue.CHITCHAT_WHOLE.match(text.strip()):
+        return Act.CHITCHAT, "filler"
+    if len(core) > MAX_UNIT_CHARS:
+        return Act.OTHER, "too long"
+    if cue.REMEMBER.match(core):
+        return Act.STATEMENT, "remember"
+    if cue.QUESTION.search(core):
+        return Act.QUESTION, "question"
+    if cue.STANDING.search(core):
+        return Act.STATEMENT, "instruction"
+    if cue.REACTION.match(core):
+        return Act.CHITCHAT, "reaction"
+    if cue.REQUEST_START.match(core) or cue.WANT_CONTENT.match(core) or cue.WANT_CONTENT_INTL.match(core) or cue.imperative(core):
+        return Act.REQUEST, "request"
+    hedge = cue.HEDGE.match(core)
+    if hedge and not cue.has_first_person(hedge["rest"]):
+        return Act.OTHER, "hedge"
+    if cue.ABOUT_ME.match(core):
+        return Act.OTHER, "about-me header"
+    if cue.has_first_person(core) or cue.FAMILY_NAME.search(core):
+        return Act.STATEMENT, "first person"
+    if names is not None and names.search(core):
+        return Act.STATEMENT, "their people"
+    if cue.THIRD_PERSON.search(core):
+        return Act.STATEMENT, "someone they know"
+    if previous is not None and previous.act is Act.STATEMENT:
+        return Act.STATEMENT, "continues"
+    if cue.SUBJECT_DROPPED.match(core) or ((cue.NARRATIVE.search(core) or cue.past_tense(core)) and not cue.WORLD.search(core)):
+        return Act.STATEMENT, "their life"
+    return Act.OTHER, "not about the person"
+
+
+def classify(text: str, known_names: Iterable[str] = ()) -> Classified:
+    """Cut ``text`` into units and give each its act (see the module docstring). ``known_names``:
+    names of the person's own people and pets (from memory); the message's own "my sister Ana"
+    adds to them."""
+    text = text or ""
+    names_set = set(known_names) | own_names(text)
+    names = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(names_set, key=len, reverse=True)) + r")\b") if names_set else None
+    units: list[Unit] = []
+    previous: Unit | None = None
+    pasted = listing = False
+    for s, e in _sentences(text):
+        bullet = _BULLET.match(text, s, e)
+        if bullet:
+            s = bullet.end()
+        header = cue.HEADER.match(text, s, e)
+        if header and header.end() < e:
+            s = header.end()
+        if pasted:
+            units.append(Unit(text[s:e], s, e, Act.OTHER, "pasted text"))
+            continue
+        act, rule = _act(text[s:e], previous, names)
+        if listing and bullet and act in (Act.OTHER, Act.CHITCHAT):
+            act, rule = Act.STATEMENT, "listed about me"
+        listing = rule == "about-me header" or (listing and bullet is not None)
+        spans = _clauses(text, s, e) if act in (Act.QUESTION, Act.REQUEST) else [(s, e)]
+        for cs, ce in spans:
+            while ce > cs and text[ce - 1] in _TRIM_END:
+                ce -= 1
+            piece = text[cs:ce]
+            if len(spans) > 1:
+                act, rule = _act(piece, previous, names)
+            previous = Unit(piece, cs, ce, act, rule)
+            units.append(previous)
+            pasted = pasted or (act in (Act.QUESTION, Act.REQUEST) and cue.PASTE_INTRO.search(piece) is not None)
+    return Classified(tuple(_pasted_document(units)))
+
+
+_PERSONAL = ("first person", "remember", "instruction", "their people", "listed about me")
+
+
+def _pasted_document(units: list[Unit]) -> list[Unit]:
+    """Many statements, few of them personal: a pasted document, not the person talking. Only
+    the personal ones stay statements (at least 6 statements, fewer than a third personal)."""
+    said = [u for u in units if u.act is Act.STATEMENT]
+    personal = sum(1 for u in said if u.rule in _PERSONAL)
+    if len(said) < 6 or personal * 3 >= len(said):
+        return units
+    return [u if u.act is not Act.STATEMENT or u.rule in _PERSONAL else Unit(u.text, u.start, u.end, Act.OTHER, "pasted text")
+            for u in units]  # fmt: skip

@@ -1,0 +1,137 @@
+"""The retriever's step 4 and 6 (see :mod:`assistant.memory.retrieval.retriever`): which semantic
+candidates can answer what the question asks, which may pass below the threshold, and the top
+``k`` with one hit per source message first. Reads the store through the caller's connection;
+the text rules themselves are pure (:mod:`assistant.memory.retrieval.answerable`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Callable
+
+from assistant.memory.retrieval import answerable as ans
+from assistant.memory.retrieval import textmatch as tm
+from assistant.memory.consolidation.plans.claims import NAME_SLOTS, canonical_subject, claims, person_names
+from assistant.memory.store.filters import MemoryFilter, build
+from assistant.memory.records import Kind
+from assistant.memory.store.rows import MEMORY_COLUMNS, ids_json
+
+RESCUE_MIN = 0.2  # below the threshold, a rare word of the question can still pass a statement
+RESCUE_RARE = 0.02  # ... a word at most this share of memories contain (and at least 3 may)
+# slot questions (textmatch.SLOT_QUESTIONS) -> the claim relation that answers them
+SLOT_CLAIM = {"home_city": "home_city", "employer": "employer", "occupation": "job_title", "partner": "partner"}
+_KIND = MEMORY_COLUMNS.index("kind")
+
+Ranked = tuple[int, float, bool, int, Any]  # (memory id, score, passed, tier: 0 = slot answer, signals)
+
+
+@dataclass
+class Gate:
+    reasons: dict[int, str] = field(default_factory=dict)  # candidate -> why it cannot answer
+    rescued: set[int] = field(default_factory=set)  # below the threshold, but a rare question word
+    claimed: set[int] = field(default_factory=set)  # states the relation a slot question asks
+
+
+def gate(c: Any, rows: dict[int, Any], cos: dict[int, float], slot_ids: set[int], asked: ans.Asked,
+         slots: tuple[str, ...], *, threshold: float, names: tuple[str, ...],
+         known: Callable[[str], tuple[bool, set[str]]], doc_freq: Callable[[list[str]], dict[str, int]],
+         n_rows: Callable[[], int]) -> Gate:  # fmt: skip
+    """Which candidates (``rows``: id -> memory row, ``cos``: their cosines) cannot answer the
+    question and which may pass below ``threshold``; slot answers are never gated. ``names``:
+    the person's own names (:func:`person_names_in`); ``known(relation)``: :func:`relation_known`
+    for the search's filter."""
+    g = Gate()
+    for mid, r in rows.items():
+        if mid not in slot_ids and r[_KIND] == Kind.EPISODE.value and not ans.states_something(r[1]):
+            g.reasons[mid] = "states nothing about the person (a question or a request)"
+    rel_names_all: set[str] = set()
+    for rel in asked.relations:
+        has, rel_names = known(rel)
+        rel_names_all |= rel_names
+        for mid, r in rows.items():
+            if mid in slot_ids:
+                continue
+            if not has:
+                g.reasons.setdefault(mid, f"no memory says the person has a {rel}")
+            elif not ans.about_relation(r[1], rel, r[_KIND] == Kind.EPISODE.value, rel_names):
+                g.reasons.setdefault(mid, f"not about the person's {rel}")
+    if asked.favourite:
+        for mid, r in rows.items():
+            if mid not in slot_ids and not ans.mentions_favourite(r[1], asked.favourite):
+                g.reasons.setdefault(mid, f"does not name the favourite {' '.join(asked.favourite)} asked for")
+    if asked.names:
+        df = doc_freq([t for n in asked.names for t in tm.fts_tokens(n)])
+        never = [n for n in asked.names if any(df.get(t, 0) == 0 for t in tm.fts_tokens(n))]
+        if never:
+            for mid in rows:
+                if mid not in slot_ids and cos.get(mid, 0.0) < ans.NAME_COSINE:
+                    g.reasons.setdefault(mid, f"no memory mentions {never[0]!r} (needs cosine >= {ans.NAME_COSINE})")
+    open_ = [mid for mid in rows if mid not in slot_ids and mid not in g.reasons and cos.get(mid, 0.0) >= RESCUE_MIN]
+    relations = {SLOT_CLAIM[s] for s in slots if s in SLOT_CLAIM}
+    if relations:  # "where do I live?": a memory that says where the person lives answers it
+        for mid in open_:
+            if any(cl.relation in relations and not cl.ended for cl in claims(rows[mid][1], names)):
+                g.claimed.add(mid)
+    low = [mid for mid in open_ if cos.get(mid, 0.0) < threshold]
+    focus = [w for w in asked.focus if not any(ans.same_word(w, x) for rel in asked.relations
+                                               for x in (*ans.relation_words(rel), *rel_names_all))]  # fmt: skip
+    if focus and low:  # a rare word of the question in a statement about the person
+        rare = max(3, int(RESCUE_RARE * n_rows()))
+        for mid in low:
+            toks = [t for t in set(tm.fts_tokens(rows[mid][1])) if len(t) >= 4 and any(ans.same_word(t, w) for w in focus)]
+            if toks and min(doc_freq(toks).values()) <= rare and ans.about_the_person(canonical_subject(rows[mid][1], names)):
+                g.rescued.add(mid)
+    return g
+
+
+def relation_known(c: Any, relation: str, f: MemoryFilter, now: datetime, names: tuple[str, ...]) -> tuple[bool, set[str]]:
+    """Whether any memory the filter allows says the person has ``relation``, and the names
+    they gave it ("my dog Pepper")."""
+    expr = " OR ".join('"' + w.replace('"', '""') + '"' for w in ans.lookup_words(relation))
+    sql, params = build(f, now)
+    q = sql + " AND src.id IN (SELECT rowid FROM memory_fts WHERE memory_fts MATCH :rel) LIMIT 500"
+    known, rel_names = False, set()
+    for r in c.execute(q, {**params, "rel": expr}):
+        text = canonical_subject(r[1], names)
+        if ans.has_relation(text, relation):
+            known = True
+            rel_names |= ans.relation_names(text, relation)
+    return known, rel_names
+
+
+def person_names_in(c: Any) -> tuple[str, ...]:
+    """The person's own names, from their current ``name`` slot records."""
+    rows = c.execute(
+        "SELECT text FROM memories WHERE slot IS NOT NULL AND status = 'active' AND invalid_at IS NULL "
+        "AND lower(slot) IN (SELECT value FROM json_each(?))", (json.dumps(sorted(NAME_SLOTS)),),
+    ).fetchall()  # fmt: skip
+    return person_names(r[0] for r in rows)
+
+
+def one_per_message(c: Any, order: list[Ranked], k: int) -> list[Ranked]:
+    """The top ``k`` of ``order``, at most one per source message first: a profile, a fact and
+    the episode of one message say one thing, so the next message's memory gets the place (the
+    others only fill what is left). Slot answers (tier 0) always keep theirs."""
+    ids = [h[0] for h in order[: max(4 * k, 60)]]
+    msgs: dict[int, set[int]] = {}
+    for mid, msg in c.execute("SELECT memory_id, message_id FROM memory_sources WHERE message_id IS NOT NULL "
+                              "AND memory_id IN (SELECT value FROM json_each(?))", (ids_json(ids),)):  # fmt: skip
+        msgs.setdefault(mid, set()).add(msg)
+    top: list[Ranked] = []
+    later: list[Ranked] = []
+    seen: set[int] = set()
+    for h in order:
+        if len(top) >= k:
+            break
+        m = msgs.get(h[0], set())
+        if m & seen and h[3] != 0:
+            later.append(h)
+            continue
+        seen |= m
+        top.append(h)
+    if len(top) >= k:
+        return top
+    rest = [h for h in later if h[2]] + [h for h in later if not h[2]]
+    return sorted(top + rest[: k - len(top)], key=order.index)

@@ -1,0 +1,273 @@
+"""Pure text helpers for retrieval: query cleaning, FTS5-compatible tokens and BM25, FTS5 MATCH
+sanitizing, entity n-grams and slot-shaped questions. No I/O.
+
+**BM25.** SQLite's ``bm25()`` scans the full doclist of every query term to count the rows that
+contain it: ~70 ms per query at 100k memories for common words, for a signal that only re-ranks
+~60 candidates. So :func:`fts5_bm25` computes FTS5's own formula, for the candidates only, from
+FTS5's own statistics (rows and average length from the index, per-term document counts from
+``fts5vocab``) and the candidates' tokens::
+
+    idf(t)  = ln((N - df(t) + 0.5) / (df(t) + 0.5)),  replaced by 1e-6 when <= 0
+    bm25    = -sum_t idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl)),  k1=1.2, b=0.75
+
+which is what ``SELECT bm25(memory_fts) ... MATCH '"t1" OR "t2" ...'`` returns for the same
+rows (negative = relevant; the tests compare the two). Tokens follow the ``unicode61
+remove_diacritics 2`` tokenizer: letters and digits, lower case, diacritics removed.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter
+from typing import Iterable, Mapping
+
+MAX_QUERY_CHARS = 2000  # longer queries are cut (MiniLM sees ~510 tokens anyway)
+MAX_TERMS = 32  # distinct query terms used for BM25 / MATCH
+MAX_TERM_CHARS = 64
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+_TOKEN = re.compile(r"[^\W_]+")
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+
+
+def clean_query(text: object) -> str:
+    """Any input -> a safe query string: control characters and lone surrogates removed,
+    whitespace collapsed, at most ``MAX_QUERY_CHARS`` characters."""
+    if not isinstance(text, str):
+        text = "" if text is None else str(text)
+    text = text[: MAX_QUERY_CHARS * 4]
+    text = text.encode("utf-8", "replace").decode("utf-8", "replace")  # lone surrogates -> '?'
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if cat == "Cc" or cat == "Cs":
+            out.append(" ")
+        elif cat in ("Cn", "Co") or ch in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069":
+            continue  # unassigned, private use, bidi overrides
+        else:
+            out.append(ch)
+    return " ".join("".join(out).split())[:MAX_QUERY_CHARS]
+
+
+def fold(text: str) -> str:
+    """Lower case without diacritics (as FTS5 ``unicode61 remove_diacritics 2`` folds)."""
+    decomposed = unicodedata.normalize("NFD", text)
+    stripped = "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
+    return unicodedata.normalize("NFC", stripped).lower()
+
+
+def fts_tokens(text: str) -> list[str]:
+    """The tokens FTS5's unicode61 tokenizer indexes for ``text`` (letters/digits runs)."""
+    return _TOKEN.findall(fold(text))
+
+
+def query_terms(text: str) -> list[str]:
+    """Distinct query tokens in order, at most ``MAX_TERMS``, each at most ``MAX_TERM_CHARS``."""
+    seen: dict[str, None] = {}
+    for tok in fts_tokens(text):
+        if len(tok) <= MAX_TERM_CHARS:
+            seen.setdefault(tok, None)
+        if len(seen) >= MAX_TERMS:
+            break
+    return list(seen)
+
+
+def match_expression(text: str) -> str | None:
+    """A sanitized FTS5 MATCH expression for any user string: its terms, each double-quoted
+    (FTS5 operators, column filters, ``NEAR``, ``*``, ``^`` and parentheses lose their meaning),
+    joined with OR. None when the text has no term at all."""
+    terms = query_terms(clean_query(text))
+    if not terms:
+        return None
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+
+
+def idf(n_rows: int, df: int) -> float:
+    """FTS5's idf: ``ln((N - df + 0.5) / (df + 0.5))``, 1e-6 when not positive."""
+    value = math.log((n_rows - df + 0.5) / (df + 0.5)) if n_rows > 0 else 0.0
+    return value if value > 0 else 1e-6
+
+
+def fts5_bm25(terms: Iterable[str], doc: Mapping[str, int], doc_len: int, df: Mapping[str, int],
+              n_rows: int, avgdl: float) -> float | None:  # fmt: skip
+    """FTS5's ``bm25()`` for one row (negative; None when no term occurs in the row)."""
+    score = 0.0
+    hit = False
+    norm = BM25_K1 * (1.0 - BM25_B + BM25_B * doc_len / avgdl) if avgdl > 0 else BM25_K1
+    for t in terms:
+        tf = doc.get(t, 0)
+        if tf:
+            hit = True
+            score += idf(n_rows, df.get(t, 0)) * tf * (BM25_K1 + 1.0) / (tf + norm)
+    return -score if hit else None
+
+
+def doc_stats(text: str) -> tuple[Counter[str], int]:
+    toks = fts_tokens(text)
+    return Counter(toks), len(toks)
+
+
+def read_varint(buf: bytes, i: int) -> tuple[int, int]:
+    """SQLite varint (big-endian 7-bit groups, 9th byte whole) at ``buf[i]``."""
+    value = 0
+    for _ in range(8):
+        b = buf[i]
+        i += 1
+        value = (value << 7) | (b & 0x7F)
+        if b < 0x80:
+            return value, i
+    return (value << 8) | buf[i], i + 1
+
+
+def fts_averages(block: bytes) -> tuple[int, int]:
+    """(rows, total tokens) from FTS5's averages record (``<table>_data`` id 1)."""
+    n_rows, i = read_varint(block, 0)
+    n_tokens, _ = read_varint(block, i)
+    return n_rows, n_tokens
+
+
+# -- entities ---------------------------------------------------------------------------------
+
+STOPWORDS = frozenset(
+    "a an the i me my mine myself you your we our us he him his she her they them their it its "
+    "is am are was were be been being do does did have has had will would shall should can could "
+    "may might must what which who whom whose where when why how that this these those there here "
+    "and or but if then than so of in on at to for from by with about into over after before "
+    "up down out off again any some all each every no not only own same too very just also "
+    "tell remember know please yes ok okay like get got go going".split()
+)
+
+
+def query_ngrams(text: str, max_words: int = 4) -> list[str]:
+    """Folded word n-grams (1..max_words) that could name an entity: not only stopwords,
+    at least 3 characters."""
+    words = [w.replace("’", "'") for w in _WORD.findall(fold(text))][:200]
+    words = [w[:-2] if w.endswith("'s") else w for w in words]
+    out: dict[str, None] = {}
+    for n in range(1, max_words + 1):
+        for i in range(len(words) - n + 1):
+            gram = words[i : i + n]
+            if all(w in STOPWORDS for w in gram):
+                continue
+            s = " ".join(gram)
+            if len(s) >= 3:
+                out.setdefault(s, None)
+    return list(out)
+
+
+# -- profile slots ----------------------------------------------------------------------------
+
+# slot -> (slot names it may be stored under, question patterns on folded text)
+SLOT_QUESTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "name": (
+        ("name", "full_name", "first_name", "user_name"),
+        (r"\bwhat(?:'s| is| was)? my (?:full |first |real )?name\b", r"\bwho am i\s*[?.!]*$",
+         r"\bwhat (?:do|should) (?:you|people|they|others|folks) call me\b", r"\bwhat am i called\b",
+         r"\bdo you (?:know|remember) my name\b", r"\bwhat (?:i'm|i am|im) called\b", r"我叫什么", r"我的名字"),
+    ),
+    "home_city": (
+        ("home_city", "home", "city", "residence", "location", "address", "home_address", "lives_in"),
+        (r"\bwhere do i (?:live|reside)\b", r"\bwhere am i (?:living|based|located) (?:now|these days|at the moment)?\s*[?.!]*$",
+         r"\bwhere(?:'s| is) (?:my )?home\b", r"\b(?:what|which) (?:city|town|country|place) (?:do i live in|am i living in|do i call home)\b",
+         r"\bwhat(?:'s| is) my (?:home )?(?:address|city)\b", r"我住(?:在)?哪"),
+    ),
+    "employer": (
+        ("employer", "company", "workplace", "work", "works_at"),
+        (r"\bwhere do i work\b", r"\bwho do i work for\b", r"\b(?:who|what)(?:'s| is) my employer\b",
+         r"\b(?:what|which) (?:company|firm|organi[sz]ation) do i work (?:for|at)\b", r"\bwho employs me\b",
+         r"\bwhere am i (?:employed|working)\b", r"我在哪(?:里|儿)?(?:工作|上班)"),
+    ),
+    "occupation": (
+        ("occupation", "job", "job_title", "profession", "role", "title"),
+        (r"\bwhat(?:'s| is) my (?:job|occupation|profession|job title|line of work)\b",
+         r"\bwhat do i do for (?:a )?(?:living|work)\b", r"\bwhat (?:kind of )?work do i do\b", r"我(?:是)?做什么工作"),
+    ),
+    "birthday": (
+        ("birthday", "birthdate", "date_of_birth", "dob"),
+        (r"\bwhen(?:'s| is) my birthday\b", r"\bwhen was i born\b", r"\bwhat(?:'s| is) my (?:birthday|date of birth|birth date)\b",
+         r"我(?:的)?生日"),
+    ),
+    "age": (("age",), (r"\bhow old am i\b",)),
+    "hometown": (
+        ("hometown", "home_town", "birthplace", "origin", "grew_up"),
+        (r"\bwhere (?:did i grow up|am i from|was i born|do i come from)\b", r"\bwhat(?:'s| is) my (?:hometown|home town|birthplace)\b",
+         r"\bwhere (?:am i|do i come) originally from\b",
+         r"\b(?:what|which) (?:town|city|place|country) (?:am i (?:originally )?from|do i come from|did i grow up in|was i born in)\b"),
+    ),
+    "partner": (
+        ("partner", "spouse", "wife", "husband", "girlfriend", "boyfriend"),
+        (r"\bwho(?:'s| is) my (?:partner|wife|husband|spouse|girlfriend|boyfriend|fiancee?)\b",
+         r"\bwho am i (?:dating|married to|seeing|in a relationship with|engaged to|going out with)\b"),
+    ),
+    "email": (("email", "email_address"), (r"\bwhat(?:'s| is) my e-?mail(?: address)?\b",)),
+    "phone": (("phone", "phone_number", "mobile"), (r"\bwhat(?:'s| is) my (?:phone|mobile|cell)(?: phone)?(?: number)?\b",)),
+}
+_SLOT_RES = {slot: [re.compile(p) for p in pats] for slot, (_names, pats) in SLOT_QUESTIONS.items()}
+
+# Parameterized slots, named as capture names them (assistant.memory.capture.rules):
+# ``family.<relation>``, ``favourite.<thing>`` (spaces as "_"), ``pet``, ``allergy``, ``diet``.
+_RELATIVES = {
+    "mother": ("mother", "mom", "mum", "mama"), "father": ("father", "dad", "papa"),
+    "grandmother": ("grandmother", "grandma", "granny"), "grandfather": ("grandfather", "grandpa"),
+    "sister": ("sister",), "brother": ("brother",), "son": ("son",), "daughter": ("daughter",),
+    "aunt": ("aunt",), "uncle": ("uncle",), "cousin": ("cousin",), "niece": ("niece",), "nephew": ("nephew",),
+    "kids": ("kids", "children"), "parents": ("parents",), "sibling": ("sibling", "siblings"),
+}  # fmt: skip
+_REL_ALIAS = {alias: group for group in _RELATIVES.values() for alias in group}
+_REL = "|".join(sorted(_REL_ALIAS, key=len, reverse=True))
+_DYNAMIC_SLOTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(p), slot)
+    for p, slot in (
+        (rf"\bwho(?:'s| is| are) my (?P<rel>{_REL})\s*[?.!]*$", "family"),
+        (rf"\bwhat(?:'s| is| are) my (?P<rel>{_REL})(?:'s|s')? names?\b", "family"),
+        (r"\bwhat(?:'s| is| are) my favou?rite (?P<thing>[^\W\d_]+(?: [^\W\d_]+)?)", "favourite"),
+        (r"\b(?:what(?:'s| is) my pet(?:'s)? (?:name|called)|what is my pet called|do i have (?:a |any )?pets?|what pets? do i have)\b", "pet"),
+        (r"\b(?:what am i allergic to|am i allergic to|do i have (?:any )?allerg(?:y|ies)|anything i'?m allergic to)\b"
+         r"|\b(?:must|should|have to|need to) (?:i )?avoid\b.*\ballerg|\bi(?:'m| am) allergic\b.*\?$", "allergy"),
+        (r"\b(?:am i (?:a )?(?:vegetarian|vegan|pescatarian)|what(?:'s| is) my diet|do i eat (?:meat|fish|pork|beef|dairy))\b", "diet"),
+    )
+)
+
+
+def normalize_slot(slot: str) -> str:
+    return re.sub(r"[\s\-]+", "_", slot.strip().lower())
+
+
+def slot_question(text: str) -> tuple[str, ...]:
+    """Slots a slot-shaped question asks for ("where do I live" -> ("home_city",),
+    "who is my sister" -> ("family.sister",)); () if none."""
+    q = fold(text).replace("’", "'")
+    out: dict[str, None] = {slot: None for slot, res in _SLOT_RES.items() if any(r.search(q) for r in res)}
+    for rx, kind in _DYNAMIC_SLOTS:
+        m = rx.search(q)
+        if m is None:
+            continue
+        if kind == "family":
+            rel = m.group("rel")
+            out.setdefault(f"family.{_REL_ALIAS[rel][0]}", None)
+        elif kind == "favourite":
+            words = m.group("thing").split()
+            out.setdefault(f"favourite.{'_'.join(words)}", None)
+            if len(words) > 1:
+                out.setdefault(f"favourite.{words[0]}", None)
+        else:
+            out.setdefault(kind, None)
+    return tuple(out)
+
+
+def slot_names(slots: Iterable[str]) -> tuple[str, ...]:
+    """Every stored slot name that answers these slots (relatives under all their names)."""
+    out: dict[str, None] = {}
+    for s in slots:
+        if s in SLOT_QUESTIONS:
+            names: Iterable[str] = SLOT_QUESTIONS[s][0]
+        elif s.startswith("family."):
+            names = [f"family.{a}" for a in _RELATIVES.get(s.split(".", 1)[1], (s.split(".", 1)[1],))]
+        else:
+            names = (s,)
+        for name in names:
+            out.setdefault(name, None)
+    return tuple(out)

@@ -1,0 +1,98 @@
+"""Reading memories: one record, many, a bitemporal list (see :mod:`assistant.memory.store.filters`),
+counts, and the version history."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Iterable, Sequence
+
+from assistant.memory.store.base import StoreBase
+from assistant.memory.store.sqlite.db import Connection
+from assistant.memory.errors import NotFound
+from assistant.memory.store.filters import ORDER_SQL, MemoryFilter, Order, build
+from assistant.memory.records import Kind, Memory, MemoryVersion, Scope, Status, Trust
+from assistant.memory.store.rows import IN_IDS, MEMORY_COLUMNS, MEMORY_SELECT, VERSION_COLUMNS, hydrate, ids_json, version_from_row
+
+
+class ReadsMixin(StoreBase):
+    @staticmethod
+    def _require(c: Connection, memory_id: int) -> Any:
+        row = c.execute(f"SELECT {MEMORY_SELECT} FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        if row is None:
+            raise NotFound(f"no memory with id {memory_id}")
+        return row
+
+    def get(self, memory_id: int) -> Memory:
+        """The current version of a memory; :class:`NotFound` if there is none."""
+        return self.read(lambda c: hydrate(c, [self._require(c, memory_id)])[0])
+
+    def get_many(self, ids: Sequence[int]) -> list[Memory]:
+        """Memories for ``ids`` in the given order (unknown ids are skipped)."""
+        if not ids:
+            return []
+
+        def run(c: Connection) -> list[Memory]:
+            rows = c.execute(f"SELECT {MEMORY_SELECT} FROM memories WHERE id IN {IN_IDS}", (ids_json(ids),)).fetchall()
+            by_id = {m.id: m for m in hydrate(c, rows)}
+            return [by_id[i] for i in ids if i in by_id]
+
+        return self.read(run)
+
+    def list_memories(
+        self,
+        *,
+        kind: Kind | str | Iterable[Kind | str] | None = None,
+        status: Status | str | Iterable[Status | str] | None = None,
+        trust: Trust | str | Iterable[Trust | str] | None = None,
+        min_trust: Trust | str | None = None,
+        text: str | None = None,
+        scope: Scope | None = None,
+        slot: str | None = None,
+        pinned: bool | None = None,
+        as_of: datetime | None = None,
+        known_at: datetime | None = None,
+        include_archived: bool = False,
+        include_expired: bool = False,
+        include_invalid: bool = False,
+        include_all: bool = False,
+        order: Order = "newest",
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Memory]:
+        """Memories matching the filters (see :mod:`assistant.memory.store.filters` for the time axes).
+        ``limit``/``offset`` page lazily; :meth:`count` takes the same filters."""
+        f = MemoryFilter.build(
+            kind=kind, status=status, trust=trust, min_trust=min_trust, text=text, scope=scope, slot=slot,
+            pinned=pinned, as_of=as_of, known_at=known_at, include_archived=include_archived,
+            include_expired=include_expired, include_invalid=include_invalid, include_all=include_all,
+        )  # fmt: skip
+        sql, params = build(f, self.now())
+        sql += f" ORDER BY {ORDER_SQL[order]} LIMIT {int(limit) if limit is not None else -1} OFFSET {int(offset)}"
+        return self.read(lambda c: hydrate(c, c.execute(sql, params).fetchall(), f.known_at))
+
+    def count_memories(self, **filters: Any) -> int:
+        """How many memories :meth:`list` would return (same filters, no paging)."""
+        for k in ("order", "limit", "offset"):
+            filters.pop(k, None)
+        sql, params = build(MemoryFilter.build(**filters), self.now())
+        return int(self.conn.execute(f"SELECT count(*) FROM ({sql})", params).fetchone()[0])
+
+    def history(self, memory_id: int) -> list[MemoryVersion]:
+        """Every version of a memory, oldest first; the last one is current."""
+
+        def run(c: Connection) -> list[MemoryVersion]:
+            cur = self._require(c, memory_id)
+            cols = ", ".join(VERSION_COLUMNS)
+            rows = c.execute(f"SELECT {cols} FROM memory_versions WHERE memory_id = ? ORDER BY version", (memory_id,)).fetchall()
+            out = [version_from_row(r) for r in rows]
+            d = dict(zip(MEMORY_COLUMNS, cur))
+            out.append(
+                version_from_row(
+                    (memory_id, d["version"], d["text"], d["content_hash"], d["kind"], d["valid_at"], d["invalid_at"],
+                     d["expired_at"], d["status"], d["trust"], d["confidence"], d["expires_at"], d["pinned"], d["slot"],
+                     d["updated_at"], None, d["update_type"], d["actor"], d["reason"])
+                )
+            )  # fmt: skip
+            return out
+
+        return self.read(run)

@@ -1,0 +1,281 @@
+"""The database key: a random 256-bit secret kept in the OS keyring.
+
+Where no keyring backend exists (headless Linux: ``keyring.get_keyring()`` is the ``fail``
+backend and ``set_password`` raises ``NoKeyringError``) the key goes to a 0600 key file
+(``paths().key_file``, a JSON map ``{db path: hex key}``) and :class:`KeyInfo` says so, for
+``doctor`` and the settings page. Lookups never create a key for a database that already exists:
+a lost key is a clear :class:`KeyMissingError`, never a new empty database over the old one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import secrets
+import stat
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import keyring
+import keyring.backends.fail
+import keyring.errors
+
+from assistant.config import Paths, paths
+from assistant.memory.store.sqlite import diagnose
+from assistant.memory.errors import KeyMissingError, StoreError
+
+SERVICE = "keepsake"
+KEY_BYTES = 32  # 256 bits
+
+
+@dataclass(frozen=True)
+class KeyInfo:
+    """Which backend holds the database key (shown by ``doctor``)."""
+
+    backend: str  # "keyring" | "file" | "explicit" | "none"
+    description: str
+    location: str | None = None
+    encrypted: bool = True
+
+    @property
+    def name(self) -> str:
+        return self.backend
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "backend": self.backend,
+            "description": self.description,
+            "location": self.location,
+            "encrypted": self.encrypted,
+        }
+
+
+def key_username(db_path: Path) -> str:
+    return f"db-key:{Path(db_path).expanduser().resolve()}"
+
+
+def normalize_key(key: str | bytes) -> str:
+    """Accept 32 raw bytes or 64 hex characters; return lowercase hex."""
+    if isinstance(key, (bytes, bytearray)):
+        if len(key) != KEY_BYTES:
+            raise StoreError(f"database key must be {KEY_BYTES} bytes, got {len(key)}")
+        return bytes(key).hex()
+    k = key.strip().lower()
+    if len(k) != 2 * KEY_BYTES or any(c not in "0123456789abcdef" for c in k):
+        raise StoreError("database key must be 64 hexadecimal characters")
+    return k
+
+
+def keyring_status() -> tuple[bool, str]:
+    """(usable, backend name). The ``fail`` backend (or an empty chainer) is not usable."""
+    try:
+        kr = keyring.get_keyring()
+    except Exception as exc:  # pragma: no cover - broken keyring config
+        return False, f"keyring unavailable ({exc})"
+    name = f"{type(kr).__module__}.{type(kr).__qualname__}"
+    if isinstance(kr, keyring.backends.fail.Keyring):
+        return False, name
+    try:
+        from keyring.backends.chainer import ChainerBackend
+
+        if isinstance(kr, ChainerBackend) and not kr.backends:
+            return False, name
+    except Exception:  # pragma: no cover
+        pass
+    return True, name
+
+
+_FRIENDLY = {
+    "keyring.backends.SecretService": "Secret Service (GNOME Keyring or KWallet)",
+    "keyring.backends.kwallet": "KWallet",
+    "keyring.backends.macOS": "macOS Keychain",
+    "keyring.backends.Windows": "Windows Credential Manager",
+    "keyring.backends.libsecret": "libsecret (GNOME Keyring)",
+}
+
+
+def friendly_backend(name: str) -> str:
+    """A keyring backend's class path in words: "keyring.backends.macOS.Keyring" -> "macOS Keychain"."""
+    module = name.rsplit(".", 1)[0]
+    return _FRIENDLY.get(module, module.rsplit(".", 1)[-1] if module.startswith("keyring.backends.") else name)
+
+
+# --------------------------------------------------------------------------------------------
+# key file
+
+
+def _key_file() -> Path:
+    return paths().key_file
+
+
+def _read_key_file(path: Path) -> dict[str, str]:
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise StoreError(f"cannot read key file {path}: {exc}") from exc
+    try:
+        data = json.loads(raw)
+        keys = data.get("keys", {}) if isinstance(data, dict) else {}
+        return {str(k): str(v) for k, v in keys.items()}
+    except (ValueError, AttributeError) as exc:
+        raise StoreError(f"key file {path} is damaged (not JSON); it is left untouched") from exc
+
+
+def _write_key_file(path: Path, keys: dict[str, str]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump({"version": 1, "keys": keys}, fh, indent=2)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if os.name == "posix":
+            os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+
+
+def _tighten(path: Path) -> None:
+    if os.name == "posix" and path.exists():
+        mode = stat.S_IMODE(path.stat().st_mode)
+        if mode & 0o077:
+            os.chmod(path, 0o600)
+
+
+@contextlib.contextmanager
+def _lock() -> Iterator[None]:
+    """Serialize key creation between processes (two first starts must agree on one key)."""
+    lock_path = _key_file().with_name("db-key.lock")
+    try:
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        if exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM) or not lock_path.exists():
+            raise diagnose.classify(exc, lock_path) or exc
+        fd = os.open(lock_path, os.O_RDONLY)  # a read-only folder: reading a key needs no write (flock works)
+    try:
+        if sys.platform == "win32":  # pragma: no cover
+            import msvcrt
+
+            msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        if sys.platform == "win32":  # pragma: no cover
+            import msvcrt
+
+            with contextlib.suppress(OSError):
+                msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+# --------------------------------------------------------------------------------------------
+# lookup / creation
+
+
+def _keyring_info(name: str) -> KeyInfo:
+    return KeyInfo("keyring", f"stored in the OS keyring ({friendly_backend(name)}), service '{SERVICE}'", name)
+
+
+def _file_info(path: Path, why: str) -> KeyInfo:
+    return KeyInfo("file", f"stored in the key file {path}, readable only by you ({why})", str(path))
+
+
+def load_key(db_path: Path) -> tuple[str | None, KeyInfo]:
+    """Find an existing key (keyring first, then the key file). Never creates one."""
+    username = key_username(db_path)
+    usable, name = keyring_status()
+    keyring_error = None
+    if usable:
+        try:
+            value = keyring.get_password(SERVICE, username)
+        except keyring.errors.KeyringError as exc:
+            value, keyring_error = None, exc
+        if value:
+            return normalize_key(value), _keyring_info(name)
+    kf = _key_file()
+    stored = _read_key_file(kf).get(str(Path(db_path).expanduser().resolve()))
+    if stored:
+        _tighten(kf)
+        why = "no OS keyring on this system" if not usable else "stored while no OS keyring was available"
+        return normalize_key(stored), _file_info(kf, why)
+    if keyring_error is not None:
+        return None, KeyInfo("none", f"the OS keyring ({friendly_backend(name)}) failed: {keyring_error}", None)
+    where = f"not in the OS keyring ({friendly_backend(name)})" if usable else "no OS keyring on this system"
+    return None, KeyInfo("none", f"{where}, nor in the key file {kf}", None)
+
+
+def _db_exists(db_path: Path) -> bool:
+    try:
+        return db_path.stat().st_size > 0
+    except FileNotFoundError:
+        return False
+
+
+def get_or_create_key(db_path: Path) -> tuple[str, KeyInfo]:
+    """The key for ``db_path``; a new random key only if the database does not exist yet."""
+    db_path = Path(db_path).expanduser().resolve()
+    with _lock():
+        key, info = load_key(db_path)
+        if key:
+            return key, info
+        if _db_exists(db_path):
+            raise KeyMissingError(
+                f"the memory database {db_path} exists but its encryption key was not found "
+                f"({info.description}; keyring service '{SERVICE}', user '{key_username(db_path)}'). "
+                "Without the key the memories cannot be read, so Keepsake will not open or replace "
+                "it. Restore the key, or move the database away to start a new one."
+            )
+        new_key = secrets.token_hex(KEY_BYTES)
+        usable, name = keyring_status()
+        if usable:
+            try:
+                keyring.set_password(SERVICE, key_username(db_path), new_key)
+                if keyring.get_password(SERVICE, key_username(db_path)) == new_key:
+                    return new_key, _keyring_info(name)
+            except (keyring.errors.KeyringError, NotImplementedError, RuntimeError):
+                pass
+            why = f"the OS keyring ({friendly_backend(name)}) refused the key"
+        else:
+            why = "no OS keyring on this system"
+        kf = _key_file()
+        keys = _read_key_file(kf)
+        keys[str(db_path)] = new_key
+        _write_key_file(kf, keys)
+        return new_key, _file_info(kf, why)
+
+
+def backend_info(p: "Paths | None" = None) -> KeyInfo:
+    """``doctor``: where the main database's key lives (or will live)."""
+    return describe((p or paths()).database)
+
+
+def describe(db_path: Path | None = None) -> KeyInfo:
+    """For ``doctor``: where the key of ``db_path`` (default: the main database) lives."""
+    db_path = Path(db_path or paths().database)
+    try:
+        key, info = load_key(db_path)
+    except StoreError as exc:
+        return KeyInfo("none", str(exc), None)
+    if key:
+        return info
+    usable, name = keyring_status()
+    target = (f"the OS keyring ({friendly_backend(name)})" if usable
+              else f"the key file {_key_file()}, readable only by you (this system has no OS keyring)")  # fmt: skip
+    return KeyInfo("none", f"not created yet: it will be stored in {target}", None)
