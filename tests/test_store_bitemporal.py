@@ -10,6 +10,7 @@ from store_fakes import FakeClock, dt, fake_hash_embedder
 
 from assistant.memory.records import Kind, Status, Trust, UpdateType
 from assistant.memory.store import MemoryStore
+from assistant.memory.store.filters import MemoryFilter
 
 
 @pytest.fixture
@@ -94,6 +95,21 @@ def test_ttl_archive_and_future_facts(world) -> None:
     assert store.get(shanghai).status == Status.ARCHIVED
     store.restore(shanghai)
     assert [m.id for m in store.list()] == [shanghai]
+
+
+def test_one_memory_filter_value_is_what_the_keywords_describe() -> None:
+    store = MemoryStore(embed=fake_hash_embedder)
+    for i in range(6):  # 3 imported (odd i), 3 user-stated
+        store.add(f"fact number {i}", trust=Trust.IMPORTED if i % 2 else Trust.USER_STATED)
+    store.add("a profile slot", kind=Kind.PROFILE, slot="name")
+    imported = MemoryFilter.build(kind="fact", trust="imported")
+    assert imported == MemoryFilter(kinds=(Kind.FACT,), trusts=(Trust.IMPORTED,))
+    assert store.count(imported) == store.count(kind="fact", trust="imported") == 3
+    assert [m.id for m in store.list(imported, limit=2)] == [m.id for m in store.list(kind="fact", trust="imported", limit=2)]
+    with pytest.raises(TypeError):
+        store.list(imported, kind="profile")  # a filter or keywords, never both
+    with pytest.raises(TypeError):
+        store.count(knd="fact")  # a misspelt filter is an error, not "no filter"
 
 
 def test_filters_and_paging() -> None:

@@ -14,7 +14,7 @@ from typing import Any, Callable
 from assistant.memory.retrieval import answerable as ans
 from assistant.memory.retrieval import textmatch as tm
 from assistant.memory.consolidation.plans.claims import NAME_SLOTS, canonical_subject, claims, person_names
-from assistant.memory.store.filters import MemoryFilter, build
+from assistant.memory.store.filters import MemoryFilter, select_sql
 from assistant.memory.records import Kind
 from assistant.memory.store.rows import MEMORY_COLUMNS, ids_json
 
@@ -90,7 +90,7 @@ def relation_known(c: Any, relation: str, f: MemoryFilter, now: datetime, names:
     """Whether any memory the filter allows says the person has ``relation``, and the names
     they gave it ("my dog Pepper")."""
     expr = " OR ".join('"' + w.replace('"', '""') + '"' for w in ans.lookup_words(relation))
-    sql, params = build(f, now)
+    sql, params = select_sql(f, now)
     q = sql + " AND src.id IN (SELECT rowid FROM memory_fts WHERE memory_fts MATCH :rel) LIMIT 500"
     known, rel_names = False, set()
     for r in c.execute(q, {**params, "rel": expr}):

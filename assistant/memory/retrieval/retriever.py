@@ -71,7 +71,7 @@ from rapidfuzz.process import cdist
 from assistant.memory.retrieval import answerable as ans
 from assistant.memory.retrieval import gates
 from assistant.memory.retrieval import textmatch as tm
-from assistant.memory.store.filters import MemoryFilter, build
+from assistant.memory.store.filters import MemoryFilter, select_sql
 from assistant.memory.records import Kind, Memory, Scope, Status
 from assistant.memory.store.rows import MEMORY_COLUMNS, hydrate, ids_json
 from assistant.memory.retrieval.scoring import (
@@ -264,7 +264,7 @@ class Retriever:
     def _run(self, c: Any, text: str, qv: np.ndarray, k: int, f: MemoryFilter, vf: VecFilter, now: datetime,
              slots: tuple[str, ...], include_rejected: bool, asked: ans.Asked) -> list[Hit]:  # fmt: skip
         n = max(4 * k, self.min_candidates)
-        sql, params = build(f, now)
+        sql, params = select_sql(f, now)
         rows: dict[int, Any] = {}
         cos: dict[int, float] = {}
         fetched, batch = 0, n

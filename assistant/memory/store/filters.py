@@ -1,4 +1,5 @@
-"""Bitemporal list/count queries over memories.
+"""Which memories a read sees: :class:`MemoryFilter` (one value object for every list, count and
+search) and the bitemporal SQL it becomes (:func:`select_sql`).
 
 Two axes:
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Iterable, Literal
+from typing import Any, Iterable, Literal, TypedDict, Unpack
 
 from assistant.memory.records import Kind, Scope, Status, Trust, to_utc, ts_to_db
 from assistant.memory.store.rows import MEMORY_COLUMNS
@@ -36,8 +37,33 @@ def _tuple(value: Any, cls: Any) -> tuple[Any, ...] | None:
     return tuple(cls(v) for v in value)
 
 
+class FilterArgs(TypedDict, total=False):
+    """The filter keywords of ``store.list``/``store.count`` (declared once, here).
+
+    ``kind``/``status``/``trust`` take one value or several; ``min_trust`` keeps trusts at or
+    above it; ``text`` is a case-insensitive substring (LIKE, escaped); ``as_of``/``known_at``
+    are the two time axes above; ``include_all`` sets the three ``include_*`` flags."""
+
+    kind: Kind | str | Iterable[Kind | str] | None
+    status: Status | str | Iterable[Status | str] | None
+    trust: Trust | str | Iterable[Trust | str] | None
+    min_trust: Trust | str | None
+    text: str | None
+    scope: Scope | None
+    slot: str | None
+    pinned: bool | None
+    as_of: datetime | None
+    known_at: datetime | None
+    include_archived: bool
+    include_expired: bool
+    include_invalid: bool
+    include_all: bool
+
+
 @dataclass(frozen=True)
 class MemoryFilter:
+    """Which memories a list, count or search reads: normalized, hashable (retrieval caches by it)."""
+
     kinds: tuple[Kind, ...] | None = None
     statuses: tuple[Status, ...] | None = None
     trusts: tuple[Trust, ...] | None = None
@@ -53,39 +79,37 @@ class MemoryFilter:
     include_invalid: bool = False
 
     @classmethod
-    def build(
-        cls,
-        *,
-        kind: Kind | str | Iterable[Kind | str] | None = None,
-        status: Status | str | Iterable[Status | str] | None = None,
-        trust: Trust | str | Iterable[Trust | str] | None = None,
-        min_trust: Trust | str | None = None,
-        text: str | None = None,
-        scope: Scope | None = None,
-        slot: str | None = None,
-        pinned: bool | None = None,
-        as_of: datetime | None = None,
-        known_at: datetime | None = None,
-        include_archived: bool = False,
-        include_expired: bool = False,
-        include_invalid: bool = False,
-        include_all: bool = False,
-    ) -> "MemoryFilter":
+    def build(cls, **args: Unpack[FilterArgs]) -> "MemoryFilter":
+        """From the loose keywords of :class:`FilterArgs` (an unknown keyword is a TypeError)."""
+        unknown = set(args) - set(FilterArgs.__annotations__)
+        if unknown:
+            raise TypeError(f"unknown memory filter: {', '.join(sorted(unknown))}")
+        every = bool(args.get("include_all", False))
+        min_trust, as_of, known_at = args.get("min_trust"), args.get("as_of"), args.get("known_at")
         return cls(
-            kinds=_tuple(kind, Kind),
-            statuses=_tuple(status, Status),
-            trusts=_tuple(trust, Trust),
+            kinds=_tuple(args.get("kind"), Kind),
+            statuses=_tuple(args.get("status"), Status),
+            trusts=_tuple(args.get("trust"), Trust),
             min_trust=Trust(min_trust) if min_trust is not None else None,
-            text=text or None,
-            scope=scope,
-            slot=slot,
-            pinned=pinned,
+            text=args.get("text") or None,
+            scope=args.get("scope"),
+            slot=args.get("slot"),
+            pinned=args.get("pinned"),
             as_of=to_utc(as_of) if as_of is not None else None,
             known_at=to_utc(known_at) if known_at is not None else None,
-            include_archived=include_archived or include_all,
-            include_expired=include_expired or include_all,
-            include_invalid=include_invalid or include_all,
+            include_archived=bool(args.get("include_archived", False)) or every,
+            include_expired=bool(args.get("include_expired", False)) or every,
+            include_invalid=bool(args.get("include_invalid", False)) or every,
         )
+
+    @classmethod
+    def of(cls, where: "MemoryFilter | None", args: FilterArgs) -> "MemoryFilter":
+        """``where`` if given (then no keywords), else the filter the keywords describe."""
+        if where is None:
+            return cls.build(**args)
+        if args:
+            raise TypeError("pass either a MemoryFilter or filter keywords, not both")
+        return where
 
 
 _SNAPSHOT = f"""
@@ -104,7 +128,7 @@ def like_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def build(f: MemoryFilter, now: datetime) -> tuple[str, dict[str, Any]]:
+def select_sql(f: MemoryFilter, now: datetime) -> tuple[str, dict[str, Any]]:
     """``(sql, params)`` selecting MEMORY_COLUMNS from ``src`` (a table or the T snapshot)
     with WHERE applied; the caller adds ORDER/LIMIT."""
     params: dict[str, Any] = {"now": ts_to_db(now)}

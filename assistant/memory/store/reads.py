@@ -4,13 +4,13 @@ counts, and the version history."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence, Unpack
 
 from assistant.memory.store.base import StoreBase
 from assistant.memory.store.sqlite.db import Connection
 from assistant.memory.errors import NotFound
-from assistant.memory.store.filters import ORDER_SQL, MemoryFilter, Order, build
-from assistant.memory.records import Kind, Memory, MemoryVersion, Scope, Status, Trust
+from assistant.memory.store.filters import ORDER_SQL, FilterArgs, MemoryFilter, Order, select_sql
+from assistant.memory.records import Memory, MemoryVersion
 from assistant.memory.store.rows import IN_IDS, MEMORY_COLUMNS, MEMORY_SELECT, VERSION_COLUMNS, hydrate, ids_json, version_from_row
 
 
@@ -40,41 +40,25 @@ class ReadsMixin(StoreBase):
 
     def list_memories(
         self,
+        where: MemoryFilter | None = None,
+        /,
         *,
-        kind: Kind | str | Iterable[Kind | str] | None = None,
-        status: Status | str | Iterable[Status | str] | None = None,
-        trust: Trust | str | Iterable[Trust | str] | None = None,
-        min_trust: Trust | str | None = None,
-        text: str | None = None,
-        scope: Scope | None = None,
-        slot: str | None = None,
-        pinned: bool | None = None,
-        as_of: datetime | None = None,
-        known_at: datetime | None = None,
-        include_archived: bool = False,
-        include_expired: bool = False,
-        include_invalid: bool = False,
-        include_all: bool = False,
         order: Order = "newest",
         limit: int | None = None,
         offset: int = 0,
+        **filters: Unpack[FilterArgs],
     ) -> list[Memory]:
-        """Memories matching the filters (see :mod:`assistant.memory.store.filters` for the time axes).
-        ``limit``/``offset`` page lazily; :meth:`count` takes the same filters."""
-        f = MemoryFilter.build(
-            kind=kind, status=status, trust=trust, min_trust=min_trust, text=text, scope=scope, slot=slot,
-            pinned=pinned, as_of=as_of, known_at=known_at, include_archived=include_archived,
-            include_expired=include_expired, include_invalid=include_invalid, include_all=include_all,
-        )  # fmt: skip
-        sql, params = build(f, self.now())
+        """Memories matching ``where`` or the filter keywords (:class:`FilterArgs`; see
+        :mod:`assistant.memory.store.filters` for the time axes). ``limit``/``offset`` page lazily;
+        :meth:`count` takes the same filters."""
+        f = MemoryFilter.of(where, filters)
+        sql, params = select_sql(f, self.now())
         sql += f" ORDER BY {ORDER_SQL[order]} LIMIT {int(limit) if limit is not None else -1} OFFSET {int(offset)}"
         return self.read(lambda c: hydrate(c, c.execute(sql, params).fetchall(), f.known_at))
 
-    def count_memories(self, **filters: Any) -> int:
+    def count_memories(self, where: MemoryFilter | None = None, /, **filters: Unpack[FilterArgs]) -> int:
         """How many memories :meth:`list` would return (same filters, no paging)."""
-        for k in ("order", "limit", "offset"):
-            filters.pop(k, None)
-        sql, params = build(MemoryFilter.build(**filters), self.now())
+        sql, params = select_sql(MemoryFilter.of(where, filters), self.now())
         return int(self.conn.execute(f"SELECT count(*) FROM ({sql})", params).fetchone()[0])
 
     def history(self, memory_id: int) -> list[MemoryVersion]:
