@@ -1,33 +1,20 @@
-"""Pure text helpers for retrieval: query cleaning, FTS5-compatible tokens and BM25, FTS5 MATCH
-sanitizing, entity n-grams and slot-shaped questions. No I/O.
+"""Pure text helpers for retrieval: query cleaning, FTS5-compatible tokens, the FTS5 MATCH
+expression (every term quoted, so user text is never FTS5 syntax), entity n-grams and
+slot-shaped questions. No I/O. BM25 itself is FTS5's ``bm25()`` (:mod:`.retriever`).
 
-**BM25.** SQLite's ``bm25()`` scans the full doclist of every query term to count the rows that
-contain it: ~70 ms per query at 100k memories for common words, for a signal that only re-ranks
-~60 candidates. So :func:`fts5_bm25` computes FTS5's own formula, for the candidates only, from
-FTS5's own statistics (rows and average length from the index, per-term document counts from
-``fts5vocab``) and the candidates' tokens::
-
-    idf(t)  = ln((N - df(t) + 0.5) / (df(t) + 0.5)),  replaced by 1e-6 when <= 0
-    bm25    = -sum_t idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl)),  k1=1.2, b=0.75
-
-which is what ``SELECT bm25(memory_fts) ... MATCH '"t1" OR "t2" ...'`` returns for the same
-rows (negative = relevant; the tests compare the two). Tokens follow the ``unicode61
-remove_diacritics 2`` tokenizer: letters and digits, lower case, diacritics removed.
+Tokens follow the ``unicode61 remove_diacritics 2`` tokenizer: letters and digits, lower case,
+diacritics removed.
 """
 
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
-from collections import Counter
-from typing import Iterable, Mapping
+from typing import Iterable
 
 MAX_QUERY_CHARS = 2000  # longer queries are cut (MiniLM sees ~510 tokens anyway)
 MAX_TERMS = 32  # distinct query terms used for BM25 / MATCH
 MAX_TERM_CHARS = 64
-BM25_K1 = 1.2
-BM25_B = 0.75
 
 _TOKEN = re.compile(r"[^\W_]+")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
@@ -83,50 +70,6 @@ def match_expression(text: str) -> str | None:
     if not terms:
         return None
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-
-
-def idf(n_rows: int, df: int) -> float:
-    """FTS5's idf: ``ln((N - df + 0.5) / (df + 0.5))``, 1e-6 when not positive."""
-    value = math.log((n_rows - df + 0.5) / (df + 0.5)) if n_rows > 0 else 0.0
-    return value if value > 0 else 1e-6
-
-
-def fts5_bm25(terms: Iterable[str], doc: Mapping[str, int], doc_len: int, df: Mapping[str, int],
-              n_rows: int, avgdl: float) -> float | None:  # fmt: skip
-    """FTS5's ``bm25()`` for one row (negative; None when no term occurs in the row)."""
-    score = 0.0
-    hit = False
-    norm = BM25_K1 * (1.0 - BM25_B + BM25_B * doc_len / avgdl) if avgdl > 0 else BM25_K1
-    for t in terms:
-        tf = doc.get(t, 0)
-        if tf:
-            hit = True
-            score += idf(n_rows, df.get(t, 0)) * tf * (BM25_K1 + 1.0) / (tf + norm)
-    return -score if hit else None
-
-
-def doc_stats(text: str) -> tuple[Counter[str], int]:
-    toks = fts_tokens(text)
-    return Counter(toks), len(toks)
-
-
-def read_varint(buf: bytes, i: int) -> tuple[int, int]:
-    """SQLite varint (big-endian 7-bit groups, 9th byte whole) at ``buf[i]``."""
-    value = 0
-    for _ in range(8):
-        b = buf[i]
-        i += 1
-        value = (value << 7) | (b & 0x7F)
-        if b < 0x80:
-            return value, i
-    return (value << 8) | buf[i], i + 1
-
-
-def fts_averages(block: bytes) -> tuple[int, int]:
-    """(rows, total tokens) from FTS5's averages record (``<table>_data`` id 1)."""
-    n_rows, i = read_varint(block, 0)
-    n_tokens, _ = read_varint(block, i)
-    return n_rows, n_tokens
 
 
 # -- entities ---------------------------------------------------------------------------------
