@@ -61,7 +61,7 @@ def _encryption() -> list[Check]:
     encrypted = db.encryption_available()
     detail = "the memory database is encrypted (SQLCipher)" if encrypted else \
         "NOT encrypted: this system has no SQLCipher build (sqlean fallback)"
-    key = keys.backend_info(p)
+    key = keys.describe(p.database, p.key_file)
     usable, keyring_name = keys.keyring_status()
     key_ok, key_detail = True, key.description
     if encrypted and key.name == "none" and p.database.exists():
@@ -100,11 +100,12 @@ def _database() -> Check:
     from assistant.memory.errors import StoreError
     from assistant.memory.store import MemoryStore
 
-    path = paths().database
+    p = paths()
+    path = p.database
     if not path.exists():
         return Check("database", True, f"no database yet at {path} (it is created on first use)", {"path": str(path)})
     try:
-        store = MemoryStore(path, retry_deadline=10.0, busy_timeout=5.0)
+        store = MemoryStore(path, key_file=p.key_file, retry_deadline=10.0, busy_timeout=5.0)
     except StoreError as exc:
         return Check("database", False, str(exc), {"path": str(path), "kind": getattr(exc, "kind", "store")})
     except OSError as exc:

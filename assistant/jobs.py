@@ -110,10 +110,11 @@ def _default_run(store: Any, chat_model: Any, use_llm: bool, extract_model: Call
         config = ConsolidationConfig(use_llm=use_llm and chat_model is not None)
         outcome = _Outcome(Consolidator(store, chat_model=chat_model, config=config).run(trigger=trigger, cancel=cancel))
         if extract_model is not None and trigger != "compaction" and not cancel.is_set():
+            from assistant.config import load_settings
             from assistant.memory.capture.importing import model_extraction
 
             if model_extraction.status(store).left:
-                outcome.extraction = model_extraction.run(store, extract_model(), cancel=cancel)
+                outcome.extraction = model_extraction.run(store, extract_model(), cancel=cancel, settings=load_settings)
         return outcome
 
     return run

@@ -122,7 +122,7 @@ def open_store(p: Paths | None = None, *, with_embedder: bool = True, lock_wait:
     make_private(p)
     embed = get_embedder(p).embed if with_embedder else None
     waits = {} if lock_wait is None else {"busy_timeout": min(30.0, lock_wait / 2), "retry_deadline": lock_wait / 2}
-    store = MemoryStore(p.database, embed=embed, **waits)
+    store = MemoryStore(p.database, key_file=p.key_file, embed=embed, **waits)
     store.forgetter.register(ContextSummaries(store.context_archive))
     store.forgetter.register(PromptCaches())
     store.forgetter.register(OpenSessions())
@@ -170,9 +170,12 @@ def get_capture_queue(store, chat_model=None):
     Live capture uses the deterministic rules only: LLM extraction on the shared chat model would
     hold its lock for seconds and throw away the conversation's prompt cache (measured: the 135M
     default adds ~1 useful fact in 12 messages). Import uses the LLM on request (`--no-llm`)."""
-    from assistant.memory.capture.queue import CaptureQueue
+    from assistant.memory.capture.queue import JOURNAL_NAME, CaptureQueue
+
     with _lock:
         queue = _capture_queues.get(store.path)
         if queue is None:
-            queue = _capture_queues[store.path] = CaptureQueue(lambda: open_store(with_embedder=True), chat_model, use_llm=False)
+            queue = _capture_queues[store.path] = CaptureQueue(
+                lambda: open_store(with_embedder=True), chat_model, use_llm=False,
+                journal=paths().ensure().data / JOURNAL_NAME, settings=load_settings)
         return queue

@@ -10,6 +10,7 @@ import pytest
 
 from assistant.memory.records import Kind, Role, Source
 from assistant.memory.store import MemoryStore
+from assistant.config import paths
 from store_fakes import FakeClock
 
 UTC = timezone.utc
@@ -36,7 +37,7 @@ def clock() -> FakeClock:
 
 @pytest.fixture
 def store(minilm, clock, keepsake_home):
-    s = MemoryStore(embed=minilm.embed, clock=clock)
+    s = MemoryStore(paths().database, embed=minilm.embed, clock=clock)
     yield s
     s.close()
 

@@ -20,6 +20,8 @@ from typing import Iterator
 
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
+from assistant.config import paths
+
 PAGE = 4096
 RESERVE = 80
 
@@ -128,6 +130,6 @@ def count_in_pages(db_path: Path, key_hex: str, mark: str) -> dict[str, int]:
 def db_key(store) -> str:
     from assistant.memory.store.sqlite import keys
 
-    key, _info = keys.load_key(store.path)
+    key, _info = keys.load_key(store.path, paths().key_file)
     assert key, "no key for the store"
     return key

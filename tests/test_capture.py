@@ -16,6 +16,7 @@ from assistant.memory.capture.capturer import Capturer
 from assistant.memory.capture.commands import forget_candidates, parse_command, remember
 from assistant.memory.records import Kind, Trust
 from assistant.memory.store import MemoryStore
+from assistant.config import load_settings
 
 UTC = timezone.utc
 OBS = datetime(2023, 5, 22, 12, 0, tzinfo=UTC)
@@ -57,7 +58,7 @@ def all_texts(store):
 
 def test_episode_with_full_provenance_and_grounded_facts(store):
     msg = say(store, "I went to Paris last week.")
-    r = Capturer(store, use_llm=False, tz=UTC).capture_message(msg.id)
+    r = Capturer(store, use_llm=False, tz=UTC, settings=load_settings).capture_message(msg.id)
     ep = store.get(r.episode_id)
     assert ep.kind == Kind.EPISODE and ep.text == "I went to Paris last week."  # verbatim
     assert ep.valid_at == datetime(2023, 5, 15, tzinfo=UTC) and ep.trust == Trust.USER_STATED
@@ -74,12 +75,12 @@ def test_episode_with_full_provenance_and_grounded_facts(store):
 
 def test_only_user_messages_are_captured(store):
     s = store.create_session("chat")
-    r = Capturer(store, use_llm=False).capture_message(say(store, "I live in Lyon.", session=s, role="assistant").id)
+    r = Capturer(store, use_llm=False, settings=load_settings).capture_message(say(store, "I live in Lyon.", session=s, role="assistant").id)
     assert r.skipped and r.episode_id is None and store.count(include_all=True) == 0
 
 
 def test_same_message_twice_adds_nothing(store):
-    cap = Capturer(store, use_llm=False)
+    cap = Capturer(store, use_llm=False, settings=load_settings)
     msg = say(store, "I live in Shanghai and I work at Tencent.")
     first = cap.capture_message(msg.id)
     before = snapshot(store), store.conn.execute("SELECT count(*) FROM memory_sources").fetchone()[0]
@@ -98,7 +99,7 @@ def test_hot_path_never_changes_an_existing_row(store):
     model = FakeQueuedModel(  # FAKE model: proposes repeats and references to existing memories
         {"facts": [{"text": "User lives in Shanghai.", "about": 0}, {"text": "User moved to Berlin.", "about": 1}]},
     )
-    cap = Capturer(store, model)
+    cap = Capturer(store, model, settings=load_settings)
     for text in ("I live in Shanghai.", "I moved to Berlin last month.", "My favourite restaurant is Nando's now.",
                  "I work at Tencent."):
         cap.capture_message(say(store, text).id)
@@ -115,7 +116,7 @@ def test_contamination_never_reaches_memory_with_real_smollm(store, smollm):
     SmolLM2 is shown the existing memory; nothing written may name Olive Garden."""
     old = store.add("User's favourite restaurant is Olive Garden.", kind=Kind.PROFILE, slot="favourite.restaurant")
     msg = say(store, "I had a great meal")
-    r = Capturer(store, smollm).capture_message(msg.id)
+    r = Capturer(store, smollm, settings=load_settings).capture_message(msg.id)
     assert "Olive Garden" in r.llm_prompt  # the model did see it
     new = [m for m in store.list(include_all=True) if m.id != old]
     assert new and all("olive" not in m.text.lower() and "garden" not in m.text.lower() for m in new), [m.text for m in new]
@@ -127,7 +128,7 @@ def test_contamination_never_reaches_memory_with_real_smollm(store, smollm):
 
 def test_proper_nouns_kept_with_real_smollm(store, smollm):
     msg = say(store, "I drive a Ferrari 488 GTB now, and I got promoted to assistant manager last week.")
-    r = Capturer(store, smollm, tz=UTC).capture_message(msg.id)
+    r = Capturer(store, smollm, tz=UTC, settings=load_settings).capture_message(msg.id)
     texts = [m.text for m in store.get_many(r.memory_ids)]
     joined = " ".join(texts)
     assert "Ferrari 488 GTB" in joined and "assistant manager" in joined
@@ -145,7 +146,7 @@ def test_proper_nouns_kept_with_real_smollm(store, smollm):
 
 def test_llm_only_fact_is_assistant_inferred_with_fake_model(store):
     model = FakeQueuedModel({"facts": [{"text": "User adopted a kitten called Miso."}]})
-    r = Capturer(store, model).capture_message(say(store, "We adopted a kitten called Miso.").id)
+    r = Capturer(store, model, settings=load_settings).capture_message(say(store, "We adopted a kitten called Miso.").id)
     (m,) = store.get_many(r.memory_ids)
     assert m.text == "User adopted a kitten called Miso." and m.trust == Trust.ASSISTANT_INFERRED
     assert m.sources[0].extractor == "llm:fake-queued" and r.llm_proposed == r.llm_accepted == 1
@@ -158,7 +159,7 @@ def test_fake_model_output_is_range_checked_and_validated(store):
         {"text": "I really had a great meal", "about": 7},  # first person, out-of-range id
         {"text": "User had a meal with 4 friends.", "about": 0},  # invented number
     ]})
-    r = Capturer(store, model).capture_message(say(store, "I really had a great meal").id)
+    r = Capturer(store, model, settings=load_settings).capture_message(say(store, "I really had a great meal").id)
     (_, schema), = model.calls
     assert schema["properties"]["facts"]["items"]["properties"]["about"] == {"enum": [-1, 0]}  # ids 0..n-1, never uuids
     assert "0: User lives in Shanghai." in model.calls[0][0][1].content
@@ -170,7 +171,7 @@ def test_fake_model_output_is_range_checked_and_validated(store):
 
 
 def test_bad_model_output_is_not_an_error_with_fake_model(store):
-    r = Capturer(store, FakeQueuedModel(ValueError("truncated JSON"))).capture_message(say(store, "I live in Lyon.").id)
+    r = Capturer(store, FakeQueuedModel(ValueError("truncated JSON")), settings=load_settings).capture_message(say(store, "I live in Lyon.").id)
     assert r.llm_error and "User lives in Lyon." in [m.text for m in store.get_many(r.memory_ids)]
 
 
@@ -178,7 +179,7 @@ def test_bad_model_output_is_not_an_error_with_fake_model(store):
 
 def test_imported_session_gives_imported_trust(store):
     s = store.create_session("old chat", external_id="import:test:1")
-    r = Capturer(store, FakeQueuedModel({"facts": [{"text": "User adopted a kitten called Miso."}]})).capture_message(
+    r = Capturer(store, FakeQueuedModel({"facts": [{"text": "User adopted a kitten called Miso."}]}), settings=load_settings).capture_message(
         say(store, "I live in Lyon. We adopted a kitten called Miso.", session=s).id)
     ids = [r.episode_id, *r.memory_ids]
     assert len(ids) >= 3 and {m.trust for m in store.get_many(ids)} == {Trust.IMPORTED}
@@ -186,14 +187,14 @@ def test_imported_session_gives_imported_trust(store):
 
 def test_incognito_session_captures_nothing(store):
     s = store.create_session("secret", incognito=True)
-    r = Capturer(store, use_llm=False).capture_message(say(store, "I live in Lyon.", session=s).id)
+    r = Capturer(store, use_llm=False, settings=load_settings).capture_message(say(store, "I live in Lyon.", session=s).id)
     assert r.skipped == "incognito session" and store.count(include_all=True) == 0
 
 
 @pytest.mark.parametrize("settings", [Settings(memory_enabled=False), Settings(incognito=True)])
 def test_memory_off_in_settings_captures_nothing(store, settings):
     save_settings(settings)
-    r = Capturer(store, use_llm=False).capture_message(say(store, "I live in Lyon.").id)
+    r = Capturer(store, use_llm=False, settings=load_settings).capture_message(say(store, "I live in Lyon.").id)
     assert r.skipped and store.count(include_all=True) == 0
 
 
@@ -205,12 +206,12 @@ def test_remember_stores_a_user_stated_fact_at_once(store):
     added = remember(store, cmd, message=msg)
     m = store.get(added.id)
     assert (m.text, m.trust, m.confidence, m.kind) == ("User's locker code is 4512.", Trust.USER_STATED, 1.0, Kind.FACT)
-    r = Capturer(store, use_llm=False).capture_message(msg.id)  # the later capture adds no second copy
+    r = Capturer(store, use_llm=False, settings=load_settings).capture_message(msg.id)  # the later capture adds no second copy
     assert added.id in r.memory_ids and len(store.get(added.id).sources) == 1
 
 
 def test_forget_never_deletes_without_confirmation(store):
-    cap = Capturer(store, use_llm=False)
+    cap = Capturer(store, use_llm=False, settings=load_settings)
     cap.capture_message(say(store, "Remember that my locker code is 4512.").id)
     cap.capture_message(say(store, "I live in Lyon.").id)
     total = store.count(include_all=True)

@@ -14,6 +14,7 @@ from assistant.memory.capture.capturer import Capturer
 from assistant.memory.capture.queue import CaptureQueue
 from assistant.memory.records import Kind
 from assistant.memory.store import MemoryStore
+from assistant.config import load_settings
 
 UTC = timezone.utc
 OBS = datetime(2023, 5, 22, 12, 0, tzinfo=UTC)
@@ -39,6 +40,10 @@ def captured():
     unsubscribe()
 
 
+def journal_of(db):
+    return db.with_name("capture-journal.jsonl")
+
+
 def say(store, text, session=None):
     session = session or store.create_session("chat")
     return store.add_message(session.id, "user", text, observed_at=OBS)
@@ -48,7 +53,7 @@ class FlakyCapturer(Capturer):
     """Fails the first ``n`` captures (a stand-in for a locked database or a model crash)."""
 
     def __init__(self, store, n: int) -> None:
-        super().__init__(store, use_llm=False)
+        super().__init__(store, use_llm=False, settings=load_settings)
         self.left = n
         self.calls: list[tuple[int, object]] = []
 
@@ -62,7 +67,7 @@ class FlakyCapturer(Capturer):
 
 def test_capture_runs_in_the_background_and_publishes_an_event(db, store, captured):
     msg = say(store, "I live in Lyon.")
-    q = CaptureQueue(lambda: MemoryStore(db), use_llm=False)
+    q = CaptureQueue(lambda: MemoryStore(db), journal=journal_of(db), use_llm=False, settings=load_settings)
     try:
         q.submit(msg.id)
         assert q.flush(30)
@@ -79,7 +84,7 @@ def test_a_5mb_message_does_not_block_and_keeps_only_its_statement(db, store, ca
     keeps only what the person said about themselves (the pasted text is no statement)."""
     big = "I moved to Berlin last month. " + ("lorem ipsum dolor sit amet " * 200_000)[: 5 * 1024 * 1024]
     msg = say(store, big)
-    q = CaptureQueue(lambda: MemoryStore(db), use_llm=False)
+    q = CaptureQueue(lambda: MemoryStore(db), journal=journal_of(db), use_llm=False, settings=load_settings)
     try:
         start = time.perf_counter()
         q.submit(msg.id)
@@ -100,8 +105,8 @@ def test_a_failure_is_persisted_and_retried(db, store, captured):
     flaky: list[FlakyCapturer] = []
     failed: list = []
     unsubscribe = events.subscribe("capture_failed", failed.append)
-    q = CaptureQueue(lambda: MemoryStore(db), retry_base=0.3,
-                     capturer_factory=lambda s: flaky.append(FlakyCapturer(s, 1)) or flaky[0])
+    q = CaptureQueue(lambda: MemoryStore(db), journal=journal_of(db), retry_base=0.3,
+                     capturer_factory=lambda s: flaky.append(FlakyCapturer(s, 1)) or flaky[0], settings=load_settings)
     try:
         q.submit(msg.id)  # never raises, even though the capture fails
         assert q.flush(30)
@@ -120,17 +125,17 @@ def test_a_failure_is_persisted_and_retried(db, store, captured):
 
 def test_pending_and_failed_captures_survive_a_restart(db, store, captured):
     a, b = say(store, "I live in Lyon."), say(store, "I work at Renault.")
-    broken = CaptureQueue(lambda: MemoryStore(db), retry_base=3600,
-                          capturer_factory=lambda s: FlakyCapturer(s, 10**6))
+    broken = CaptureQueue(lambda: MemoryStore(db), journal=journal_of(db), retry_base=3600,
+                          capturer_factory=lambda s: FlakyCapturer(s, 10**6), settings=load_settings)
     broken.submit(a.id)
     assert broken.flush(30)
     broken.stop()
     # b was submitted to a queue that stopped before running it (a process exit)
-    stopped = CaptureQueue(lambda: MemoryStore(db), start=False)
+    stopped = CaptureQueue(lambda: MemoryStore(db), journal=journal_of(db), start=False, settings=load_settings)
     stopped.submit(b.id)
     assert captured == [] and store.count() == 0
 
-    q = CaptureQueue(lambda: MemoryStore(db), use_llm=False)  # the next start replays the journal
+    q = CaptureQueue(lambda: MemoryStore(db), journal=journal_of(db), use_llm=False, settings=load_settings)  # the next start replays the journal
     try:
         assert q.idle(30)
     finally:
@@ -138,14 +143,14 @@ def test_pending_and_failed_captures_survive_a_restart(db, store, captured):
     assert sorted(r.message_id for r in captured) == [a.id, b.id]
     texts = [m.text for m in store.list()]
     assert "User lives in Lyon." in texts and "User works at Renault." in texts
-    assert CaptureQueue(lambda: MemoryStore(db), start=False).pending == 0  # nothing left to replay
+    assert CaptureQueue(lambda: MemoryStore(db), journal=journal_of(db), start=False, settings=load_settings).pending == 0  # nothing left to replay
 
 
 def test_later_attempts_leave_the_model_out(db, store):
     msg = say(store, "I live in Lyon.")
     flaky: list[FlakyCapturer] = []
-    q = CaptureQueue(lambda: MemoryStore(db), retry_base=0.05,
-                     capturer_factory=lambda s: flaky.append(FlakyCapturer(s, 3)) or flaky[0])
+    q = CaptureQueue(lambda: MemoryStore(db), journal=journal_of(db), retry_base=0.05,
+                     capturer_factory=lambda s: flaky.append(FlakyCapturer(s, 3)) or flaky[0], settings=load_settings)
     try:
         q.submit(msg.id)
         assert q.idle(30)
@@ -164,7 +169,7 @@ def test_a_store_that_cannot_open_is_a_retried_failure(db, store, captured):
             raise OSError("disk not ready")
         return MemoryStore(db)
 
-    q = CaptureQueue(factory, use_llm=False, retry_base=0.05)
+    q = CaptureQueue(factory, journal=journal_of(db), use_llm=False, retry_base=0.05, settings=load_settings)
     try:
         q.submit(msg.id)
         assert q.idle(30)
@@ -174,7 +179,7 @@ def test_a_store_that_cannot_open_is_a_retried_failure(db, store, captured):
 
 
 def test_a_deleted_message_is_dropped_not_retried(db, store, captured):
-    q = CaptureQueue(lambda: MemoryStore(db), use_llm=False)
+    q = CaptureQueue(lambda: MemoryStore(db), journal=journal_of(db), use_llm=False, settings=load_settings)
     try:
         q.submit(987654)
         assert q.idle(30)
@@ -187,7 +192,7 @@ def test_a_deleted_message_is_dropped_not_retried(db, store, captured):
 def test_incognito_through_the_queue_captures_nothing(db, store, captured):
     s = store.create_session("secret", incognito=True)
     msg = say(store, "I live in Lyon.", session=s)
-    q = CaptureQueue(lambda: MemoryStore(db), use_llm=False)
+    q = CaptureQueue(lambda: MemoryStore(db), journal=journal_of(db), use_llm=False, settings=load_settings)
     try:
         q.submit(msg.id)
         assert q.flush(30)
@@ -200,7 +205,7 @@ def test_the_journal_is_compacted_when_quiet(db, store, monkeypatch):
     from assistant.memory.capture import queue as capture_queue
 
     monkeypatch.setattr(capture_queue, "_COMPACT_BYTES", 0)
-    q = CaptureQueue(lambda: MemoryStore(db), use_llm=False)
+    q = CaptureQueue(lambda: MemoryStore(db), journal=journal_of(db), use_llm=False, settings=load_settings)
     try:
         for text in ("I live in Lyon.", "I work at Renault."):
             q.submit(say(store, text).id)

@@ -9,11 +9,12 @@ from datetime import datetime, timedelta, timezone
 from assistant.cli import main
 from assistant.memory.records import Kind, Status
 from assistant.memory.store import MemoryStore
+from assistant.config import paths
 from consolidate_support import Speaker, dt, minilm  # noqa: F401 - fixtures
 
 
 def _seed(minilm):
-    store = MemoryStore(embed=minilm.embed)  # the default database of this test's KEEPSAKE_HOME
+    store = MemoryStore(paths().database, embed=minilm.embed)  # the default database of this test's KEEPSAKE_HOME
     sp = Speaker(store)
     recent = datetime.now(timezone.utc) - timedelta(days=3)  # the CLI runs on the real clock: no decay
     ids = [sp.fact("The user prefers oat milk in coffee.", dt(2024, 5, 1), created=recent),

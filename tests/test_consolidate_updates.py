@@ -14,6 +14,7 @@ from assistant.memory.consolidation.plans.claims import Claim, claims, person_na
 from assistant.memory.capture.importing.importers import import_file
 from assistant.memory.records import Kind, Status
 from assistant.memory.retrieval.retriever import Retriever
+from assistant.config import load_settings
 from consolidate_support import Speaker, dt, minilm, store  # noqa: F401 - fixtures
 from consolidate_support import clock  # noqa: F401 - fixture
 
@@ -21,7 +22,7 @@ from consolidate_support import clock  # noqa: F401 - fixture
 def _import(store, tmp_path, lines):
     path = tmp_path / "chat.jsonl"
     path.write_text("\n".join(json.dumps({"session": s, "role": "user", "content": c, "timestamp": t}) for s, c, t in lines))
-    return import_file(store, path)  # rules capture; import never runs the chat model
+    return import_file(store, path, settings=load_settings)  # rules capture; import never runs the chat model
 
 
 def _mentioning(store, word, **kw):

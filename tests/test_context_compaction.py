@@ -26,6 +26,7 @@ from assistant.context.window import SessionContext
 from assistant.engine import registry
 from assistant.engine.chat import LlamaChatModel
 from assistant.memory.store import MemoryStore
+from assistant.config import paths
 
 
 def chars(text: str) -> int:
@@ -55,7 +56,7 @@ class RecordingModel:
 @pytest.fixture
 def archive():
     """The store's encrypted context archive (a real store in the test's KEEPSAKE_HOME)."""
-    store = MemoryStore()
+    store = MemoryStore(paths().database)
     yield store.context_archive
     store.close()
 

@@ -13,11 +13,12 @@ from assistant.context.assembler import Assembler
 from assistant.context.note import MAX_NOTE_BYTES, NoteError, NoteStore, NoteTooLong
 from assistant.engine.chat import ChatMessage
 from assistant.memory.store import MemoryStore
+from assistant.config import paths
 
 
 @pytest.fixture
 def notes():
-    store = MemoryStore()
+    store = MemoryStore(paths().database)
     yield NoteStore(store.context_archive)
     store.close()
 
@@ -112,6 +113,6 @@ def test_cli_over_the_cap_tells_the_person_and_keeps_the_editor_draft(capsys, tm
     draft = message.split("Your draft is kept in ")[1].rstrip(".")
     assert open(draft, encoding="utf-8").read() == "y" * (MAX_NOTE_BYTES + 1)  # the person's work is not lost
     os.unlink(draft)
-    store = MemoryStore()
+    store = MemoryStore(paths().database)
     assert NoteStore(store.context_archive).get() is None
     store.close()

@@ -12,11 +12,12 @@ from assistant.context import offload
 from assistant.context.offload import LINE_LIMIT, OFFLOAD_CHARS, PREVIEW_CHARS, READ_HEAD_TAIL, READ_LIMIT, read_back
 from assistant.memory.errors import NotFound
 from assistant.memory.store import MemoryStore
+from assistant.config import paths
 
 
 @pytest.fixture
 def archive():
-    store = MemoryStore()
+    store = MemoryStore(paths().database)
     yield store.context_archive
     store.close()
 

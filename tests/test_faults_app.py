@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox  # noqa: E402
 
 from assistant.memory.records import Source  # noqa: E402
 from assistant.memory.store import MemoryStore  # noqa: E402
+from assistant.config import paths
 from ui.backend import Backend, Provider  # noqa: E402
 from ui.main_window import MainWindow  # noqa: E402
 
@@ -26,7 +27,7 @@ class NoModels(Provider):
 
 
 def _seed_and_damage(page: int) -> None:
-    store = MemoryStore()
+    store = MemoryStore(paths().database)
     s = store.create_session("seed")
     for i in range(60):
         msg = store.add_message(s.id, "user", f"note {i} about my friend {i}")

@@ -18,6 +18,7 @@ from store_fakes import TEST_KEY, fake_hash_embedder
 
 from assistant.memory.capture.importing.importers import import_file
 from assistant.memory.store import MemoryStore
+from assistant.config import load_settings
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform == "win32", reason="fork + SIGKILL are POSIX")]
 KILLS = int(os.environ.get("KEEPSAKE_IMPORT_KILLS", "6"))
@@ -34,7 +35,7 @@ def _chats(path: Path) -> None:
 def _child(db: Path, chats: Path, w: int) -> None:
     store = MemoryStore(db, key=TEST_KEY, embed=fake_hash_embedder)
     # ImportProgress.messages: messages written (committed) so far
-    import_file(store, chats, progress=lambda p: os.write(w, f"{p.messages}\n".encode()))
+    import_file(store, chats, progress=lambda p: os.write(w, f"{p.messages}\n".encode()), settings=load_settings)
 
 
 def test_sigkill_during_import_loses_no_acknowledged_message(tmp_path):
@@ -75,10 +76,10 @@ def test_sigkill_during_import_loses_no_acknowledged_message(tmp_path):
         store.close()
     assert acknowledged > 0, "no round got far enough to acknowledge a message"
     store = MemoryStore(db, key=TEST_KEY, embed=fake_hash_embedder)
-    report = import_file(store, chats)  # the import run to its end
+    report = import_file(store, chats, settings=load_settings)  # the import run to its end
     assert store.conn.execute("SELECT count(*) FROM messages").fetchone()[0] == N
     assert report.messages_added + report.messages_existing == N
-    again = import_file(store, chats)
+    again = import_file(store, chats, settings=load_settings)
     assert again.messages_added == 0 and again.memories_added == 0
     # every user message was captured once: an interrupted capture is done by a later run
     users = store.conn.execute("SELECT count(*) FROM messages WHERE role = 'user'").fetchone()[0]

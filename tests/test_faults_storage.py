@@ -68,7 +68,7 @@ def digest(path: Path) -> str:
 
 def seed(n: int = 300) -> Path:
     """``n`` memories with sources (fake vectors) in this test's default database; closed."""
-    store = MemoryStore(embed=fake_hash_embedder)
+    store = MemoryStore(paths().database, embed=fake_hash_embedder)
     s = store.create_session("seed")
     for i in range(n):
         msg = store.add_message(s.id, "user", f"note {i}: my friend number {i} lives in city {i} and likes tea {i % 7}")
@@ -95,7 +95,7 @@ def memories_leaf(path: Path, tmp: Path) -> int:
     from assistant.memory.store.sqlite import keys
     from assistant.memory.store.sqlite import salvage
 
-    hexkey = keys.load_key(path)[0]
+    hexkey = keys.load_key(path, paths().key_file)[0]
     rng = random.Random(5)
     for page in sorted(range(3, pages), key=lambda p: abs(p - pages // 2)):
         copy = tmp / f"probe-{page}.db"
@@ -192,7 +192,7 @@ def test_damaged_pages_refuse_writes_doctor_fails_repair_saves_the_rest(fake_emb
     assert code == 0 and json.loads(out)["created"]
     code, out, _ = run(capsys, "memory", "search", "friend number 5", "--json")
     assert code == 0  # the search indexes were rebuilt
-    store = MemoryStore()
+    store = MemoryStore(paths().database)
     assert store.integrity_check() == "ok" and not store.missing_vectors()  # lost vectors were made again
     store.close()
 
@@ -233,16 +233,16 @@ def test_sqlite_full_is_a_disk_full_message_and_nothing_is_written(fake_embedder
         return store
 
     monkeypatch.setattr(services, "open_store", full_store)
-    count = MemoryStore().count()
+    count = MemoryStore(paths().database).count()
     code, _, err = run(capsys, "memory", "add", "a long memory " * 400)
     one_line_error(code, err, "is full", "Free some space")
     monkeypatch.setattr(services, "open_store", real_open)
-    assert MemoryStore().count() == count
+    assert MemoryStore(paths().database).count() == count
 
 
 def test_locked_database(fake_embedder, capsys, monkeypatch):
     seed(5)
-    holder = MemoryStore()
+    holder = MemoryStore(paths().database)
     holder.conn.execute("BEGIN IMMEDIATE")  # another program holds the write lock
     monkeypatch.setenv("KEEPSAKE_LOCK_WAIT", "1")
     try:
@@ -386,8 +386,9 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
     home = tmp_path / "home"
     store_env = dict(os.environ, KEEPSAKE_HOME=str(home), PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring")
     subprocess.run([sys.executable, "-c", (
+        "from assistant.config import paths\n"
         "from assistant.memory.store import MemoryStore\n"
-        "s = MemoryStore()\n"
+        "s = MemoryStore(paths().database, key_file=paths().key_file)\n"
         "for i in range(400): s.add(f'memory number {i} with enough words to make the listing long ' * 3)\n"
     )], env=store_env, check=True, timeout=600)  # fmt: skip
     for argv in (["memory", "list", "--json"], ["memory", "list"]):

@@ -12,6 +12,7 @@ from assistant.memory.capture.capturer import Capturer
 from assistant.memory.capture.commands import keyword_search
 from assistant.memory.errors import NotFound
 from assistant.memory.records import Kind, LinkType, Status
+from assistant.config import load_settings
 
 
 @pytest.fixture
@@ -23,7 +24,7 @@ def store(keepsake_home, converted_embedder_path):
 
 def _lessons(store):
     """Two messages in two conversations, their episodes, and summaries derived from them."""
-    cap = Capturer(store, use_llm=False)
+    cap = Capturer(store, use_llm=False, settings=load_settings)
     s1, s2 = store.create_session("a").id, store.create_session("b").id
     m1 = store.add_message(s1, "user", "I started learning the cello with Ms Okafor.")
     m2 = store.add_message(s2, "user", "My cello lessons are on Tuesdays.")

@@ -17,6 +17,7 @@ from assistant.memory.capture.importing.read import Problems, open_export
 from assistant.memory.capture.importing.importers import ImportFormatError, import_file
 from assistant.memory.records import Kind, Trust
 from assistant.memory.store import MemoryStore
+from assistant.config import load_settings
 
 UTC = timezone.utc
 EXPORT = Path(__file__).parent / "data" / "chatgpt_export" / "conversations.json"
@@ -54,7 +55,7 @@ JSONL = [
 def test_jsonl_import_reports_bad_lines_and_imports_the_rest(store, tmp_path):
     path = write_jsonl(tmp_path / "chats.jsonl", JSONL)
     seen = []
-    report = import_file(store, path, progress=seen.append)
+    report = import_file(store, path, progress=seen.append, settings=load_settings)
     assert [(p.line, p.reason.split(" (")[0]) for p in report.problems] == [
         (3, "bad timestamp 'not-a-date'"), (4, "invalid JSON"), (6, "bad role 'robot'")]
     assert (report.sessions_added, report.messages_added, report.captured) == (2, 4, 2)
@@ -71,25 +72,25 @@ def test_jsonl_import_reports_bad_lines_and_imports_the_rest(store, tmp_path):
 
 def test_reimport_adds_nothing(store, tmp_path):
     path = write_jsonl(tmp_path / "chats.jsonl", JSONL)
-    import_file(store, path)
+    import_file(store, path, settings=load_settings)
     before = counts(store)
-    again = import_file(store, path)
+    again = import_file(store, path, settings=load_settings)
     assert (again.sessions_added, again.messages_added, again.memories_added, again.messages_existing) == (0, 0, 0, 4)
     assert counts(store) == before
 
 
 def test_appended_messages_join_their_session(store, tmp_path):
     path = write_jsonl(tmp_path / "chats.jsonl", JSONL[:2])
-    import_file(store, path)
+    import_file(store, path, settings=load_settings)
     write_jsonl(path, JSONL[:2] + [{"session": "trip", "role": "user", "content": "I drive a Ferrari 488 GTB.",
                                     "timestamp": "2023-05-23T08:00:00Z"}])  # fmt: skip
-    report = import_file(store, path)
+    report = import_file(store, path, settings=load_settings)
     assert (report.sessions_added, report.messages_added, report.messages_existing) == (0, 1, 2)
     assert store.count_sessions() == 1
 
 
 def test_chatgpt_export_main_branch_only(store):
-    report = import_file(store, EXPORT)
+    report = import_file(store, EXPORT, settings=load_settings)
     assert report.format == "chatgpt" and report.problems == []
     assert (report.conversations, report.sessions_added, report.messages_added) == (2, 2, 6)
     recap = store.find_session("import:chatgpt:6f1c-weekend-recap")
@@ -109,7 +110,7 @@ def test_chatgpt_export_main_branch_only(store):
 
 
 def test_paris_last_week_grounds_to_its_own_day(store):
-    import_file(store, EXPORT)
+    import_file(store, EXPORT, settings=load_settings)
     paris = [m for m in store.list(include_all=True) if "Paris" in m.text]
     fact = next(m for m in paris if m.kind == Kind.FACT)
     episode = next(m for m in paris if m.kind == Kind.EPISODE)
@@ -125,10 +126,10 @@ def test_chatgpt_zip_and_json_are_the_same_import(store, tmp_path):
         z.write(EXPORT, "export-2024/conversations.json")
         z.writestr("export-2024/chat.html", "<html></html>")
         z.writestr("export-2024/user.json", "{}")
-    first = import_file(store, zpath)
+    first = import_file(store, zpath, settings=load_settings)
     assert (first.sessions_added, first.messages_added) == (2, 6)
     before = counts(store)
-    second = import_file(store, EXPORT)  # the same conversations, unzipped
+    second = import_file(store, EXPORT, settings=load_settings)  # the same conversations, unzipped
     assert (second.sessions_added, second.messages_added, second.memories_added) == (0, 0, 0)
     assert counts(store) == before
 
@@ -146,7 +147,7 @@ def test_broken_conversations_are_reported_and_skipped(store, tmp_path):
     assert pairs[0][1].observed_at == datetime(2023, 5, 22, 12, 0, tzinfo=UTC)
     with pytest.raises(ImportFormatError):
         (tmp_path / "x.json").write_text("[{")
-        import_file(store, tmp_path / "x.json")
+        import_file(store, tmp_path / "x.json", settings=load_settings)
 
 
 def test_interrupted_import_captures_on_the_next_run(store, tmp_path):
@@ -158,10 +159,10 @@ def test_interrupted_import_captures_on_the_next_run(store, tmp_path):
             raise RuntimeError("disk trouble")
 
     path = write_jsonl(tmp_path / "chats.jsonl", JSONL[:2])
-    report = import_file(store, path, capturer=Failing(store, use_llm=False))
+    report = import_file(store, path, capturer=Failing(store, use_llm=False, settings=load_settings))
     assert report.messages_added == 2 and "capture failed" in report.problems[0].reason
     assert store.count(include_all=True) == 0
-    again = import_file(store, path)
+    again = import_file(store, path, settings=load_settings)
     assert (again.messages_added, again.captured) == (0, 1)
     assert "User went to Paris the week of 2023-05-15." in [m.text for m in store.list(include_all=True)]
 

@@ -14,6 +14,7 @@ import pytest
 from test_import import no_embedder, store  # noqa: F401 - fixtures shared with the import tests
 
 from assistant.cli import main
+from assistant.config import load_settings
 from assistant.memory.capture.importing.read import MAX_PROBLEMS
 from assistant.memory.capture.importing.importers import import_file
 from assistant.memory.capture.importing.json_stream import JsonStreamError, iter_array
@@ -34,7 +35,7 @@ def test_one_bad_byte_is_a_problem_on_its_line_not_an_abort(store, tmp_path):
     lines[50] = lines[50].replace(b"plants", b"pl\xffnts")  # one byte that is not UTF-8
     path = tmp_path / "chats.jsonl"
     path.write_bytes(b"".join(lines))
-    report = import_file(store, path)
+    report = import_file(store, path, settings=load_settings)
     assert report.messages_added == 100
     # column: '{"session": "s", ' (17) + '"role": "user", ' (16) + '"content": "' (12) + 'I have 50 pl' (12) = 57 before it
     assert [(p.line, p.reason) for p in report.problems] == [(51, "not UTF-8 text (byte 0xff at column 58)")]
@@ -44,7 +45,7 @@ def test_one_bad_byte_is_a_problem_on_its_line_not_an_abort(store, tmp_path):
 def test_the_problem_list_is_capped_with_a_count(store, tmp_path, capsys, no_embedder):
     path = tmp_path / "garbage.jsonl"
     path.write_bytes(b"".join([line(0)] + [b"{not json %d\n" % i for i in range(1000)]))
-    report = import_file(store, path)
+    report = import_file(store, path, settings=load_settings)
     # 1000 bad lines: the first 20 are kept with their reasons, the other 980 only counted
     assert (len(report.problems), report.problems_total, report.messages_added) == (MAX_PROBLEMS, 1000, 1)
     assert report.problems[0].line == 2 and report.problems[-1].line == 21
@@ -60,7 +61,7 @@ def test_a_line_longer_than_the_limit_is_skipped_unread(store, tmp_path, monkeyp
     monkeypatch.setattr(import_read, "MAX_LINE_BYTES", 1000)
     path = tmp_path / "chats.jsonl"
     path.write_bytes(line(0) + line(1, content="x" * 5000) + line(2))
-    report = import_file(store, path)
+    report = import_file(store, path, settings=load_settings)
     assert report.messages_added == 2 and [p.line for p in report.problems] == [2]
     assert "longer than" in report.problems[0].reason
 

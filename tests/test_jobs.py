@@ -10,6 +10,7 @@ import pytest
 
 from assistant import events
 from assistant.jobs import TOPIC, ConsolidationJobs, status_from_store
+from assistant.config import paths
 
 
 class FakeRun:
@@ -177,7 +178,7 @@ def test_real_consolidation_through_the_scheduler(published, tmp_path):
     from assistant.memory.records import Kind
     from assistant.memory.store import MemoryStore
 
-    store = MemoryStore()
+    store = MemoryStore(paths().database)
     store.add("User lives in Beijing.", kind=Kind.PROFILE, slot="home_city")
     store.add("User lives in Beijing!", kind=Kind.PROFILE, slot="home_city")  # hash twin: dedup on write
     jobs = ConsolidationJobs(store, idle_seconds=3600, check_interval=0.05, nightly_hour=None).start()

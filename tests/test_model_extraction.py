@@ -19,6 +19,7 @@ from assistant.memory.capture.importing import model_extraction
 from assistant.memory.capture.capturer import Capturer
 from assistant.memory.capture.importing.importers import import_file
 from assistant.memory.store import MemoryStore
+from assistant.config import load_settings
 
 LINES = [
     ("user", "I adopted a kitten called Miso last week."),
@@ -64,11 +65,11 @@ def test_no_llm_import_queues_nothing(store, tmp_path):
 def test_run_reads_the_queue_in_order_and_resumes_after_a_limit_fake_model(store, tmp_path):
     imported(store, tmp_path, queue_model=True)
     model = FakeQueuedModel({"facts": [{"text": "User adopted a kitten called Miso."}]})
-    first = model_extraction.run(store, model, limit=1)
+    first = model_extraction.run(store, model, limit=1, settings=load_settings)
     assert (first.processed, first.left, first.stopped) == (1, 2, True)
     assert "I adopted a kitten called Miso" in model.calls[0][0][1].content  # the first message, its statement
     assert "User adopted a kitten called Miso." in [m.text for m in store.list(include_all=True)]
-    rest = model_extraction.run(store, model)  # a later run goes on where the first stopped
+    rest = model_extraction.run(store, model, settings=load_settings)  # a later run goes on where the first stopped
     assert (rest.processed, rest.left, rest.stopped) == (2, 0, False)
     assert len(model.calls) == 3 and "Ana" in model.calls[-1][0][1].content
     assert model_extraction.status(store).left == 0
@@ -81,7 +82,7 @@ def test_a_failing_message_does_not_block_the_queue_fake_model(store, tmp_path):
         def capture_message(self, message_id, **kw):
             raise RuntimeError("model crashed")
 
-    report = model_extraction.run(store, None, capturer=Broken(store, use_llm=False))
+    report = model_extraction.run(store, None, capturer=Broken(store, use_llm=False, settings=Settings()))
     assert (report.processed, report.failed, report.left) == (3, 3, 0)
 
 
@@ -89,7 +90,7 @@ def test_cancel_stops_between_messages_and_the_queue_keeps_the_rest_fake_model(s
     imported(store, tmp_path, queue_model=True)
     cancel = threading.Event()
     model = FakeQueuedModel()
-    report = model_extraction.run(store, model, cancel=cancel, progress=lambda r: cancel.set())
+    report = model_extraction.run(store, model, cancel=cancel, progress=lambda r: cancel.set(), settings=load_settings)
     assert (report.processed, report.left, report.stopped) == (1, 2, True)
 
 

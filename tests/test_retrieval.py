@@ -270,7 +270,7 @@ def test_memory_without_vector_is_found_once_backfilled(tmp_path, emb):
     mid = bare.add("Maya speaks Yoruba")
     r = Retriever(bare, emb)
     assert r.search("Maya speaks Yoruba") == []
-    bare._embed = emb.embed
+    bare.vectors.embed = emb.embed
     assert bare.backfill_vectors() == 1
     assert ids(r.search("Maya speaks Yoruba")) == [mid]
     bare.close()

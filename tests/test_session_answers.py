@@ -19,6 +19,7 @@ from assistant.context.assembler import DEFAULT_SYSTEM_PROMPT
 from assistant.engine import control
 from assistant.engine.chat import ChatMessage
 from assistant.session import ChatSession
+from assistant.config import load_settings
 from chat_fakes import ScriptedModel  # noqa: I001 - tests/ is on sys.path (rootdir conftest)
 
 
@@ -113,7 +114,7 @@ def test_control_tokens_in_stored_text_stay_text(chat, family):
     evil = f"My favourite film is Alien.{FAMILIES[family]}"
     other = store.create_session(title="imported")
     msg = store.add_message(other.id, "user", evil)
-    Capturer(store, use_llm=False).capture_message(msg.id)
+    Capturer(store, use_llm=False, settings=load_settings).capture_message(msg.id)
     extracted = [m for m in store.list(include_all=True) if m.kind.value != "episode"]
     assert extracted and all(control.find(m.text) == [] for m in extracted), [m.text for m in extracted]
     turn = session.send("What is my favourite film?", max_tokens=16)

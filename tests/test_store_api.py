@@ -14,6 +14,7 @@ from store_fakes import FakeClock, dt, fake_hash_embedder
 from assistant.memory.errors import NotFound, VersionConflict
 from assistant.memory.records import Actor, InjectionItem, Kind, LinkType, Scope, Source, Status, Trust, UpdateType
 from assistant.memory.store import MemoryStore
+from assistant.config import paths
 
 MEMORY_JSON_KEYS = {"id", "text", "kind", "status", "valid_at", "invalid_at", "created_at", "expired_at", "trust",
                     "confidence", "version", "sources"}  # fmt: skip
@@ -21,7 +22,7 @@ MEMORY_JSON_KEYS = {"id", "text", "kind", "status", "valid_at", "invalid_at", "c
 
 @pytest.fixture
 def store() -> MemoryStore:
-    s = MemoryStore(embed=fake_hash_embedder)
+    s = MemoryStore(paths().database, embed=fake_hash_embedder)
     yield s
     s.close()
 
@@ -89,7 +90,7 @@ def test_edit_replaces_the_vector(store: MemoryStore) -> None:
     after = vec()
     assert before != after
     assert after == pytest.approx(fake_hash_embedder(["Owns a blue bicycle"])[0], abs=1e-6)
-    no_embed = MemoryStore()  # same database, no embedder: an edit drops the stale vector
+    no_embed = MemoryStore(paths().database)  # same database, no embedder: an edit drops the stale vector
     no_embed.edit(mid, "Owns a green bicycle")
     assert no_embed.missing_vectors() == [(mid, "Owns a green bicycle")]
 
@@ -132,7 +133,7 @@ def test_every_change_is_audited(store: MemoryStore) -> None:
 
 def test_sessions_and_message_sequence(store: MemoryStore) -> None:
     clock = FakeClock(dt(2025, 1, 1))
-    s = MemoryStore(embed=fake_hash_embedder, clock=clock)
+    s = MemoryStore(paths().database, embed=fake_hash_embedder, clock=clock)
     a = s.create_session("first")
     b = s.create_session("second", external_id="chatgpt:abc")
     assert s.create_session("again", external_id="chatgpt:abc").id == b.id
@@ -273,7 +274,7 @@ def test_add_many_batches_embeddings_and_dedups(store: MemoryStore) -> None:
         calls.append(len(texts))
         return fake_hash_embedder(texts)
 
-    s = MemoryStore(embed=counting_fake_embedder)
+    s = MemoryStore(paths().database, embed=counting_fake_embedder)
     existing = s.add("Plays the cello")
     calls.clear()
     results = s.add_many(

@@ -11,6 +11,7 @@ from store_fakes import FakeClock, dt, fake_hash_embedder
 from assistant.memory.records import Kind, Status, Trust, UpdateType
 from assistant.memory.store import MemoryStore
 from assistant.memory.store.filters import MemoryFilter
+from assistant.config import paths
 
 
 @pytest.fixture
@@ -18,7 +19,7 @@ def world():
     """Beijing (said 2024-01-10) -> moved to Shanghai (said 2025-03-20, moved 2025-03-13) ->
     the Shanghai text corrected on 2025-04-01."""
     clock = FakeClock(dt(2024, 1, 10, 9))
-    store = MemoryStore(embed=fake_hash_embedder, clock=clock)
+    store = MemoryStore(paths().database, embed=fake_hash_embedder, clock=clock)
     beijing = store.add("Lives in Beijing", kind=Kind.PROFILE, slot="home_city", valid_at=dt(2024, 1, 10))
     clock.set(dt(2025, 3, 20, 18))
     shanghai = store.add("Lives in Shanghai", kind=Kind.PROFILE, slot="home_city", valid_at=dt(2025, 3, 13))
@@ -98,7 +99,7 @@ def test_ttl_archive_and_future_facts(world) -> None:
 
 
 def test_one_memory_filter_value_is_what_the_keywords_describe() -> None:
-    store = MemoryStore(embed=fake_hash_embedder)
+    store = MemoryStore(paths().database, embed=fake_hash_embedder)
     for i in range(6):  # 3 imported (odd i), 3 user-stated
         store.add(f"fact number {i}", trust=Trust.IMPORTED if i % 2 else Trust.USER_STATED)
     store.add("a profile slot", kind=Kind.PROFILE, slot="name")
@@ -113,7 +114,7 @@ def test_one_memory_filter_value_is_what_the_keywords_describe() -> None:
 
 
 def test_filters_and_paging() -> None:
-    store = MemoryStore(embed=fake_hash_embedder)
+    store = MemoryStore(paths().database, embed=fake_hash_embedder)
     ids = [store.add(f"fact number {i}", trust=Trust.IMPORTED if i % 2 else Trust.USER_STATED) for i in range(25)]
     store.add("a profile slot", kind=Kind.PROFILE, slot="name")
     assert store.count() == 26

@@ -46,7 +46,7 @@ def _scenario(store: MemoryStore, mark: str) -> dict[str, int]:
 @pytest.mark.parametrize("encrypted", [True, False], ids=["encrypted", "plain"])
 def test_delete_leaves_no_trace_and_touches_no_file(encrypted: bool, keepsake_home: Path) -> None:
     mark = marker()
-    store = MemoryStore(encrypted=encrypted, embed=fake_hash_embedder)
+    store = MemoryStore(paths().database, encrypted=encrypted, embed=fake_hash_embedder)
     ids = _scenario(store, mark)
     p = paths().ensure()
     export = p.exports / "my-backup.json"
@@ -87,7 +87,7 @@ def test_delete_leaves_no_trace_and_touches_no_file(encrypted: bool, keepsake_ho
     store.close()
 
     # what had to stay, stayed
-    store = MemoryStore(encrypted=encrypted, embed=fake_hash_embedder)
+    store = MemoryStore(paths().database, encrypted=encrypted, embed=fake_hash_embedder)
     assert store.get(ids["keep"]).text == "Waters the tomatoes every morning"
     assert store.count(include_all=True) == 302
     msg = store.get_message(ids["message"])
@@ -105,7 +105,7 @@ def test_delete_leaves_no_trace_and_touches_no_file(encrypted: bool, keepsake_ho
 
 
 def test_a_kept_derived_memory_is_rebuilt_at_once_never_left_resolving() -> None:
-    store = MemoryStore(embed=fake_hash_embedder)
+    store = MemoryStore(paths().database, embed=fake_hash_embedder)
     s = store.create_session()
     m1 = store.add_message(s.id, "user", "I like green tea")
     m2 = store.add_message(s.id, "user", "Green tea is my favourite drink. I buy it at Kato's shop.")
@@ -131,7 +131,7 @@ def test_a_kept_derived_memory_is_rebuilt_at_once_never_left_resolving() -> None
 
 
 def test_delete_session_keeps_memories_with_other_sources() -> None:
-    store = MemoryStore(embed=fake_hash_embedder)
+    store = MemoryStore(paths().database, embed=fake_hash_embedder)
     s1, s2 = store.create_session("one"), store.create_session("two")
     a1 = store.add_message(s1.id, "user", "My sister is called Ana")
     b1 = store.add_message(s2.id, "user", "Ana is my sister")
@@ -161,7 +161,7 @@ def test_delete_session_keeps_memories_with_other_sources() -> None:
 
 
 def test_unknown_ids_are_refused_before_anything_is_deleted() -> None:
-    store = MemoryStore(embed=fake_hash_embedder)
+    store = MemoryStore(paths().database, embed=fake_hash_embedder)
     a = store.add("Something to keep")
     with pytest.raises(NotFound):
         store.delete([a, 999])
@@ -174,7 +174,7 @@ def test_delete_listener_and_ttl_purge(keepsake_home: Path) -> None:
     from datetime import timedelta
 
     clock = FakeClock(dt(2025, 1, 1))
-    store = MemoryStore(embed=fake_hash_embedder, clock=clock)
+    store = MemoryStore(paths().database, embed=fake_hash_embedder, clock=clock)
     seen = []
     store.on_delete(seen.append)
     tmp = store.add("Parking spot is level 3 row F", ttl=timedelta(days=1))
@@ -187,7 +187,7 @@ def test_delete_listener_and_ttl_purge(keepsake_home: Path) -> None:
 
 
 def test_a_listener_that_raises_is_an_error_in_the_report_and_the_others_still_run() -> None:
-    store = MemoryStore(embed=fake_hash_embedder)
+    store = MemoryStore(paths().database, embed=fake_hash_embedder)
     ran = []
 
     def broken(report):
@@ -207,7 +207,7 @@ def test_a_listener_that_raises_is_an_error_in_the_report_and_the_others_still_r
 
 
 def test_a_database_holder_that_fails_rolls_everything_back_and_says_which() -> None:
-    store = MemoryStore(embed=fake_hash_embedder)
+    store = MemoryStore(paths().database, embed=fake_hash_embedder)
 
     class Broken:
         name = "broken holder"
@@ -230,7 +230,7 @@ def test_a_database_holder_that_fails_rolls_everything_back_and_says_which() -> 
 
 
 def test_matching_ignores_case_and_whitespace_and_works_for_short_texts() -> None:
-    store = MemoryStore(embed=fake_hash_embedder)
+    store = MemoryStore(paths().database, embed=fake_hash_embedder)
     s = store.create_session()
     msg = store.add_message(s.id, "user", "Where to?  Berlin.\nMaybe  later.")
     mid = store.add("berlin", kind=Kind.EPISODE, source=Source(s.id, msg.id))

@@ -47,7 +47,7 @@ def test_a_failed_write_publishes_nothing(store, published):
     tea = store.add("User likes green tea.", kind="fact")
     published.clear()
     with pytest.raises(RuntimeError):
-        store.write(lambda c: (store._audit(c, action="edit", memory_id=tea), (_ for _ in ()).throw(RuntimeError("boom"))))
+        store.write(lambda c: (store.audit_log.add(c, action="edit", memory_id=tea), (_ for _ in ()).throw(RuntimeError("boom"))))
     assert published == []
 
 

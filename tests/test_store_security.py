@@ -34,7 +34,7 @@ def _files(db: Path) -> list[Path]:
 
 
 def test_database_file_holds_no_plaintext() -> None:
-    store = MemoryStore(embed=fake_hash_embedder)
+    store = MemoryStore(paths().database, embed=fake_hash_embedder)
     s = store.create_session("Health and money")
     for text in SECRETS:
         msg = store.add_message(s.id, "user", text)
@@ -50,7 +50,7 @@ def test_database_file_holds_no_plaintext() -> None:
             for word in {text.lower(), *(w.lower() for w in text.split() if len(w) >= 6)}:
                 assert word.encode() not in blob.lower(), word
     # and it reads back with the key from the keyring
-    assert {m.text for m in MemoryStore().list()} == set(SECRETS)
+    assert {m.text for m in MemoryStore(paths().database, key_file=paths().key_file).list()} == set(SECRETS)
 
 
 def test_wrong_key_is_a_clear_error_and_changes_nothing(tmp_path: Path) -> None:
@@ -68,7 +68,7 @@ def test_wrong_key_is_a_clear_error_and_changes_nothing(tmp_path: Path) -> None:
 
 
 def test_missing_key_never_creates_a_new_database() -> None:
-    store = MemoryStore()
+    store = MemoryStore(paths().database, key_file=paths().key_file)
     assert store.key_info.backend == "keyring"
     store.add("Old memory that must not be hidden")
     store.close()
@@ -76,7 +76,7 @@ def test_missing_key_never_creates_a_new_database() -> None:
     digest = _digest(db)
     keyring.delete_password(keys.SERVICE, keys.key_username(db))
     with pytest.raises(KeyMissingError, match="exists but its encryption key was not found"):
-        MemoryStore()
+        MemoryStore(paths().database, key_file=paths().key_file)
     assert _digest(db) == digest
     assert keyring.get_password(keys.SERVICE, keys.key_username(db)) is None  # no new key either
 
@@ -90,16 +90,23 @@ def test_bad_key_values_are_refused(tmp_path: Path) -> None:
 
 def test_no_keyring_falls_back_to_a_0600_key_file() -> None:
     keyring.set_keyring(keyring.backends.fail.Keyring())  # what this machine really has
-    info = keys.describe()
+    info = keys.describe(paths().database, paths().key_file)
     assert info.backend == "none" and "key file" in info.description
-    store = MemoryStore()
+    store = MemoryStore(paths().database, key_file=paths().key_file)
     assert store.key_info.backend == "file" and "no OS keyring" in store.key_info.description
     store.add("Stored with the file key")
     store.close()
     kf = paths().key_file
     assert stat.S_IMODE(kf.stat().st_mode) == 0o600
-    assert keys.backend_info().backend == "file"
-    assert MemoryStore().list()[0].text == "Stored with the file key"
+    assert keys.describe(paths().database, paths().key_file).backend == "file"
+    assert MemoryStore(paths().database, key_file=paths().key_file).list()[0].text == "Stored with the file key"
+
+
+def test_no_keyring_and_no_key_file_is_a_clear_error_and_creates_nothing(tmp_path: Path) -> None:
+    keyring.set_keyring(keyring.backends.fail.Keyring())
+    with pytest.raises(StoreError, match="no key file was given"):
+        MemoryStore(tmp_path / "m.db")  # the caller (the profile) says where a key file may go
+    assert not (tmp_path / "m.db").exists() and not paths().key_file.exists()
 
 
 class RefusingKeyring(keyring.backend.KeyringBackend):
@@ -119,26 +126,26 @@ def test_keyring_that_refuses_falls_back_to_file_then_still_opens_with_real_keyr
     from conftest import MemoryKeyring
 
     keyring.set_keyring(RefusingKeyring())
-    store = MemoryStore()
+    store = MemoryStore(paths().database, key_file=paths().key_file)
     assert store.key_info.backend == "file" and "refused" in store.key_info.description
     store.add("Written while the keyring refused")
     store.close()
     keyring.set_keyring(MemoryKeyring())  # a keyring appears later: the file key is still found
-    assert MemoryStore().list()[0].text == "Written while the keyring refused"
+    assert MemoryStore(paths().database, key_file=paths().key_file).list()[0].text == "Written while the keyring refused"
 
 
 def test_key_file_is_not_used_when_keyring_works() -> None:
-    MemoryStore().close()
+    MemoryStore(paths().database, key_file=paths().key_file).close()
     assert not paths().key_file.exists()
     assert keyring.get_password(keys.SERVICE, keys.key_username(paths().database))
 
 
 def test_key_file_with_loose_permissions_is_tightened() -> None:
     keyring.set_keyring(keyring.backends.fail.Keyring())
-    MemoryStore().close()
+    MemoryStore(paths().database, key_file=paths().key_file).close()
     kf = paths().key_file
     os.chmod(kf, 0o644)
-    MemoryStore().close()
+    MemoryStore(paths().database, key_file=paths().key_file).close()
     assert stat.S_IMODE(kf.stat().st_mode) == 0o600
 
 
@@ -147,7 +154,7 @@ def test_sqlite_driver_facts() -> None:
 
     v = db.versions()
     assert db.encryption_available() and v["sqlcipher"] and v["fts5"] and v["sqlite_vec"].startswith("v0.1.")
-    store = MemoryStore(embed=fake_hash_embedder)
+    store = MemoryStore(paths().database, embed=fake_hash_embedder)
     c = store.conn
     assert c.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert c.execute("PRAGMA secure_delete").fetchone()[0] == 1

@@ -14,6 +14,7 @@ from assistant.memory.capture.capturer import Capturer  # noqa: E402
 from assistant.memory.records import Kind  # noqa: E402
 from assistant.memory.forget.topic import propose, request_for  # noqa: E402
 from assistant.memory.store import MemoryStore  # noqa: E402
+from assistant.config import load_settings, paths  # noqa: E402
 from ui.delete_dialog import CascadeDialog  # noqa: E402
 from ui.forget_dialog import ID_ROLE, ForgetDialog  # noqa: E402
 
@@ -23,9 +24,9 @@ OLD_QUESTION = "What's my dog's name?"
 
 @pytest.fixture
 def dana():
-    store = MemoryStore()
+    store = MemoryStore(paths().database)
     s = store.create_session("intro")
-    cap = Capturer(store, use_llm=False)
+    cap = Capturer(store, use_llm=False, settings=load_settings)
     for text in (INTRO, "What's my dog's name?"):  # the question becomes no memory (capture keeps statements)
         cap.capture_message(store.add_message(s.id, "user", text).id)
     # an episode an older Keepsake stored for a question: proposed, but not ticked

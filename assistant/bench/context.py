@@ -25,6 +25,7 @@ import tempfile
 import time
 
 from assistant.cli.argtypes import threads, tokens, whole
+from assistant.config import paths
 from assistant.bench import keepsake_home
 from assistant.engine.chat import ChatMessage
 
@@ -166,7 +167,7 @@ class CompactingSide:
         from assistant.context.window import SessionContext
         from assistant.memory.store import MemoryStore
 
-        self.store = MemoryStore()  # in the bench's temp KEEPSAKE_HOME: its archive holds the context
+        self.store = MemoryStore(paths().database, key_file=paths().key_file)  # in the bench's temp KEEPSAKE_HOME: its archive holds the context
         self.model, self.ctx = model, SessionContext("bench", model, archive=self.store.context_archive, window=window)
 
     def turn(self, t: int, max_tokens: int) -> dict:

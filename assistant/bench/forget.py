@@ -22,6 +22,8 @@ import tempfile
 import time
 from typing import Any
 
+from assistant.config import paths
+
 DEFAULT_SIZES = "1000,10000"
 
 
@@ -77,7 +79,7 @@ def run_size(n: int, repeat: int) -> dict[str, Any]:
         old = os.environ.get("KEEPSAKE_HOME")
         os.environ["KEEPSAKE_HOME"] = home
         try:
-            store = MemoryStore()
+            store = MemoryStore(paths().database, key_file=paths().key_file)
             rows = _build(store, n)
             count = store.count(include_all=True)
             step = max(1, len(rows) // (4 * repeat + 1))

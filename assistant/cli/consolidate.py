@@ -121,6 +121,7 @@ def _runs(args: argparse.Namespace) -> int:
 def _jobs_extract(args: argparse.Namespace) -> int:
     import sys
 
+    from assistant.config import load_settings
     from assistant.memory.capture.importing import model_extraction
     from assistant.services import get_chat_model
 
@@ -134,7 +135,7 @@ def _jobs_extract(args: argparse.Namespace) -> int:
                 print(f"  {r.processed}/{todo} read, {r.memories_added} new memories", file=sys.stderr)
 
             try:
-                report = model_extraction.run(store, get_chat_model(), limit=args.limit, progress=show)
+                report = model_extraction.run(store, get_chat_model(), limit=args.limit, settings=load_settings, progress=show)
             except KeyboardInterrupt:  # the queue only moves past finished messages: resumable
                 raise UserError("stopped; run it again to go on") from None
         else:

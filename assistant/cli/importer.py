@@ -63,6 +63,7 @@ class ProgressLine:
 
 def cmd_import(args: argparse.Namespace) -> int:
     from assistant.memory.errors import StorageError
+    from assistant.config import load_settings
     from assistant.memory.capture.importing.importers import ImportFormatError, detect_format, import_file
 
     try:
@@ -75,7 +76,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         return restore_export(args, keep_trust=False)
     store = open_cli_store(with_embedder=True)
     try:
-        report = import_file(store, args.file, progress=ProgressLine(), queue_model=not args.no_llm)
+        report = import_file(store, args.file, settings=load_settings, progress=ProgressLine(), queue_model=not args.no_llm)
     except ImportFormatError as exc:
         raise UserError(str(exc)) from None
     except StorageError as exc:  # disk full, damaged file ... mid-import: say what is kept

@@ -56,7 +56,7 @@ def cmd_repair(args: argparse.Namespace) -> int:
     path = p.database
     if not path.exists():
         raise UserError(f"there is no memory database at {path}: nothing to repair")
-    key = keys.get_or_create_key(path)[0] if dbmod.encryption_available() else None  # a lost key: KeyMissingError
+    key = keys.get_or_create_key(path, p.key_file)[0] if dbmod.encryption_available() else None  # a lost key: KeyMissingError
     src = salvage.open_damaged(path, key)  # for the check; the salvage reads on fresh connections
     tmp = path.with_name(path.name + ".repair")
     try:
@@ -122,7 +122,7 @@ def _after(args: argparse.Namespace, path: Path) -> dict:
     store = open_cli_store(with_embedder=True)
     try:
         missing = len(store.missing_vectors())
-        made = store.backfill_vectors() if missing and store._embed is not None else 0
+        made = store.backfill_vectors() if missing and store.vectors.embed is not None else 0
         out.update(vectors_missing=missing, vectors_made=made)
         if missing > made:
             out["note"] = f" {missing - made} memories have no vector yet (search finds them by words until they are embedded)."

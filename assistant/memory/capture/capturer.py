@@ -55,8 +55,9 @@ import collections
 import logging
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, tzinfo
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
+from assistant.config import Settings
 from assistant.engine import control
 from assistant.memory.capture import rules as extract_rules
 from assistant.memory.capture.commands import REMEMBER_EXTRACTOR, Command, keyword_search, parse_command, remember_text
@@ -80,6 +81,9 @@ from assistant.memory.records import (
 from assistant.memory.capture.validate import validate
 
 log = logging.getLogger(__name__)
+
+#: The capture policy in force: the settings, or a function returning the current ones.
+SettingsSource = Settings | Callable[[], Settings]
 
 EPISODE_EXTRACTOR = "episode"
 CAPTURE_VERSION = "2"  # 2: episodes and facts come from the message's statements only
@@ -148,12 +152,13 @@ class Capturer:
 
     ``chat_model``: the loaded chat model for LLM extraction (optional); ``use_llm=False`` skips
     it. ``retriever``: anything with ``search(query, k=) -> [hit.memory]`` to pick the existing
-    memories shown to the model (default: FTS). ``settings``: a :class:`Settings` (default: read
-    at every capture, so toggling memory off takes effect at once). ``tz``: timezone in which
+    memories shown to the model (default: FTS). ``settings``: a :class:`Settings`, or a function
+    returning the current one (the app's: read at every capture, so toggling memory off takes
+    effect at once). ``tz``: timezone in which
     relative dates are grounded (default: the machine's)."""
 
     def __init__(self, store: Any, chat_model: Any = None, *, use_llm: bool = True, retriever: Any = None,
-                 scope: Scope | None = None, settings: Any = None, tz: tzinfo | None = None) -> None:  # fmt: skip
+                 scope: Scope | None = None, settings: SettingsSource, tz: tzinfo | None = None) -> None:  # fmt: skip
         self.store = store
         self.chat_model = chat_model
         self.use_llm = use_llm
@@ -234,11 +239,7 @@ class Capturer:
 
     def memory_off(self) -> str | None:
         """Why nothing is captured at all right now (memory off or incognito in settings), else None."""
-        settings = self.settings
-        if settings is None:
-            from assistant.config import load_settings
-
-            settings = load_settings()
+        settings = self.settings() if callable(self.settings) else self.settings
         if not settings.memory_enabled:
             return "memory is turned off in settings"
         if settings.incognito:
@@ -345,11 +346,3 @@ class Capturer:
 def capture_messages(store: Any, ids: Sequence[int], **kw: Any) -> list[CaptureResult]:
     """Capture several messages in order with one :class:`Capturer` (``kw`` as for it)."""
     return Capturer(store, **kw).capture_many(ids)
-
-
-def __getattr__(name: str) -> Any:  # CaptureQueue lives in its own module
-    if name == "CaptureQueue":
-        from assistant.memory.capture.queue import CaptureQueue
-
-        return CaptureQueue
-    raise AttributeError(name)

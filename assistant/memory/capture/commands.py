@@ -26,6 +26,8 @@ from assistant.memory.capture.dates import ground
 from assistant.memory.capture.rules import finish, third_person
 from assistant.memory.records import AddResult, Kind, Memory, Source, Trust
 from assistant.memory.capture.validate import STOPWORDS
+from datetime import time as dtime
+from assistant.memory.forget import topic
 
 REMEMBER_EXTRACTOR = "command.remember"
 EXTRACTOR_VERSION = "1"
@@ -87,8 +89,6 @@ def remember(store: Any, command: Command | str, *, message: Any = None, observe
     the parsed command or its body text; ``message``: the stored chat message it came from (its
     session, id and observed_at become the source; the later capture of the same message then
     adds nothing). Raises ValueError for an empty text."""
-    from datetime import time as dtime
-
     body = command.text if isinstance(command, Command) else str(command)
     when = observed_at or (message.observed_at if message is not None else store.now())
     local = when.astimezone()
@@ -139,6 +139,4 @@ def forget_candidates(store: Any, retriever: Any, query: str, k: int = 12) -> li
     """What the person may mean by "forget <query>": :class:`~assistant.memory.forget.topic.Candidate` s
     (memories about it, pre-ticked by confidence, with the part of each that would go). Never
     deletes anything: show them, ask, then ``store.forget(topic.request_for(chosen))``."""
-    from assistant.memory.forget import topic
-
     return topic.propose(store, retriever, query, k=k)

@@ -23,6 +23,7 @@ from typing import Any, Sequence
 from assistant.memory.capture.dates import ground
 from assistant.memory.capture.rules import Candidate, finish, third_person
 from assistant.memory.records import Kind
+from assistant.engine.chat import ChatMessage
 
 log = logging.getLogger(__name__)
 
@@ -95,8 +96,6 @@ class LlmExtractor:
         return f"llm:{getattr(self.model, 'name', type(self.model).__name__)}"
 
     def prompt(self, grounded_message: str, existing: Sequence[str]) -> list[Any]:
-        from assistant.engine.chat import ChatMessage
-
         msg = grounded_message[:MAX_INPUT_CHARS]
         parts = []
         if existing:

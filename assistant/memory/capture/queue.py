@@ -11,7 +11,7 @@ calls :meth:`Capturer.capture_message` for each id, in order. After each capture
 ``"capture_failed"`` with a :class:`CaptureFailure`.
 
 Nothing is lost, nothing is raised to the caller. Every submit, success and failure is appended
-to a journal, ``paths().data / "capture-journal.jsonl"`` (one JSON object a line:
+to a journal, ``journal`` (the app's is ``<data>/capture-journal.jsonl``; one JSON object a line:
 ``{"op": "submit"|"done"|"fail"|"drop", "id": message_id, ...}``; ids, attempt counts and error
 summaries only -- never message text). A failed capture is retried with exponential backoff
 (``retry_base`` * 2^(attempt-1) seconds, at most ``retry_max``); from the third attempt on it is
@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from assistant import events
-from assistant.memory.capture.capturer import Capturer
+from assistant.memory.capture.capturer import Capturer, SettingsSource
 from assistant.memory.errors import NotFound
 from assistant.memory.records import Trust
 
@@ -77,18 +77,14 @@ class CaptureQueue:
     ``capturer_factory(store) -> Capturer`` overrides how the capturer is made (default
     ``Capturer(store, chat_model, use_llm=use_llm)``)."""
 
-    def __init__(self, store_factory: Callable[[], Any], chat_model: Any = None, *, use_llm: bool = True,
-                 journal: str | Path | None = None, retry_base: float = 2.0, retry_max: float = 600.0,
+    def __init__(self, store_factory: Callable[[], Any], chat_model: Any = None, *, journal: str | Path,
+                 settings: SettingsSource, use_llm: bool = True, retry_base: float = 2.0, retry_max: float = 600.0,
                  capturer_factory: Callable[[Any], Capturer] | None = None, start: bool = True) -> None:  # fmt: skip
-        if journal is None:
-            from assistant.config import paths
-
-            journal = paths().ensure().data / JOURNAL_NAME
         self.journal = Path(journal)
         self.retry_base = retry_base
         self.retry_max = retry_max
         self._store_factory = store_factory
-        self._capturer_factory = capturer_factory or (lambda store: Capturer(store, chat_model, use_llm=use_llm))
+        self._capturer_factory = capturer_factory or (lambda store: Capturer(store, chat_model, use_llm=use_llm, settings=settings))
         self._cond = threading.Condition()
         self._ready: list[_Job] = []  # submitted, in order
         self._waiting: dict[int, _Job] = {}  # failed, waiting for a retry

@@ -33,6 +33,7 @@ from assistant.memory.store.sqlite import diagnose
 from assistant.memory.errors import VersionConflict
 from assistant.memory.records import Actor, Kind, LinkType, Scope, Source, Status, UpdateType, ts_from_db
 from assistant.memory.store.rows import write_audit
+from dataclasses import replace
 
 log = logging.getLogger(__name__)
 ACTOR = Actor.CONSOLIDATOR
@@ -71,7 +72,7 @@ def _sources(c: Connection, memory_id: int) -> list[tuple[int, Source]]:
 def _unite(store: Any, c: Connection, survivor: int, merged: int, run_id: str, update_type: UpdateType) -> None:
     now = store.now()
     for _row, src in _sources(c, merged):
-        if store._insert_source(c, survivor, src, now):
+        if store.memories.insert_source(c, survivor, src, now):
             row_id = c.execute("SELECT last_insert_rowid()").fetchone()[0]
             write_audit(c, at=now, actor=ACTOR, action="add_source", memory_id=survivor, update_type=update_type,
                         details={"source": src.to_json(), "source_row": row_id, "from": merged}, run_id=run_id)  # fmt: skip
@@ -160,10 +161,8 @@ def purge(store: Any, purges: Sequence[Purge], run_id: str) -> tuple[int, ...]:
 
 def _embed_missing(store: Any, changes: Sequence[Change]) -> list[Change]:
     """Vectors for new facts whose text is not an episode's own (outside any transaction)."""
-    from dataclasses import replace
-
     todo = [i for i, ch in enumerate(changes) if isinstance(ch, Consolidate) and ch.vector is None]
-    embed = getattr(store, "_embed", None)
+    embed = store.vectors.embed
     if not todo or embed is None:
         return list(changes)
     out = list(changes)

@@ -17,6 +17,8 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from assistant.engine.chat import ChatMessage
+
 log = logging.getLogger(__name__)
 
 _SYSTEM = (
@@ -55,8 +57,6 @@ class LLMJudge:
         return self.cancel is not None and self.cancel.is_set()
 
     def _ask(self, question: str, pairs: Sequence[tuple[str, str]], key: str) -> set[int]:
-        from assistant.engine.chat import ChatMessage
-
         out: set[int] = set()
         pairs = list(pairs)[: self.max_pairs]
         for start in range(0, len(pairs), self.batch):
@@ -97,8 +97,6 @@ class LLMJudge:
 
     def rewrite(self, texts: Sequence[str]) -> str | None:
         """One self-contained sentence stating what the texts repeat (validated by the caller)."""
-        from assistant.engine.chat import ChatMessage
-
         if self._cancelled():
             return None
         listing = "\n".join(f"- {json.dumps(t, ensure_ascii=False)}" for t in texts[:8])

@@ -212,7 +212,7 @@ def undo_run(store: Any, run_id: str, *, actor: Actor | str = Actor.USER) -> Und
         now = store.now()
         if record.is_live(now):
             raise StoreError(f"consolidation run {run_id} is still running; undo it when it has finished")
-        from assistant.memory.consolidation.recover import rollback
+        from assistant.memory.consolidation.recover import rollback  # cycle: recover undoes with take_back
 
         return rollback(store, record, now, reason="interrupted: its process ended before the run finished")
     report = take_back(store, run_id, f"undo:{run_id}", actor=actor)

@@ -55,8 +55,12 @@ class Listener:
 
 
 class Forgetter:
-    def __init__(self, store: Any) -> None:
-        self.store = store
+    """``Forgetter(core, audit, vectors)``: the store's core (transactions, clock, checkpoint), its
+    audit log (holders write their audit rows through it) and its vectors (re-embedding a cut memory)."""
+
+    def __init__(self, core: Any, audit: Any, vectors: Any) -> None:
+        self.core = core
+        self._audit_log, self._vectors = audit, vectors
         self._notes = NoteVersions()
         # audit text first: the holders after it write their own (text-free) audit rows
         self._first: list[Holder] = [AuditText(), InjectionLog(), MemoryRows(), MemoryCuts(), Messages(), Archive()]
@@ -94,12 +98,12 @@ class Forgetter:
             results = [HolderResult(h.name, h.count(c, scope)) for h in self.db_holders]
             return self._report(scope, results, notes=self._notes.notes(c, scope))
 
-        return self.store.read(run)
+        return self.core.read(run)
 
     def forget(self, request: ForgetRequest, *, actor: Actor | str = Actor.USER) -> ForgetReport:
         """Forget for real (see the module docstring). Unknown ids raise NotFound before
         anything changes; a holder failure is reported, never raised."""
-        ctx = ApplyContext(now=self.store.now(), actor=Actor(actor), embed=self._embed, audit=self.store._audit)
+        ctx = ApplyContext(now=self.core.now(), actor=Actor(actor), embed=self._embed, audit=self._audit_log.add)
 
         def run(c: Any) -> tuple[Scope, list[HolderResult], tuple[str, ...]]:
             scope = plan(c, request)
@@ -113,14 +117,14 @@ class Forgetter:
             return scope, results, notes
 
         try:
-            scope, results, notes = self.store.write(run)
+            scope, results, notes = self.core.write(run)
         except HolderFailed as failed:
             log.error("forget failed in holder %s; nothing was changed", failed.name, exc_info=failed.exc)
             preview = self.preview(request)
             return replace(preview, errors=(f"{failed.name} failed, so nothing was deleted: {failed.exc}",),
                            holders=tuple(HolderResult(h.name, h.counts, error=str(failed.exc) if h.name == failed.name else None)
                                          for h in preview.holders))  # fmt: skip
-        truncated = self.store.checkpoint()
+        truncated = self.core.checkpoint()
         report = replace(self._report(scope, results, notes=notes), executed=True, wal_truncated=truncated)
         if not truncated:
             notes += ("The write-ahead log could not be emptied yet (the database was busy); it is retried on the next delete and on close.",)
@@ -139,14 +143,14 @@ class Forgetter:
     def forget_note_history(self) -> int:
         """"Forget the old wording" of the person's note: every version but the current one
         goes (SQL, then the WAL checkpoint). Returns how many versions went."""
-        n = self.store.write(lambda c: c.execute(
+        n = self.core.write(lambda c: c.execute(
             "DELETE FROM note_versions WHERE version < (SELECT max(version) FROM note_versions)").rowcount)  # fmt: skip
-        self.store.checkpoint()
+        self.core.checkpoint()
         return int(n)
 
     def _embed(self, text: str) -> bytes | None:
         try:
-            return self.store._embed_one(text)
+            return self._vectors.embed_one(text)
         except Exception:  # noqa: BLE001 - no vector now: backfilled later, the old one is gone anyway
             log.warning("after a forget: could not embed the kept text; its vector is added later", exc_info=True)
             return None

@@ -34,7 +34,7 @@ class ApplyContext:
     now: datetime
     actor: Actor
     embed: Callable[[str], bytes | None]  # a new memory text -> its packed vector (None: none now)
-    audit: Callable[..., int]  # store._audit
+    audit: Callable[..., int]  # store.audit_log.add
 
 
 class Holder(Protocol):

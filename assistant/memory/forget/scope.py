@@ -31,6 +31,7 @@ from assistant.memory.errors import NotFound
 from assistant.memory.forget import match
 from assistant.memory.forget.report import ForgetRequest, TextCut
 from assistant.memory.store.rows import IN_IDS, ids_json
+import os
 
 _POINTER = re.compile(r"\n?\[\.\.\. offloaded: \d+ characters in total, \d+ not shown; the full text is in the archive (?:entry|file) (\S+?)\]$")
 
@@ -104,7 +105,7 @@ def pieces_of(c: Connection, mid: int) -> list[str]:
 
 
 def plan(c: Connection, request: ForgetRequest) -> Scope:
-    from assistant.memory.forget import cascade
+    from assistant.memory.forget import cascade  # cycle: cascade builds on this module's Scope
 
     scope = Scope(request)
     if request.versions_of:
@@ -145,7 +146,7 @@ def _old_wording(c: Connection, scope: Scope) -> Scope:
 
 
 def _parts(c: Connection, scope: Scope) -> None:
-    from assistant.memory.store.archive import OFFLOAD_CHARS, pointer_text
+    from assistant.memory.store.archive import OFFLOAD_CHARS, pointer_text  # cycle: store/__init__ -> forgetter -> scope
 
     texts = memory_texts(c, [p.memory_id for p in scope.request.parts])
     for p in scope.request.parts:
@@ -223,8 +224,6 @@ def _duplicates(c: Connection, scope: Scope) -> None:
 def _exports(c: Connection, scope: Scope) -> None:
     """Exports Keepsake wrote earlier that hold a removed memory or message (paths only: the
     files are the person's and are never opened)."""
-    import os
-
     mids = scope.changed_memories
     sessions = scope.touched_sessions | ({scope.session_id} if scope.session_id is not None else set())
     for path, m_json, s_json in c.execute("SELECT path, memory_ids, session_ids FROM exports ORDER BY id"):

@@ -35,9 +35,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Sequence
 
-from assistant.memory.retrieval.perspective import rewrite
+from assistant.memory.retrieval.perspective import first_to_second, rewrite
 from assistant.memory.records import Kind, Trust
 from assistant.memory.capture.validate import STOPWORDS
+from assistant.memory.retrieval.inject import source_label
 
 PREFIX = 6  # "allergy"/"allergic" share "allerg"
 #: Kinds a memory answer comes from: statements written by capture or the person. Episodes are
@@ -241,8 +242,6 @@ def qualifies(question: str, hit: Any) -> bool:
 
 def choose(question: str, hits: Sequence[Any]) -> MemoryAnswer | None:
     """The confident memory answer among ``hits`` (best first), or None."""
-    from assistant.memory.retrieval.inject import source_label
-
     if not about_person(question) and not any(h.slot_answer for h in hits):
         return None
     for hit in hits:
@@ -262,8 +261,6 @@ def choose(question: str, hits: Sequence[Any]) -> MemoryAnswer | None:
 def logged(m: Any, signals: dict[str, float]) -> dict[str, Any] | None:
     """The memory answer of a past turn, from its injection-log signals (``memory_answer``,
     ``in_reply``, ``replaced_reply``; see :func:`assistant.memory.retrieval.inject.log_injection`)."""
-    from assistant.memory.retrieval.inject import source_label
-
     if not signals.get("memory_answer"):
         return None
     a = MemoryAnswer(m.id, m.text, _date(m), source_label(m), rewrite(m.text, "second"), (), ())
@@ -329,8 +326,6 @@ _FIRST_PERSON_START = re.compile(r"^\s*(?:I\b|I['’](?:m|ve|ll|d)\b|My\b)")
 def address_person(reply: str, answer: MemoryAnswer) -> str:
     """Sentences that give the answer in the person's voice ("I'm a nurse.", the model speaking
     as the person it read about) turned to the person ("You're a nurse."); the rest unchanged."""
-    from assistant.memory.retrieval.perspective import first_to_second
-
     terms = answer.strong_terms or answer.key_terms
     out = []
     for m in _SENTENCE.finditer(reply):

@@ -1,12 +1,22 @@
 """The memory store: one encrypted SQLite file (SQLCipher via ``sqlcipher3``), opened with
-:class:`MemoryStore`.
+:class:`MemoryStore`, a facade over one small service per table or concern.
 
-    store = MemoryStore(paths().database, embed=embedder.embed)   # key from the OS keyring
+    store = MemoryStore(profile_db_path, embed=embedder.embed)   # key from the OS keyring
     mid = store.add("Lives in Lisbon", kind=Kind.PROFILE, slot="home_city",
                     source=Source(session_id=s.id, message_id=msg.id, observed_at=msg.observed_at))
     store.list(as_of=datetime(2024, 6, 1, tzinfo=UTC))       # what was true then
     store.list(known_at=datetime(2024, 6, 1, tzinfo=UTC))    # what we believed then
-    store.delete(mid)                                        # really gone (see delete.py)
+    store.delete(mid)                                        # really gone (see assistant.memory.forget)
+
+Services (each given the :class:`~.core.StoreCore` and the collaborators it uses, nothing else):
+``store.core`` (:mod:`.core`: open, key, migrations, transactions, clock, checkpoints),
+``store.reads`` (:mod:`.reads`) / ``store.memories`` (:mod:`.memories`, ADD) / ``store.changes``
+(:mod:`.versions`, new versions) over ``memories``; ``store.sessions`` (:mod:`.sessions`, sessions and
+messages); ``store.vectors`` (:mod:`.vectors`); ``store.audit_log`` / ``store.injection_log``
+(:mod:`.logs`); ``store.context_archive`` (:mod:`.archive`); ``store.forgetter`` and
+``store.deletes`` (:mod:`.delete`, every delete); ``store.portable`` (:mod:`.portable`, JSON
+export/import). The facade's methods (``store.add``, ``store.list``, ``store.create_session``, ...)
+are the services' methods, listed once below.
 
 Threads: every thread gets its own connection (``store.conn`` / ``store.db`` are per thread);
 ``store.write(fn)`` runs ``fn(conn)`` in a ``BEGIN IMMEDIATE`` transaction retried on busy.
@@ -30,8 +40,9 @@ Tables (schema in :mod:`assistant.memory.store.sqlite.migrations`):
   from_version, to_version, details JSON, run_id)`` -- every change
 - ``injection_log(id, turn_id, at, session_id, message_id, memory_id, rank, score, signals JSON,
   source_message_ids JSON)``
-- ``file_refs(path, memory_id, message_id, session_id)`` -- app files holding a record's text
 - ``schema_migrations(version, name, applied_at)``, ``store_meta(key, value)``
+- the context archive (``context_history``, ``context_offloads``, ``context_state``,
+  ``note_versions``, ``exports``): :mod:`.archive`
 
 Search indexes (for retrieval):
 
@@ -43,18 +54,15 @@ Search indexes (for retrieval):
 - ``message_fts``: FTS5, external content over ``messages.content`` (``rowid = messages.id``).
 - ``memory_vec``: sqlite-vec ``vec0(embedding float[dim] distance_metric=cosine)``,
   ``rowid = memories.id``: ``SELECT rowid, distance FROM memory_vec WHERE embedding MATCH ?
-  AND k = ?`` (k <= 4096; pack the query with ``struct.pack(f"{dim}f", *vec)`` or
-  ``sqlite_vec.serialize_float32``). Memories written while no embedder was loaded have no row
+  AND k = ?`` (k <= 4096). Memories written while no embedder was loaded have no row
   (:meth:`MemoryStore.missing_vectors`, :meth:`MemoryStore.backfill_vectors`).
 """
 
 from __future__ import annotations
 
-from assistant.memory.store.delete import DeleteMixin, DeletePlan
+from typing import Any
+
 from assistant.memory.errors import KeyMissingError, NotFound, StoreError, VersionConflict, WrongKeyError
-from assistant.memory.store.memories import UNSET, MemoriesMixin
-from assistant.memory.store.portable import ImportReport, PortableMixin
-from assistant.memory.store.sessions import SessionsMixin
 
 __all__ = [
     "MemoryStore",
@@ -68,22 +76,16 @@ __all__ = [
     "UNSET",
 ]
 
+_FACADE = {"MemoryStore": "facade", "DeletePlan": "delete", "ImportReport": "portable", "UNSET": "checks"}
 
-class MemoryStore(MemoriesMixin, SessionsMixin, DeleteMixin, PortableMixin):
-    """``MemoryStore(path=None, *, key=None, encrypted=True, embed=None, dim=384,
-    busy_timeout=30.0, clock=None)``
 
-    - ``path``: database file (default ``paths().database``).
-    - ``key``: 32 bytes / 64 hex chars; default: the key in the OS keyring (or the 0600 key
-      file where there is no keyring), created on first use. A wrong or missing key for an
-      existing file raises :class:`WrongKeyError` / :class:`KeyMissingError`.
-    - ``encrypted=False``: plain SQLite (tests of raw file bytes only).
-    - ``embed``: ``list[str] -> list[list[float]]`` of ``dim`` floats; optional.
-    - ``clock``: returns the current aware datetime (tests).
-    - ``context_archive``: the context archive in the same encrypted file (:mod:`.archive`);
-      ``forgetter``: every delete (:mod:`assistant.memory.forget`).
-    """
+def __getattr__(name: str) -> Any:
+    """``from assistant.memory.store import MemoryStore`` loads the facade on first use. Imported
+    here, in a function, to break a real cycle: the facade composes the Forgetter, whose holders
+    import this package's modules (``store.sqlite.db``, ``store.rows``) -- importing one of those
+    runs this ``__init__`` first."""
+    if name in _FACADE:
+        import importlib
 
-    # ``list``/``count`` are defined last so the names do not shadow builtins in annotations.
-    list = MemoriesMixin.list_memories
-    count = MemoriesMixin.count_memories
+        return getattr(importlib.import_module(f"{__name__}.{_FACADE[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

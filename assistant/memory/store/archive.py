@@ -93,10 +93,12 @@ def pointer_text(text: str, ref: str) -> str:
 
 class ContextArchive:
     """The archive tables of one store (``store.context_archive``); every call uses the calling
-    thread's connection, inside the caller's transaction when there is one."""
+    thread's connection, inside the caller's transaction when there is one. ``core``: the store's
+    core (transactions, clock); ``forgetter``: removes what the person asks to forget."""
 
-    def __init__(self, store: Any) -> None:
-        self._store = store
+    def __init__(self, core: Any, forgetter: Any) -> None:
+        self._store = core
+        self._forgetter = forgetter
 
     # ------------------------------------------------------------------ history
     def append(self, session_key: str, messages: Sequence[ArchivedMessage]) -> int:
@@ -188,7 +190,7 @@ class ContextArchive:
 
     def forget_note_history(self) -> int:
         """Remove every note version but the current one (through the Forgetter)."""
-        return self._store.forgetter.forget_note_history()
+        return self._forgetter.forget_note_history()
 
     # ------------------------------------------------------------------ exports (paths only)
     def record_export(self, path: str, memory_ids: Sequence[int], session_ids: Sequence[int]) -> None:

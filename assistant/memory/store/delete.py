@@ -1,13 +1,13 @@
 """Real deletion, as store methods: each one is a request to the Forgetter
 (:mod:`assistant.memory.forget`), which owns the whole cascade and returns one report.
 
-- :meth:`DeleteMixin.delete` / :meth:`~DeleteMixin.delete_preview`: memories, whole (their source
+- :meth:`Deletes.delete` / :meth:`~Deletes.delete_preview`: memories, whole (their source
   messages lose the sentences they came from, unless ``redact_sources=False``);
-- :meth:`DeleteMixin.forget` / :meth:`~DeleteMixin.forget_preview`: any :class:`ForgetRequest`,
+- :meth:`Deletes.forget` / :meth:`~Deletes.forget_preview`: any :class:`ForgetRequest`,
   e.g. parts of memories (the sentences about what the person asked to forget);
-- :meth:`DeleteMixin.delete_session` / :meth:`~DeleteMixin.delete_session_preview`: a conversation;
-- :meth:`DeleteMixin.purge_expired`: memories whose TTL passed (the background job);
-- :meth:`DeleteMixin.purge_versions`: "forget the old wording" of an edited memory.
+- :meth:`Deletes.delete_session` / :meth:`~Deletes.delete_session_preview`: a conversation;
+- :meth:`Deletes.purge_expired`: memories whose TTL passed (the background job);
+- :meth:`Deletes.purge_versions`: "forget the old wording" of an edited memory.
 """
 
 from __future__ import annotations
@@ -15,14 +15,21 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from assistant.memory.store.base import StoreBase
+from assistant.memory.forget.forgetter import Forgetter
+from assistant.memory.store.core import Repository, StoreCore
 from assistant.memory.forget.report import ForgetReport, ForgetRequest
 from assistant.memory.records import Actor, UpdateType, ts_to_db
 
 DeletePlan = ForgetReport  # the name this report had before the Forgetter
 
 
-class DeleteMixin(StoreBase):
+class Deletes(Repository):
+    """Every delete is a request to the :class:`Forgetter`. ``store.deletes``."""
+
+    def __init__(self, core: StoreCore, forgetter: Forgetter) -> None:
+        super().__init__(core)
+        self.forgetter = forgetter
+
     def delete_preview(self, ids: int | Sequence[int], *, redact_sources: bool = True) -> ForgetReport:
         """What :meth:`delete` would remove (per holder, per table, which sentences); changes nothing."""
         return self.forgetter.preview(ForgetRequest.memories(ids, redact_sources=redact_sources))

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from assistant.fileio import write_private_atomic
-from assistant.memory.store.base import StoreBase
 from assistant.memory.store.sqlite.db import Connection
 from assistant.memory.records import (
     Actor,
@@ -34,7 +33,13 @@ from assistant.memory.records import (
     parse_iso,
     ts_to_db,
 )
+from assistant.memory.store.archive import ContextArchive
+from assistant.memory.store.core import Repository, StoreCore
+from assistant.memory.store.memories import Memories
+from assistant.memory.store.reads import MemoryReads
 from assistant.memory.store.rows import VERSION_COLUMNS, version_from_row
+from assistant.memory.store.sessions import Sessions
+from assistant.memory.store.vectors import Vectors
 
 FORMAT = "keepsake.memories"
 FORMAT_VERSION = 1
@@ -61,7 +66,14 @@ class ImportReport:
         }
 
 
-class PortableMixin(StoreBase):
+class Portable(Repository):
+    """Export to and import from the ``keepsake.memories`` JSON format. ``store.portable``."""
+
+    def __init__(self, core: StoreCore, reads: MemoryReads, memories: Memories, sessions: Sessions, vectors: Vectors,
+                 archive: ContextArchive) -> None:  # fmt: skip
+        super().__init__(core)
+        self.reads, self.memories, self.sessions, self.vectors, self.archive = reads, memories, sessions, vectors, archive
+
     def export_json(self, path: str | Path | None = None, *, include_sessions: bool = True,
                     ids: Sequence[int] | None = None) -> dict[str, Any]:  # fmt: skip
         """The whole memory as a JSON-able dict; also written to ``path`` (mode 0600) when given.
@@ -74,7 +86,7 @@ class PortableMixin(StoreBase):
                 wanted = sorted({int(i) for i in ids})
             memories = []
             for chunk in range(0, len(wanted), 500):
-                for m in self.get_many(wanted[chunk : chunk + 500]):  # type: ignore[attr-defined]
+                for m in self.reads.get_many(wanted[chunk : chunk + 500]):
                     obj = m.to_json()
                     rows = c.execute(
                         f"SELECT {', '.join(VERSION_COLUMNS)} FROM memory_versions WHERE memory_id = ? ORDER BY version", (m.id,)
@@ -84,15 +96,15 @@ class PortableMixin(StoreBase):
             out: dict[str, Any] = {
                 "format": FORMAT,
                 "version": FORMAT_VERSION,
-                "store_id": self.store_id,
+                "store_id": self.core.store_id,
                 "exported_at": iso(self.now()),
                 "memories": memories,
             }
             if include_sessions:
                 sessions = []
-                for s in self.list_sessions():  # type: ignore[attr-defined]
+                for s in self.sessions.list_sessions():
                     obj = s.to_json()
-                    obj["messages"] = [msg.to_json() for msg in self.messages(s.id)]  # type: ignore[attr-defined]
+                    obj["messages"] = [msg.to_json() for msg in self.sessions.messages(s.id)]
                     sessions.append(obj)
                 out["sessions"] = sessions[::-1]
             return out
@@ -103,8 +115,8 @@ class PortableMixin(StoreBase):
             write_private_atomic(target, json.dumps(data, ensure_ascii=False, indent=1))
             # the file is the person's from now on (never scanned, edited or deleted); only its
             # path is remembered, so a later delete can say that this export still holds the text
-            self.context_archive.record_export(str(target.resolve()), [m["id"] for m in data["memories"]],
-                                       [x["id"] for x in data.get("sessions", [])])  # type: ignore[attr-defined]
+            self.archive.record_export(str(target.resolve()), [m["id"] for m in data["memories"]],
+                                       [x["id"] for x in data.get("sessions", [])])
         return data
 
     def import_json(self, src: str | Path | dict[str, Any], *, keep_trust: bool = False, actor: Actor | str = Actor.IMPORT) -> ImportReport:
@@ -122,7 +134,7 @@ class PortableMixin(StoreBase):
         if int(data.get("version", 0)) > FORMAT_VERSION:
             raise ValueError(f"export format version {data.get('version')} is newer than this Keepsake understands")
         origin = str(data.get("store_id") or "unknown")
-        same_store = origin == self.store_id
+        same_store = origin == self.core.store_id
         session_map: dict[int, int] = {}
         message_map: dict[int, int] = {}
         for i, s in enumerate(data.get("sessions") or []):
@@ -144,11 +156,11 @@ class PortableMixin(StoreBase):
                     a, b = report.id_map.get(int(link["from"])), report.id_map.get(int(link["to"]))
                     if a is not None and b is not None and a != b:
                         before = self.conn.execute("SELECT count(*) FROM memory_links").fetchone()[0]
-                        self.link(a, b, LinkType(link["type"]), actor=actor)  # type: ignore[attr-defined]
+                        self.memories.link(a, b, LinkType(link["type"]), actor=actor)
                         report.links_added += self.conn.execute("SELECT count(*) FROM memory_links").fetchone()[0] - before
                 except (KeyError, TypeError, ValueError) as exc:
                     report.errors.append(f"link {link!r}: {exc}")
-        self.backfill_vectors(ids=new_ids)
+        self.vectors.backfill(ids=new_ids)
         return report
 
     def _import_session(self, s: dict[str, Any], origin: str, same_store: bool, session_map: dict[int, int],
@@ -160,8 +172,8 @@ class PortableMixin(StoreBase):
                 message_map[int(msg["id"])] = int(msg["id"])
             return
         ext = s.get("external_id") or f"keepsake:{origin}:{old_id}"
-        existed = self.find_session(ext) is not None  # type: ignore[attr-defined]
-        sess = self.create_session(  # type: ignore[attr-defined]
+        existed = self.sessions.find_session(ext) is not None
+        sess = self.sessions.create_session(
             str(s.get("title") or ""), external_id=ext, incognito=bool(s.get("incognito")),
             created_at=parse_iso(s.get("created_at")), actor=Actor.IMPORT,
         )  # fmt: skip
@@ -172,7 +184,7 @@ class PortableMixin(StoreBase):
                 continue
             mext = msg.get("external_id") or f"keepsake:{origin}:{msg['id']}"
             before = self.conn.execute("SELECT max(id) FROM messages").fetchone()[0]
-            new = self.add_message(  # type: ignore[attr-defined]
+            new = self.sessions.add_message(
                 sess.id, Role(msg["role"]), str(msg["content"]), observed_at=parse_iso(msg.get("observed_at")),
                 created_at=parse_iso(msg.get("created_at")), external_id=mext,
             )  # fmt: skip
@@ -211,12 +223,12 @@ class PortableMixin(StoreBase):
         if existing is not None:
             mid = int(existing[0])
             for src in sources:
-                self.add_source(mid, src, actor=actor)  # type: ignore[attr-defined]
+                self.memories.add_source(mid, src, actor=actor)
             report.memories_merged += 1
             if "id" in m:
                 report.id_map[int(m["id"])] = mid
             return None
-        res = self.add_ex(  # type: ignore[attr-defined]
+        res = self.memories.add_ex(
             text, kind=kind, scope=scope, sources=sources, valid_at=valid_at, invalid_at=invalid_at, trust=trust,
             confidence=float(m.get("confidence", 1.0)), entities=[str(e) for e in m.get("entities") or []],
             slot=m.get("slot"), ttl=parse_iso(m.get("expires_at")) if m.get("expires_at") else None,

@@ -3,10 +3,9 @@ counts, and the version history."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, Sequence, Unpack
 
-from assistant.memory.store.base import StoreBase
+from assistant.memory.store.core import Repository
 from assistant.memory.store.sqlite.db import Connection
 from assistant.memory.errors import NotFound
 from assistant.memory.store.filters import ORDER_SQL, FilterArgs, MemoryFilter, Order, select_sql
@@ -14,9 +13,11 @@ from assistant.memory.records import Memory, MemoryVersion
 from assistant.memory.store.rows import IN_IDS, MEMORY_COLUMNS, MEMORY_SELECT, VERSION_COLUMNS, hydrate, ids_json, version_from_row
 
 
-class ReadsMixin(StoreBase):
+class MemoryReads(Repository):
+    """Reading the ``memories`` table (current versions) and ``memory_versions``. ``store.reads``."""
+
     @staticmethod
-    def _require(c: Connection, memory_id: int) -> Any:
+    def require(c: Connection, memory_id: int) -> Any:
         row = c.execute(f"SELECT {MEMORY_SELECT} FROM memories WHERE id = ?", (memory_id,)).fetchone()
         if row is None:
             raise NotFound(f"no memory with id {memory_id}")
@@ -24,7 +25,7 @@ class ReadsMixin(StoreBase):
 
     def get(self, memory_id: int) -> Memory:
         """The current version of a memory; :class:`NotFound` if there is none."""
-        return self.read(lambda c: hydrate(c, [self._require(c, memory_id)])[0])
+        return self.read(lambda c: hydrate(c, [self.require(c, memory_id)])[0])
 
     def get_many(self, ids: Sequence[int]) -> list[Memory]:
         """Memories for ``ids`` in the given order (unknown ids are skipped)."""
@@ -38,7 +39,7 @@ class ReadsMixin(StoreBase):
 
         return self.read(run)
 
-    def list_memories(
+    def list(
         self,
         where: MemoryFilter | None = None,
         /,
@@ -56,7 +57,7 @@ class ReadsMixin(StoreBase):
         sql += f" ORDER BY {ORDER_SQL[order]} LIMIT {int(limit) if limit is not None else -1} OFFSET {int(offset)}"
         return self.read(lambda c: hydrate(c, c.execute(sql, params).fetchall(), f.known_at))
 
-    def count_memories(self, where: MemoryFilter | None = None, /, **filters: Unpack[FilterArgs]) -> int:
+    def count(self, where: MemoryFilter | None = None, /, **filters: Unpack[FilterArgs]) -> int:
         """How many memories :meth:`list` would return (same filters, no paging)."""
         sql, params = select_sql(MemoryFilter.of(where, filters), self.now())
         return int(self.conn.execute(f"SELECT count(*) FROM ({sql})", params).fetchone()[0])
@@ -65,7 +66,7 @@ class ReadsMixin(StoreBase):
         """Every version of a memory, oldest first; the last one is current."""
 
         def run(c: Connection) -> list[MemoryVersion]:
-            cur = self._require(c, memory_id)
+            cur = self.require(c, memory_id)
             cols = ", ".join(VERSION_COLUMNS)
             rows = c.execute(f"SELECT {cols} FROM memory_versions WHERE memory_id = ? ORDER BY version", (memory_id,)).fetchall()
             out = [version_from_row(r) for r in rows]

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Sequence
 
-from assistant.memory.store.base import StoreBase
+from assistant.memory.store.core import Repository, StoreCore
+from assistant.memory.store.logs import AuditLog
 from assistant.memory.store.sqlite.db import Connection
 from assistant.memory.errors import NotFound
 from assistant.memory.records import Actor, Message, Role, Session, ts_to_db
@@ -17,7 +18,7 @@ from assistant.memory.retrieval.textmatch import match_expression
 
 @dataclass(frozen=True)
 class MessageSpec:
-    """A message to append (see :meth:`SessionsMixin.add_messages`)."""
+    """A message to append (see :meth:`Sessions.add_messages`)."""
 
     session_id: int
     role: Role | str
@@ -32,7 +33,13 @@ _SESSION_SELECT = (
 )
 
 
-class SessionsMixin(StoreBase):
+class Sessions(Repository):
+    """The ``sessions`` and ``messages`` tables. ``store.sessions``."""
+
+    def __init__(self, core: StoreCore, audit: AuditLog) -> None:
+        super().__init__(core)
+        self.audit = audit
+
     def create_session(
         self,
         title: str = "",
@@ -56,7 +63,7 @@ class SessionsMixin(StoreBase):
                 (title, when, when, int(incognito), external_id),
             )
             sid = int(cur.lastrowid)
-            self._audit(c, actor=actor, action="create_session", session_id=sid, details={"title": title})
+            self.audit.add(c, actor=actor, action="create_session", session_id=sid, details={"title": title})
             return sid
 
         return self.get_session(self.write(run))
@@ -85,7 +92,7 @@ class SessionsMixin(StoreBase):
             if old is None:
                 raise NotFound(f"no session with id {session_id}")
             c.execute("UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?", (title, ts_to_db(self.now()), session_id))
-            self._audit(c, actor=actor, action="rename_session", session_id=session_id, details={"from": old[0], "to": title})
+            self.audit.add(c, actor=actor, action="rename_session", session_id=session_id, details={"from": old[0], "to": title})
 
         self.write(run)
         return self.get_session(session_id)
@@ -95,7 +102,7 @@ class SessionsMixin(StoreBase):
             cur = c.execute("UPDATE sessions SET incognito = ? WHERE id = ?", (int(incognito), session_id))
             if not cur.rowcount:
                 raise NotFound(f"no session with id {session_id}")
-            self._audit(c, actor=actor, action="set_incognito", session_id=session_id, details={"incognito": incognito})
+            self.audit.add(c, actor=actor, action="set_incognito", session_id=session_id, details={"incognito": incognito})
 
         self.write(run)
         return self.get_session(session_id)

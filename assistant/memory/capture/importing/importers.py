@@ -1,6 +1,6 @@
 """Import past chats (Keepsake JSONL, ChatGPT export): streamed, in chunks, rules capture.
 
-    report = import_file(store, "conversations.json", progress=show)   # ChatImportReport
+    report = import_file(store, "conversations.json", settings=load_settings, progress=show)   # ChatImportReport
 
 The file is read one message at a time (:mod:`assistant.memory.capture.importing.read`: formats, per-line
 decoding, problems). Messages are written ``CHUNK`` (64) at a time, each chunk in one transaction
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from assistant.memory.store.sqlite import diagnose
-from assistant.memory.capture.capturer import Capturer
+from assistant.memory.capture.capturer import Capturer, SettingsSource
 from assistant.memory.capture.importing.read import (
     MAX_PROBLEMS,
     ImportedConversation,
@@ -44,6 +44,7 @@ from assistant.memory.capture.importing.read import (
 )
 from assistant.memory.records import Actor, Trust
 from assistant.memory.store.sessions import MessageSpec
+from assistant.memory.capture.importing.model_extraction import enqueue
 
 log = logging.getLogger(__name__)
 
@@ -205,19 +206,24 @@ def _uncaptured(store: Any, ids: list[int]) -> list[int]:
     return [i for i in ids if i not in done]
 
 
-def import_file(store: Any, path: str | Path, *, capturer: Capturer | None = None, progress: Progress | None = None,
+def import_file(store: Any, path: str | Path, *, capturer: Capturer | None = None, settings: SettingsSource | None = None,
+                progress: Progress | None = None,
                 queue_model: bool = False, chunk: int = CHUNK,
                 clock: Callable[[], float] = time.perf_counter) -> ChatImportReport:  # fmt: skip
     """Import a chat export into ``store`` (see the module docstring). Raises
     :class:`ImportFormatError` when the file cannot be read as a chat export; bad lines or
-    conversations are reported in ``problems`` and skipped."""
+    conversations are reported in ``problems`` and skipped. ``capturer``: how messages are
+    captured (default: the rules, under ``settings`` -- one of the two must be given)."""
+    if capturer is None:
+        if settings is None:
+            raise TypeError("import_file needs a capturer or the capture settings")
+        capturer = Capturer(store, use_llm=False, settings=settings)
     started = clock()
     problems = Problems()
     with open_export(path) as reader:
         if reader.format == "keepsake":
             raise ImportFormatError(f"{Path(path).name} is a Keepsake export: restore it with store.import_json")
         report = ChatImportReport(str(path), reader.format)
-        capturer = capturer or Capturer(store, use_llm=False)
         report.capture_skipped = capturer.memory_off()
         imp = _Importer(store, capturer, report, queue_model and report.capture_skipped is None)
 
@@ -237,8 +243,6 @@ def import_file(store: Any, path: str | Path, *, capturer: Capturer | None = Non
         finally:
             imp.flush()  # what was read before an error is kept
         if queue_model and imp.queued:
-            from assistant.memory.capture.importing.model_extraction import enqueue
-
             report.model_extraction_queued = enqueue(store, imp.queued)
         reader.on_progress = None
         tick(finished=True)

@@ -25,6 +25,8 @@ import logging
 import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
+from assistant.memory.capture.capturer import Capturer
+from assistant.memory.records import Trust
 
 log = logging.getLogger(__name__)
 
@@ -130,15 +132,16 @@ def _done(store: Any, message_id: int) -> None:
 
 
 def run(store: Any, chat_model: Any, *, cancel: threading.Event | None = None, limit: int | None = None,
-        capturer: Any = None, progress: Callable[[ExtractionReport], None] | None = None) -> ExtractionReport:  # fmt: skip
+        capturer: Any = None, settings: Any = None,
+        progress: Callable[[ExtractionReport], None] | None = None) -> ExtractionReport:  # fmt: skip
     """Read queued messages with ``chat_model`` until the queue is empty, ``cancel`` is set or
     ``limit`` messages were read. A failing message is logged, counted and skipped (its rules
-    memories are already there)."""
-    from assistant.memory.capture.capturer import Capturer
-    from assistant.memory.records import Trust
-
+    memories are already there). ``capturer`` (default: one with ``chat_model`` under
+    ``settings``; one of the two must be given)."""
+    if capturer is None and settings is None:
+        raise TypeError("model extraction needs a capturer or the capture settings")
     report = ExtractionReport()
-    capturer = capturer or Capturer(store, chat_model, use_llm=True)
+    capturer = capturer or Capturer(store, chat_model, use_llm=True, settings=settings)
     while True:
         if (cancel is not None and cancel.is_set()) or (limit is not None and report.processed >= limit):
             report.stopped = _next(store) is not None

@@ -30,6 +30,10 @@ from assistant.memory.consolidation.snapshot import Rec, Snapshot, similar_pairs
 from assistant.memory.consolidation.plans.text import grounded_in, hard_guard, loose_normalize, same_fact_guard
 from assistant.memory.consolidation.plans.unionfind import UnionFind
 from assistant.memory.records import Kind, Trust
+import re
+from assistant.memory.capture.dates import ground
+from assistant.memory.capture.validate import validate
+from assistant.memory.capture.rules import finish, third_person
 
 _DATE_HINT = None  # compiled lazily
 
@@ -51,8 +55,6 @@ class EpisodicResult:
 
 def _ground(text: str, observed: datetime) -> tuple[str, datetime | None]:
     global _DATE_HINT
-    import re
-
     if _DATE_HINT is None:
         _DATE_HINT = re.compile(
             r"\b(?:yesterday|today|tonight|tomorrow|last|next|this|ago|in \d+|on the \d+|"
@@ -61,8 +63,6 @@ def _ground(text: str, observed: datetime) -> tuple[str, datetime | None]:
         )  # fmt: skip
     if not _DATE_HINT.search(text):
         return text, None
-    from assistant.memory.capture.dates import ground
-
     g = ground(text, observed)
     valid = datetime.combine(g.valid_at, time.min, tzinfo=timezone.utc) if g.valid_at is not None else None
     return g.text, valid
@@ -81,17 +81,11 @@ def _grounded(rec: Rec) -> tuple[str, datetime | None] | None:
 
 def _capture_validate(fact: str, sources: list[str]) -> str | None:
     """Capture's own source validation (:func:`assistant.memory.capture.validate.validate`)."""
-    from assistant.memory.capture.validate import validate
-
     return validate(fact, sources)
 
 
 def _third_person(text: str, sources: list[str]) -> str | None:
     """"I go climbing" -> "User goes climbing." when capture's rules can say it and it validates."""
-    try:
-        from assistant.memory.capture.rules import finish, third_person
-    except ImportError:  # pragma: no cover - capture not installed
-        return None
     try:
         fact = finish(third_person(text))
     except Exception:  # noqa: BLE001 - a phrasing helper never breaks a run

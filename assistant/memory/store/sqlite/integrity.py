@@ -4,10 +4,10 @@
   verifies each page's HMAC on the way, so any damaged byte of an encrypted file shows).
 - A damaged file gets a *marker* next to it, ``<db>.damaged`` (JSON: when, what, and the file's
   identity: inode, size, mtime). Every process that opens the database sees the marker and
-  refuses writes (:meth:`StoreBase.write`) until ``keepsake repair`` replaces the file. If the
+  refuses writes (:meth:`StoreCore.write`) until ``keepsake repair`` replaces the file. If the
   file was replaced by other means (a backup restored over it: another identity), the marker is
   checked again with :func:`quick_check` and dropped when the file is healthy.
-- A store checks the file once before its first write (:meth:`StoreBase.verify`), so a write
+- A store checks the file once before its first write (:meth:`StoreCore.verify`), so a write
   never lands in a file whose damage could have been seen.
 """
 

@@ -2,7 +2,7 @@
 
 Where no keyring backend exists (headless Linux: ``keyring.get_keyring()`` is the ``fail``
 backend and ``set_password`` raises ``NoKeyringError``) the key goes to a 0600 key file
-(``paths().key_file``, a JSON map ``{db path: hex key}``) and :class:`KeyInfo` says so, for
+(the caller's ``key_file``, a JSON map ``{db path: hex key}``) and :class:`KeyInfo` says so, for
 ``doctor`` and the settings page. Lookups never create a key for a database that already exists:
 a lost key is a clear :class:`KeyMissingError`, never a new empty database over the old one.
 """
@@ -21,12 +21,17 @@ from pathlib import Path
 from typing import Iterator
 
 import keyring
+import keyring.backends.chainer
 import keyring.backends.fail
 import keyring.errors
 
-from assistant.config import Paths, paths
 from assistant.memory.store.sqlite import diagnose
 from assistant.memory.errors import KeyMissingError, StoreError
+
+if sys.platform == "win32":  # pragma: no cover - the file lock of each platform
+    import msvcrt
+else:
+    import fcntl
 
 SERVICE = "keepsake"
 KEY_BYTES = 32  # 256 bits
@@ -79,13 +84,8 @@ def keyring_status() -> tuple[bool, str]:
     name = f"{type(kr).__module__}.{type(kr).__qualname__}"
     if isinstance(kr, keyring.backends.fail.Keyring):
         return False, name
-    try:
-        from keyring.backends.chainer import ChainerBackend
-
-        if isinstance(kr, ChainerBackend) and not kr.backends:
-            return False, name
-    except Exception:  # pragma: no cover
-        pass
+    if isinstance(kr, keyring.backends.chainer.ChainerBackend) and not kr.backends:
+        return False, name
     return True, name
 
 
@@ -106,10 +106,6 @@ def friendly_backend(name: str) -> str:
 
 # --------------------------------------------------------------------------------------------
 # key file
-
-
-def _key_file() -> Path:
-    return paths().key_file
 
 
 def _read_key_file(path: Path) -> dict[str, str]:
@@ -151,10 +147,14 @@ def _tighten(path: Path) -> None:
             os.chmod(path, 0o600)
 
 
+def _lock_path(db_path: Path, key_file: Path | None) -> Path:
+    """Next to the key file (where it always was), else next to the database."""
+    return key_file.with_name("db-key.lock") if key_file is not None else db_path.with_name(db_path.name + ".key-lock")
+
+
 @contextlib.contextmanager
-def _lock() -> Iterator[None]:
+def _lock(lock_path: Path) -> Iterator[None]:
     """Serialize key creation between processes (two first starts must agree on one key)."""
-    lock_path = _key_file().with_name("db-key.lock")
     try:
         lock_path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
@@ -164,23 +164,15 @@ def _lock() -> Iterator[None]:
         fd = os.open(lock_path, os.O_RDONLY)  # a read-only folder: reading a key needs no write (flock works)
     try:
         if sys.platform == "win32":  # pragma: no cover
-            import msvcrt
-
             msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
         else:
-            import fcntl
-
             fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
         if sys.platform == "win32":  # pragma: no cover
-            import msvcrt
-
             with contextlib.suppress(OSError):
                 msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
         else:
-            import fcntl
-
             fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
 
@@ -197,8 +189,8 @@ def _file_info(path: Path, why: str) -> KeyInfo:
     return KeyInfo("file", f"stored in the key file {path}, readable only by you ({why})", str(path))
 
 
-def load_key(db_path: Path) -> tuple[str | None, KeyInfo]:
-    """Find an existing key (keyring first, then the key file). Never creates one."""
+def load_key(db_path: Path, key_file: Path | None = None) -> tuple[str | None, KeyInfo]:
+    """Find an existing key (keyring first, then ``key_file`` if given). Never creates one."""
     username = key_username(db_path)
     usable, name = keyring_status()
     keyring_error = None
@@ -209,16 +201,16 @@ def load_key(db_path: Path) -> tuple[str | None, KeyInfo]:
             value, keyring_error = None, exc
         if value:
             return normalize_key(value), _keyring_info(name)
-    kf = _key_file()
-    stored = _read_key_file(kf).get(str(Path(db_path).expanduser().resolve()))
-    if stored:
+    kf = key_file
+    stored = _read_key_file(kf).get(str(Path(db_path).expanduser().resolve())) if kf is not None else None
+    if stored and kf is not None:
         _tighten(kf)
         why = "no OS keyring on this system" if not usable else "stored while no OS keyring was available"
         return normalize_key(stored), _file_info(kf, why)
     if keyring_error is not None:
         return None, KeyInfo("none", f"the OS keyring ({friendly_backend(name)}) failed: {keyring_error}", None)
     where = f"not in the OS keyring ({friendly_backend(name)})" if usable else "no OS keyring on this system"
-    return None, KeyInfo("none", f"{where}, nor in the key file {kf}", None)
+    return None, KeyInfo("none", f"{where}, nor in the key file {kf}" if kf is not None else where, None)
 
 
 def _db_exists(db_path: Path) -> bool:
@@ -228,11 +220,12 @@ def _db_exists(db_path: Path) -> bool:
         return False
 
 
-def get_or_create_key(db_path: Path) -> tuple[str, KeyInfo]:
-    """The key for ``db_path``; a new random key only if the database does not exist yet."""
+def get_or_create_key(db_path: Path, key_file: Path | None = None) -> tuple[str, KeyInfo]:
+    """The key for ``db_path``; a new random key only if the database does not exist yet. Kept
+    in the OS keyring, else in ``key_file`` (without one and without a keyring: StoreError)."""
     db_path = Path(db_path).expanduser().resolve()
-    with _lock():
-        key, info = load_key(db_path)
+    with _lock(_lock_path(db_path, key_file)):
+        key, info = load_key(db_path, key_file)
         if key:
             return key, info
         if _db_exists(db_path):
@@ -254,28 +247,25 @@ def get_or_create_key(db_path: Path) -> tuple[str, KeyInfo]:
             why = f"the OS keyring ({friendly_backend(name)}) refused the key"
         else:
             why = "no OS keyring on this system"
-        kf = _key_file()
+        kf = key_file
+        if kf is None:
+            raise StoreError(f"cannot keep the key of {db_path}: {why}, and no key file was given")
         keys = _read_key_file(kf)
         keys[str(db_path)] = new_key
         _write_key_file(kf, keys)
         return new_key, _file_info(kf, why)
 
 
-def backend_info(p: "Paths | None" = None) -> KeyInfo:
-    """``doctor``: where the main database's key lives (or will live)."""
-    return describe((p or paths()).database)
-
-
-def describe(db_path: Path | None = None) -> KeyInfo:
-    """For ``doctor``: where the key of ``db_path`` (default: the main database) lives."""
-    db_path = Path(db_path or paths().database)
+def describe(db_path: Path, key_file: Path | None = None) -> KeyInfo:
+    """For ``doctor``: where the key of ``db_path`` lives (or will live)."""
+    db_path = Path(db_path)
     try:
-        key, info = load_key(db_path)
+        key, info = load_key(db_path, key_file)
     except StoreError as exc:
         return KeyInfo("none", str(exc), None)
     if key:
         return info
     usable, name = keyring_status()
     target = (f"the OS keyring ({friendly_backend(name)})" if usable
-              else f"the key file {_key_file()}, readable only by you (this system has no OS keyring)")  # fmt: skip
+              else f"the key file {key_file}, readable only by you (this system has no OS keyring)")  # fmt: skip
     return KeyInfo("none", f"not created yet: it will be stored in {target}", None)

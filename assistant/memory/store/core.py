@@ -1,28 +1,25 @@
-"""Store infrastructure shared by the memory-store mixins: opening (key, migrations), per-thread
-connections, transactions, clock, vectors, the audit log and the injection log; ``store.context_archive``
-(the context archive, :mod:`assistant.memory.store.archive`) and ``store.forgetter`` (every delete,
-:mod:`assistant.memory.forget`).
+"""The store's core: opening the file (key, migrations, damage marker), one connection per
+thread, transactions (``write``/``read``), the clock, checkpoints. Every repository of the store
+(:class:`Repository`: memories, sessions, vectors, logs, ...) is given this core, nothing else
+global. ``store.core``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
-import struct
 import threading
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Callable, TypeVar
 
 import sqlite_utils
 
 from assistant import events
-from assistant.config import paths
 from assistant.memory.store.sqlite import keys as keymod
 from assistant.memory.store.sqlite import diagnose
 from assistant.memory.store import notify
-from assistant.memory.store.archive import ContextArchive
 from assistant.memory.store.sqlite.db import (
     DRIVER,
     ENCRYPTION_AVAILABLE,
@@ -36,22 +33,11 @@ from assistant.memory.store.sqlite.db import (
     write_tx,
 )
 from assistant.memory.errors import DamagedError, StoreError
-from assistant.memory.forget.forgetter import Forgetter
 from assistant.memory.store.sqlite.integrity import Damage, clear_marker, identity, quick_check, read_marker, write_marker
 from assistant.memory.store.sqlite.migrations import LATEST, current_version, migrate
-from assistant.memory.records import (
-    Actor,
-    AuditEntry,
-    InjectionItem,
-    InjectionRecord,
-    to_utc,
-    ts_to_db,
-    utcnow,
-)
-from assistant.memory.store.rows import IN_IDS, audit_from_row, ids_json, injection_from_row, write_audit
+from assistant.memory.records import to_utc, utcnow
 
 T = TypeVar("T")
-Embed = Callable[[list[str]], list[list[float]]]
 
 
 @dataclass(frozen=True)
@@ -83,27 +69,27 @@ class StoreInfo:
         }
 
 
-class StoreBase:
+class StoreCore:
     """Open (or create) the memory database. See :class:`assistant.memory.store.MemoryStore`."""
 
     def __init__(
         self,
-        path: str | Path | None = None,
+        path: str | Path,
         *,
         key: str | bytes | None = None,
+        key_file: Path | None = None,
         encrypted: bool = True,
-        embed: Embed | None = None,
         dim: int = 384,
+        check_dim: bool = False,
         busy_timeout: float = 30.0,
         clock: Callable[[], datetime] | None = None,
         retry_deadline: float = RETRY_DEADLINE,
     ) -> None:
-        self.path = Path(path if path is not None else paths().database).expanduser().resolve()
+        self.path = Path(path).expanduser().resolve()
         self._retry_deadline = retry_deadline
         self._verified = False
         self.damage: Damage | None = None
         self._clock = clock or utcnow
-        self._embed = embed
         self._lock = threading.Lock()
         self._busy_timeout = busy_timeout
         self._pending_truncate = False
@@ -115,7 +101,7 @@ class StoreBase:
             key_hex = keymod.normalize_key(key)
             self.key_info = keymod.KeyInfo("explicit", "key supplied by the caller", None)
         else:
-            key_hex, self.key_info = keymod.get_or_create_key(self.path)
+            key_hex, self.key_info = keymod.get_or_create_key(self.path, key_file)
         self.encrypted = key_hex is not None
         self._pool = ConnectionPool(lambda: open_connection(self.path, key_hex, busy_timeout=busy_timeout,
                                                             deadline=retry_deadline))  # fmt: skip
@@ -123,14 +109,12 @@ class StoreBase:
         self._guard(lambda: self._open_schema(conn, dim))
         row = self._guard(lambda: conn.execute("SELECT value FROM store_meta WHERE key = 'embedding_dim'").fetchone())
         self.dim = int(row[0]) if row else dim
-        if embed is not None and self.dim != dim:
+        if check_dim and self.dim != dim:
             raise StoreError(
                 f"the memory database stores {self.dim}-dimensional vectors but the embedder gives {dim}; "
                 "rebuild the vectors (MemoryStore.rebuild_vectors) after switching embedding models"
             )
         self.store_id = self._guard(lambda: conn.execute("SELECT value FROM store_meta WHERE key = 'store_id'").fetchone()[0])
-        self.context_archive = ContextArchive(self)
-        self.forgetter = Forgetter(self)
 
     def _open_schema(self, conn: Connection, dim: int) -> None:
         """Recall a damage marker, then migrate (a damaged file that needs a migration is refused:
@@ -245,12 +229,6 @@ class StoreBase:
                 self.checkpoint(attempts=2)
         self._pool.close()
 
-    def __enter__(self) -> "StoreBase":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     @property
     def schema_version(self) -> int:
         return current_version(self.conn)
@@ -267,8 +245,6 @@ class StoreBase:
         attempt waits at most ``wait`` seconds); it is then retried by the next delete and on
         :meth:`close`.
         """
-        import time
-
         conn = self.conn
         conn.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
         try:
@@ -300,159 +276,23 @@ class StoreBase:
         m, s, n = self.read(q)
         return StoreInfo(str(self.path), DRIVER, self.encrypted, self.key_info, self.schema_version, self.dim, m, s, n)
 
-    def on_delete(self, callback: Callable[[Any], None], name: str | None = None) -> None:
-        """Call ``callback(report)`` after every committed delete (e.g. to drop a KV cache). A
-        callback that raises makes the delete's report an error (see :mod:`assistant.memory.forget`)."""
-        self.forgetter.on_delete(callback, name)
 
-    # ---------------------------------------------------------------- vectors
+class Repository:
+    """Base of the store's services: each one works through the core it is given (its
+    transactions, clock and this thread's connection) and the collaborators passed to it."""
 
-    def _pack(self, vec: Sequence[float]) -> bytes:
-        if len(vec) != self.dim:
-            raise StoreError(f"embedding has {len(vec)} dimensions, the store expects {self.dim}")
-        return struct.pack(f"{self.dim}f", *vec)
+    def __init__(self, core: StoreCore) -> None:
+        self.core = core
 
-    def _embed_one(self, text: str) -> bytes | None:
-        if self._embed is None:
-            return None
-        vecs = self._embed([text])
-        return self._pack(vecs[0])
+    @property
+    def conn(self) -> Connection:
+        return self.core.conn
 
-    @staticmethod
-    def _put_vector(c: Connection, memory_id: int, blob: bytes | None) -> None:
-        c.execute("DELETE FROM memory_vec WHERE rowid = ?", (memory_id,))
-        if blob is not None:
-            c.execute("INSERT INTO memory_vec(rowid, embedding) VALUES (?, ?)", (memory_id, blob))
+    def now(self) -> datetime:
+        return self.core.now()
 
-    def set_vector(self, memory_id: int, vector: Sequence[float]) -> None:
-        blob = self._pack(vector)
-        self.write(lambda c: self._put_vector(c, memory_id, blob))
+    def write(self, fn: Callable[[Connection], T]) -> T:
+        return self.core.write(fn)
 
-    def missing_vectors(self, limit: int | None = None) -> list[tuple[int, str]]:
-        """(id, text) of memories without a vector (written while no embedder was loaded)."""
-        sql = "SELECT id, text FROM memories WHERE id NOT IN (SELECT rowid FROM memory_vec) ORDER BY id"
-        if limit is not None:
-            sql += f" LIMIT {int(limit)}"
-        return [(r[0], r[1]) for r in self.conn.execute(sql)]
-
-    def backfill_vectors(self, batch: int = 64, ids: Sequence[int] | None = None) -> int:
-        """Embed memories that have no vector; returns how many were embedded."""
-        if self._embed is None:
-            return 0
-        done = 0
-        while True:
-            if ids is not None:
-                rows = [
-                    (r[0], r[1])
-                    for r in self.conn.execute(
-                        f"SELECT id, text FROM memories WHERE id IN {IN_IDS} AND id NOT IN (SELECT rowid FROM memory_vec) LIMIT {int(batch)}",
-                        (ids_json(ids),),
-                    )
-                ]
-            else:
-                rows = self.missing_vectors(limit=batch)
-            if not rows:
-                return done
-            blobs = [self._pack(v) for v in self._embed([t for _, t in rows])]
-
-            def put(c: Connection) -> None:
-                for (mid, text), blob in zip(rows, blobs):
-                    cur = c.execute("SELECT text FROM memories WHERE id = ?", (mid,)).fetchone()
-                    if cur is not None and cur[0] == text:  # unchanged while we embedded
-                        self._put_vector(c, mid, blob)
-
-            self.write(put)
-            done += len(rows)
-
-    def rebuild_vectors(self, embed: Embed, dim: int, batch: int = 64) -> int:
-        """Switch embedding model: recreate ``memory_vec`` with ``dim`` and re-embed everything."""
-        if not 1 <= dim <= 8192:
-            raise StoreError(f"invalid embedding dimension {dim}")
-
-        def recreate(c: Connection) -> None:
-            c.execute("DROP TABLE IF EXISTS memory_vec")
-            c.execute(f"CREATE VIRTUAL TABLE memory_vec USING vec0(embedding float[{int(dim)}] distance_metric=cosine)")
-            c.execute("INSERT OR REPLACE INTO store_meta(key, value) VALUES ('embedding_dim', ?)", (str(dim),))
-
-        self.write(recreate)
-        self.dim, self._embed = dim, embed
-        return self.backfill_vectors(batch=batch)
-
-    # ---------------------------------------------------------------- audit / injection / files
-
-    def audit(
-        self,
-        memory_id: int | None = None,
-        *,
-        session_id: int | None = None,
-        run_id: str | None = None,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> list[AuditEntry]:
-        """Audit entries (oldest first), optionally for one memory, session or consolidation run."""
-        where, params = [], []
-        for col, val in (("memory_id", memory_id), ("session_id", session_id), ("run_id", run_id)):
-            if val is not None:
-                where.append(f"{col} = ?")
-                params.append(val)
-        sql = "SELECT * FROM audit_log" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id"
-        sql += f" LIMIT {int(limit) if limit is not None else -1} OFFSET {int(offset)}"
-        return [audit_from_row(r) for r in self.conn.execute(sql, params)]
-
-    def record_injection(
-        self,
-        turn_id: str,
-        items: Sequence[InjectionItem],
-        *,
-        session_id: int | None = None,
-        message_id: int | None = None,
-        at: datetime | None = None,
-    ) -> list[int]:
-        """Log which memories were injected into a turn, with scores and sources."""
-        when = ts_to_db(at or self.now())
-
-        def run(c: Connection) -> list[int]:
-            out = []
-            for i, it in enumerate(items):
-                cur = c.execute(
-                    "INSERT INTO injection_log(turn_id, at, session_id, message_id, memory_id, rank, score, "
-                    "signals, source_message_ids) VALUES (?,?,?,?,?,?,?,?,?)",
-                    (
-                        str(turn_id),
-                        when,
-                        session_id,
-                        message_id,
-                        int(it.memory_id),
-                        int(it.rank if it.rank else i),
-                        float(it.score),
-                        json.dumps({k: float(v) for k, v in it.signals.items()}),
-                        json.dumps([int(x) for x in it.source_message_ids]),
-                    ),
-                )
-                out.append(int(cur.lastrowid))
-            return out
-
-        return self.write(run)
-
-    def injections(
-        self,
-        *,
-        turn_id: str | None = None,
-        session_id: int | None = None,
-        memory_id: int | None = None,
-        limit: int | None = None,
-    ) -> list[InjectionRecord]:
-        """Injection-log rows ("why did it say that"), oldest first."""
-        where, params = [], []
-        for col, val in (("turn_id", turn_id), ("session_id", session_id), ("memory_id", memory_id)):
-            if val is not None:
-                where.append(f"{col} = ?")
-                params.append(val)
-        sql = "SELECT * FROM injection_log" + (" WHERE " + " AND ".join(where) if where else "")
-        sql += f" ORDER BY id LIMIT {int(limit) if limit is not None else -1}"
-        return [injection_from_row(r) for r in self.conn.execute(sql, params)]
-
-    def _audit(self, c: Connection, **kw: Any) -> int:
-        kw.setdefault("at", self.now())
-        kw.setdefault("actor", Actor.USER)
-        return write_audit(c, **kw)
+    def read(self, fn: Callable[[Connection], T]) -> T:
+        return self.core.read(fn)

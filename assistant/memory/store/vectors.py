@@ -1,0 +1,93 @@
+"""The ``memory_vec`` table (sqlite-vec ``vec0``, cosine): one embedding per memory, written with
+the memory when an embedder is loaded, backfilled later otherwise. ``store.vectors``."""
+
+from __future__ import annotations
+
+import struct
+from typing import Callable, Sequence
+
+from assistant.memory.errors import StoreError
+from assistant.memory.store.core import Repository, StoreCore
+from assistant.memory.store.rows import IN_IDS, ids_json
+from assistant.memory.store.sqlite.db import Connection
+
+Embed = Callable[[list[str]], list[list[float]]]
+
+
+class Vectors(Repository):
+    """``embed``: ``list[str] -> list[list[float]]`` of ``core.dim`` floats, or None (no embedder)."""
+
+    def __init__(self, core: StoreCore, embed: Embed | None) -> None:
+        super().__init__(core)
+        self.embed = embed
+
+    def pack(self, vec: Sequence[float]) -> bytes:
+        if len(vec) != self.core.dim:
+            raise StoreError(f"embedding has {len(vec)} dimensions, the store expects {self.core.dim}")
+        return struct.pack(f"{self.core.dim}f", *vec)
+
+    def embed_one(self, text: str) -> bytes | None:
+        if self.embed is None:
+            return None
+        vecs = self.embed([text])
+        return self.pack(vecs[0])
+
+    @staticmethod
+    def put(c: Connection, memory_id: int, blob: bytes | None) -> None:
+        c.execute("DELETE FROM memory_vec WHERE rowid = ?", (memory_id,))
+        if blob is not None:
+            c.execute("INSERT INTO memory_vec(rowid, embedding) VALUES (?, ?)", (memory_id, blob))
+
+    def set(self, memory_id: int, vector: Sequence[float]) -> None:
+        blob = self.pack(vector)
+        self.write(lambda c: self.put(c, memory_id, blob))
+
+    def missing(self, limit: int | None = None) -> list[tuple[int, str]]:
+        """(id, text) of memories without a vector (written while no embedder was loaded)."""
+        sql = "SELECT id, text FROM memories WHERE id NOT IN (SELECT rowid FROM memory_vec) ORDER BY id"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return [(r[0], r[1]) for r in self.conn.execute(sql)]
+
+    def backfill(self, batch: int = 64, ids: Sequence[int] | None = None) -> int:
+        """Embed memories that have no vector; returns how many were embedded."""
+        if self.embed is None:
+            return 0
+        done = 0
+        while True:
+            if ids is not None:
+                rows = [
+                    (r[0], r[1])
+                    for r in self.conn.execute(
+                        f"SELECT id, text FROM memories WHERE id IN {IN_IDS} AND id NOT IN (SELECT rowid FROM memory_vec) LIMIT {int(batch)}",
+                        (ids_json(ids),),
+                    )
+                ]
+            else:
+                rows = self.missing(limit=batch)
+            if not rows:
+                return done
+            blobs = [self.pack(v) for v in self.embed([t for _, t in rows])]
+
+            def put(c: Connection) -> None:
+                for (mid, text), blob in zip(rows, blobs):
+                    cur = c.execute("SELECT text FROM memories WHERE id = ?", (mid,)).fetchone()
+                    if cur is not None and cur[0] == text:  # unchanged while we embedded
+                        self.put(c, mid, blob)
+
+            self.write(put)
+            done += len(rows)
+
+    def rebuild(self, embed: Embed, dim: int, batch: int = 64) -> int:
+        """Switch embedding model: recreate ``memory_vec`` with ``dim`` and re-embed everything."""
+        if not 1 <= dim <= 8192:
+            raise StoreError(f"invalid embedding dimension {dim}")
+
+        def recreate(c: Connection) -> None:
+            c.execute("DROP TABLE IF EXISTS memory_vec")
+            c.execute(f"CREATE VIRTUAL TABLE memory_vec USING vec0(embedding float[{int(dim)}] distance_metric=cosine)")
+            c.execute("INSERT OR REPLACE INTO store_meta(key, value) VALUES ('embedding_dim', ?)", (str(dim),))
+
+        self.write(recreate)
+        self.core.dim, self.embed = dim, embed
+        return self.backfill(batch=batch)
