@@ -19,6 +19,7 @@ from assistant.memory.capture.capturer import Capturer
 from assistant.memory.forget import match
 from assistant.memory.forget.topic import propose, request_for
 from assistant.memory.records import Kind
+from assistant.config import load_settings
 
 INTRO = "Hi, I'm Dana. I live in Porto and work as a nurse. My dog is called Miso."
 KEPT_INTRO = "Hi, I'm Dana. I live in Porto and work as a nurse."
@@ -26,7 +27,7 @@ KEPT_INTRO = "Hi, I'm Dana. I live in Porto and work as a nurse."
 
 def _dana(store) -> dict[str, int]:
     s = store.create_session("intro")
-    cap = Capturer(store, use_llm=False)
+    cap = Capturer(store, use_llm=False, settings=load_settings)
     ids = {}
     for text in (INTRO, "What's my dog's name?", "Write a long story about a nurse and her dog"):
         msg = store.add_message(s.id, "user", text)

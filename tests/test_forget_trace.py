@@ -39,7 +39,7 @@ def world(keepsake_home, converted_embedder_path):
 
 
 def _plant(store, retriever, mark: str, tmp_path: Path) -> dict:
-    capture = Capturer(store, use_llm=False)
+    capture = Capturer(store, use_llm=False, settings=load_settings)
     notes = NoteStore(store.context_archive)
     notes.save(f"Call me Dana. My neighbour {mark} has my spare key.")  # note (an old version after the edit below)
     sid = store.create_session("chat").id
@@ -72,7 +72,7 @@ def _plant(store, retriever, mark: str, tmp_path: Path) -> dict:
         {"session": "neighbours", "role": "user", "content": f"My neighbour {mark} waters my plants.", "timestamp": "2024-05-02T10:00:00Z"},
         {"session": "neighbours", "role": "assistant", "content": f"How kind of {mark}!", "timestamp": "2024-05-02T10:00:05Z"},
     ]) + "\n", encoding="utf-8")  # fmt: skip
-    assert import_file(store, exported).captured == 1
+    assert import_file(store, exported, settings=load_settings).captured == 1
     notes.save("Call me Dana.")  # the person edits the note: the marker is only in its old version
     return {"chat": chat, "session": sid, "long": long_msg.id, "exported": exported}
 
@@ -124,7 +124,7 @@ def test_after_deleting_the_memories_the_marker_is_in_no_page_and_no_reply(world
         {"session": "plants", "role": "user", "content": "What should I pack?", "timestamp": "2024-05-02T10:01:00Z"},
         {"session": "plants", "role": "assistant", "content": f"Pack light, and leave a key with {mark}.", "timestamp": "2024-05-02T10:01:05Z"},
     ]) + "\n", encoding="utf-8")  # fmt: skip
-    import_file(store, exported)
+    import_file(store, exported, settings=load_settings)
     holding = [m.id for m in store.list(include_all=True) if mark in m.text]
     assert holding
     store.checkpoint()
