@@ -36,7 +36,7 @@ class Paths:
     @property
     def archive(self) -> Path:
         """Where an older Keepsake kept plaintext conversation archives (now migrated into the
-        database on first start, see :mod:`assistant.memory.store.archive_migrate`)."""
+        database on first start, see :mod:`assistant.memory.store.archive.migrate`)."""
         return self.data / "archive"
 
     @property

@@ -114,7 +114,7 @@ def open_store(p: Paths | None = None, *, with_embedder: bool = True, lock_wait:
     folders and files are made private (0700/0600); on the first open, plaintext files an older
     Keepsake kept next to the database are moved into it and securely removed."""
     from assistant.context.redact import ContextSummaries
-    from assistant.memory.store.archive_migrate import migrate_plaintext
+    from assistant.memory.store.archive.migrate import migrate_plaintext
     from assistant.memory.store import MemoryStore
     from assistant.privacy import make_private
 

@@ -27,7 +27,7 @@ from assistant.memory.consolidation import owner as owner_mod
 from assistant.memory.consolidation import runs as runs_mod
 from assistant.memory.consolidation.owner import Owner, is_alive
 from assistant.memory.consolidation.undo import AlreadyUndone
-from assistant.memory.records import ts_to_db
+from assistant.memory.times import ts_to_db
 from assistant.memory.store import MemoryStore
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="fork + SIGKILL are POSIX")

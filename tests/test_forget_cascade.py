@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from assistant import services
-from assistant.memory.store.archive import ArchivedMessage
+from assistant.memory.store.archive.context import ArchivedMessage
 from assistant.memory.capture.capturer import Capturer
 from assistant.memory.capture.commands import keyword_search
 from assistant.memory.errors import NotFound
@@ -79,7 +79,7 @@ def test_forget_the_old_wording_of_an_edited_memory(store):
     store.context_archive.append(str(s), [ArchivedMessage(1, "user", "<retrieved_memories>\n- [2024-05-01, #1] User's locker code "
                                                           "is 4417 at the Alma gym.\n</retrieved_memories>\n\nWhat is my code?", "What is my code?")])  # fmt: skip
     store.record_injection("t1", [], session_id=s)
-    from assistant.memory.records import InjectionItem
+    from assistant.memory.entries import InjectionItem
 
     store.record_injection("t1", [InjectionItem(mid, 0.9)], session_id=s)
     store.edit(mid, "User's locker code is 9021 at the Alma gym.")

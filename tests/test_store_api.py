@@ -12,7 +12,8 @@ import pytest
 from store_fakes import FakeClock, dt, fake_hash_embedder
 
 from assistant.memory.errors import NotFound, VersionConflict
-from assistant.memory.records import Actor, InjectionItem, Kind, LinkType, Scope, Source, Status, Trust, UpdateType
+from assistant.memory.entries import InjectionItem
+from assistant.memory.records import Actor, Kind, LinkType, Scope, Source, Status, Trust, UpdateType
 from assistant.memory.store import MemoryStore
 from assistant.config import paths
 

@@ -15,7 +15,8 @@ from store_fakes import fake_hash_embedder
 
 from assistant.config import paths
 from assistant.memory.errors import NotFound
-from assistant.memory.records import InjectionItem, Kind, LinkType, Source, Status
+from assistant.memory.entries import InjectionItem
+from assistant.memory.records import Kind, LinkType, Source, Status
 from assistant.memory.store import MemoryStore
 
 

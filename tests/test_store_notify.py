@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from assistant import events
-from assistant.memory.store import notify
+from assistant.memory.store.sqlite import notify
 from assistant.memory.store import MemoryStore
 
 

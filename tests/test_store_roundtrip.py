@@ -12,17 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from store_fakes import fake_hash_embedder
 
-from assistant.memory.records import (
-    Kind,
-    Scope,
-    Source,
-    Trust,
-    content_hash,
-    normalize_text,
-    parse_iso,
-    ts_from_db,
-    ts_to_db,
-)
+from assistant.memory.records import Kind, Scope, Source, Trust, content_hash, normalize_text
+from assistant.memory.times import parse_iso, ts_from_db, ts_to_db
 from assistant.memory.store import MemoryStore
 
 _counter = itertools.count()

@@ -88,7 +88,8 @@ def test_a_change_made_elsewhere_reaches_the_list_and_the_detail(qtbot, window):
 
 
 def test_deleting_a_memory_updates_the_open_chat_and_shows_the_next_memory(qtbot, window):
-    from assistant.memory.records import InjectionItem, Source
+    from assistant.memory.entries import InjectionItem
+    from assistant.memory.records import Source
 
     store = window.backend.store
     s = store.create_session("Moving")

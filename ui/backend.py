@@ -164,7 +164,7 @@ class Backend(QObject):
     modelProgress = Signal(str, int, int)  # message, step, steps
     modelReady = Signal(str)  # chat model name
     modelFailed = Signal(str)
-    #: The one change signal: a committed store write (assistant.memory.store.notify.StoreChange), from
+    #: The one change signal: a committed store write (assistant.memory.store.sqlite.notify.StoreChange), from
     #: any thread or store object of this database. The two below are derived from it.
     storeChanged = Signal(object)
     memoriesChanged = Signal()  # memories were added/changed/deleted
@@ -367,7 +367,7 @@ class Backend(QObject):
 
     def _subscribe_events(self) -> None:
         from assistant import events
-        from assistant.memory.store import notify
+        from assistant.memory.store.sqlite import notify
 
         # Called on the publisher's thread (a worker, the capture queue, the tidy-up job): only
         # emit; Qt queues the signal to the UI thread.
@@ -380,7 +380,7 @@ class Backend(QObject):
             self.storeChanged.emit(change)
 
     def _start_watch(self) -> None:
-        from assistant.memory.store import notify
+        from assistant.memory.store.sqlite import notify
 
         def started(marks) -> None:
             self._watch = notify.ExternalWatch(self._database, marks)

@@ -52,7 +52,8 @@ def _at(days_ago: float, hour: int = 10) -> datetime:
 
 def seed(store) -> dict[str, int]:
     """Sample conversations and memories (with provenance, versions and usage)."""
-    from assistant.memory.records import InjectionItem, Source
+    from assistant.memory.entries import InjectionItem
+    from assistant.memory.records import Source
 
     ids: dict[str, int] = {}
     s1 = store.create_session("About me", created_at=_at(40))

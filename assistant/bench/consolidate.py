@@ -271,7 +271,7 @@ def build(home: Path, n: int, pool: int, seed: int, key: str) -> dict[str, Any]:
     store = MemoryStore(home / "data" / "keepsake.db", key=key, dim=vecs.shape[1])
     sessions = [store.create_session(f"bench {i}").id for i in range(40)]
     # messages: one per memory (episodes are the message itself), bulk-inserted in one transaction
-    from assistant.memory.records import ts_to_db
+    from assistant.memory.times import ts_to_db
 
     def messages(c: Any) -> list[int]:
         ids = []

@@ -92,7 +92,7 @@ def _cli(env: dict[str, str], *args: str, timeout: float = 600) -> subprocess.Co
 
 
 def _check(db: Path, key: str) -> tuple[str, dict[str, int]]:
-    from assistant.memory.records import ts_to_db
+    from assistant.memory.times import ts_to_db
     from assistant.memory.store import MemoryStore
 
     store = MemoryStore(db, key=key)

@@ -33,7 +33,7 @@ def add_arguments(p) -> None:
 
 
 def _build(store: Any, n: int) -> list[dict[str, int]]:
-    from assistant.memory.store.archive import ArchivedMessage
+    from assistant.memory.store.archive.context import ArchivedMessage
     from assistant.memory.records import Kind, NewMemory, Source
 
     per_session = 20

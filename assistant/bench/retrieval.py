@@ -172,7 +172,8 @@ def _pct(values: list[float], q: float) -> float:
 
 def build_store(path: Path, texts: list[str], vectors: np.ndarray, seed: int, key: str | None = None) -> Any:
     """A store with these texts and vectors, written in bulk as valid store rows."""
-    from assistant.memory.records import content_hash, ts_to_db
+    from assistant.memory.records import content_hash
+    from assistant.memory.times import ts_to_db
     from assistant.memory.store import MemoryStore
 
     store = MemoryStore(path, key=key or secrets.token_hex(32), dim=vectors.shape[1])

@@ -4,7 +4,7 @@ assistant writes.
 Only the person edits it (the UI and ``keepsake note edit``); capture and consolidation never
 touch it. It sits in the stable prefix (the system message), so saving a new version is the one
 thing allowed to change the prompt prefix. Every version is kept, in the store's encrypted
-archive (``note_versions``: :class:`assistant.memory.store.archive.ContextArchive`); restoring an old
+archive (``note_versions``: :class:`assistant.memory.store.archive.context.ContextArchive`); restoring an old
 version saves it again as a new version, so history only grows - until the person asks to
 forget the old wording (:meth:`NoteStore.forget_history`, ``keepsake note forget-history``), which
 removes every version but the current one. Hard cap :data:`MAX_NOTE_BYTES` (32 KiB of UTF-8,
@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Protocol
 
-from assistant.memory.store.archive import MAX_NOTE_BYTES, NoteVersion
+from assistant.memory.store.archive.context import MAX_NOTE_BYTES, NoteVersion
 
 __all__ = ["MAX_NOTE_BYTES", "NoteError", "NoteStore", "NoteTooLong", "NoteVersion"]
 

@@ -2,7 +2,7 @@
 
 The cheapest, fully reversible step of the compaction ladder (DESIGN section 7): content over
 ``OFFLOAD_CHARS`` is kept whole in the store's encrypted archive
-(:class:`assistant.memory.store.archive.ContextArchive`, ``store.context_archive``) and the context window keeps
+(:class:`assistant.memory.store.archive.context.ContextArchive`, ``store.context_archive``) and the context window keeps
 a ``PREVIEW_CHARS`` preview plus a pointer (the archive reference). The reference is derived
 from the content hash, so offloading the same text again gives the same pointer (the prompt
 prefix stays stable). Nothing is written to a file: the archive is a table of the SQLCipher
@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
-from assistant.memory.store.archive import OFFLOAD_CHARS, PREVIEW_CHARS, pointer_text
+from assistant.memory.store.archive.context import OFFLOAD_CHARS, PREVIEW_CHARS, pointer_text
 
 __all__ = ["OFFLOAD_CHARS", "PREVIEW_CHARS", "Offloaded", "offload", "offload_text", "read_back", "limit_text", "session_key"]
 

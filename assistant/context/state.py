@@ -18,7 +18,7 @@ from typing import Protocol, Sequence
 from assistant.context import facts as facts_mod
 from assistant.context import offload
 from assistant.engine.chat import ChatMessage
-from assistant.memory.store.archive import ArchivedMessage
+from assistant.memory.store.archive.context import ArchivedMessage
 
 log = logging.getLogger(__name__)
 _INJECTED = re.compile(r"<(retrieved_memories|reminders)\b[^>]*>.*?</\1>\s*", re.S)

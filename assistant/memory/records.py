@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import hashlib
 import unicodedata
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any, Iterable
 
-UTC = timezone.utc
+from assistant.memory.times import iso, parse_iso, to_utc
 
 
 class Kind(StrEnum):
@@ -120,45 +120,6 @@ class Role(StrEnum):
     ASSISTANT = "assistant"
     SYSTEM = "system"
     TOOL = "tool"
-
-
-# --------------------------------------------------------------------------------------------
-# time
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-def to_utc(value: datetime) -> datetime:
-    """Convert an aware datetime to UTC. Naive datetimes are refused (ambiguous)."""
-    if not isinstance(value, datetime):
-        raise TypeError(f"expected a datetime, got {type(value).__name__}")
-    if value.tzinfo is None or value.utcoffset() is None:
-        raise ValueError(f"naive datetime {value.isoformat()} (a timezone is required)")
-    try:
-        return value.astimezone(UTC)
-    except OverflowError as exc:
-        raise ValueError(f"datetime {value!r} is out of range once converted to UTC") from exc
-
-
-def ts_to_db(value: datetime | None) -> str | None:
-    """Fixed-width UTC ISO-8601 (microseconds), so string comparison is time comparison."""
-    if value is None:
-        return None
-    return to_utc(value).isoformat(timespec="microseconds")
-
-
-def ts_from_db(value: str | None) -> datetime | None:
-    if value is None:
-        return None
-    dt = datetime.fromisoformat(value)
-    return dt if dt.tzinfo is not None else dt.replace(tzinfo=UTC)
-
-
-def iso(value: datetime | None) -> str | None:
-    """ISO-8601 for JSON output (UTC)."""
-    return ts_to_db(value)
 
 
 # --------------------------------------------------------------------------------------------
@@ -377,109 +338,6 @@ class MemoryVersion:
 
 
 @dataclass(frozen=True)
-class Session:
-    id: int
-    title: str
-    created_at: datetime
-    updated_at: datetime
-    incognito: bool = False
-    external_id: str | None = None
-    message_count: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "title": self.title,
-            "created_at": iso(self.created_at),
-            "updated_at": iso(self.updated_at),
-            "incognito": self.incognito,
-            "external_id": self.external_id,
-            "message_count": self.message_count,
-        }
-
-
-@dataclass(frozen=True)
-class Message:
-    id: int  # monotonic sequence: order by it, never by timestamp
-    session_id: int
-    role: Role
-    content: str
-    created_at: datetime
-    observed_at: datetime
-    redacted: bool = False  # all of its text was deleted
-    external_id: str | None = None
-    partly_redacted: bool = False  # some sentences were deleted (what stays is ``content``)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "session_id": self.session_id,
-            "role": self.role.value,
-            "content": self.content,
-            "created_at": iso(self.created_at),
-            "observed_at": iso(self.observed_at),
-            "redacted": self.redacted,
-            "partly_redacted": self.partly_redacted,
-            "external_id": self.external_id,
-        }
-
-
-@dataclass(frozen=True)
-class AuditEntry:
-    id: int
-    at: datetime
-    actor: Actor
-    action: str
-    memory_id: int | None
-    session_id: int | None
-    update_type: UpdateType | None
-    from_version: int | None
-    to_version: int | None
-    details: dict[str, Any] = field(default_factory=dict)
-    run_id: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "at": iso(self.at),
-            "actor": self.actor.value,
-            "action": self.action,
-            "memory_id": self.memory_id,
-            "session_id": self.session_id,
-            "update_type": self.update_type.value if self.update_type else None,
-            "from_version": self.from_version,
-            "to_version": self.to_version,
-            "details": self.details,
-            "run_id": self.run_id,
-        }
-
-
-@dataclass(frozen=True)
-class InjectionItem:
-    """One memory placed into a turn's context, with why."""
-
-    memory_id: int
-    score: float
-    rank: int = 0
-    signals: dict[str, float] = field(default_factory=dict)
-    source_message_ids: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
-class InjectionRecord:
-    id: int
-    turn_id: str
-    at: datetime
-    session_id: int | None
-    message_id: int | None
-    memory_id: int
-    rank: int
-    score: float
-    signals: dict[str, float]
-    source_message_ids: tuple[int, ...]
-
-
-@dataclass(frozen=True)
 class NewMemory:
     """What to ADD (``MemoryStore.add_many``); ``add(text, **fields)`` builds one of these."""
 
@@ -504,22 +362,3 @@ class NewMemory:
 class AddResult:
     id: int
     created: bool  # False: identical normalized text already existed; the source was added to it
-
-
-def parse_iso(value: str | None) -> datetime | None:
-    """Parse an ISO-8601 string from JSON; a naive value is taken as UTC."""
-    if value is None or value == "":
-        return None
-    dt = datetime.fromisoformat(value)
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    return to_utc(dt)
-
-
-def ttl_to_expiry(ttl: timedelta | datetime, now: datetime) -> datetime:
-    """A TTL given as a duration (from ``now``) or an absolute time."""
-    if isinstance(ttl, timedelta):
-        if ttl <= timedelta(0):
-            raise ValueError("TTL must be positive")
-        return to_utc(now) + ttl
-    return to_utc(ttl)

@@ -31,7 +31,8 @@ from assistant.memory.consolidation.snapshot import load_recs
 from assistant.memory.store.sqlite.db import Connection
 from assistant.memory.store.sqlite import diagnose
 from assistant.memory.errors import VersionConflict
-from assistant.memory.records import Actor, Kind, LinkType, Scope, Source, Status, UpdateType, ts_from_db
+from assistant.memory.records import Actor, Kind, LinkType, Scope, Source, Status, UpdateType
+from assistant.memory.times import ts_from_db
 from assistant.memory.store.rows import write_audit
 from dataclasses import replace
 

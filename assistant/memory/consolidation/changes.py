@@ -12,7 +12,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Mapping, Union
 
-from assistant.memory.records import Trust, UpdateType, iso
+from assistant.memory.records import Trust, UpdateType
+from assistant.memory.times import iso
 from assistant.memory.consolidation.snapshot import Rec
 
 

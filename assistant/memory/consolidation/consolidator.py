@@ -51,7 +51,8 @@ from assistant.memory.consolidation.runs import RunRecord, new_run_id
 from assistant.memory.consolidation.snapshot import load_snapshot
 from assistant.memory.consolidation.undo import UndoReport, undo_run
 from assistant.memory.consolidation.plans.decay import DEFAULT_POLICY, DecayPolicy
-from assistant.memory.records import Actor, iso, to_utc
+from assistant.memory.records import Actor
+from assistant.memory.times import iso, to_utc
 
 __all__ = [
     "ConsolidationConfig", "Consolidator", "Plan", "RunReport", "RunRecord", "UndoReport", "consolidate",

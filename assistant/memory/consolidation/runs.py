@@ -22,7 +22,7 @@ from typing import Any
 
 from assistant.memory.consolidation.owner import Owner, is_alive
 from assistant.memory.errors import NotFound, StoreError
-from assistant.memory.records import iso, ts_from_db, ts_to_db
+from assistant.memory.times import iso, ts_from_db, ts_to_db
 
 _SELECT = ("SELECT seq, run_id, trigger, dry_run, status, started_at, finished_at, counts, conflicts, skipped, "
            "errors, undone, undone_at, details FROM consolidation_runs")  # fmt: skip

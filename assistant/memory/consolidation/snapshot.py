@@ -16,7 +16,8 @@ from typing import Any, Iterable, Iterator, Sequence
 import numpy as np
 
 from assistant.memory.store.sqlite.db import Connection
-from assistant.memory.records import Kind, Status, Trust, ts_from_db, ts_to_db
+from assistant.memory.records import Kind, Status, Trust
+from assistant.memory.times import ts_from_db, ts_to_db
 from assistant.memory.store.rows import IN_IDS, ids_json
 from assistant.memory.consolidation.plans.temporal import FactTimes
 

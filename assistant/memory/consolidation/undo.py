@@ -23,7 +23,8 @@ from typing import Any, Callable
 from assistant.memory.consolidation import runs
 from assistant.memory.store.sqlite.db import Connection
 from assistant.memory.errors import StoreError
-from assistant.memory.records import Actor, LinkType, UpdateType, ts_from_db
+from assistant.memory.records import Actor, LinkType, UpdateType
+from assistant.memory.times import ts_from_db
 from assistant.memory.store.rows import MEMORY_COLUMNS, write_audit
 
 _TIME_FIELDS = ("valid_at", "invalid_at", "expired_at", "expires_at")

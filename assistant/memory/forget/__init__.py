@@ -19,7 +19,7 @@ The life of a delete (``store.delete``, ``store.forget``, ``store.delete_session
    with the part of each that goes); nothing is deleted before the person confirms.
 
 Everything the person said is in the encrypted database (the context archive too,
-:mod:`assistant.memory.store.archive`), so forgetting is SQL plus a WAL checkpoint; Keepsake never
+:mod:`assistant.memory.store.archive.context`), so forgetting is SQL plus a WAL checkpoint; Keepsake never
 opens, edits or deletes a file it did not write (exports are the person's: a preview only names
 the earlier exports that still hold the text).
 """

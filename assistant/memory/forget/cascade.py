@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from assistant.memory.store.archive import OFFLOAD_CHARS, pointer_text
+from assistant.memory.store.archive.context import OFFLOAD_CHARS, pointer_text
 from assistant.memory.store.sqlite.db import Connection
 from assistant.memory.forget import match
 from assistant.memory.forget.report import TextCut

@@ -23,7 +23,8 @@ from typing import Any, Callable, Protocol
 from assistant.memory.store.sqlite.db import Connection
 from assistant.memory.forget import match
 from assistant.memory.forget.scope import Scope, count, ids
-from assistant.memory.records import Actor, UpdateType, content_hash, ts_to_db
+from assistant.memory.records import Actor, UpdateType, content_hash
+from assistant.memory.times import ts_to_db
 from assistant.memory.store.rows import IN_IDS, ids_json
 
 REDACTED_DETAILS = json.dumps({"redacted": True})

@@ -14,7 +14,7 @@ from assistant.memory.forget import match
 from assistant.memory.forget.cascade import reply_spans
 from assistant.memory.forget.holders import ApplyContext
 from assistant.memory.forget.scope import Scope, count
-from assistant.memory.records import ts_to_db
+from assistant.memory.times import ts_to_db
 from assistant.memory.store.rows import IN_IDS, ids_json
 
 _BLOCK = re.compile(r"<(retrieved_memories|reminders)\b[^>]*>.*?</\1>", re.S)

@@ -146,7 +146,7 @@ def _old_wording(c: Connection, scope: Scope) -> Scope:
 
 
 def _parts(c: Connection, scope: Scope) -> None:
-    from assistant.memory.store.archive import OFFLOAD_CHARS, pointer_text  # cycle: store/__init__ -> forgetter -> scope
+    from assistant.memory.store.archive.context import OFFLOAD_CHARS, pointer_text  # cycle: store/__init__ -> forgetter -> scope
 
     texts = memory_texts(c, [p.memory_id for p in scope.request.parts])
     for p in scope.request.parts:

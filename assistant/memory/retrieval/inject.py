@@ -38,7 +38,8 @@ from typing import Any, Callable, Sequence
 
 from assistant.engine import control
 from assistant.memory.retrieval.perspective import rewrite
-from assistant.memory.records import InjectionItem, Memory
+from assistant.memory.entries import InjectionItem
+from assistant.memory.records import Memory
 from assistant.memory.retrieval.retriever import Hit, Retriever
 
 OPEN_TAG = '<retrieved_memories trust="reference-only">'

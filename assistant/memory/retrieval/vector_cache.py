@@ -39,7 +39,8 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from assistant.memory.records import Kind, Status, to_utc
+from assistant.memory.records import Kind, Status
+from assistant.memory.times import to_utc
 
 MIN_US = np.iinfo(np.int64).min
 MAX_US = np.iinfo(np.int64).max

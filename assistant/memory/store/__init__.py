@@ -13,7 +13,7 @@ Services (each given the :class:`~.core.StoreCore` and the collaborators it uses
 ``store.reads`` (:mod:`.reads`) / ``store.memories`` (:mod:`.memories`, ADD) / ``store.changes``
 (:mod:`.versions`, new versions) over ``memories``; ``store.sessions`` (:mod:`.sessions`, sessions and
 messages); ``store.vectors`` (:mod:`.vectors`); ``store.audit_log`` / ``store.injection_log``
-(:mod:`.logs`); ``store.context_archive`` (:mod:`.archive`); ``store.forgetter`` and
+(:mod:`.logs`); ``store.context_archive`` (:mod:`.archive.context`); ``store.forgetter`` and
 ``store.deletes`` (:mod:`.delete`, every delete); ``store.portable`` (:mod:`.portable`, JSON
 export/import). The facade's methods (``store.add``, ``store.list``, ``store.create_session``, ...)
 are the services' methods, listed once below.
@@ -42,7 +42,7 @@ Tables (schema in :mod:`assistant.memory.store.sqlite.migrations`):
   source_message_ids JSON)``
 - ``schema_migrations(version, name, applied_at)``, ``store_meta(key, value)``
 - the context archive (``context_history``, ``context_offloads``, ``context_state``,
-  ``note_versions``, ``exports``): :mod:`.archive`
+  ``note_versions``, ``exports``): :mod:`.archive.context`
 
 Search indexes (for retrieval):
 
@@ -76,7 +76,7 @@ __all__ = [
     "UNSET",
 ]
 
-_FACADE = {"MemoryStore": "facade", "DeletePlan": "delete", "ImportReport": "portable", "UNSET": "checks"}
+_FACADE = {"MemoryStore": "facade", "DeletePlan": "delete", "ImportReport": "portable", "UNSET": "memories"}
 
 
 def __getattr__(name: str) -> Any:

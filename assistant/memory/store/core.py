@@ -19,7 +19,7 @@ import sqlite_utils
 from assistant import events
 from assistant.memory.store.sqlite import keys as keymod
 from assistant.memory.store.sqlite import diagnose
-from assistant.memory.store import notify
+from assistant.memory.store.sqlite import notify
 from assistant.memory.store.sqlite.db import (
     DRIVER,
     ENCRYPTION_AVAILABLE,
@@ -35,7 +35,7 @@ from assistant.memory.store.sqlite.db import (
 from assistant.memory.errors import DamagedError, StoreError
 from assistant.memory.store.sqlite.integrity import Damage, clear_marker, identity, quick_check, read_marker, write_marker
 from assistant.memory.store.sqlite.migrations import LATEST, current_version, migrate
-from assistant.memory.records import to_utc, utcnow
+from assistant.memory.times import to_utc, utcnow
 
 T = TypeVar("T")
 
@@ -142,7 +142,7 @@ class StoreCore:
     def write(self, fn: Callable[[Connection], T]) -> T:
         """Run ``fn(conn)`` in one ``BEGIN IMMEDIATE`` transaction, retried on busy (at most
         ``retry_deadline`` seconds). After the commit, what it changed is published as a
-        :class:`~assistant.memory.store.notify.StoreChange` (a nested call belongs to the outer
+        :class:`~assistant.memory.store.sqlite.notify.StoreChange` (a nested call belongs to the outer
         transaction, which publishes). Refused on a damaged file; the file is checked once before
         the first write (:meth:`verify`). Storage faults raise their one-line errors."""
         conn = self.conn

@@ -18,7 +18,8 @@ from typing import Sequence
 from assistant.memory.forget.forgetter import Forgetter
 from assistant.memory.store.core import Repository, StoreCore
 from assistant.memory.forget.report import ForgetReport, ForgetRequest
-from assistant.memory.records import Actor, UpdateType, ts_to_db
+from assistant.memory.records import Actor, UpdateType
+from assistant.memory.times import ts_to_db
 
 DeletePlan = ForgetReport  # the name this report had before the Forgetter
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Callable, Concatenate, Generic, ParamSpec, TypeVar, overload
 
 from assistant.memory.forget.forgetter import Forgetter
-from assistant.memory.store.archive import ContextArchive
+from assistant.memory.store.archive.context import ContextArchive
 from assistant.memory.store.core import StoreCore
 from assistant.memory.store.delete import Deletes
 from assistant.memory.store.logs import AuditLog, InjectionLog

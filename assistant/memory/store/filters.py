@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Iterable, Literal, TypedDict, Unpack
 
-from assistant.memory.records import Kind, Scope, Status, Trust, to_utc, ts_to_db
+from assistant.memory.records import Kind, Scope, Status, Trust
+from assistant.memory.times import to_utc, ts_to_db
 from assistant.memory.store.rows import MEMORY_COLUMNS
 
 Order = Literal["newest", "oldest", "updated"]

@@ -7,7 +7,9 @@ import json
 from datetime import datetime
 from typing import Any, Sequence
 
-from assistant.memory.records import Actor, AuditEntry, InjectionItem, InjectionRecord, ts_to_db
+from assistant.memory.entries import AuditEntry, InjectionItem, InjectionRecord
+from assistant.memory.records import Actor
+from assistant.memory.times import ts_to_db
 from assistant.memory.store.core import Repository
 from assistant.memory.store.rows import audit_from_row, injection_from_row, write_audit
 from assistant.memory.store.sqlite.db import Connection

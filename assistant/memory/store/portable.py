@@ -29,11 +29,9 @@ from assistant.memory.records import (
     Trust,
     UpdateType,
     content_hash,
-    iso,
-    parse_iso,
-    ts_to_db,
 )
-from assistant.memory.store.archive import ContextArchive
+from assistant.memory.times import iso, parse_iso, ts_to_db
+from assistant.memory.store.archive.context import ContextArchive
 from assistant.memory.store.core import Repository, StoreCore
 from assistant.memory.store.memories import Memories
 from assistant.memory.store.reads import MemoryReads

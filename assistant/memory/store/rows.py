@@ -7,26 +7,22 @@ from datetime import datetime
 from typing import Any, Iterable, Sequence
 
 from assistant.memory.store.sqlite.db import Connection
+from assistant.memory.entries import AuditEntry, InjectionRecord, Message, Session
 from assistant.memory.records import (
     Actor,
-    AuditEntry,
-    InjectionRecord,
     Kind,
     Link,
     LinkType,
     Memory,
     MemoryVersion,
-    Message,
     Role,
     Scope,
-    Session,
     Source,
     Status,
     Trust,
     UpdateType,
-    ts_from_db,
-    ts_to_db,
 )
+from assistant.memory.times import ts_from_db, ts_to_db
 
 # Columns of ``memories`` in the order the list/snapshot queries select them.
 MEMORY_COLUMNS = (

@@ -12,7 +12,9 @@ from assistant.memory.store.core import Repository, StoreCore
 from assistant.memory.store.logs import AuditLog
 from assistant.memory.store.sqlite.db import Connection
 from assistant.memory.errors import NotFound
-from assistant.memory.records import Actor, Message, Role, Session, ts_to_db
+from assistant.memory.entries import Message, Session
+from assistant.memory.records import Actor, Role
+from assistant.memory.times import ts_to_db
 from assistant.memory.store.rows import message_from_row, session_from_row
 from assistant.memory.retrieval.textmatch import match_expression
 

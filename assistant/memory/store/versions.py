@@ -11,10 +11,11 @@ from datetime import datetime, timedelta
 from typing import Any, Sequence
 
 from assistant.memory.errors import NotFound, VersionConflict
-from assistant.memory.records import Actor, Kind, Memory, Status, Trust, UpdateType, content_hash, to_utc, ts_from_db, ts_to_db, ttl_to_expiry
-from assistant.memory.store.checks import UNSET, check_interval, db_value
+from assistant.memory.records import Actor, Kind, Memory, Status, Trust, UpdateType, content_hash
+from assistant.memory.times import to_utc, ts_from_db, ts_to_db, ttl_to_expiry
 from assistant.memory.store.core import Repository, StoreCore
 from assistant.memory.store.logs import AuditLog
+from assistant.memory.store.memories import UNSET, check_interval, db_value
 from assistant.memory.store.reads import MemoryReads
 from assistant.memory.store.rows import IN_IDS, MEMORY_COLUMNS, VERSION_COLUMNS, hydrate, ids_json
 from assistant.memory.store.sqlite.db import Connection

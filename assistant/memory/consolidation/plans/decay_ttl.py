@@ -16,7 +16,8 @@ from typing import Iterable
 from assistant.memory.consolidation.changes import Archive, Expect, Purge
 from assistant.memory.consolidation.snapshot import Snapshot
 from assistant.memory.consolidation.plans.decay import DEFAULT_POLICY, DecayPolicy, decay_rank
-from assistant.memory.records import Kind, iso
+from assistant.memory.records import Kind
+from assistant.memory.times import iso
 
 
 def plan_decay(snap: Snapshot, *, exclude: Iterable[int] = (), policy: DecayPolicy = DEFAULT_POLICY) -> list[Archive]:

@@ -31,7 +31,7 @@ from typing import Callable
 
 from assistant.memory.store.sqlite.db import RETRY_DEADLINE, Connection, driver, write_tx
 from assistant.memory.errors import StoreError
-from assistant.memory.records import ts_to_db, utcnow
+from assistant.memory.times import ts_to_db, utcnow
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from typing import Any
 
 from assistant.config import Paths
 from assistant.fileio import shred
-from assistant.memory.records import ts_to_db
+from assistant.memory.times import ts_to_db
 
 log = logging.getLogger(__name__)
 _SESSION_DIR = re.compile(r"^session-([A-Za-z0-9_.-]{1,128})$")

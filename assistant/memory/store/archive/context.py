@@ -31,7 +31,7 @@ from typing import Any, Sequence
 
 from assistant.memory.store.sqlite.db import Connection
 from assistant.memory.errors import NotFound
-from assistant.memory.records import ts_from_db, ts_to_db
+from assistant.memory.times import ts_from_db, ts_to_db
 
 OFFLOAD_CHARS = 8000
 PREVIEW_CHARS = 500
