@@ -130,7 +130,7 @@ def test_a_hedge_at_the_end_of_an_invented_answer_is_not_abstaining():
 
 
 def test_a_reply_that_uses_a_retrieved_memory_is_not_called_invented(seeded):
-    from assistant.memory.retrieval.retriever import Hit
+    from assistant.memory.retrieval.scoring import Hit
 
     store, _ = seeded
     q = "Which town am I originally from?"
@@ -194,7 +194,7 @@ def test_an_answer_given_as_the_person_is_turned_to_them():
 
 
 def test_a_reply_built_from_an_unrelated_memory_is_not_grounded(seeded):
-    from assistant.memory.retrieval.retriever import Hit
+    from assistant.memory.retrieval.scoring import Hit
 
     store, _ = seeded
     name = next(m for m in store.list() if m.text == "User's name is Dana Reis.")
@@ -227,7 +227,7 @@ def test_a_stored_question_or_episode_is_never_the_answer(tmp_path, converted_em
     ("What day was I born?", "June 5"),         # born / birthday
 ])  # fmt: skip
 def test_synonyms_cover_the_question(seeded, question, value):
-    from assistant.memory.retrieval.retriever import Hit
+    from assistant.memory.retrieval.scoring import Hit
 
     store, _ = seeded
     memory = next(m for m in store.list() if value in m.text)

@@ -21,7 +21,8 @@ from assistant import services
 from assistant.cli import main
 from assistant.memory.retrieval import textmatch as tm
 from assistant.memory.records import Kind, Source
-from assistant.memory.retrieval.retriever import DEFAULT_THRESHOLD, RESCUE_MIN, Retriever, cache_for
+from assistant.memory.retrieval.retriever import DEFAULT_THRESHOLD, RESCUE_MIN, Retriever
+from assistant.memory.retrieval.vector_cache import cache_for
 from assistant.memory.retrieval.scoring import fuse
 from assistant.memory.store import MemoryStore
 
@@ -285,7 +286,8 @@ def test_cache_candidates_match_sqlite_vec_knn(store, emb):
     q = rng.standard_normal(384).astype(np.float32)
     q /= np.linalg.norm(q)
     knn = [r[0] for r in store.conn.execute("SELECT rowid FROM memory_vec WHERE embedding MATCH ? AND k = 60", (q.tobytes(),))]
-    from assistant.memory.retrieval.vector_cache import VecFilter, to_us
+    from assistant.memory.retrieval.vector_cache import VecFilter
+    from assistant.memory.retrieval.vector_read import to_us
 
     cache = cache_for(store)
     cache.sync(store)
@@ -418,7 +420,7 @@ def test_fast_chunk_read_equals_the_public_vec0_read(store, emb):
     ids_ = [store.add(f"memory {i} about Lisbon and cello {i % 7}") for i in range(40)]
     store.delete(ids_[3:9])
     store.edit(ids_[10], "a new text for memory ten")
-    fast = vc._read_vector_chunks(store.conn, store.dim)
+    fast = vc.read_vector_chunks(store.conn, store.dim)
     assert fast is not None  # sqlite-vec 0.1.x layout recognised
     got = {int(m): v.copy() for mids, vecs in fast for m, v in zip(mids, vecs)}
     public = {r[0]: np.frombuffer(r[1], dtype=np.float32) for r in store.conn.execute("SELECT rowid, embedding FROM memory_vec")}
@@ -446,10 +448,10 @@ def test_a_chunk_layout_surprise_falls_back_to_the_public_read(store, emb, monke
     def broken(c, dim):
         def gen():
             yield np.array([mids[0]], dtype=np.int64), np.zeros((1, dim), dtype=np.float32) + 1.0
-            raise vc._LayoutError("surprise")
+            raise vc.LayoutError("surprise")
         return gen()
 
-    monkeypatch.setattr(vc, "_read_vector_chunks", broken)
+    monkeypatch.setattr(vc, "read_vector_chunks", broken)
     r = Retriever(store, emb)
     assert ids(r.search("memory 0 about the cello"))[0] == mids[0]
     assert r.search("memory 0 about the cello")[0].signal("semantic").raw == pytest.approx(1.0, abs=1e-5)

@@ -16,7 +16,8 @@ from assistant.memory.retrieval.inject import (
     retrieve_block,
 )
 from assistant.memory.records import Role, Source
-from assistant.memory.retrieval.retriever import Hit, Retriever
+from assistant.memory.retrieval.retriever import Retriever
+from assistant.memory.retrieval.scoring import Hit
 from assistant.memory.retrieval.scoring import semantic_signal
 from assistant.memory.store import MemoryStore
 

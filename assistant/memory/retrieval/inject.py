@@ -40,7 +40,8 @@ from assistant.engine import control
 from assistant.memory.retrieval.perspective import rewrite
 from assistant.memory.entries import InjectionItem
 from assistant.memory.records import Memory
-from assistant.memory.retrieval.retriever import Hit, Retriever
+from assistant.memory.retrieval.retriever import Retriever
+from assistant.memory.retrieval.scoring import Hit
 
 OPEN_TAG = '<retrieved_memories trust="reference-only">'
 CLOSE_TAG = "</retrieved_memories>"

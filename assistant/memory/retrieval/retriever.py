@@ -60,8 +60,6 @@ from __future__ import annotations
 
 import json
 import threading
-import weakref
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Iterable, Sequence
 
@@ -73,9 +71,10 @@ from assistant.memory.retrieval import answerable as ans
 from assistant.memory.retrieval import gates
 from assistant.memory.retrieval import textmatch as tm
 from assistant.memory.store.filters import MemoryFilter, select_sql
-from assistant.memory.records import Kind, Memory, Scope, Status
+from assistant.memory.records import Kind, Scope, Status
 from assistant.memory.store.rows import MEMORY_COLUMNS, hydrate, ids_json
 from assistant.memory.retrieval.scoring import (
+    Hit,
     EntityMatch,
     Signal,
     bm25_signal,
@@ -84,7 +83,8 @@ from assistant.memory.retrieval.scoring import (
     passes_threshold,
     semantic_signal,
 )
-from assistant.memory.retrieval.vector_cache import KIND_CODE, VecFilter, VectorCache, to_us
+from assistant.memory.retrieval.vector_cache import KIND_CODE, VecFilter, cache_for
+from assistant.memory.retrieval.vector_read import to_us
 
 DEFAULT_THRESHOLD = 0.33
 RESCUE_MIN = gates.RESCUE_MIN  # below the threshold, a rare word of the question may still pass a memory
@@ -101,59 +101,6 @@ _BM25_SQL = ("SELECT rowid, bm25(memory_fts) FROM memory_fts WHERE memory_fts MA
 _VOCAB_SQL = "SELECT doc FROM temp.keepsake_memory_vocab WHERE term = ?"
 
 Embed = Callable[[list[str]], list[list[float]]]
-_caches: "weakref.WeakKeyDictionary[Any, VectorCache]" = weakref.WeakKeyDictionary()
-_caches_lock = threading.Lock()
-
-
-def cache_for(store: Any) -> VectorCache:
-    """The vector cache of a store object (created once; follows the store's deletes)."""
-    with _caches_lock:
-        cache = _caches.get(store)
-        if cache is None:
-            cache = VectorCache()
-            store.on_delete(cache.on_delete)
-            _caches[store] = cache
-        return cache
-
-
-@dataclass(frozen=True)
-class Hit:
-    """A retrieved memory with its score in [0, 1] and the signals behind it.
-
-    ``signals``: semantic (raw = cosine), bm25 (raw = FTS5 bm25, negative = relevant) and
-    entity (raw = best match similarity) when present for the query, plus ``slot`` (weight 0)
-    for a direct profile-slot answer, whose score is 1.0 and which ranks first.
-    ``passed_threshold``: the semantic score passed the threshold (always True for slot answers;
-    hits that did not pass are only returned with ``include_rejected=True``)."""
-
-    memory: Memory
-    score: float
-    signals: tuple[Signal, ...]
-    passed_threshold: bool
-    why_not: str = ""  # include_rejected: why it did not pass (below the threshold, or a gate)
-
-    def signal(self, name: str) -> Signal | None:
-        return next((s for s in self.signals if s.name == name), None)
-
-    @property
-    def slot_answer(self) -> bool:
-        return self.signal("slot") is not None
-
-    def to_json(self, explain: bool = False) -> dict[str, Any]:
-        """The memory's JSON (store shape) + ``score`` (+ ``signals`` and ``passed_threshold``)."""
-        d = self.memory.to_json()
-        d["score"] = round(self.score, 6)
-        if explain:
-            d["passed_threshold"] = self.passed_threshold
-            if self.why_not:
-                d["why_not"] = self.why_not
-            d["signals"] = [
-                {"name": s.name, "raw": round(s.raw, 6), "normalized": round(s.normalized, 6), "weight": s.weight}
-                for s in self.signals
-            ]
-        return d
-
-
 def _embed_fn(embedder: Any) -> Embed | None:
     if embedder is None:
         return None

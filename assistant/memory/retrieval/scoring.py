@@ -35,7 +35,9 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
+
+from assistant.memory.records import Memory
 
 SEMANTIC_WEIGHT = 1.0
 BM25_WEIGHT = 1.0
@@ -173,3 +175,44 @@ def score_candidate(
     keyword = bm25_signal(bm25, n_terms) if (bm25_active or bm25 is not None) else None
     entity = entity_signal(entity_matches) if entity_matches is not None else None
     return fuse([semantic, keyword, entity])
+
+
+# -- the result -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A retrieved memory with its score in [0, 1] and the signals behind it.
+
+    ``signals``: semantic (raw = cosine), bm25 (raw = FTS5 bm25, negative = relevant) and
+    entity (raw = best match similarity) when present for the query, plus ``slot`` (weight 0)
+    for a direct profile-slot answer, whose score is 1.0 and which ranks first.
+    ``passed_threshold``: the semantic score passed the threshold (always True for slot answers;
+    hits that did not pass are only returned with ``include_rejected=True``)."""
+
+    memory: Memory
+    score: float
+    signals: tuple[Signal, ...]
+    passed_threshold: bool
+    why_not: str = ""  # include_rejected: why it did not pass (below the threshold, or a gate)
+
+    def signal(self, name: str) -> Signal | None:
+        return next((s for s in self.signals if s.name == name), None)
+
+    @property
+    def slot_answer(self) -> bool:
+        return self.signal("slot") is not None
+
+    def to_json(self, explain: bool = False) -> dict[str, Any]:
+        """The memory's JSON (store shape) + ``score`` (+ ``signals`` and ``passed_threshold``)."""
+        d = self.memory.to_json()
+        d["score"] = round(self.score, 6)
+        if explain:
+            d["passed_threshold"] = self.passed_threshold
+            if self.why_not:
+                d["why_not"] = self.why_not
+            d["signals"] = [
+                {"name": s.name, "raw": round(s.raw, 6), "normalized": round(s.normalized, 6), "weight": s.weight}
+                for s in self.signals
+            ]
+        return d

@@ -33,14 +33,14 @@ their vectors zeroed at once.
 from __future__ import annotations
 
 import threading
+import weakref
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Iterator, Sequence
 
 import numpy as np
 
 from assistant.memory.records import Kind, Status
-from assistant.memory.times import to_utc
+from assistant.memory.retrieval.vector_read import LayoutError, read_vector_chunks, read_vectors, ts_us
 
 MIN_US = np.iinfo(np.int64).min
 MAX_US = np.iinfo(np.int64).max
@@ -52,74 +52,6 @@ _META_SQL = (
     "SELECT id, valid_at, invalid_at, expired_at, expires_at, created_at, status, kind, scope, version, updated_at "
     "FROM memories"
 )
-
-
-def to_us(value: datetime) -> int:
-    """Microseconds since the epoch (UTC) for an aware datetime."""
-    dt = to_utc(value)
-    return int(dt.timestamp()) * 1_000_000 + dt.microsecond
-
-
-def _ts_us(values: Sequence[str | None], null: int) -> np.ndarray:
-    """Parse the store's fixed-width UTC timestamps (``YYYY-MM-DDTHH:MM:SS.ffffff+00:00``)."""
-    raw = np.array([v[:26] if v else "NaT" for v in values], dtype="datetime64[us]")
-    out = raw.astype(np.int64)
-    out[np.isnat(raw)] = null
-    return out
-
-
-class _LayoutError(Exception):
-    """sqlite-vec's chunk tables are not laid out as expected."""
-
-
-def _read_vectors(c: Any, dim: int, chunk: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """(memory ids, float32 vectors) in batches through ``vec0`` (row by row, ~10x slower than
-    :func:`_read_vector_chunks`)."""
-    cur = c.execute("SELECT rowid, embedding FROM memory_vec")
-    while batch := cur.fetchmany(chunk):
-        pairs = [(mid, blob) for mid, blob in batch if blob is not None and len(blob) == 4 * dim]
-        if pairs:
-            mids = np.fromiter((m for m, _ in pairs), dtype=np.int64, count=len(pairs))
-            yield mids, np.frombuffer(b"".join(b for _, b in pairs), dtype=np.float32).reshape(len(pairs), dim)
-
-
-def _read_vector_chunks(c: Any, dim: int) -> Iterator[tuple[np.ndarray, np.ndarray]] | None:
-    """The same, straight from sqlite-vec 0.1's tables: ``<t>_chunks(chunk_id, size, validity
-    bitmap, rowids int64[])`` and ``<t>_vector_chunks00(rowid=chunk_id, vectors)``, one chunk
-    at a time. None when the layout is not recognised up front; while streaming, any size that
-    does not fit or a vector that differs from the public read raises :class:`_LayoutError`."""
-    try:
-        info = dict(c.execute("SELECT key, value FROM memory_vec_info").fetchall())
-        if (info.get("CREATE_VERSION_MAJOR"), info.get("CREATE_VERSION_MINOR")) != (0, 1):
-            return None
-        chunks = []
-        for chunk_id, size, validity, rowids in c.execute("SELECT chunk_id, size, validity, rowids FROM memory_vec_chunks"):
-            if len(rowids) != 8 * size or len(validity) * 8 < size:
-                return None
-            valid = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")[:size].astype(bool)
-            chunks.append((chunk_id, size, valid, np.frombuffer(rowids, dtype=np.int64)[valid]))
-        if sum(len(ids) for *_, ids in chunks) != c.execute("SELECT count(*) FROM memory_vec_rowids").fetchone()[0]:
-            return None
-    except Exception:  # noqa: BLE001 - another sqlite-vec layout
-        return None
-
-    def stream() -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        checked = False
-        for chunk_id, size, valid, ids in chunks:
-            if not len(ids):
-                continue
-            row = c.execute("SELECT vectors FROM memory_vec_vector_chunks00 WHERE rowid = ?", (chunk_id,)).fetchone()
-            if row is None or len(row[0]) != 4 * dim * size:
-                raise _LayoutError(f"vector chunk {chunk_id}")
-            vecs = np.frombuffer(row[0], dtype=np.float32).reshape(size, dim)[valid]
-            if not checked:
-                got = c.execute("SELECT embedding FROM memory_vec WHERE rowid = ?", (int(ids[-1]),)).fetchone()
-                if got is None or bytes(got[0]) != vecs[-1].tobytes():
-                    raise _LayoutError("vector mismatch")
-                checked = True
-            yield ids, vecs
-
-    return stream()
 
 
 @dataclass(frozen=True)
@@ -187,11 +119,11 @@ class VectorCache:
         mid, valid, invalid, expired, expires, created, status, kind, scope, version, _updated = row
         self.ids[r] = mid
         self.alive[r] = True
-        self.valid_at[r] = _ts_us([valid], MIN_US)[0]
-        self.invalid_at[r] = _ts_us([invalid], MAX_US)[0]
-        self.expired_at[r] = _ts_us([expired], MAX_US)[0]
-        self.expires_at[r] = _ts_us([expires], MAX_US)[0]
-        self.created_at[r] = _ts_us([created], MIN_US)[0]
+        self.valid_at[r] = ts_us([valid], MIN_US)[0]
+        self.invalid_at[r] = ts_us([invalid], MAX_US)[0]
+        self.expired_at[r] = ts_us([expired], MAX_US)[0]
+        self.expires_at[r] = ts_us([expires], MAX_US)[0]
+        self.created_at[r] = ts_us([created], MIN_US)[0]
         self.status[r] = STATUS_CODE.get(status, 3)
         self.kind[r] = KIND_CODE.get(kind, -1)
         self.scope[r] = self._scope_code(scope)
@@ -298,24 +230,24 @@ class VectorCache:
             cols = list(zip(*rows))
             self.ids[a:b] = cols[0]
             self.alive[a:b] = True
-            self.valid_at[a:b] = _ts_us(cols[1], MIN_US)
-            self.invalid_at[a:b] = _ts_us(cols[2], MAX_US)
-            self.expired_at[a:b] = _ts_us(cols[3], MAX_US)
-            self.expires_at[a:b] = _ts_us(cols[4], MAX_US)
-            self.created_at[a:b] = _ts_us(cols[5], MIN_US)
+            self.valid_at[a:b] = ts_us(cols[1], MIN_US)
+            self.invalid_at[a:b] = ts_us(cols[2], MAX_US)
+            self.expired_at[a:b] = ts_us(cols[3], MAX_US)
+            self.expires_at[a:b] = ts_us(cols[4], MAX_US)
+            self.created_at[a:b] = ts_us(cols[5], MIN_US)
             self.status[a:b] = [STATUS_CODE.get(s, 3) for s in cols[6]]
             self.kind[a:b] = [KIND_CODE.get(k, -1) for k in cols[7]]
             self.scope[a:b] = [self._scope_code(s) for s in cols[8]]
             self.version[a:b] = cols[9]
             self._row.update(zip(cols[0], range(a, b)))
             self.size = b
-        fast = _read_vector_chunks(c, dim)
+        fast = read_vector_chunks(c, dim)
         try:
-            self._put_vectors(fast if fast is not None else _read_vectors(c, dim, chunk))
-        except _LayoutError:
+            self._put_vectors(fast if fast is not None else read_vectors(c, dim, chunk))
+        except LayoutError:
             self.mat[: self.size] = 0.0
             self.has_vec[: self.size] = False
-            self._put_vectors(_read_vectors(c, dim, chunk))
+            self._put_vectors(read_vectors(c, dim, chunk))
         self.loads += 1
 
     def _put_vectors(self, batches: Iterator[tuple[np.ndarray, np.ndarray]]) -> None:
@@ -449,3 +381,18 @@ class VectorCache:
     @property
     def nbytes(self) -> int:
         return int(self.mat.nbytes)
+
+
+_caches: "weakref.WeakKeyDictionary[Any, VectorCache]" = weakref.WeakKeyDictionary()
+_caches_lock = threading.Lock()
+
+
+def cache_for(store: Any) -> VectorCache:
+    """The vector cache of a store object (created once; follows the store's deletes)."""
+    with _caches_lock:
+        cache = _caches.get(store)
+        if cache is None:
+            cache = VectorCache()
+            store.on_delete(cache.on_delete)
+            _caches[store] = cache
+        return cache

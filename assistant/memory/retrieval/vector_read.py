@@ -1,0 +1,80 @@
+"""Reading the store for the vector cache: the vectors through sqlite-vec's ``vec0`` (row by row),
+or straight from sqlite-vec 0.1's chunk tables (~10x faster, checked against the public read);
+timestamps as int64 microseconds."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+from assistant.memory.times import to_utc
+
+
+def to_us(value: datetime) -> int:
+    """Microseconds since the epoch (UTC) for an aware datetime."""
+    dt = to_utc(value)
+    return int(dt.timestamp()) * 1_000_000 + dt.microsecond
+
+
+def ts_us(values: Sequence[str | None], null: int) -> np.ndarray:
+    """Parse the store's fixed-width UTC timestamps (``YYYY-MM-DDTHH:MM:SS.ffffff+00:00``)."""
+    raw = np.array([v[:26] if v else "NaT" for v in values], dtype="datetime64[us]")
+    out = raw.astype(np.int64)
+    out[np.isnat(raw)] = null
+    return out
+
+
+class LayoutError(Exception):
+    """sqlite-vec's chunk tables are not laid out as expected."""
+
+
+def read_vectors(c: Any, dim: int, chunk: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """(memory ids, float32 vectors) in batches through ``vec0`` (row by row, ~10x slower than
+    :func:`read_vector_chunks`)."""
+    cur = c.execute("SELECT rowid, embedding FROM memory_vec")
+    while batch := cur.fetchmany(chunk):
+        pairs = [(mid, blob) for mid, blob in batch if blob is not None and len(blob) == 4 * dim]
+        if pairs:
+            mids = np.fromiter((m for m, _ in pairs), dtype=np.int64, count=len(pairs))
+            yield mids, np.frombuffer(b"".join(b for _, b in pairs), dtype=np.float32).reshape(len(pairs), dim)
+
+
+def read_vector_chunks(c: Any, dim: int) -> Iterator[tuple[np.ndarray, np.ndarray]] | None:
+    """The same, straight from sqlite-vec 0.1's tables: ``<t>_chunks(chunk_id, size, validity
+    bitmap, rowids int64[])`` and ``<t>_vector_chunks00(rowid=chunk_id, vectors)``, one chunk
+    at a time. None when the layout is not recognised up front; while streaming, any size that
+    does not fit or a vector that differs from the public read raises :class:`LayoutError`."""
+    try:
+        info = dict(c.execute("SELECT key, value FROM memory_vec_info").fetchall())
+        if (info.get("CREATE_VERSION_MAJOR"), info.get("CREATE_VERSION_MINOR")) != (0, 1):
+            return None
+        chunks = []
+        for chunk_id, size, validity, rowids in c.execute("SELECT chunk_id, size, validity, rowids FROM memory_vec_chunks"):
+            if len(rowids) != 8 * size or len(validity) * 8 < size:
+                return None
+            valid = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")[:size].astype(bool)
+            chunks.append((chunk_id, size, valid, np.frombuffer(rowids, dtype=np.int64)[valid]))
+        if sum(len(ids) for *_, ids in chunks) != c.execute("SELECT count(*) FROM memory_vec_rowids").fetchone()[0]:
+            return None
+    except Exception:  # noqa: BLE001 - another sqlite-vec layout
+        return None
+
+    def stream() -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        checked = False
+        for chunk_id, size, valid, ids in chunks:
+            if not len(ids):
+                continue
+            row = c.execute("SELECT vectors FROM memory_vec_vector_chunks00 WHERE rowid = ?", (chunk_id,)).fetchone()
+            if row is None or len(row[0]) != 4 * dim * size:
+                raise LayoutError(f"vector chunk {chunk_id}")
+            vecs = np.frombuffer(row[0], dtype=np.float32).reshape(size, dim)[valid]
+            if not checked:
+                got = c.execute("SELECT embedding FROM memory_vec WHERE rowid = ?", (int(ids[-1]),)).fetchone()
+                if got is None or bytes(got[0]) != vecs[-1].tobytes():
+                    raise LayoutError("vector mismatch")
+                checked = True
+            yield ids, vecs
+
+    return stream()
