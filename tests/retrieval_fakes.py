@@ -13,7 +13,7 @@ import hashlib
 
 import numpy as np
 
-from assistant.memory.retrieval.textmatch import fts_tokens
+from assistant.memory.store.sqlite.fts import fts_tokens
 
 DIM = 384
 

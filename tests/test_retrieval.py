@@ -20,6 +20,7 @@ from store_fakes import FakeClock, dt
 from assistant import services
 from assistant.cli import main
 from assistant.memory.retrieval import textmatch as tm
+from assistant.memory.store.sqlite import fts
 from assistant.memory.records import Kind, Source
 from assistant.memory.retrieval.retriever import DEFAULT_THRESHOLD, RESCUE_MIN, Retriever
 from assistant.memory.retrieval.vector_cache import cache_for
@@ -127,12 +128,12 @@ def test_bm25_equals_fts5_bm25_for_the_candidates(store, emb):
         store.add(t)
     r = Retriever(store, emb, threshold=-1.0)
     for q in ["Maya Lisbon", "run marathon with Ada", "cello", "trams hills Lisbon morning", "nothing matches"]:
-        expr = tm.match_expression(q)
-        fts = dict(store.conn.execute("SELECT rowid, bm25(memory_fts) FROM memory_fts WHERE memory_fts MATCH ?", (expr,)).fetchall())
+        expr = fts.match_expression(q)
+        scores = dict(store.conn.execute("SELECT rowid, bm25(memory_fts) FROM memory_fts WHERE memory_fts MATCH ?", (expr,)).fetchall())
         for h in r.search(q, k=10):
             sig = h.signal("bm25")
-            if h.memory.id in fts:
-                assert sig.raw == pytest.approx(fts[h.memory.id], rel=1e-9, abs=1e-12)
+            if h.memory.id in scores:
+                assert sig.raw == pytest.approx(scores[h.memory.id], rel=1e-9, abs=1e-12)
             else:
                 assert sig.normalized == 0.0
 
@@ -373,11 +374,11 @@ def test_fuzzed_queries_never_raise(store, emb, query):
     r = Retriever(store, emb, threshold=0.0)
     hits = r.search(query, k=3, include_rejected=True)
     assert all(0.0 <= h.score <= 1.0 for h in hits)
-    expr = tm.match_expression(query)
+    expr = fts.match_expression(query)
     if expr is not None:  # the sanitized MATCH expression is always valid FTS5 syntax
         store.conn.execute("SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?", (expr,)).fetchone()
-    cleaned = tm.clean_query(query)
-    assert len(cleaned) <= tm.MAX_QUERY_CHARS
+    cleaned = fts.clean_query(query)
+    assert len(cleaned) <= fts.MAX_QUERY_CHARS
     assert not any(ord(c) < 32 or 0xD800 <= ord(c) <= 0xDFFF for c in cleaned)
 
 

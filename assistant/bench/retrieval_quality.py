@@ -100,7 +100,7 @@ def _hit_messages(hits: list[Any], mapping: dict[int, str]) -> list[str]:
 
 
 def _bm25_top(store: Any, query: str, mapping: dict[int, str], user_ids: set[int], k: int) -> list[str]:
-    from assistant.memory.retrieval.textmatch import match_expression
+    from assistant.memory.store.sqlite.fts import match_expression
 
     expr = match_expression(query)
     if expr is None:

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from assistant.memory.retrieval import answerable as ans
-from assistant.memory.retrieval import textmatch as tm
+from assistant.memory.store.sqlite import fts
 from assistant.memory.consolidation.plans.claims import NAME_SLOTS, canonical_subject, claims, person_names
 from assistant.memory.store.filters import MemoryFilter, select_sql
 from assistant.memory.records import Kind
@@ -62,8 +62,8 @@ def gate(c: Any, rows: dict[int, Any], cos: dict[int, float], slot_ids: set[int]
             if mid not in slot_ids and not ans.mentions_favourite(r[1], asked.favourite):
                 g.reasons.setdefault(mid, f"does not name the favourite {' '.join(asked.favourite)} asked for")
     if asked.names:
-        df = doc_freq([t for n in asked.names for t in tm.fts_tokens(n)])
-        never = [n for n in asked.names if any(df.get(t, 0) == 0 for t in tm.fts_tokens(n))]
+        df = doc_freq([t for n in asked.names for t in fts.fts_tokens(n)])
+        never = [n for n in asked.names if any(df.get(t, 0) == 0 for t in fts.fts_tokens(n))]
         if never:
             for mid in rows:
                 if mid not in slot_ids and cos.get(mid, 0.0) < ans.NAME_COSINE:
@@ -80,7 +80,7 @@ def gate(c: Any, rows: dict[int, Any], cos: dict[int, float], slot_ids: set[int]
     if focus and low:  # a rare word of the question in a statement about the person
         rare = max(3, int(RESCUE_RARE * n_rows()))
         for mid in low:
-            toks = [t for t in set(tm.fts_tokens(rows[mid][1])) if len(t) >= 4 and any(ans.same_word(t, w) for w in focus)]
+            toks = [t for t in set(fts.fts_tokens(rows[mid][1])) if len(t) >= 4 and any(ans.same_word(t, w) for w in focus)]
             if toks and min(doc_freq(toks).values()) <= rare and ans.about_the_person(canonical_subject(rows[mid][1], names)):
                 g.rescued.add(mid)
     return g

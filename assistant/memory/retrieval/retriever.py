@@ -70,6 +70,7 @@ from rapidfuzz.process import cdist
 from assistant.memory.retrieval import answerable as ans
 from assistant.memory.retrieval import gates
 from assistant.memory.retrieval import textmatch as tm
+from assistant.memory.store.sqlite import fts
 from assistant.memory.store.filters import MemoryFilter, select_sql
 from assistant.memory.records import Kind, Scope, Status
 from assistant.memory.store.rows import MEMORY_COLUMNS, hydrate, ids_json
@@ -146,7 +147,7 @@ class Retriever:
         """The unit query vector (float32) for ``query`` (cleaned as :meth:`search` does)."""
         if self._embed is None:
             raise ValueError("this retriever has no embedder")
-        v = np.asarray(self._embed([tm.clean_query(query) or " "])[0], dtype=np.float32)
+        v = np.asarray(self._embed([fts.clean_query(query) or " "])[0], dtype=np.float32)
         return self._unit(v)
 
     def _unit(self, v: np.ndarray) -> np.ndarray:
@@ -163,7 +164,7 @@ class Retriever:
 
     def slot_question(self, query: str) -> tuple[str, ...]:
         """Profile slots a slot-shaped question asks for (see ``textmatch.SLOT_QUESTIONS``)."""
-        return tm.slot_question(tm.clean_query(query))
+        return tm.slot_question(fts.clean_query(query))
 
     def search(
         self,
@@ -182,7 +183,7 @@ class Retriever:
         ``vector``: a precomputed query embedding (skips the embedder). ``include_rejected``:
         also return candidates below the threshold (``passed_threshold=False``), after the
         others, for explanations."""
-        text = tm.clean_query(query)
+        text = fts.clean_query(query)
         if k <= 0 or not text:
             return []
         kind_t = _kind_tuple(kinds)
@@ -311,8 +312,8 @@ class Retriever:
         k1 = 1.2, b = 0.75, ``idf = ln((N - df + 0.5) / (df + 0.5))``, with N, df and the average
         length taken over the whole index (every memory row). A candidate FTS5 does not return
         contains none of the terms: raw None, normalized 0."""
-        terms = tm.query_terms(text)
-        expr = tm.match_expression(text)
+        terms = fts.query_terms(text)
+        expr = fts.match_expression(text)
         if not terms or expr is None or not ids:
             return {}
         found = dict(c.execute(_BM25_SQL, {"match": expr, "ids": ids_json(ids)}).fetchall())
@@ -357,8 +358,8 @@ class Retriever:
                 if cached is None or cached[0] != name:
                     if len(self._entity_names) > _TOKEN_CACHE_MAX:
                         self._entity_names.clear()
-                    folded = tm.fold(name)
-                    parts = [p for p in tm.fts_tokens(folded) if len(p) >= 4 and p not in tm.STOPWORDS]
+                    folded = fts.fold(name)
+                    parts = [p for p in fts.fts_tokens(folded) if len(p) >= 4 and p not in tm.STOPWORDS]
                     cached = self._entity_names[eid] = (name, folded, parts if len(parts) > 1 else [])
                 names[eid] = cached[1:]
         sim = self._entity_similarity(grams, names)

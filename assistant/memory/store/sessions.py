@@ -16,7 +16,7 @@ from assistant.memory.entries import Message, Session
 from assistant.memory.records import Actor, Role
 from assistant.memory.times import ts_to_db
 from assistant.memory.store.rows import message_from_row, session_from_row
-from assistant.memory.retrieval.textmatch import match_expression
+from assistant.memory.store.sqlite.fts import match_expression
 
 @dataclass(frozen=True)
 class MessageSpec:
