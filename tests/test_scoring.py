@@ -5,7 +5,6 @@ Worked arithmetic is in the comments; expected values are computed by hand, not 
 
 from __future__ import annotations
 
-import math
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -18,13 +17,11 @@ from assistant.memory.retrieval.scoring import (
     Signal,
     bm25_params,
     bm25_signal,
-    cosine_from_l2,
     entity_boost,
     entity_signal,
     fuse,
     passes_threshold,
     query_terms,
-    score_candidate,
     semantic_signal,
 )
 
@@ -35,13 +32,6 @@ def test_semantic_is_clamped_cosine():
     assert semantic_signal(0.73) == Signal("semantic", 0.73, 0.73, 1.0)
     assert semantic_signal(-0.2).normalized == 0.0  # unrelated, not "anti-relevant"
     assert semantic_signal(1.0000001).normalized == 1.0  # float noise above 1
-
-
-def test_cosine_from_l2_distance_of_unit_vectors():
-    # cos = 1 - d^2/2: identical (d=0) -> 1; orthogonal (d=sqrt 2) -> 0; d=1 -> 1 - 1/2 = 0.5
-    assert cosine_from_l2(0.0) == 1.0
-    assert cosine_from_l2(math.sqrt(2)) == pytest.approx(0.0)
-    assert cosine_from_l2(1.0) == 0.5
 
 
 def test_threshold_is_inclusive_and_reads_the_normalized_value():
@@ -156,25 +146,23 @@ def test_fusion_is_a_weighted_mean(pairs):
 
 
 def test_threshold_gates_before_fusion():
-    # A perfect keyword and entity match cannot rescue a semantically weak candidate.
+    # The gate reads the semantic score alone: a perfect keyword and entity match cannot rescue
+    # a semantically weak candidate (the retriever checks it before fusing).
     strong = [EntityMatch(1.0, 1)]
-    assert score_candidate(0.29, threshold=0.3, bm25=-50.0, entity_matches=strong) is None
-    fused = score_candidate(0.30, threshold=0.3, bm25=-50.0, entity_matches=strong)
+    assert not passes_threshold(semantic_signal(0.29), 0.3) and passes_threshold(semantic_signal(0.30), 0.3)
+    fused = fuse([semantic_signal(0.30), bm25_signal(-50.0, 1), entity_signal(strong)])
     # (0.30 + ~1.0 + 0.5*1.0) / 2.5 = 0.72
-    assert fused is not None and fused.score == pytest.approx(0.72, abs=1e-6)
+    assert fused.score == pytest.approx(0.72, abs=1e-6)
 
 
 def test_presence_is_per_query_not_per_candidate():
     # The query ran BM25 but this candidate did not match: bm25 is present with 0,
     # so it does not beat a candidate that matched: (0.6 + 0) / 2 = 0.3
-    no_match = score_candidate(0.6, threshold=0.1, bm25=None, bm25_active=True)
-    assert no_match is not None and no_match.score == pytest.approx(0.3)
-    # The query had no keyword signal at all: the divisor is 1.
-    absent = score_candidate(0.6, threshold=0.1)
-    assert absent is not None and absent.score == pytest.approx(0.6)
-    # Entities: None = the query named no entity; [] = it did, this memory is not linked.
-    assert score_candidate(0.6, threshold=0.1, entity_matches=None).score == pytest.approx(0.6)
-    assert score_candidate(0.6, threshold=0.1, entity_matches=[]).score == pytest.approx(0.4)
+    assert fuse([semantic_signal(0.6), bm25_signal(None, 1)]).score == pytest.approx(0.3)
+    # The query had no keyword signal at all (the signal is absent, None): the divisor is 1.
+    assert fuse([semantic_signal(0.6), None]).score == pytest.approx(0.6)
+    # Entities: absent = the query named no entity; [] = it did, this memory is not linked: (0.6 + 0) / 1.5
+    assert fuse([semantic_signal(0.6), entity_signal([])]).score == pytest.approx(0.4)
 
 
 # -- decay ------------------------------------------------------------------------------------

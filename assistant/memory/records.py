@@ -253,16 +253,6 @@ class Memory:
     last_used_at: datetime | None = None
     updated_at: datetime | None = None  # system time this version was recorded
 
-    def is_valid_at(self, when: datetime) -> bool:
-        """World-time validity: valid_at <= when < invalid_at (open ends allowed)."""
-        when = to_utc(when)
-        if self.valid_at is not None and self.valid_at > when:
-            return False
-        return self.invalid_at is None or self.invalid_at > when
-
-    def ttl_passed(self, now: datetime) -> bool:
-        return self.expires_at is not None and self.expires_at <= to_utc(now)
-
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,

@@ -341,8 +341,3 @@ class Capturer:
                 found.append(m)
                 seen.add(m.id)
         return found[:MAX_EXISTING]
-
-
-def capture_messages(store: Any, ids: Sequence[int], **kw: Any) -> list[CaptureResult]:
-    """Capture several messages in order with one :class:`Capturer` (``kw`` as for it)."""
-    return Capturer(store, **kw).capture_many(ids)

@@ -28,7 +28,7 @@ from assistant.memory.store.archive.context import OFFLOAD_CHARS, pointer_text
 from assistant.memory.store.sqlite.db import Connection
 from assistant.memory.forget import match
 from assistant.memory.forget.report import TextCut
-from assistant.memory.forget.scope import _POINTER, Scope, cut, full_text, ids, memory_texts, pieces_of
+from assistant.memory.forget.scope import _POINTER, Scope, cut, ids, memory_texts, pieces_of
 from assistant.memory.store.rows import IN_IDS, ids_json
 
 MAX_ROUNDS = 8
@@ -258,7 +258,3 @@ def reply_spans(text: str, scope: Scope) -> list[match.Span]:
         ):
             spans.append((s, e))
     return spans
-
-
-def full_texts(c: Connection, mids: set[int]) -> dict[int, str]:
-    return {mid: full_text(c, t) for mid, t in memory_texts(c, mids).items()}

@@ -86,9 +86,6 @@ class Forgetter:
     def db_holders(self) -> list[Holder]:
         return [*self._first, *self._registered, *self._last]
 
-    def holder_names(self) -> list[str]:
-        return [h.name for h in (*self.db_holders, *self._after)]
-
     # ------------------------------------------------------------------ preview / forget
     def preview(self, request: ForgetRequest) -> ForgetReport:
         """What :meth:`forget` would remove, from each holder; changes nothing."""

@@ -284,7 +284,3 @@ def mentions(sentence: str, stems: set[str], names: set[str]) -> bool:
     """Whether ``sentence`` names one of the topic ``stems`` or ``names`` (casefolded)."""
     toks = words(sentence)
     return any(stem(w) in stems for w in toks) or any(w.casefold().removesuffix("'s") in names for w in toks)
-
-
-def any_contains(text: str, needles: Sequence[str]) -> bool:
-    return any(contains(text, n) for n in needles)

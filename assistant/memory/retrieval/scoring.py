@@ -81,11 +81,6 @@ class EntityMatch:
 # -- semantic ---------------------------------------------------------------------------------
 
 
-def cosine_from_l2(distance: float) -> float:
-    """Cosine of two unit vectors from their L2 distance: ``cos = 1 - d**2 / 2``."""
-    return 1.0 - distance * distance / 2.0
-
-
 def semantic_signal(cosine: float) -> Signal:
     """``normalized = clamp(cosine, 0, 1)`` (negative cosine means unrelated, not 'anti')."""
     return Signal("semantic", cosine, min(1.0, max(0.0, cosine)), SEMANTIC_WEIGHT)
@@ -153,28 +148,6 @@ def fuse(signals: Sequence[Signal | None]) -> Fused:
         return Fused(0.0, present)
     score = sum(s.weight * s.normalized for s in present) / total_weight
     return Fused(min(1.0, max(0.0, score)), present)
-
-
-def score_candidate(
-    cosine: float,
-    *,
-    threshold: float,
-    bm25: float | None = None,
-    bm25_active: bool = False,
-    n_terms: int = 1,
-    entity_matches: Sequence[EntityMatch] | None = None,
-) -> Fused | None:
-    """Gate on the semantic score, then fuse. Returns None when the candidate fails the threshold.
-
-    ``bm25_active``: the query ran BM25 (then ``bm25`` None means "no match" and scores 0).
-    ``entity_matches``: None = the query had no entity (signal absent); ``[]`` = present, 0.
-    """
-    semantic = semantic_signal(cosine)
-    if not passes_threshold(semantic, threshold):
-        return None
-    keyword = bm25_signal(bm25, n_terms) if (bm25_active or bm25 is not None) else None
-    entity = entity_signal(entity_matches) if entity_matches is not None else None
-    return fuse([semantic, keyword, entity])
 
 
 # -- the result -------------------------------------------------------------------------------

@@ -116,10 +116,6 @@ _DYNAMIC_SLOTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 
 
-def normalize_slot(slot: str) -> str:
-    return re.sub(r"[\s\-]+", "_", slot.strip().lower())
-
-
 def slot_question(text: str) -> tuple[str, ...]:
     """Slots a slot-shaped question asks for ("where do I live" -> ("home_city",),
     "who is my sister" -> ("family.sister",)); () if none."""
