@@ -361,7 +361,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             f"perturbed from a random real one (Gaussian sigma {NOISE_SIGMA}/dim, cosine ~0.9, renormalized); ~4% "
             "invalidated, ~2% TTL passed, ~3% archived; bulk-inserted valid store rows, FTS5 by the store's triggers. "
             "Hybrid = Retriever.search with the query vector given (semantic top max(4k,60) over the cached float32 "
-            "matrix, SQL re-check, FTS5-formula BM25, entities, slots, hydration); numpy = matrix @ q (BLAS) + "
+            "matrix, SQL re-check, FTS5 bm25() on the candidates, entities, slots, hydration); numpy = matrix @ q (BLAS) + "
             "argpartition top-k over the same vectors, same process, same queries; numpy_einsum = the same with "
             "np.einsum (single-threaded, what the cache uses). One child process per size (peak RSS per size)."
         ),
