@@ -15,6 +15,13 @@ from assistant.memory.store.rows import audit_from_row, injection_from_row, writ
 from assistant.memory.store.sqlite.db import Connection
 
 
+def _select(table: str, **equal: Any) -> tuple[str, list[Any]]:
+    """``SELECT * FROM table`` with ``col = ?`` for every keyword that is not None."""
+    given = {col: val for col, val in equal.items() if val is not None}
+    where = " WHERE " + " AND ".join(f"{col} = ?" for col in given) if given else ""
+    return f"SELECT * FROM {table}{where}", list(given.values())
+
+
 class AuditLog(Repository):
     def add(self, c: Connection, **kw: Any) -> int:
         """One audit row in the caller's transaction (``at`` defaults to now, ``actor`` to the user)."""
@@ -32,13 +39,8 @@ class AuditLog(Repository):
         offset: int = 0,
     ) -> list[AuditEntry]:
         """Audit entries (oldest first), optionally for one memory, session or consolidation run."""
-        where, params = [], []
-        for col, val in (("memory_id", memory_id), ("session_id", session_id), ("run_id", run_id)):
-            if val is not None:
-                where.append(f"{col} = ?")
-                params.append(val)
-        sql = "SELECT * FROM audit_log" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY id"
-        sql += f" LIMIT {int(limit) if limit is not None else -1} OFFSET {int(offset)}"
+        sql, params = _select("audit_log", memory_id=memory_id, session_id=session_id, run_id=run_id)
+        sql += f" ORDER BY id LIMIT {int(limit) if limit is not None else -1} OFFSET {int(offset)}"
         return [audit_from_row(r) for r in self.conn.execute(sql, params)]
 
 
@@ -87,11 +89,6 @@ class InjectionLog(Repository):
         limit: int | None = None,
     ) -> list[InjectionRecord]:
         """Injection-log rows ("why did it say that"), oldest first."""
-        where, params = [], []
-        for col, val in (("turn_id", turn_id), ("session_id", session_id), ("memory_id", memory_id)):
-            if val is not None:
-                where.append(f"{col} = ?")
-                params.append(val)
-        sql = "SELECT * FROM injection_log" + (" WHERE " + " AND ".join(where) if where else "")
+        sql, params = _select("injection_log", turn_id=turn_id, session_id=session_id, memory_id=memory_id)
         sql += f" ORDER BY id LIMIT {int(limit) if limit is not None else -1}"
         return [injection_from_row(r) for r in self.conn.execute(sql, params)]
