@@ -17,7 +17,7 @@ import time
 import pytest
 from model_servers import ToggleProxy, free_port, loopback_allowed
 
-from assistant.config import Settings, save_settings
+from assistant.config import Settings, paths, save_settings
 from assistant.engine import registry
 from assistant.engine.chat import ChatMessage
 from assistant.engine.errors import EngineError
@@ -154,7 +154,7 @@ def test_the_compaction_summary_is_written_through_the_server(remote, keepsake_h
     from assistant.context.compaction import Compactor
     from assistant.memory.store import MemoryStore
 
-    store = MemoryStore()  # the summary's archive: the store's encrypted context archive
+    store = MemoryStore(paths().database)  # the summary's archive: the store's encrypted context archive
     try:
         result = Compactor(remote.count_tokens, remote, archive=store.context_archive).compact("remote", conversation(16), target_tokens=0)
     finally:
