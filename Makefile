@@ -28,7 +28,7 @@ bench: $(STAMP)
 	$(VENV)/bin/keepsake bench all
 
 screenshots: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(VENV)/bin/python -m ui.screenshots docs
+	QT_QPA_PLATFORM=offscreen $(VENV)/bin/python -m tools.screenshots docs
 
 # One-folder desktop bundle in dist/keepsake (own build venv in build/package), smoke-tested.
 package:

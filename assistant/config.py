@@ -1,6 +1,7 @@
 """Paths and settings.
 
-Every path Keepsake touches comes from :func:`paths`. By default they follow the platform's
+Every path Keepsake touches comes from a :class:`Paths`, resolved once at the edge by
+:func:`paths` (see :class:`assistant.profile.Profile`). By default they follow the platform's
 conventions (platformdirs); when ``KEEPSAKE_HOME`` is set, every path lives under that one root
 (tests and scripts use it, so nothing leaks into the real profile).
 """
@@ -13,6 +14,8 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 import platformdirs
+
+from assistant.fileio import write_private_atomic
 
 APP_NAME = "Keepsake"
 #: the model picker's choice for "the configured model server" (next to "default" and GGUF paths)
@@ -57,6 +60,13 @@ class Paths:
             p.mkdir(mode=0o700, parents=True, exist_ok=True)
         return self
 
+    @classmethod
+    def under(cls, root: Path) -> "Paths":
+        """Every path under one root (the ``KEEPSAKE_HOME`` layout)."""
+        root = Path(root).expanduser().resolve()
+        return cls(data=root / "data", config=root / "config", cache=root / "cache", logs=root / "logs",
+                   models=root / "data" / "models", repo_models=REPO_ROOT / "models")  # fmt: skip
+
     def as_dict(self) -> dict[str, str]:
         d = {f.name: str(getattr(self, f.name)) for f in fields(self)}
         d.update(database=str(self.database), archive=str(self.archive), key_file=str(self.key_file))
@@ -67,15 +77,7 @@ def paths() -> Paths:
     """Resolve all paths; ``KEEPSAKE_HOME`` puts every one of them under one root."""
     home = os.environ.get("KEEPSAKE_HOME")
     if home:
-        root = Path(home).expanduser().resolve()
-        return Paths(
-            data=root / "data",
-            config=root / "config",
-            cache=root / "cache",
-            logs=root / "logs",
-            models=root / "data" / "models",
-            repo_models=REPO_ROOT / "models",
-        )
+        return Paths.under(Path(home))
     dirs = platformdirs.PlatformDirs(APP_NAME, appauthor=False)
     data = Path(dirs.user_data_dir)
     return Paths(
@@ -159,6 +161,9 @@ class Settings:
 
 
 def load_settings(p: Paths | None = None) -> Settings:
+    """The settings saved in ``p``'s config folder (defaults when there are none or the file is
+    broken: a broken settings file never stops the app). Outside ``assistant/memory`` (whose
+    remaining calls its restructure removes) ``p`` always comes from the caller's profile."""
     p = p or paths()
     try:
         raw = json.loads(p.settings_file.read_text(encoding="utf-8"))
@@ -174,9 +179,7 @@ def load_settings(p: Paths | None = None) -> Settings:
         return Settings()
 
 
-def save_settings(settings: Settings, p: Paths | None = None) -> None:
+def save_settings(settings: Settings, p: Paths) -> None:
     """Write the settings atomically (temp file, fsync, rename), 0600."""
-    from assistant.fileio import write_private_atomic
-
-    p = (p or paths()).ensure()
+    p.ensure()
     write_private_atomic(p.settings_file, json.dumps(asdict(settings.validated()), indent=2))

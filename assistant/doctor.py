@@ -2,16 +2,27 @@
 
 Storage checks: the database opens with its key and passes ``PRAGMA quick_check``; the disk
 has at least :data:`MIN_FREE` free; the data and config folders and the database file can be
-written. Each failure says what to do (the same one-line messages the commands give)."""
+written. Each failure says what to do (the same one-line messages the commands give).
+Every check reads the :class:`~assistant.profile.Profile` it is given."""
 
 from __future__ import annotations
 
+import os
 import platform
 import sys
 from dataclasses import dataclass
 from typing import Callable
 
-from assistant.config import load_settings, paths
+from assistant import __version__
+from assistant.config import Paths
+from assistant.engine import api_key, registry
+from assistant.engine.errors import EngineError
+from assistant.engine.names import display_name
+from assistant.engine.remote import OpenAIChatModel, model_name
+from assistant.memory.store.sqlite import diagnose
+from assistant.memory.store.sqlite.diagnose import folder_writable, free_bytes
+from assistant.memory.errors import StoreError
+from assistant.profile import Profile
 
 
 @dataclass
@@ -29,8 +40,6 @@ class Check:
 
 
 def _keepsake() -> Check:
-    from assistant import __version__
-
     return Check("keepsake", True, f"Keepsake {__version__}", {"version": __version__})
 
 
@@ -40,24 +49,23 @@ def _python() -> Check:
 
 
 def _llama() -> Check:
-    import llama_cpp
+    import llama_cpp  # deferred: llama.cpp
 
     return Check("llama.cpp", True, f"llama-cpp-python {llama_cpp.__version__}", {"version": llama_cpp.__version__})
 
 
 def _sqlite() -> Check:
-    from assistant.memory.store.sqlite import db
+    from assistant.memory.store.sqlite import db  # deferred: the store (SQLCipher, numpy)
 
     v = db.versions()
     detail = f"SQLite {v['sqlite']}, SQLCipher {v.get('sqlcipher') or 'absent'}, sqlite-vec {v['sqlite_vec']}, FTS5 {'yes' if v['fts5'] else 'no'}"
     return Check("sqlite", bool(v["fts5"]) and bool(v["sqlite_vec"]), detail, v)
 
 
-def _encryption() -> list[Check]:
-    from assistant.memory.store.sqlite import db
+def _encryption(p: Paths) -> list[Check]:
+    from assistant.memory.store.sqlite import db  # deferred: the store (SQLCipher, numpy)
     from assistant.memory.store.sqlite import keys
 
-    p = paths()
     encrypted = db.encryption_available()
     detail = "the memory database is encrypted (SQLCipher)" if encrypted else \
         "NOT encrypted: this system has no SQLCipher build (sqlean fallback)"
@@ -73,8 +81,7 @@ def _encryption() -> list[Check]:
     ]
 
 
-def _paths() -> Check:
-    p = paths()
+def _paths(p: Paths) -> Check:
     try:
         p.ensure()
         ok, detail = True, f"data in {p.data}"
@@ -83,8 +90,7 @@ def _paths() -> Check:
     return Check("paths", ok, detail, {"paths": p.as_dict()})
 
 
-def _models_folder() -> Check:
-    p = paths()
+def _models_folder(p: Paths) -> Check:
     folders = [str(p.models)] + ([str(p.repo_models)] if p.repo_models.is_dir() else [])
     return Check("models folder", True, f"put .gguf files in {' or '.join(folders)}",
                  {"models_folder": str(p.models), "repo_models_folder": str(p.repo_models)})
@@ -93,14 +99,11 @@ def _models_folder() -> Check:
 MIN_FREE = 16 * 2**20  # bytes free under which doctor fails: the WAL, a checkpoint and a delete's rewrite need room
 
 
-def _database() -> Check:
+def _database(p: Paths) -> Check:
     """Open the database as the app does and run ``PRAGMA quick_check`` (a damaged file is
     remembered: nothing more is written to it). No file yet is fine: it is made on first use."""
-    from assistant.memory.store.sqlite import diagnose
-    from assistant.memory.errors import StoreError
-    from assistant.memory.store import MemoryStore
+    from assistant.memory.store import MemoryStore  # deferred: the store (SQLCipher, numpy)
 
-    p = paths()
     path = p.database
     if not path.exists():
         return Check("database", True, f"no database yet at {path} (it is created on first use)", {"path": str(path)})
@@ -133,8 +136,7 @@ def _database() -> Check:
 def _write_lock_free(store) -> Exception | None:
     """Whether a writer gets the database's write lock within 2 s (taken and released at once,
     nothing written); the locked error otherwise."""
-    from assistant.memory.store.sqlite import diagnose
-    from assistant.memory.store.sqlite.db import DatabaseError, is_busy
+    from assistant.memory.store.sqlite.db import DatabaseError, is_busy  # deferred: the store (SQLCipher, numpy)
 
     conn = store.conn
     conn.execute("PRAGMA busy_timeout = 2000")
@@ -146,10 +148,8 @@ def _write_lock_free(store) -> Exception | None:
     return None
 
 
-def _space() -> Check:
-    from assistant.memory.store.sqlite.diagnose import free_bytes
-
-    folder = paths().data
+def _space(p: Paths) -> Check:
+    folder = p.data
     free = free_bytes(folder)
     if free is None:
         return Check("free space", False, f"cannot tell the free space on {folder}")
@@ -160,14 +160,10 @@ def _space() -> Check:
     return Check("free space", ok, detail, {"free_bytes": free})
 
 
-def _write_access() -> Check:
+def _write_access(p: Paths) -> Check:
     """Files can be created in the data and config folders, and the database opened for writing
     (tried for real: permission bits do not tell a read-only mount, and root ignores them)."""
-    import os
 
-    from assistant.memory.store.sqlite.diagnose import folder_writable
-
-    p = paths()
     problems = [f"{folder} is read-only or not yours" for folder in (p.data, p.config) if folder.exists() and not folder_writable(folder)]
     for f in (p.database, p.key_file):
         if f.exists():
@@ -180,16 +176,13 @@ def _write_access() -> Check:
     return Check("write access", True, f"can write to {p.data} and {p.config}")
 
 
-def _models() -> list[Check]:
-    from assistant.engine import registry
-    from assistant.engine.names import display_name
-
-    settings = load_settings()
+def _models(profile: Profile) -> list[Check]:
+    settings = profile.settings
     checks = []
-    for role, resolve, choice in (("chat model", registry.resolve_chat, settings.chat_model),
-                                  ("embedding model", registry.resolve_embedder, settings.embed_model)):
+    for role, resolve in (("chat model", lambda: registry.resolve_chat(settings.chat_model)),
+                          ("embedding model", lambda: registry.resolve_embedder(settings.embed_model, profile.paths.models))):
         try:
-            path = resolve(choice)
+            path = resolve()
             size = path.stat().st_size
             checks.append(Check(role, True, f"{display_name(path)} ({size / 1e6:.1f} MB) at {path}",
                                 {"model": display_name(path), "path": str(path), "size_bytes": size}))
@@ -198,25 +191,24 @@ def _models() -> list[Check]:
     return checks
 
 
-def engine_checks(settings) -> list[Check]:
-    """Which engine runs the chat; with a model server, check it (the only socket doctor opens,
-    and only when a server is configured)."""
+def engine_checks(profile: Profile) -> list[Check]:
+    """Which engine runs the chat (``profile.settings``); with a model server, check it (the
+    only socket doctor opens, and only when a server is configured)."""
+    settings = profile.settings
     if not settings.uses_server:
         idle = f"; a server is configured at {settings.engine_url} but not in use" if settings.engine_url else ""
         return [Check("chat engine", True, f"llama.cpp on this machine (model: {settings.chat_model}){idle}",
                       {"engine": "llama.cpp", "model": settings.chat_model})]  # fmt: skip
-    from assistant.engine import api_key
-    from assistant.engine.errors import EngineError
-    from assistant.engine.remote import OpenAIChatModel, model_name
-
     url = settings.engine_url
     engine = Check("chat engine", True, f"OpenAI-compatible model server at {url} (model: {settings.engine_model or 'the first it lists'}); "
                    "memory, search and embeddings stay on this machine",
                    {"engine": "openai", "url": url, "model": settings.engine_model or None})  # fmt: skip
-    key_from = api_key.location(url)
+    p = profile.paths
+    key_from = api_key.location(url, p)
     try:
-        model = OpenAIChatModel(url, model=settings.engine_model or None, api_key=api_key.load(url),
-                                read_timeout=min(settings.engine_timeout, 30.0), n_ctx=settings.context_size)  # fmt: skip
+        model = OpenAIChatModel(url, model=settings.engine_model or None, api_key=api_key.load(url, p),
+                                read_timeout=min(settings.engine_timeout, 30.0), n_ctx=settings.context_size,
+                                local_models=lambda: registry.local_chat_models(p))  # fmt: skip
         try:
             info = model.connect()
         finally:
@@ -235,18 +227,20 @@ def engine_checks(settings) -> list[Check]:
     return [engine, Check("model server", True, detail, {**info.to_json(), "reachable": True, "api_key": key_from})]
 
 
-def run_checks(settings=None) -> dict:
-    """Run every check; a failing check is reported, never raised. ``settings`` (default: the
-    saved ones) decides which chat engine is checked."""
-    settings = settings or load_settings()
+def run_checks(profile: Profile) -> dict:
+    """Run every check on ``profile``; a failing check is reported, never raised. Its settings
+    decide which chat engine is checked."""
+    p = profile.paths
     checks: list[Check] = []
-    steps: list[Callable[[], Check | list[Check]]] = [_keepsake, _python, _llama, _sqlite, _encryption, _paths,
-                                                      _write_access, _space, _database, _models_folder, _models,
-                                                      lambda: engine_checks(settings)]  # fmt: skip
-    for step in steps:
+    steps: list[tuple[str, Callable[[], Check | list[Check]]]] = [
+        ("keepsake", _keepsake), ("python", _python), ("llama", _llama), ("sqlite", _sqlite),
+        ("encryption", lambda: _encryption(p)), ("paths", lambda: _paths(p)), ("write_access", lambda: _write_access(p)),
+        ("space", lambda: _space(p)), ("database", lambda: _database(p)), ("models_folder", lambda: _models_folder(p)),
+        ("models", lambda: _models(profile)), ("engine_checks", lambda: engine_checks(profile))]  # fmt: skip
+    for name, step in steps:
         try:
             result = step()
         except Exception as exc:  # noqa: BLE001
-            result = Check(step.__name__.strip("_<>"), False, f"{type(exc).__name__}: {exc}")
+            result = Check(name, False, f"{type(exc).__name__}: {exc}")
         checks.extend(result if isinstance(result, list) else [result])
     return {"ok": all(c.ok for c in checks), "checks": [c.to_json() for c in checks]}

@@ -54,6 +54,12 @@ def publish(topic: str, payload: Any = None) -> int:
     return len(fns)
 
 
+def subscribers(topic: str) -> int:
+    """How many subscribers ``topic`` has now (a session left open shows here)."""
+    with _lock:
+        return len(_subscribers.get(topic, ()))
+
+
 def clear(topic: str | None = None) -> None:
     """Drop the subscribers of ``topic`` (all topics when None). For tests and shutdown."""
     with _lock:

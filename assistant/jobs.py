@@ -1,6 +1,6 @@
 """Background jobs (APScheduler 3.x ``BackgroundScheduler``): when consolidation runs.
 
-    jobs = ConsolidationJobs(store)          # settings: idle_minutes, nightly_hour
+    jobs = ConsolidationJobs(store, settings=profile.settings)   # idle_minutes, nightly_hour
     jobs.start()
     jobs.note_activity()                     # call on every input (key press, send): cheap
     jobs.run_now()                           # "consolidate now" button / menu item
@@ -47,6 +47,8 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 from assistant import events
+from assistant.config import Settings
+from assistant.memory.consolidation.runs import last_run, list_runs
 
 log = logging.getLogger(__name__)
 
@@ -103,18 +105,20 @@ class _Outcome:
         return out
 
 
-def _default_run(store: Any, chat_model: Any, use_llm: bool, extract_model: Callable[[], Any] | None) -> RunFn:
+def _default_run(store: Any, chat_model: Any, use_llm: bool, extract_model: Callable[[], Any] | None, settings: Settings) -> RunFn:
     def run(trigger: str, cancel: threading.Event) -> Any:
-        from assistant.memory.consolidation.consolidator import ConsolidationConfig, Consolidator
+        from assistant.memory.consolidation.consolidator import (  # deferred: the store (SQLCipher, numpy)
+            ConsolidationConfig,
+            Consolidator,
+        )
 
         config = ConsolidationConfig(use_llm=use_llm and chat_model is not None)
         outcome = _Outcome(Consolidator(store, chat_model=chat_model, config=config).run(trigger=trigger, cancel=cancel))
         if extract_model is not None and trigger != "compaction" and not cancel.is_set():
-            from assistant.config import load_settings
-            from assistant.memory.capture.importing import model_extraction
+            from assistant.memory.capture.importing import model_extraction  # deferred: the store (SQLCipher, numpy)
 
             if model_extraction.status(store).left:
-                outcome.extraction = model_extraction.run(store, extract_model(), cancel=cancel, settings=load_settings)
+                outcome.extraction = model_extraction.run(store, extract_model(), cancel=cancel, settings=settings)
         return outcome
 
     return run
@@ -122,7 +126,7 @@ def _default_run(store: Any, chat_model: Any, use_llm: bool, extract_model: Call
 
 def next_nightly(hour: int, now: datetime | None = None, tz: Any = None) -> datetime:
     """The next ``hour``:00 after ``now`` (local time by default)."""
-    from apscheduler.triggers.cron import CronTrigger
+    from apscheduler.triggers.cron import CronTrigger  # deferred: APScheduler
 
     trigger = CronTrigger(hour=hour, minute=0, timezone=tz)
     now = now or datetime.now(trigger.timezone)
@@ -140,7 +144,7 @@ class ConsolidationJobs:
     for it -- the background model extraction (:mod:`assistant.memory.capture.importing.model_extraction`), which
     stops between messages when the run is cancelled (input during an idle run). ``nightly_hour=None``
     disables the nightly trigger; by default both it and ``idle_seconds`` come from ``settings``
-    (:func:`assistant.config.load_settings`)."""
+    (the profile's :class:`~assistant.config.Settings`, required unless both are given)."""
 
     def __init__(
         self,
@@ -161,11 +165,9 @@ class ConsolidationJobs:
         if run is None and store is None:
             raise ValueError("ConsolidationJobs needs a store (or a run function)")
         if settings is None and (idle_seconds is None or nightly_hour == "settings"):
-            from assistant.config import load_settings
-
-            settings = load_settings()
+            raise ValueError("ConsolidationJobs needs settings (or both idle_seconds and nightly_hour)")
         self.store = store
-        self._run_fn = run or _default_run(store, chat_model, use_llm, extract_model)
+        self._run_fn = run or _default_run(store, chat_model, use_llm, extract_model, settings or Settings())
         self.idle_seconds = float(idle_seconds if idle_seconds is not None else settings.idle_minutes * 60)
         self.check_interval = float(check_interval)
         self.nightly_hour: int | None = settings.nightly_hour if nightly_hour == "settings" else nightly_hour  # type: ignore[assignment]
@@ -187,7 +189,7 @@ class ConsolidationJobs:
     # ------------------------------------------------------------------ lifecycle
 
     def start(self) -> "ConsolidationJobs":
-        from apscheduler.executors.pool import ThreadPoolExecutor
+        from apscheduler.executors.pool import ThreadPoolExecutor  # deferred: APScheduler
         from apscheduler.schedulers.background import BackgroundScheduler
         from apscheduler.triggers.cron import CronTrigger
         from apscheduler.triggers.interval import IntervalTrigger
@@ -309,7 +311,7 @@ class ConsolidationJobs:
 
     def _recover(self) -> None:
         """Roll back runs whose process is gone (:mod:`assistant.memory.consolidation.recover`)."""
-        from assistant.memory.consolidation.recover import recover_stale
+        from assistant.memory.consolidation.recover import recover_stale  # deferred: the store (SQLCipher, numpy)
 
         try:
             done = recover_stale(self.store)
@@ -357,8 +359,6 @@ class ConsolidationJobs:
 
 
 def _last_from_store(store: Any) -> dict[str, Any] | None:
-    from assistant.memory.consolidation.runs import last_run
-
     try:
         rec = last_run(store)
     except Exception:  # noqa: BLE001 - an old database without the table
@@ -367,23 +367,20 @@ def _last_from_store(store: Any) -> dict[str, Any] | None:
 
 
 def _extraction_left(store: Any) -> int | None:
-    from assistant.memory.capture.importing import model_extraction
-
     try:
+        from assistant.memory.capture.importing import model_extraction  # deferred: the store (SQLCipher, numpy)
+
         return model_extraction.status(store).left
     except Exception:  # noqa: BLE001 - status must not fail for it
         log.warning("could not read the model extraction queue", exc_info=True)
         return None
 
 
-def status_from_store(store: Any, settings: Any = None, *, now: datetime | None = None) -> JobsStatus:
+def status_from_store(store: Any, settings: Any, *, now: datetime | None = None) -> JobsStatus:
     """What ``keepsake jobs status`` shows from another process: the last recorded run, whether a
     run is in progress (a ``running`` row whose process is alive, :mod:`~assistant.memory.
     consolidation.owner`), how many were interrupted, and the configured triggers."""
-    from assistant.config import load_settings
-    from assistant.memory.consolidation.runs import list_runs
 
-    settings = settings or load_settings()
     rows = list_runs(store, limit=10)
     now = now or store.now()
     states = [(r, r.state(now)) for r in rows]

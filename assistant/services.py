@@ -1,55 +1,39 @@
-"""Process-wide service objects shared by the CLI and the UI.
+"""The service objects shared by the CLI and the UI, owned by one :class:`Services` per process.
+
+    services = Services(profile)             # created by the edge (CLI entry, app, test fixture)
+    store = services.open_store()
+    model = services.chat_model()
+    ...
+    services.close()                         # capture workers stopped, models freed
 
 Models are loaded lazily and cached per path; the store is opened per call site (one connection
-per thread is enforced inside the store).
+per thread is enforced inside the store). Everything is read from the :class:`Profile` given;
+nothing here looks up paths or settings on its own.
 """
 
 from __future__ import annotations
 
-import atexit
 import logging
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from assistant.config import SERVER_CHOICE, Paths, Settings, load_settings, paths
+from assistant import events
+from assistant.config import SERVER_CHOICE, Settings
+from assistant.engine import api_key, registry
+from assistant.engine.errors import EngineError
+from assistant.privacy import make_private
+from assistant.profile import Profile
 
-_lock = threading.Lock()
-_embedders: dict[Path, object] = {}
-_chat_models: dict[tuple, object] = {}
-_capture_queues: dict[Path, object] = {}
+if TYPE_CHECKING:
+    from assistant.memory.capture.queue import CaptureQueue
+    from assistant.memory.retrieval.retriever import Retriever
+
+# The store, retrieval and capture modules (SQLCipher, sqlite-vec, numpy: ~1 s to import on a
+# busy machine) and the model engines (llama_cpp) are imported inside the methods that first
+# need them: the app creates Services before its window shows, and pays for them on a worker.
+
 log = logging.getLogger(__name__)
-
-
-def shutdown() -> None:
-    """Stop the capture workers and free every cached model (they reload on next use). Runs at
-    exit, so llama.cpp frees its models while Python is still whole."""
-    with _lock:
-        queues, models = list(_capture_queues.values()), [*_chat_models.values(), *_embedders.values()]
-        _capture_queues.clear()
-        _chat_models.clear()
-        _embedders.clear()
-    for release in [*(q.stop for q in queues), *(m.close for m in models)]:
-        try:
-            release()
-        except Exception:  # noqa: BLE001 - shutting down: log and go on with the rest
-            log.exception("could not release %r", release)
-
-
-atexit.register(shutdown)
-
-
-def get_embedder(p: Paths | None = None):
-    """The configured embedder (default: converted MiniLM), loaded once per file."""
-    from assistant.engine import registry
-    from assistant.engine.embedder import LlamaEmbedder
-
-    settings = load_settings(p or paths())
-    path = registry.resolve_embedder(settings.embed_model)
-    with _lock:
-        if path not in _embedders:
-            _embedders[path] = LlamaEmbedder(path, n_threads=embed_threads(path, settings.threads))
-        return _embedders[path]
-
 
 SMALL_EMBEDDER_BYTES = 200 * 1024 * 1024
 
@@ -67,68 +51,149 @@ def embed_threads(path: Path, threads: int) -> int:
     return 1 if small else threads
 
 
-def get_chat_model(p: Paths | None = None, model: str | None = None, settings: Settings | None = None):
-    """The configured chat model, one per (file, context size) or (server, model, context size):
-    the local llama.cpp engine (default: SmolLM2-135M), or with ``settings.uses_server`` the
-    OpenAI-compatible server (no socket is opened until the first turn). ``model`` picks a
-    local GGUF (``"default"`` or a path) or :data:`SERVER_CHOICE`."""
-    p = p or paths()
-    settings = settings or load_settings(p)
-    if model == SERVER_CHOICE or (model is None and settings.uses_server):
-        return _server_model(p, settings)
-    from assistant.engine import registry
-    from assistant.engine.chat import LlamaChatModel
+class Services:
+    """The models, stores and capture workers of one profile; :meth:`close` releases them."""
 
-    path = registry.resolve_chat(model or settings.chat_model)
-    key = (path, settings.context_size)
-    with _lock:
-        if key not in _chat_models:
-            _chat_models[key] = LlamaChatModel(path, n_ctx=settings.context_size, n_threads=settings.threads)
-        return _chat_models[key]
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+        self._lock = threading.Lock()
+        self._embedders: dict[Path, object] = {}
+        self._chat_models: dict[tuple, object] = {}
+        self._capture_queues: dict[Path, "CaptureQueue"] = {}
 
+    @property
+    def settings(self) -> Settings:
+        return self.profile.settings
 
-def _server_model(p: Paths, settings: Settings):
-    from assistant.engine import api_key
-    from assistant.engine.errors import EngineError
-    from assistant.engine.remote import OpenAIChatModel
+    def save_settings(self, settings: Settings) -> Settings:
+        """Save ``settings`` in the profile; models made from now on follow them."""
+        self.profile = self.profile.save_settings(settings)
+        return self.profile.settings
 
-    url = settings.engine_url
-    if not url:
-        raise EngineError("config", url, "no model server URL is configured (Settings → Model server)")
-    secret = api_key.load(url, p)
-    key = ("openai", url, settings.engine_model, settings.context_size, settings.engine_timeout, secret)
-    with _lock:
-        if key not in _chat_models:
+    # -- lifecycle -------------------------------------------------------------------------------
+    def close(self) -> None:
+        """Stop the capture workers and free every cached model (they reload on next use), so
+        llama.cpp frees its models while Python is still whole."""
+        with self._lock:
+            queues = list(self._capture_queues.values())
+            models = [*self._chat_models.values(), *self._embedders.values()]
+            self._capture_queues.clear()
+            self._chat_models.clear()
+            self._embedders.clear()
+        for release in [*(q.stop for q in queues), *(m.close for m in models)]:
             try:
-                _chat_models[key] = OpenAIChatModel(url, model=settings.engine_model or None, api_key=secret, n_ctx=settings.context_size,
-                                                    read_timeout=settings.engine_timeout, ledger_dir=p.cache / "engine")  # fmt: skip
-            except ValueError as exc:
-                raise EngineError("config", url, f"the model server URL is not valid: {exc}") from None
-        return _chat_models[key]
+                release()
+            except Exception:  # noqa: BLE001 - shutting down: log and go on with the rest
+                log.exception("could not release %r", release)
 
+    def __enter__(self) -> "Services":
+        return self
 
-def open_store(p: Paths | None = None, *, with_embedder: bool = True, lock_wait: float | None = None):
-    """Open the memory store at the configured database path, with every holder of the
-    person's text registered with its Forgetter. ``lock_wait``: seconds to wait for a database
-    another program keeps locked (default: the store's, minutes). On every open the profile's
-    folders and files are made private (0700/0600); on the first open, plaintext files an older
-    Keepsake kept next to the database are moved into it and securely removed."""
-    from assistant.context.redact import ContextSummaries
-    from assistant.memory.store.archive.migrate import migrate_plaintext
-    from assistant.memory.store import MemoryStore
-    from assistant.privacy import make_private
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
-    p = (p or paths()).ensure()
-    make_private(p)
-    embed = get_embedder(p).embed if with_embedder else None
-    waits = {} if lock_wait is None else {"busy_timeout": min(30.0, lock_wait / 2), "retry_deadline": lock_wait / 2}
-    store = MemoryStore(p.database, key_file=p.key_file, embed=embed, **waits)
-    store.forgetter.register(ContextSummaries(store.context_archive))
-    store.forgetter.register(PromptCaches())
-    store.forgetter.register(OpenSessions())
-    if store.damage is None:  # a damaged file is never written (keepsake repair reads it)
-        migrate_plaintext(store, p)
-    return store
+    # -- models ----------------------------------------------------------------------------------
+    def embedder_path(self, progress=None) -> Path:
+        """The configured embedder's file (the default MiniLM is converted once, into the
+        profile's models folder, reporting through ``progress``)."""
+        return registry.resolve_embedder(self.settings.embed_model, self.profile.paths.models, progress=progress)
+
+    def embedder(self):
+        """The configured embedder (default: converted MiniLM), loaded once per file."""
+        from assistant.engine.embedder import LlamaEmbedder  # llama_cpp: heavy, loaded with the first model
+
+        path = self.embedder_path()
+        with self._lock:
+            if path not in self._embedders:
+                self._embedders[path] = LlamaEmbedder(path, n_threads=embed_threads(path, self.settings.threads))
+            return self._embedders[path]
+
+    def chat_model(self, model: str | None = None, settings: Settings | None = None):
+        """The configured chat model, one per (file, context size) or (server, model, context
+        size): the local llama.cpp engine (default: SmolLM2-135M), or with ``settings.uses_server``
+        the OpenAI-compatible server (no socket is opened until the first turn). ``model`` picks a
+        local GGUF (``"default"`` or a path) or :data:`SERVER_CHOICE`; ``settings`` (default: the
+        profile's) those of this run (e.g. ``--engine-url``)."""
+        settings = settings or self.settings
+        if model == SERVER_CHOICE or (model is None and settings.uses_server):
+            return self._server_model(settings)
+        from assistant.engine.chat import LlamaChatModel  # llama_cpp: heavy, loaded with the first model
+
+        path = registry.resolve_chat(model or settings.chat_model)
+        key = (path, settings.context_size)
+        with self._lock:
+            if key not in self._chat_models:
+                self._chat_models[key] = LlamaChatModel(path, n_ctx=settings.context_size, n_threads=settings.threads)
+            return self._chat_models[key]
+
+    def _server_model(self, settings: Settings):
+        from assistant.engine.remote import OpenAIChatModel  # the HTTP client: only with a server configured
+
+        url = settings.engine_url
+        if not url:
+            raise EngineError("config", url, "no model server URL is configured (Settings → Model server)")
+        p = self.profile.paths
+        secret = api_key.load(url, p)
+        key = ("openai", url, settings.engine_model, settings.context_size, settings.engine_timeout, secret)
+        with self._lock:
+            if key not in self._chat_models:
+                try:
+                    self._chat_models[key] = OpenAIChatModel(url, model=settings.engine_model or None, api_key=secret, n_ctx=settings.context_size,
+                                                             read_timeout=settings.engine_timeout, ledger_dir=p.cache / "engine",
+                                                             local_models=lambda: registry.local_chat_models(p))  # fmt: skip
+                except ValueError as exc:
+                    raise EngineError("config", url, f"the model server URL is not valid: {exc}") from None
+            return self._chat_models[key]
+
+    # -- memory ----------------------------------------------------------------------------------
+    def open_store(self, *, with_embedder: bool = True, lock_wait: float | None = None, path: Path | None = None):
+        """Open the memory store (default: the profile's database), with every holder of the
+        person's text registered with its Forgetter. ``lock_wait``: seconds to wait for a database
+        another program keeps locked (default: the store's, minutes). On every open the profile's
+        folders and files are made private (0700/0600); on the first open, plaintext files an
+        older Keepsake kept next to the database are moved into it and securely removed."""
+        from assistant.context.redact import ContextSummaries  # deferred: SQLCipher (see the imports)
+        from assistant.memory.store import MemoryStore  # deferred: the store (SQLCipher, numpy)
+        from assistant.memory.store.archive.migrate import migrate_plaintext
+
+        p = self.profile.paths.ensure()
+        make_private(p)
+        embed = self.embedder().embed if with_embedder else None
+        waits = {} if lock_wait is None else {"busy_timeout": min(30.0, lock_wait / 2), "retry_deadline": lock_wait / 2}
+        store = MemoryStore(path or p.database, key=self.profile.key.key, key_file=self.profile.key.key_file, embed=embed, **waits)
+        store.forgetter.register(ContextSummaries(store.context_archive))
+        store.forgetter.register(PromptCaches(self))
+        store.forgetter.register(OpenSessions())
+        if store.damage is None and store.path == p.database.resolve():  # a damaged file is never written (keepsake repair reads it)
+            migrate_plaintext(store, p)
+        return store
+
+    def retriever(self, store) -> "Retriever":
+        """Hybrid retrieval over ``store``."""
+        from assistant.memory.retrieval.retriever import Retriever  # deferred: numpy, sqlite-vec (see the imports)
+
+        return Retriever(store, self.embedder())
+
+    def capture_queue(self, store, chat_model=None) -> "CaptureQueue":
+        """The background capture worker for ``store``'s database (one per database per
+        :class:`Services`); its worker opens its own store at that same path.
+
+        Live capture uses the deterministic rules only: LLM extraction on the shared chat model
+        would hold its lock for seconds and throw away the conversation's prompt cache (measured:
+        the 135M default adds ~1 useful fact in 12 messages). Import uses the LLM on request."""
+        from assistant.memory.capture.queue import JOURNAL_NAME, CaptureQueue  # deferred (see the imports)
+
+        path = Path(store.path)
+        with self._lock:
+            queue = self._capture_queues.get(path)
+            if queue is None:
+                journal = self.profile.paths.ensure().data / JOURNAL_NAME
+                if path != self.profile.database.resolve():  # another database keeps its own journal
+                    journal = path.with_name(path.name + "." + JOURNAL_NAME)
+                queue = self._capture_queues[path] = CaptureQueue(
+                    lambda: self.open_store(with_embedder=True, path=path), chat_model, use_llm=False, journal=journal,
+                    settings=lambda: self.settings)  # read at each capture: a setting changed in the app applies at once
+            return queue
 
 
 class PromptCaches:
@@ -136,9 +201,12 @@ class PromptCaches:
 
     name = "prompt_caches"
 
+    def __init__(self, services: Services) -> None:
+        self.services = services
+
     def after(self, report) -> dict[str, int]:
-        with _lock:
-            models = list(_chat_models.values())
+        with self.services._lock:
+            models = list(self.services._chat_models.values())
         for model in models:
             model.reset_cache()
         return {"prompt_caches": len(models)}
@@ -152,30 +220,4 @@ class OpenSessions:
     name = "open_sessions"
 
     def after(self, report) -> dict[str, int]:
-        from assistant import events
-
         return {"open_sessions": events.publish("memory_deleted", report)}
-
-
-def get_retriever(store):
-    """Hybrid retrieval over ``store`` (None until the retrieval module is installed)."""
-    from assistant.memory.retrieval.retriever import Retriever
-
-    return Retriever(store, get_embedder())
-
-
-def get_capture_queue(store, chat_model=None):
-    """The background capture worker for ``store``'s database (one per database per process).
-
-    Live capture uses the deterministic rules only: LLM extraction on the shared chat model would
-    hold its lock for seconds and throw away the conversation's prompt cache (measured: the 135M
-    default adds ~1 useful fact in 12 messages). Import uses the LLM on request (`--no-llm`)."""
-    from assistant.memory.capture.queue import JOURNAL_NAME, CaptureQueue
-
-    with _lock:
-        queue = _capture_queues.get(store.path)
-        if queue is None:
-            queue = _capture_queues[store.path] = CaptureQueue(
-                lambda: open_store(with_embedder=True), chat_model, use_llm=False,
-                journal=paths().ensure().data / JOURNAL_NAME, settings=load_settings)
-        return queue

@@ -12,10 +12,18 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from assistant.config import Settings, load_settings
+from assistant import answering, events
+from assistant.config import Settings
+from assistant.context.window import SessionContext
 from assistant.engine.chat import GenerationStats
+from assistant.engine.guard import ReplyGuard, guard_generation
+from assistant.memory.retrieval import answer as memanswer
+from assistant.memory.capture import commands
+from assistant.memory.retrieval import inject
+from assistant.memory.errors import NotFound
 from assistant.memory.retrieval.inject import DEFAULT_LAYOUT
 from assistant.memory.records import Role
+from assistant.session_history import answered_history
 
 #: A message longer than this is stored whole but only its head and tail reach the model.
 MAX_INPUT_CHARS = 200_000
@@ -107,12 +115,12 @@ class TurnResult:
 class ChatSession:
     """A conversation bound to a stored session, a chat model and the memory services."""
 
-    def __init__(self, store, model, session_id: int, *, settings: Settings | None = None,
+    def __init__(self, store, model, session_id: int, *, settings: Settings,
                  retriever=None, capture=None, context=None) -> None:
         self.store = store
         self.model = model
         self.session_id = session_id
-        self.settings = settings or load_settings()
+        self.settings = settings
         self.retriever = retriever
         self.capture = capture
         self._context = context
@@ -121,8 +129,6 @@ class ChatSession:
         self.last_turn: TurnResult | None = None
         self._stale = False
         self._generation: int | None = None  # the store's forget_generation when the context was built
-        from assistant import events
-
         # After a delete, the history as sent may quote deleted text: rebuild it from the store.
         self._unsubscribe = events.subscribe("memory_deleted", lambda _report: self._drop_context())
 
@@ -131,15 +137,14 @@ class ChatSession:
 
     # -- construction ----------------------------------------------------------------------------
     @classmethod
-    def open(cls, session_id: int | str | None = None, *, model: str | None = None, incognito: bool | None = None,
+    def open(cls, services, session_id: int | str | None = None, *, model: str | None = None, incognito: bool | None = None,
              store=None, chat_model=None, retriever=None, capture=None, settings: Settings | None = None) -> "ChatSession":
-        """Open (or create) a session with the configured services. ``incognito=True`` creates or
-        marks the session incognito: nothing from it is captured."""
-        from assistant import services
-
-        settings = settings or load_settings()
+        """Open (or create) a session with ``services`` (:class:`assistant.services.Services`),
+        the parts not given made by them; ``settings`` default to the services' profile's.
+        ``incognito=True`` creates or marks the session incognito: nothing from it is captured."""
+        settings = settings or services.settings
         store = store or services.open_store()
-        chat_model = chat_model or services.get_chat_model(model=model, settings=settings)
+        chat_model = chat_model or services.chat_model(model=model, settings=settings)
         if session_id is None:
             sid = store.create_session(title="", incognito=bool(incognito or settings.incognito)).id
         else:
@@ -148,9 +153,9 @@ class ChatSession:
         if incognito is not None and store.get_session(sid).incognito != incognito:
             store.set_session_incognito(sid, incognito)
         if retriever is None:
-            retriever = services.get_retriever(store)
+            retriever = services.retriever(store)
         if capture is None:
-            capture = services.get_capture_queue(store, chat_model)
+            capture = services.capture_queue(store, chat_model)
         return cls(store, chat_model, sid, settings=settings, retriever=retriever, capture=capture)
 
     @property
@@ -164,9 +169,6 @@ class ChatSession:
     def context(self):
         """The session's short-term memory (history as sent, compaction state), built lazily."""
         if self._context is None:
-            from assistant.context.window import SessionContext
-            from assistant.session_history import answered_history
-
             self._generation = self.store.forget_generation()
             # A model server keeps its prompt cache across restarts: rebuild the turns as they were
             # sent (memory blocks included) so the next request shares its prefix.
@@ -239,10 +241,6 @@ class ChatSession:
     def _reply(self, turn: TurnResult, text, user_msg, cancel, max_tokens, temperature, *, capture: bool) -> Iterator[str]:
         """Retrieve, assemble, generate through the reply guard, settle the reply against the
         memory answer; store it (also when the consumer stopped it)."""
-        from assistant import answering
-        from assistant.engine.guard import ReplyGuard, guard_generation
-        from assistant.memory.retrieval import answer as memanswer
-        from assistant.memory.retrieval import inject
 
         model_text = _clip_for_model(text)
         memory_on = self.settings.memory_enabled
@@ -282,7 +280,6 @@ class ChatSession:
 
     def _settle(self, turn: TurnResult, gen, guard, model_text: str, answer, hits, *, correct: bool) -> None:
         """The reply the person gets: the guarded model text, checked against the memory answer."""
-        from assistant import answering
 
         turn.stats = gen.stats
         turn.guard = {"stop_reason": guard.stop_reason, "cuts": [{"reason": c.reason, "text": c.text} for c in guard.cuts]}
@@ -308,8 +305,6 @@ class ChatSession:
         # what the person was shown (guarded, corrected) is what the next turn sees as history
         self.context.record(assembled, model_text, turn.reply or "", user_id=user_msg.id, reply_id=reply_msg.id)
         if hits:
-            from assistant.memory.retrieval import inject
-
             inject.log_injection(self.store, turn.turn_id, self.session_id, user_msg.id, hits, memory_answer=turn.memory_answer)
             turn.injected_memories = [_injected(h) for h in hits]
         if capture:
@@ -331,7 +326,6 @@ class ChatSession:
         code: ``turn.notices`` says what happened ("Saved to memory: ..."), the returned text is
         the reply (None: not a command). Forget never deletes here: it lists candidates for the
         person to confirm (UI dialog / CLI prompt)."""
-        from assistant.memory.capture import commands
 
         cmd = commands.parse_command(text)
         if cmd is None:
@@ -358,9 +352,12 @@ class ChatSession:
                             "Nothing is forgotten until you confirm.")  # fmt: skip
         return "Here is what I found; nothing is deleted until you confirm."
 
-    def close(self) -> None:
+    def close(self, *, flush_capture: bool = True) -> None:
+        """The session is done: it stops listening to the event bus (its history as sent is
+        freed with it) and, with ``flush_capture``, waits for its messages' capture (a process
+        about to exit). Idempotent."""
         self._unsubscribe()
-        if self.capture is not None:
+        if flush_capture and self.capture is not None:
             self.capture.flush(timeout=120)
 
 
@@ -388,6 +385,4 @@ def _parse_session_id(value: int | str) -> int:
     try:
         return int(value)
     except (TypeError, ValueError):
-        from assistant.memory.errors import NotFound
-
         raise NotFound(f"no session with id {value!r}") from None

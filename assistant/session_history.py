@@ -39,8 +39,8 @@ def answered_history(store, session_id: int, *, count_tokens: Callable[[str], in
 
 def _sent_blocks(store, session_id: int, count_tokens: Callable[[str], int]) -> dict[int, str]:
     """{user message id: the memory block injected into it}, rebuilt from the injection log."""
-    from assistant.memory.retrieval import inject
-    from assistant.memory.retrieval.scoring import Hit
+    from assistant.memory.retrieval import inject  # deferred: rapidfuzz
+    from assistant.memory.retrieval.retriever import Hit
 
     by_message: dict[int, list] = {}
     for row in store.injections(session_id=session_id):

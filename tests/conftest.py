@@ -11,9 +11,15 @@ import shutil
 import socket
 from pathlib import Path
 
+from typing import Iterator
+
 import keyring
 import keyring.backend
 import pytest
+
+from assistant.config import Paths
+from assistant.profile import Profile
+from assistant.services import Services
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -105,20 +111,27 @@ def keepsake_home(tmp_path, monkeypatch, session_home) -> Path:
     keyring.set_keyring(previous)
 
 
+@pytest.fixture
+def profile(keepsake_home) -> Profile:
+    """The test's profile (its KEEPSAKE_HOME), loaded as an edge loads it: settings saved by the
+    test before it asks for this fixture are in it."""
+    return Profile.load(keepsake_home)
+
+
+@pytest.fixture
+def services(profile) -> Iterator[Services]:
+    """The test's :class:`Services` (models, stores, capture queues), closed after the test."""
+    owner = Services(profile)
+    yield owner
+    owner.close()
+
+
 @pytest.fixture(scope="session")
 def converted_embedder_path(session_home) -> Path:
     """Convert the default MiniLM to GGUF once per session, inside the session home."""
     from assistant.engine import registry
 
-    old = os.environ.get("KEEPSAKE_HOME")
-    os.environ["KEEPSAKE_HOME"] = str(session_home)
-    try:
-        return registry.default_embedder_path()
-    finally:
-        if old is None:
-            os.environ.pop("KEEPSAKE_HOME", None)
-        else:
-            os.environ["KEEPSAKE_HOME"] = old
+    return registry.default_embedder_path(Paths.under(session_home).models)
 
 
 @pytest.fixture(scope="session")

@@ -28,7 +28,7 @@ def fake_hash_embedder(texts: list[str]) -> list[list[float]]:
 
 class FakeEmbedder:
     """FAKE embedder object with the engine's ``.embed`` interface (hash-seeded vectors), for
-    code that asks ``services.get_embedder()``."""
+    code that asks ``Services.embedder()``."""
 
     dim = FAKE_DIM
 

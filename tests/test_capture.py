@@ -9,7 +9,7 @@ import pytest
 from capture_fakes import FakeQueuedModel
 from store_fakes import FakeClock
 
-from assistant.config import Settings, save_settings
+from assistant.config import Settings
 from assistant.engine import registry
 from assistant.engine.chat import LlamaChatModel
 from assistant.memory.capture.capturer import Capturer
@@ -193,8 +193,7 @@ def test_incognito_session_captures_nothing(store):
 
 @pytest.mark.parametrize("settings", [Settings(memory_enabled=False), Settings(incognito=True)])
 def test_memory_off_in_settings_captures_nothing(store, settings):
-    save_settings(settings)
-    r = Capturer(store, use_llm=False, settings=load_settings).capture_message(say(store, "I live in Lyon.").id)
+    r = Capturer(store, use_llm=False, settings=settings).capture_message(say(store, "I live in Lyon.").id)
     assert r.skipped and store.count(include_all=True) == 0
 
 

@@ -1,5 +1,5 @@
-"""Offload and read-back limits (the archive is the store's encrypted ``context_offloads``
-table), and the in-process event bus."""
+"""Offload (the archive is the store's encrypted ``context_offloads`` table), and the in-process
+event bus."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from assistant import events
 from assistant.context import offload
-from assistant.context.offload import LINE_LIMIT, OFFLOAD_CHARS, PREVIEW_CHARS, READ_HEAD_TAIL, READ_LIMIT, read_back
+from assistant.context.offload import OFFLOAD_CHARS, PREVIEW_CHARS
 from assistant.memory.errors import NotFound
 from assistant.memory.store import MemoryStore
 from assistant.config import paths
@@ -38,36 +38,14 @@ def test_longer_content_goes_to_the_archive_with_a_preview_and_pointer(archive, 
     assert len(done.text) < PREVIEW_CHARS + 200
     again = offload.offload(archive, text, 7, kind="assistant")
     assert again.text == done.text and again.ref == done.ref  # same text, same pointer
-    assert read_back(archive, done.ref) == text  # under the read-back limits: everything comes back
+    assert archive.offload(done.ref) == text  # the whole text comes back from the archive
     files = [p for p in keepsake_home.rglob("*") if p.is_file() and b"line 150:" in p.read_bytes()]
     assert files == []  # in the encrypted database, in no file
 
 
-def test_read_back_gives_head_and_tail_over_30k_chars(archive):
-    exactly = "".join(chr(65 + i % 26) if i % 100 else "\n" for i in range(READ_LIMIT))
-    assert read_back(archive, offload.offload(archive, exactly, 3).ref) == exactly
-
-    big = "".join(f"{i:07d}\n" for i in range(6000))  # 48k chars, short lines
-    ref = offload.offload(archive, big, 3).ref
-    out = read_back(archive, ref)
-    assert out.startswith(big[:READ_HEAD_TAIL]) and out.endswith(big[-READ_HEAD_TAIL:])
-    assert f"{len(big) - 2 * READ_HEAD_TAIL} characters not shown" in out
-    assert big[READ_HEAD_TAIL + 100 : READ_HEAD_TAIL + 140] not in out
-    assert len(out) < 2 * READ_HEAD_TAIL + 200
-
-
-def test_read_back_cuts_lines_over_2000_chars(archive):
-    text = "short line\n" + "y" * (LINE_LIMIT + 500) + "\n" + "z" * LINE_LIMIT + "\nend" + "." * OFFLOAD_CHARS
-    lines = read_back(archive, offload.offload(archive, text, 4).ref).split("\n")
-    assert lines[0] == "short line" and lines[-1].startswith("end")
-    assert lines[1].startswith("y" * LINE_LIMIT) and "line cut: 500 more characters" in lines[1]
-    assert not lines[1].startswith("y" * (LINE_LIMIT + 1))
-    assert lines[2] == "z" * LINE_LIMIT  # exactly at the limit: kept whole
-
-
 def test_a_missing_entry_and_a_bad_session_id_are_clear_errors(archive):
     with pytest.raises(NotFound, match="no archive entry"):
-        read_back(archive, "session-1/output-0000000000000000")
+        archive.offload("session-1/output-0000000000000000")
     with pytest.raises(ValueError):
         offload.offload(archive, "x" * 9000, "../x")
 

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from assistant import services
 from assistant.context.compaction import Compactor, ContextMessage, load_state, read_history
 from assistant.context.facts import Fact, salvage
 from assistant.memory.records import Role, Source
@@ -91,7 +90,7 @@ def compact(store, sid, history, model=None):
 
 
 @pytest.fixture
-def store():
+def store(services):
     s = services.open_store(with_embedder=False)  # the app's store, with its on_delete wiring
     yield s
     s.close()

@@ -14,7 +14,7 @@ import keyring.backends.fail
 import pytest
 from model_servers import BrokenServer, free_port, loopback_allowed
 
-from assistant.config import Settings, load_settings, save_settings
+from assistant.config import Settings, load_settings, paths, save_settings
 from assistant.engine import api_key
 from assistant.engine.chat import ChatMessage
 from assistant.engine.errors import EngineError
@@ -223,36 +223,36 @@ def test_settings_make_the_server_opt_in():
 
 
 def test_settings_json_round_trip_of_the_engine(keepsake_home):
-    save_settings(Settings().with_server("http://gpu-box:8080/v1", "qwen2.5:7b"))
+    save_settings(Settings().with_server("http://gpu-box:8080/v1", "qwen2.5:7b"), paths())
     raw = json.loads((keepsake_home / "config" / "settings.json").read_text())
     assert raw["engine"] == "openai" and raw["engine_url"] == "http://gpu-box:8080/v1" and raw["engine_model"] == "qwen2.5:7b"
     assert "key" not in json.dumps(raw).lower()  # the API key never goes to settings.json
-    assert load_settings().uses_server
+    assert load_settings(paths()).uses_server
 
 
-def test_no_url_means_no_socket_and_doctor_says_llama_cpp(keepsake_home):
-    from assistant import services
+def test_no_url_means_no_socket_and_doctor_says_llama_cpp(profile, services):
     from assistant.doctor import engine_checks
     from assistant.engine.chat import LlamaChatModel
 
     # (conftest blocks every socket: any attempt here would raise NetworkBlocked)
-    checks = [c.to_json() for c in engine_checks(load_settings())]
+    checks = [c.to_json() for c in engine_checks(profile)]
     assert [c["name"] for c in checks] == ["chat engine"] and checks[0]["engine"] == "llama.cpp"
-    assert isinstance(services.get_chat_model(), LlamaChatModel)
+    assert isinstance(services.chat_model(), LlamaChatModel)
 
 
 def test_api_key_goes_to_the_keyring_else_a_private_file(keepsake_home, monkeypatch):
+    p = paths()
     url = "http://gpu-box:8080/v1"
-    assert "OS keyring" in api_key.save(url, "k1") and api_key.load(url) == "k1"
+    assert "OS keyring" in api_key.save(url, "k1", p) and api_key.load(url, p) == "k1"
     assert not (keepsake_home / "config" / "engine-keys.json").exists()
-    api_key.save(url, None)
-    assert api_key.load(url) is None and api_key.location(url) == "none"
+    api_key.save(url, None, p)
+    assert api_key.load(url, p) is None and api_key.location(url, p) == "none"
     keyring.set_keyring(keyring.backends.fail.Keyring())  # headless Linux: no usable keyring
-    where = api_key.save(url, "k2")
+    where = api_key.save(url, "k2", p)
     path = keepsake_home / "config" / "engine-keys.json"
-    assert "no usable OS keyring" in where and api_key.load(url) == "k2" and oct(path.stat().st_mode & 0o777) == "0o600"
+    assert "no usable OS keyring" in where and api_key.load(url, p) == "k2" and oct(path.stat().st_mode & 0o777) == "0o600"
     monkeypatch.setenv(api_key.ENV, "from-env")
-    assert api_key.load(url) == "from-env"
+    assert api_key.load(url, p) == "from-env"
 
 
 def test_after_a_delete_the_next_request_does_not_reuse_the_servers_cache_fake_server():

@@ -97,7 +97,7 @@ def test_a_model_the_server_does_not_have_is_refused_and_the_message_kept(home, 
 
 
 def test_doctor_json_says_which_engine_and_checks_the_server(home, llama_server):
-    save_settings(Settings(engine="openai", engine_url=llama_server.url))
+    save_settings(Settings(engine="openai", engine_url=llama_server.url), paths())
     report = json.loads(keepsake("doctor", "--json").stdout)
     checks = {c["name"]: c for c in report["checks"]}
     assert checks["chat engine"]["engine"] == "openai" and checks["chat engine"]["url"] == llama_server.url
@@ -165,7 +165,7 @@ def test_the_compaction_summary_is_written_through_the_server(remote, keepsake_h
         assert identifier in summary, identifier
 
 
-def test_a_turn_connects_only_to_the_configured_server(home, llama_server, monkeypatch):
+def test_a_turn_connects_only_to_the_configured_server(home, llama_server, monkeypatch, services):
     from assistant.session import ChatSession
 
     seen: list = []
@@ -178,19 +178,19 @@ def test_a_turn_connects_only_to_the_configured_server(home, llama_server, monke
 
     monkeypatch.setattr(socket.socket, "connect", spy)
     settings = Settings().with_server(llama_server.url)
-    chat = ChatSession.open(settings=settings)
+    chat = ChatSession.open(services, settings=settings)
     turn = chat.send("Hello, who are you?", max_tokens=8)
     chat.close()
     assert turn.engine == "openai" and turn.reply
     assert seen and set(seen) == {("127.0.0.1", llama_server.port)}
 
 
-def test_session_keeps_the_message_when_the_server_is_down_and_retry_answers_it(home, llama_server):
+def test_session_keeps_the_message_when_the_server_is_down_and_retry_answers_it(home, llama_server, services):
     from assistant.session import ChatSession, NothingToRetry
 
     proxy = ToggleProxy(llama_server.port)
     with loopback_allowed(proxy.port):
-        chat = ChatSession.open(settings=Settings().with_server(proxy.url))
+        chat = ChatSession.open(services, settings=Settings().with_server(proxy.url))
         with pytest.raises(EngineError) as failed:
             chat.send("I live in Lyon.", max_tokens=8)
         assert failed.value.kind == "unreachable"

@@ -45,9 +45,9 @@ def _dialog():
 
 
 @pytest.mark.parametrize("page,phrase", [(1, "cannot decrypt"), (4, "is damaged")])
-def test_a_damaged_database_is_a_dialog_not_a_crash(qtbot, page, phrase):
+def test_a_damaged_database_is_a_dialog_not_a_crash(qtbot, page, phrase, services):
     _seed_and_damage(page)  # page 1: nothing opens; page 4: it opens, the integrity check fails
-    w = MainWindow(Backend(NoModels()))
+    w = MainWindow(Backend(NoModels(services)))
     qtbot.addWidget(w)
     w.show()
     qtbot.waitUntil(lambda: _dialog() is not None, timeout=60000)

@@ -109,9 +109,11 @@ def _parser_for(prefix: tuple[str, ...]) -> argparse.ArgumentParser:
 def _seed(home) -> dict[str, str]:
     """One session and one memory in this test's home (the store commands need ids)."""
     from assistant.memory.records import Source
-    from assistant.services import open_store
+    from assistant.profile import Profile
+    from assistant.services import Services
 
-    store = open_store(with_embedder=False)
+    with Services(Profile.load(home)) as services:
+        store = services.open_store(with_embedder=False)
     try:
         s = store.create_session("Bees")
         msg = store.add_message(s.id, "user", "I keep bees on the roof")

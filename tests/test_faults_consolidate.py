@@ -22,6 +22,7 @@ import pytest
 from store_fakes import TEST_KEY
 
 from assistant.bench.faults import ownership_problems, store_digest
+from assistant.config import Settings
 from assistant.memory.consolidation.consolidator import ConsolidationConfig, Consolidator, list_runs, undo
 from assistant.memory.consolidation import owner as owner_mod
 from assistant.memory.consolidation import runs as runs_mod
@@ -114,7 +115,7 @@ def test_a_run_killed_mid_apply_is_rolled_back_by_the_next_start(db):
     assert store_digest(store.conn, ts_to_db(store.now())) != before  # half-applied right now
     from assistant.jobs import status_from_store
 
-    st = status_from_store(store)
+    st = status_from_store(store, Settings())
     assert not st.running and st.interrupted == 1
     report = Consolidator(store).run(dry_run=True)  # the next start
     [recovered] = report.recovered
@@ -138,7 +139,7 @@ def test_undo_of_a_stale_run_rolls_it_back_and_the_cli_says_so(db, monkeypatch, 
     store.close()
     from assistant.cli import main
 
-    monkeypatch.setattr("assistant.services.open_store", lambda *a, **k: _open(db))
+    monkeypatch.setattr("assistant.services.Services.open_store", lambda *a, **k: _open(db))
     assert main(["consolidate", "runs"]) == 0
     assert "interrupted (the next run rolls it back)" in capsys.readouterr().out
     assert main(["consolidate", "undo", row.run_id]) == 0

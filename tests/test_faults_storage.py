@@ -22,7 +22,6 @@ from pathlib import Path
 import pytest
 from store_fakes import FakeEmbedder, fake_hash_embedder, run_cli
 
-from assistant import services
 from assistant.config import paths
 from assistant.doctor import run_checks
 from assistant.memory.store.sqlite import diagnose
@@ -31,13 +30,15 @@ from assistant.memory.store.sqlite.db import DatabaseError, driver
 from assistant.memory.errors import DamagedError, DiskFullError, DiskIOError, LockedError, ReadOnlyError, WrongKeyError
 from assistant.memory.records import Source
 from assistant.memory.store import MemoryStore
+from assistant.profile import Profile
+from assistant.services import Services
 
 PAGE = 4096  # SQLCipher's page size
 
 
 @pytest.fixture
 def fake_embedder(monkeypatch):
-    monkeypatch.setattr(services, "get_embedder", lambda p=None: FakeEmbedder())
+    monkeypatch.setattr(Services, "embedder", lambda self: FakeEmbedder())
 
 
 run = run_cli
@@ -55,7 +56,7 @@ def one_line_error(code: int, err: str, *phrases: str) -> str:
 
 
 def failed_checks() -> dict[str, str]:
-    return {c["name"]: c["detail"] for c in run_checks()["checks"] if not c["ok"] and "model" not in c["name"]}
+    return {c["name"]: c["detail"] for c in run_checks(Profile.load())["checks"] if not c["ok"] and "model" not in c["name"]}
 
 
 def digest(path: Path) -> str:
@@ -224,7 +225,7 @@ def test_sqlite_full_is_a_disk_full_message_and_nothing_is_written(fake_embedder
     """A full disk injected inside SQLite itself: ``max_page_count`` at the current size, so the
     next page the write needs fails with SQLITE_FULL (the real error path of a full disk)."""
     seed(30)
-    real_open = services.open_store
+    real_open = Services.open_store
 
     def full_store(*a, **k):
         store = real_open(*a, **k)
@@ -232,12 +233,12 @@ def test_sqlite_full_is_a_disk_full_message_and_nothing_is_written(fake_embedder
         store.conn.execute(f"PRAGMA max_page_count = {pages}")
         return store
 
-    monkeypatch.setattr(services, "open_store", full_store)
-    count = MemoryStore(paths().database).count()
+    monkeypatch.setattr(Services, "open_store", full_store)
+    count = MemoryStore().count()
     code, _, err = run(capsys, "memory", "add", "a long memory " * 400)
     one_line_error(code, err, "is full", "Free some space")
-    monkeypatch.setattr(services, "open_store", real_open)
-    assert MemoryStore(paths().database).count() == count
+    monkeypatch.setattr(Services, "open_store", real_open)
+    assert MemoryStore().count() == count
 
 
 def test_locked_database(fake_embedder, capsys, monkeypatch):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from assistant import services
 from assistant.memory.store.archive.context import ArchivedMessage
 from assistant.memory.capture.capturer import Capturer
 from assistant.memory.capture.commands import keyword_search
@@ -16,7 +15,7 @@ from assistant.config import load_settings
 
 
 @pytest.fixture
-def store(keepsake_home, converted_embedder_path):
+def store(keepsake_home, converted_embedder_path, services):
     st = services.open_store(with_embedder=True)
     yield st
     st.close()
@@ -38,9 +37,9 @@ def _lessons(store):
 
 
 @pytest.mark.parametrize("how", ["memory", "session"])
-def test_a_summary_built_from_a_deleted_message_loses_its_text_and_is_not_retrievable(store, how):
+def test_a_summary_built_from_a_deleted_message_loses_its_text_and_is_not_retrievable(store, how, services):
     ids = _lessons(store)
-    retriever = services.get_retriever(store)
+    retriever = services.retriever(store)
     assert any("Okafor" in h.memory.text for h in retriever.search("Who teaches me the cello?", k=5))
 
     if how == "memory":  # the memories the message gave (its episode and its fact), the conversation stays
@@ -63,9 +62,9 @@ def test_a_summary_built_from_a_deleted_message_loses_its_text_and_is_not_retrie
     assert store.conn.execute("SELECT count(*) FROM memories WHERE status = 'resolving'").fetchone()[0] == 0
 
 
-def test_a_resolving_memory_is_never_retrieved(store):
+def test_a_resolving_memory_is_never_retrieved(store, services):
     mid = store.add("User's violin teacher is Mr Haddad.")
-    retriever = services.get_retriever(store)
+    retriever = services.retriever(store)
     assert [h.memory.id for h in retriever.search("Who is my violin teacher?", k=3)] == [mid]
     store.update(mid, status=Status.RESOLVING, reason="waiting for a decision")
     assert retriever.search("Who is my violin teacher?", k=3) == []

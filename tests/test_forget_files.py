@@ -14,16 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from assistant import services
 from assistant.config import Settings, load_settings, paths, save_settings
 from assistant.context.note import NoteStore
-from assistant.context.offload import read_back
 from assistant.context.state import load_state, read_history
 
 REF = "session-5/message-0123456789abcdef.txt"
 
 
-def test_old_plaintext_files_move_into_the_database_and_are_removed(keepsake_home):
+def test_old_plaintext_files_move_into_the_database_and_are_removed(keepsake_home, services):
     store = services.open_store(with_embedder=False)
     s = store.create_session("old")
     long_msg = store.add_message(s.id, "user", "A long message. " * 600)
@@ -54,7 +52,7 @@ def test_old_plaintext_files_move_into_the_database_and_are_removed(keepsake_hom
 
     archive = store.context_archive
     assert [(m.id, m.content) for m in read_history(archive, 5)] == [(1, "I live at Rue Garibaldi 17."), (2, "Noted.")]  # the torn line was unreadable
-    assert read_back(archive, REF).startswith("A long message.")
+    assert archive.offload(REF).startswith("A long message.")
     assert store.conn.execute("SELECT message_id FROM context_offloads WHERE ref = ?", (REF,)).fetchone()[0] == long_msg.id
     assert load_state(archive, 5).summary == "Names: Rue Garibaldi"
     assert NoteStore(archive).text() == "I'm Dana, a nurse." and len(NoteStore(archive).history()) == 2
@@ -109,9 +107,9 @@ def test_every_file_and_folder_under_the_profile_is_private(keepsake_home):
 
 
 def test_settings_are_written_atomically_and_private(keepsake_home, monkeypatch):
-    save_settings(Settings(context_size=2048))
+    save_settings(Settings(context_size=2048), paths())
     f = paths().settings_file
-    assert stat.S_IMODE(f.stat().st_mode) == 0o600 and load_settings().context_size == 2048
+    assert stat.S_IMODE(f.stat().st_mode) == 0o600 and load_settings(paths()).context_size == 2048
     before = f.read_bytes()
 
     def crash(src, dst):  # the rename never happens (a crash between write and rename)
@@ -119,6 +117,6 @@ def test_settings_are_written_atomically_and_private(keepsake_home, monkeypatch)
 
     monkeypatch.setattr(os, "replace", crash)
     with pytest.raises(OSError):
-        save_settings(Settings(context_size=8192))
+        save_settings(Settings(context_size=8192), paths())
     assert f.read_bytes() == before  # the old file is whole
     assert [x.name for x in f.parent.iterdir() if x.name.endswith(".tmp")] == []  # no temp file left behind

@@ -13,7 +13,6 @@ import json
 
 import pytest
 
-from assistant import services
 from assistant.cli import main
 from assistant.memory.capture.capturer import Capturer
 from assistant.memory.forget import match
@@ -38,7 +37,7 @@ def _dana(store) -> dict[str, int]:
 
 
 @pytest.fixture
-def store(keepsake_home, converted_embedder_path):
+def store(keepsake_home, converted_embedder_path, services):
     st = services.open_store(with_embedder=True)
     yield st
     st.close()
@@ -48,7 +47,7 @@ def _texts(store) -> dict[str, int]:
     return {m.text: m.id for m in store.list(include_all=True)}
 
 
-def test_forget_my_dog_proposes_the_dog_only_and_pre_ticks_statements_only(store):
+def test_forget_my_dog_proposes_the_dog_only_and_pre_ticks_statements_only(store, services):
     _dana(store)
     texts = _texts(store)
     # the reported set: the capture rules made these memories from the three messages
@@ -56,7 +55,7 @@ def test_forget_my_dog_proposes_the_dog_only_and_pre_ticks_statements_only(store
             INTRO} <= set(texts)  # fmt: skip
     assert "What's my dog's name?" not in texts  # a question is no memory (capture keeps statements)
     old_question = store.add("What's my dog's name?", kind=Kind.EPISODE)  # as an older Keepsake stored it
-    cands = {c.memory_id: c for c in propose(store, services.get_retriever(store), "my dog")}
+    cands = {c.memory_id: c for c in propose(store, services.retriever(store), "my dog")}
     ticked = {cid for cid, c in cands.items() if c.pre_ticked}
     assert ticked == {texts["User has a dog named Miso."], texts[INTRO]}
     intro = cands[texts[INTRO]]
@@ -67,7 +66,7 @@ def test_forget_my_dog_proposes_the_dog_only_and_pre_ticks_statements_only(store
         assert texts[other] not in cands or not cands[texts[other]].pre_ticked
 
 
-def test_forget_my_dog_keeps_name_city_and_job_and_the_rest_of_the_intro(store, capsys):
+def test_forget_my_dog_keeps_name_city_and_job_and_the_rest_of_the_intro(store, services, capsys):
     ids = _dana(store)
     before = _texts(store)
     store.close()
@@ -89,7 +88,7 @@ def test_forget_my_dog_keeps_name_city_and_job_and_the_rest_of_the_intro(store, 
     assert reply.content == "Nice to meet you, Dana!"  # the reply that repeated it lost that sentence
     # nothing about the dog is retrievable: no retrieved memory names Miso or states anything
     # about a dog (the question "What's my dog's name?" stays: it says nothing about her dog)
-    retriever = services.get_retriever(store)
+    retriever = services.retriever(store)
     for query in ("my dog", "What is my dog called?", "Miso", "Do I have a pet?"):
         for hit in retriever.search(query, k=10):
             assert "miso" not in hit.memory.text.lower(), (query, hit.memory.text)
@@ -98,7 +97,7 @@ def test_forget_my_dog_keeps_name_city_and_job_and_the_rest_of_the_intro(store, 
     store.close()
 
 
-def test_chat_once_json_returns_the_candidates_and_deletes_nothing(store, capsys):
+def test_chat_once_json_returns_the_candidates_and_deletes_nothing(store, services, capsys):
     _dana(store)
     total = store.count(include_all=True)
     store.close()
@@ -114,7 +113,7 @@ def test_chat_once_json_returns_the_candidates_and_deletes_nothing(store, capsys
 
 
 @pytest.mark.parametrize("answer", ["y", "n"])
-def test_keepsake_chat_lists_the_candidates_and_asks_before_deleting(store, capsys, monkeypatch, answer):
+def test_keepsake_chat_lists_the_candidates_and_asks_before_deleting(store, services, capsys, monkeypatch, answer):
     _dana(store)
     before = _texts(store)
     store.close()

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from forget_support import count_in_db, count_in_files, count_in_pages, db_key, name_marker
 
-from assistant import services
-from assistant.config import load_settings
+from assistant.config import Settings
+from assistant.services import OpenSessions, PromptCaches
 from assistant.context.note import NoteStore
 from assistant.memory.capture.capturer import Capturer
 from assistant.memory.capture.commands import forget_candidates
@@ -31,19 +31,19 @@ from assistant.session import ChatSession
 
 
 @pytest.fixture
-def world(keepsake_home, converted_embedder_path):
+def world(keepsake_home, converted_embedder_path, services):
     store = services.open_store(with_embedder=True)
-    retriever = services.get_retriever(store)
-    yield store, retriever
+    retriever = services.retriever(store)
+    yield store, retriever, services.chat_model()
     store.close()
 
 
-def _plant(store, retriever, mark: str, tmp_path: Path) -> dict:
-    capture = Capturer(store, use_llm=False, settings=load_settings)
+def _plant(store, retriever, model, mark: str, tmp_path: Path) -> dict:
+    capture = Capturer(store, use_llm=False, settings=Settings())
     notes = NoteStore(store.context_archive)
     notes.save(f"Call me Dana. My neighbour {mark} has my spare key.")  # note (an old version after the edit below)
     sid = store.create_session("chat").id
-    chat = ChatSession(store, services.get_chat_model(), sid, settings=load_settings(), retriever=retriever, capture=None)
+    chat = ChatSession(store, model, sid, settings=Settings(), retriever=retriever, capture=None)
     # offload: a long message (> 8000 characters, offloaded by compaction) naming the marker in a
     # statement capture reads (capture reads a message's first 4000 characters)
     long_text = f"My spare key stays with {mark} next door. " + "Here is my packing list for the trip, item by item. " * 170
@@ -72,15 +72,15 @@ def _plant(store, retriever, mark: str, tmp_path: Path) -> dict:
         {"session": "neighbours", "role": "user", "content": f"My neighbour {mark} waters my plants.", "timestamp": "2024-05-02T10:00:00Z"},
         {"session": "neighbours", "role": "assistant", "content": f"How kind of {mark}!", "timestamp": "2024-05-02T10:00:05Z"},
     ]) + "\n", encoding="utf-8")  # fmt: skip
-    assert import_file(store, exported, settings=load_settings).captured == 1
+    assert import_file(store, exported, settings=Settings()).captured == 1
     notes.save("Call me Dana.")  # the person edits the note: the marker is only in its old version
     return {"chat": chat, "session": sid, "long": long_msg.id, "exported": exported}
 
 
 def test_a_forgotten_text_is_nowhere_afterwards(world, keepsake_home, tmp_path):
-    store, retriever = world
+    store, retriever, model = world
     mark = name_marker()
-    planted = _plant(store, retriever, mark, tmp_path)
+    planted = _plant(store, retriever, model, mark, tmp_path)
     store.checkpoint()
     before = count_in_db(store, mark)
     for table in ("messages", "memories", "memory_versions", "context_history", "context_offloads", "context_state",
@@ -115,7 +115,7 @@ def test_after_deleting_the_memories_the_marker_is_in_no_page_and_no_reply(world
     """Only the memories holding the marker are deleted (the conversations stay): the marker
     leaves every page of the decrypted database - free pages and WAL frames included - and
     every assistant reply that quoted it."""
-    store, retriever = world
+    store, retriever, model = world
     mark = name_marker()
     exported = tmp_path / "chat.jsonl"
     exported.write_text("\n".join(json.dumps(r) for r in [
@@ -124,7 +124,7 @@ def test_after_deleting_the_memories_the_marker_is_in_no_page_and_no_reply(world
         {"session": "plants", "role": "user", "content": "What should I pack?", "timestamp": "2024-05-02T10:01:00Z"},
         {"session": "plants", "role": "assistant", "content": f"Pack light, and leave a key with {mark}.", "timestamp": "2024-05-02T10:01:05Z"},
     ]) + "\n", encoding="utf-8")  # fmt: skip
-    import_file(store, exported, settings=load_settings)
+    import_file(store, exported, settings=Settings())
     holding = [m.id for m in store.list(include_all=True) if mark in m.text]
     assert holding
     store.checkpoint()
@@ -143,10 +143,10 @@ def test_after_deleting_the_memories_the_marker_is_in_no_page_and_no_reply(world
 
 
 def test_a_failing_listener_is_reported_and_the_next_turn_does_not_send_the_deleted_text(world, monkeypatch):
-    store, retriever = world
+    store, retriever, model = world
     mark = name_marker()
     sid = store.create_session("chat").id
-    chat = ChatSession(store, services.get_chat_model(), sid, settings=load_settings(), retriever=retriever, capture=None)
+    chat = ChatSession(store, model, sid, settings=Settings(), retriever=retriever, capture=None)
     first = chat.send(f"Remember that my neighbour is called {mark}.", max_tokens=8, temperature=0.0)
     assert mark in chat.context.history[-2].content  # the history as sent holds it
 
@@ -154,8 +154,8 @@ def test_a_failing_listener_is_reported_and_the_next_turn_does_not_send_the_dele
         raise RuntimeError("listener broke")
 
     # both after-delete steps fail: the prompt caches and the notice to open sessions
-    monkeypatch.setattr(services.PromptCaches, "after", broken)
-    monkeypatch.setattr(services.OpenSessions, "after", broken)
+    monkeypatch.setattr(PromptCaches, "after", broken)
+    monkeypatch.setattr(OpenSessions, "after", broken)
     report = store.delete(first.remembered)
     assert report.executed and not report.ok
     assert sorted(report.errors) == ["open_sessions failed after the delete: RuntimeError: listener broke",

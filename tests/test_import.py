@@ -171,12 +171,12 @@ def test_interrupted_import_captures_on_the_next_run(store, tmp_path):
 
 @pytest.fixture
 def no_embedder(monkeypatch):
-    from assistant import services
+    from assistant.services import Services
 
-    def unavailable(p=None):
+    def unavailable(self):
         raise RuntimeError("no embedder in this test")
 
-    monkeypatch.setattr(services, "get_embedder", unavailable)
+    monkeypatch.setattr(Services, "embedder", unavailable)
 
 
 def test_cli_import_json(capsys, tmp_path, no_embedder):

@@ -9,6 +9,7 @@ import time
 import pytest
 
 from assistant import events
+from assistant.config import Settings
 from assistant.jobs import TOPIC, ConsolidationJobs, status_from_store
 from assistant.config import paths
 
@@ -187,7 +188,7 @@ def test_real_consolidation_through_the_scheduler(published, tmp_path):
         assert wait_for(lambda: published, timeout=10)
         summary = published[0]
         assert summary["ok"] and summary["trigger"] == "manual" and summary["run_id"].startswith("c")
-        st = status_from_store(store)
+        st = status_from_store(store, Settings())
         assert st.last_run["run_id"] == summary["run_id"] and st.last_run["trigger"] == "manual"
     finally:
         jobs.shutdown()

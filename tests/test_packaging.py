@@ -239,10 +239,10 @@ def test_frozen_bundle_uses_its_shipped_embedder_without_converting(tmp_path, mo
 
     monkeypatch.setattr(convert_minilm, "convert", no_conversion)
     assert registry.bundled_models_dir() == tmp_path / "models"
-    assert registry.default_embedder_path() == shipped
-    assert registry.resolve_embedder("default") == shipped
+    assert registry.default_embedder_path(paths().models) == shipped
+    assert registry.resolve_embedder("default", paths().models) == shipped
     assert not (paths().models / registry.DEFAULT_EMBEDDER_FILE).exists()
-    defaults = [e for e in registry.discover() if e.source == "default"]
+    defaults = [e for e in registry.discover(paths()) if e.source == "default"]
     assert shipped in [e.path for e in defaults]
 
 

@@ -48,7 +48,7 @@ def test_wrong_arch_for_role(converted_embedder_path):
     with pytest.raises(ModelError, match="cannot be used for chat"):
         registry.resolve_chat(str(converted_embedder_path))
     with pytest.raises(ModelError, match="not an embedding model"):
-        registry.resolve_embedder(str(registry.default_chat_path()))
+        registry.resolve_embedder(str(registry.default_chat_path()), paths().models)
 
 
 def test_embedder_is_converted_once_and_cached(converted_embedder_path, keepsake_home):
@@ -56,7 +56,7 @@ def test_embedder_is_converted_once_and_cached(converted_embedder_path, keepsake
     cached = paths().models / registry.DEFAULT_EMBEDDER_FILE
     assert cached.is_file()
     before = cached.stat().st_mtime_ns
-    assert registry.default_embedder_path() == cached
+    assert registry.default_embedder_path(paths().models) == cached
     assert cached.stat().st_mtime_ns == before  # no reconversion
 
 
@@ -65,7 +65,7 @@ def test_damaged_cache_is_rebuilt(converted_embedder_path, keepsake_home):
     cached.unlink()
     cached.write_bytes(b"garbage")
     messages = []
-    assert registry.default_embedder_path(progress=messages.append) == cached
+    assert registry.default_embedder_path(paths().models, progress=messages.append) == cached
     assert gguf_check.inspect(cached).arch == "bert"
     assert messages  # the person is told a conversion is happening
 
@@ -74,7 +74,7 @@ def test_discover_lists_defaults_and_dropped_files(converted_embedder_path, keep
     user_models = paths().models
     shutil.copy(registry.default_chat_path(), user_models / "my-model.gguf")
     (user_models / "broken.gguf").write_bytes(b"GGUF\x03\x00\x00\x00junk")
-    entries = {e.path.name: e for e in registry.discover()}
+    entries = {e.path.name: e for e in registry.discover(paths())}
     assert entries[registry.DEFAULT_CHAT_FILE].source == "default"
     assert entries["my-model.gguf"].source == "user" and entries["my-model.gguf"].error is None
     assert entries["broken.gguf"].error

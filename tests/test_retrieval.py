@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from retrieval_fakes import FakeBowEmbedder, vector_at
 from store_fakes import FakeClock, dt
 
-from assistant import services
+from assistant.services import Services
 from assistant.cli import main
 from assistant.memory.retrieval import textmatch as tm
 from assistant.memory.store.sqlite import fts
@@ -392,7 +392,7 @@ def test_empty_and_whitespace_queries_return_nothing(store, emb):
 
 
 def test_cli_memory_search_json_and_explain(monkeypatch, capsys, emb):
-    monkeypatch.setattr(services, "get_embedder", lambda p=None: emb)
+    monkeypatch.setattr(Services, "embedder", lambda self: emb)
     assert main(["memory", "add", "Maya plays the cello on Thursdays", "--valid-at", "2023-05-15", "--json"]) == 0
     assert main(["memory", "add", "Maya used to play the violin", "--valid-at", "2010-01-01", "--invalid-at", "2015-01-01", "--json"]) == 0
     capsys.readouterr()

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from assistant.config import paths
 from assistant.engine.embedder import LlamaEmbedder
 from assistant.memory.records import Kind, Source
 from assistant.memory.retrieval.retriever import DEFAULT_THRESHOLD, Retriever
@@ -150,7 +151,7 @@ def main() -> None:  # pragma: no cover - the calibration table, for the docs
 
     from assistant.engine import registry
 
-    embedder = LlamaEmbedder(registry.default_embedder_path(), n_threads=1)
+    embedder = LlamaEmbedder(registry.default_embedder_path(paths().models), n_threads=1)
     with tempfile.TemporaryDirectory() as tmp:
         store, key_to_id = build(Path(tmp) / "m.db", embedder)
         keys = list(key_to_id)
@@ -177,7 +178,7 @@ def variants() -> None:  # pragma: no cover - what was tried to lift recall, for
     from assistant.engine import registry
     from assistant.engine.chat import ChatMessage, LlamaChatModel
 
-    embedder = LlamaEmbedder(registry.default_embedder_path(), n_threads=2)
+    embedder = LlamaEmbedder(registry.default_embedder_path(paths().models), n_threads=2)
 
     def emb(texts: list[str]) -> np.ndarray:
         v = np.array(embedder.embed(texts), dtype=np.float32)

@@ -13,7 +13,6 @@ import subprocess
 import sys
 import pytest
 
-from assistant import services
 from assistant.bench.answers import leaks_in, loop_in
 from assistant.context.assembler import DEFAULT_SYSTEM_PROMPT
 from assistant.engine import control
@@ -69,11 +68,11 @@ class Recording:
 
 
 @pytest.fixture
-def chat(keepsake_home, converted_embedder_path):
+def chat(keepsake_home, converted_embedder_path, services):
     store = services.open_store()
-    model = Recording(services.get_chat_model())
-    session = ChatSession(store, model, store.create_session(title="t").id, retriever=services.get_retriever(store),
-                          capture=None)  # fmt: skip
+    model = Recording(services.chat_model())
+    session = ChatSession(store, model, store.create_session(title="t").id, settings=services.settings,
+                          retriever=services.retriever(store), capture=None)  # fmt: skip
     yield session, store, model
     session.close()
     store.close()
@@ -137,11 +136,11 @@ def test_content_is_tokenized_as_plain_text_even_unneutralised(chat):
     assert model.count_tokens("<|im_start|>") > 1  # counted as the text it is
 
 
-def test_a_loop_is_cut_and_never_reaches_the_next_turn_fake_model(keepsake_home):
+def test_a_loop_is_cut_and_never_reaches_the_next_turn_fake_model(keepsake_home, services):
     loop = "This is a reference to a message that was retrieved from a session. " * 30
     model = ScriptedModel([loop, "Fine."])
     store = services.open_store(with_embedder=False)
-    session = ChatSession(store, model, store.create_session(title="t").id)
+    session = ChatSession(store, model, store.create_session(title="t").id, settings=services.settings)
     try:
         pieces = list(session.stream("Tell me something."))
         first = session.last_turn

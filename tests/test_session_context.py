@@ -8,10 +8,16 @@ threshold come quickly: 1024 - floor(1024 * 0.2) = 1024 - 204 = 820 tokens.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from dataclasses import replace
+
 import pytest
 
-from assistant import services
-from assistant.config import load_settings, save_settings
+from assistant.config import Settings, paths, save_settings
+from assistant.profile import Profile
+from assistant.services import Services
 from assistant.session import ChatSession
 
 WINDOW = 1024
@@ -31,16 +37,16 @@ TALK = [
 
 @pytest.fixture
 def chat(keepsake_home):
-    settings = load_settings()
-    settings.context_size = WINDOW
-    save_settings(settings)
+    save_settings(replace(Settings(), context_size=WINDOW), paths())
+    services = Services(Profile.load(keepsake_home))  # the profile as saved above
     store = services.open_store(with_embedder=False)
     sid = store.create_session(title="context").id
     # no retriever, no capture: this test is about the context only
-    session = ChatSession(store, services.get_chat_model(), sid, settings=load_settings())
+    session = ChatSession(store, services.chat_model(), sid, settings=services.settings)
     yield session
     session.close()
     store.close()
+    services.close()
 
 
 def test_maintain_is_a_no_op_before_the_first_turn(chat):
@@ -70,21 +76,17 @@ def test_maintain_compacts_between_turns_and_the_next_turn_reuses_the_warm_prefi
     assert nxt.budget["budget"]["window"] == WINDOW
 
 
-def test_services_shutdown_frees_the_cached_models_and_the_process_exits_cleanly(keepsake_home, converted_embedder_path):
-    import os
-    import subprocess
-    import sys
-
-    model = services.get_chat_model()
+def test_services_close_frees_the_cached_models_and_the_process_exits_cleanly(services, converted_embedder_path):
+    model = services.chat_model()
     model.load()
     assert model.loaded
-    services.shutdown()
-    assert not model.loaded and services.get_chat_model() is not model  # freed, and reloads on use
+    services.close()
+    assert not model.loaded and services.chat_model() is not model  # freed, and reloads on use
     # The whole suite ended in a segfault at exit (llama.cpp's log callback called from Llama.__del__
-    # during interpreter teardown) before shutdown() ran at exit; a small process did not show it,
-    # so this only checks that a process using the services exits cleanly with the atexit hook.
-    code = ("from assistant import services; m = services.get_chat_model(); m.load(); "
-            "services.get_embedder().embed(['hello']); print('ok')")  # fmt: skip
+    # during interpreter teardown) before the models were freed before exit; a small process did
+    # not show it, so this only checks that a process closing its services exits cleanly.
+    code = ("from assistant.profile import Profile\nfrom assistant.services import Services\n"
+            "with Services(Profile.load()) as s:\n    m = s.chat_model(); m.load(); s.embedder().embed(['hello']); print('ok')")  # fmt: skip
     out = subprocess.run([sys.executable, "-X", "faulthandler", "-c", code], capture_output=True, text=True,
                          timeout=300, env=os.environ.copy())  # fmt: skip
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]

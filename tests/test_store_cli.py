@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from store_fakes import FakeEmbedder, run_cli
 
-from assistant import services
+from assistant.services import Services
 from assistant.memory.records import Source
 
 
 @pytest.fixture(autouse=True)
 def fake_embedder(monkeypatch):
-    monkeypatch.setattr(services, "get_embedder", lambda p=None: FakeEmbedder())
+    monkeypatch.setattr(Services, "embedder", lambda self: FakeEmbedder())
 
 
 run = run_cli
@@ -110,7 +110,7 @@ def test_delete_needs_confirmation(capsys, monkeypatch) -> None:
     assert report["executed"] and report["memory_ids"] == [m2["id"]]
 
 
-def test_sessions_and_export_import(capsys, tmp_path: Path) -> None:
+def test_sessions_and_export_import(capsys, tmp_path: Path, services) -> None:
     store = services.open_store()
     s = store.create_session("planning")
     msg = store.add_message(s.id, "user", "I have a cat named Miso")

@@ -13,15 +13,16 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QDialog, QMessageBox  # noqa: E402
 
-from ui import testing  # noqa: E402
+import ui_testing as testing  # noqa: E402
+from ui.backend import Backend, Provider  # noqa: E402
 from ui.main_window import MainWindow  # noqa: E402
 
 MAX_TOKENS = 24  # keep the real model's replies short: the tests are about the UI
 
 
 @pytest.fixture
-def window(qtbot, converted_embedder_path):
-    w = MainWindow()
+def window(qtbot, converted_embedder_path, services):
+    w = MainWindow(Backend(Provider(services)))
     qtbot.addWidget(w)
     w.controller.max_tokens = MAX_TOKENS
     w.show()
@@ -30,8 +31,8 @@ def window(qtbot, converted_embedder_path):
     w.close()
 
 
-def test_window_is_shown_before_the_models_load(qtbot, converted_embedder_path):
-    w = MainWindow()
+def test_window_is_shown_before_the_models_load(qtbot, converted_embedder_path, services):
+    w = MainWindow(Backend(Provider(services)))
     qtbot.addWidget(w)
     w.show()
     assert w.isVisible() and not w.backend.model_ready  # nothing slow ran on the UI thread
@@ -240,3 +241,39 @@ def test_context_maintenance_runs_after_each_reply_off_the_ui_thread(qtbot, wind
     assert calls[0][0] != threading.main_thread().name and calls[0][1] == MAX_TOKENS
     testing.send(window, "And I work at a library.")
     qtbot.waitUntil(lambda: len(calls) == 2, timeout=30000)
+
+
+def test_a_conversation_the_window_lets_go_is_closed_and_stops_listening(qtbot, window):
+    """Every conversation opened used to keep its ChatSession subscribed to the event bus (and
+    its history in memory) for the life of the app; now only the one shown listens, and none
+    once the window is closed."""
+    import gc
+    import weakref
+
+    from assistant import events
+
+    def listening() -> int:
+        return events.subscribers("memory_deleted")
+
+    base = listening()  # the window's own listeners (the open chat session is the only one that counts)
+    testing.send(window, "Hello, I live in Lyon.")
+    first = window.controller.session_id
+    assert listening() == base + 1
+    gone = []
+    for text in ("Hi again.", "One more conversation."):
+        gone.append(weakref.ref(window.controller._chat))
+        window.controller.new_session()
+        assert listening() == base  # the conversation left behind no longer listens
+        testing.send(window, text)
+        assert listening() == base + 1  # only the one shown
+    testing.wait_until(lambda: not window.backend.runner.busy, 60, "the context maintenance")
+    window.controller.open_session(first)
+    testing.wait_until(lambda: window.controller.session_id == first and len(window.chat_view.messages) >= 2, 30,
+                       "the first conversation")  # fmt: skip
+    assert listening() == base  # reopened, no turn yet: no session object
+    testing.send(window, "And I work at a library.")
+    assert listening() == base + 1
+    gc.collect()
+    assert [ref() for ref in gone] == [None, None]  # the sessions let go are freed, history and all
+    window.close()
+    assert listening() == base

@@ -11,8 +11,12 @@ pytest.importorskip("pytestqt")
 
 from model_servers import ToggleProxy, allow, disallow  # noqa: E402
 
-from assistant.config import Settings, save_settings  # noqa: E402
-from ui import testing  # noqa: E402
+import ui_testing as testing  # noqa: E402
+
+from assistant.config import Settings, paths, save_settings  # noqa: E402
+from assistant.profile import Profile  # noqa: E402
+from assistant.services import Services  # noqa: E402
+from ui.backend import Backend, Provider  # noqa: E402
 from ui.main_window import MainWindow  # noqa: E402
 
 
@@ -27,14 +31,16 @@ def proxy(llama_server):
 
 @pytest.fixture
 def window(qtbot, converted_embedder_path, proxy):
-    save_settings(Settings().with_server(proxy.url))
-    w = MainWindow()
+    save_settings(Settings().with_server(proxy.url), paths())
+    services = Services(Profile.load())  # the profile with the server saved above
+    w = MainWindow(Backend(Provider(services)))
     qtbot.addWidget(w)
     w.controller.max_tokens = 16
     w.show()
     testing.wait_ready(w)
     yield w
     w.close()
+    services.close()
 
 
 def test_the_chat_runs_on_the_server_and_retry_answers_after_it_was_down(qtbot, window, proxy):

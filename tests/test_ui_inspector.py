@@ -12,13 +12,14 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtWidgets import QDialog  # noqa: E402
 
-from ui import testing  # noqa: E402
+import ui_testing as testing  # noqa: E402
+from ui.backend import Backend, Provider  # noqa: E402
 from ui.main_window import MainWindow  # noqa: E402
 
 
 @pytest.fixture
-def window(qtbot, converted_embedder_path):
-    w = MainWindow()
+def window(qtbot, converted_embedder_path, services):
+    w = MainWindow(Backend(Provider(services)))
     qtbot.addWidget(w)
     w.controller.max_tokens = 16
     w.resize(1280, 800)

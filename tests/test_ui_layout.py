@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (  # noqa: E402
     QWidget,
 )
 
-from ui.layout_check import find_problems  # noqa: E402
-from ui.screenshots import render, scenes  # noqa: E402
+from tools.layout_check import find_problems  # noqa: E402
+from tools.screenshots import render, scenes  # noqa: E402
 
 
 def test_every_window_and_dialog_fits_at_its_minimum_and_normal_size(qtbot, tmp_path):

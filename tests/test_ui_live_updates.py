@@ -19,8 +19,8 @@ WAIT = 15000
 
 
 @pytest.fixture
-def window(qtbot):
-    w = MainWindow(Backend(NoModelsProvider()))
+def window(qtbot, services):
+    w = MainWindow(Backend(NoModelsProvider(services)))
     qtbot.addWidget(w)
     w.resize(1280, 800)
     w.show()
@@ -60,17 +60,15 @@ def test_no_longer_true_leaves_the_true_now_view_at_once(qtbot, window):
     qtbot.waitUntil(lambda: insp.count_label.text() == "1 memory", timeout=WAIT)
 
 
-def test_a_change_made_elsewhere_reaches_the_list_and_the_detail(qtbot, window):
+def test_a_change_made_elsewhere_reaches_the_list_and_the_detail(qtbot, window, services):
     """Another store object on another thread (as the capture queue, the tidy-up job or an
     import use): the inspector's list and the open detail follow."""
-    from assistant.services import open_store
-
     store = window.backend.store
     mid = store.add("User's favourite tea is sencha.", kind="fact", actor="user")
     insp = _inspector(qtbot, window, mid)
 
     def elsewhere() -> None:
-        other = open_store(with_embedder=False)
+        other = services.open_store(with_embedder=False)
         try:
             other.edit(mid, "User's favourite tea is genmaicha.")
             other.add("User has a cat called Miso.", kind="fact", actor="capture")
@@ -139,16 +137,17 @@ def _other_process(code: str) -> None:
     import subprocess
     import sys
 
-    script = "from assistant.services import open_store\nstore = open_store(with_embedder=False)\n" + code + "\nstore.close()\n"
+    script = ("from assistant.profile import Profile\nfrom assistant.services import Services\n"
+              "store = Services(Profile.load()).open_store(with_embedder=False)\n" + code + "\nstore.close()\n")
     env = dict(os.environ, PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring")
     proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
 
 
-def test_a_change_made_by_another_process_reaches_the_views(qtbot):
+def test_a_change_made_by_another_process_reaches_the_views(qtbot, services):
     # the database (and its key file) made by another process first, as by the CLI
     _other_process("store.add('User likes green tea.', kind='fact', actor='user')")
-    w = MainWindow(Backend(NoModelsProvider()))
+    w = MainWindow(Backend(NoModelsProvider(services)))
     qtbot.addWidget(w)
     w.show()
     try:

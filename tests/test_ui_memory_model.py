@@ -28,10 +28,8 @@ Fatal = QAbstractItemModelTester.FailureReportingMode.Fatal
 
 
 @pytest.fixture
-def store():
-    from assistant.services import open_store
-
-    s = open_store(with_embedder=False)
+def store(services):
+    s = services.open_store(with_embedder=False)
     kinds = ["fact", "profile", "episode", "experience"]
     for i in range(530):
         s.add(f"Sample memory {i:03d} about topic {i % 7}", kind=kinds[i % 4], valid_at=datetime(2024, 1, 1 + i % 28, tzinfo=UTC))

@@ -19,8 +19,8 @@ UTC = timezone.utc
 
 
 @pytest.fixture
-def window(qtbot):
-    w = MainWindow(Backend(NoModelsProvider()))
+def window(qtbot, services):
+    w = MainWindow(Backend(NoModelsProvider(services)))
     qtbot.addWidget(w)
     w.show()
     qtbot.waitUntil(lambda: w.backend.memory_ready, timeout=30000)
@@ -74,7 +74,7 @@ def test_consolidation_panel_preview_run_and_undo(qtbot, window):
     store = window.backend.store
     old = store.add("User lives in Lisbon.", kind="profile", slot="home_city", valid_at=datetime(2019, 5, 1, tzinfo=UTC))
     new = store.add("User lives in Porto.", kind="profile", slot="home_city", valid_at=datetime(2025, 3, 10, tzinfo=UTC))
-    jobs = start_jobs(store)
+    jobs = start_jobs(store, window.backend.provider.services)
     try:
         panel = ConsolidationPanel(window.backend, JobsService(jobs, store))
         qtbot.addWidget(panel)
@@ -116,7 +116,7 @@ def test_consolidation_panel_drops_the_opening_message_once_ready(qtbot, window)
     panel = ConsolidationPanel(backend)
     qtbot.addWidget(panel)
     qtbot.waitUntil(lambda: panel.message.text() == "Opening your memory…", timeout=10000)
-    jobs = start_jobs(backend.store)
+    jobs = start_jobs(backend.store, backend.provider.services)
     try:
         backend.consolidation = JobsService(jobs, backend.store)
         backend.consolidationEvent.emit({"started": True})  # what the backend says when the jobs start
@@ -143,7 +143,7 @@ def test_tidy_up_shows_imported_messages_waiting_for_the_model(qtbot, window, tm
     path.write_text("".join(json.dumps({"session": "s", "role": "user", "content": t, "timestamp": f"2024-01-0{i + 1}T10:00:00Z"})
                             + "\n" for i, t in enumerate(said)))  # fmt: skip
     import_file(store, path, capturer=Capturer(store, use_llm=False, settings=Settings()), queue_model=True)
-    jobs = start_jobs(store)
+    jobs = start_jobs(store, window.backend.provider.services)
     try:
         panel = ConsolidationPanel(window.backend, JobsService(jobs, store))
         qtbot.addWidget(panel)
@@ -155,7 +155,7 @@ def test_tidy_up_shows_imported_messages_waiting_for_the_model(qtbot, window, tm
 
 
 def test_settings_dialog_shows_encryption_and_saves(qtbot, window, monkeypatch):
-    from assistant.config import load_settings
+    from assistant.config import load_settings, paths
     from ui.settings_dialog import SettingsDialog
 
     dlg = SettingsDialog(window.backend, window)
@@ -163,14 +163,14 @@ def test_settings_dialog_shows_encryption_and_saves(qtbot, window, monkeypatch):
     qtbot.waitUntil(lambda: dlg.encryption.text() != "Checking…", timeout=10000)
     assert dlg.encryption.text().startswith("Encrypted on disk")
     assert "keyring" in dlg.keyring.text().lower()
-    assert dlg.folder.text() == str(window.backend.provider.paths().data)
+    assert dlg.folder.text() == str(window.backend.provider.paths.data)
     dlg.idle.setValue(25)
     dlg.nightly.setValue(4)
     dlg.memory.setChecked(False)
     new = dlg.settings()
     window.apply_settings(new, dlg.original)
-    qtbot.waitUntil(lambda: load_settings().idle_minutes == 25, timeout=10000)
-    s = load_settings()
+    qtbot.waitUntil(lambda: load_settings(paths()).idle_minutes == 25, timeout=10000)
+    s = load_settings(paths())
     assert (s.nightly_hour, s.memory_enabled) == (4, False)
     assert window.banner.isVisible() and "Memory is off" in window.banner.text()
 

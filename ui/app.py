@@ -1,5 +1,9 @@
 """``keepsake`` (no command) / ``python -m ui.app``: the desktop app.
 
+:func:`main` is the app's edge: it loads the :class:`~assistant.profile.Profile` (unless the
+``keepsake`` command already did), owns the :class:`~assistant.services.Services` and closes
+them when the window is gone.
+
 The window is shown before anything slow happens: the store opens and the models load on worker
 threads afterwards (progress in the status bar). Heavy modules (llama.cpp, SQLCipher, numpy) are
 only imported by those workers.
@@ -11,10 +15,18 @@ import logging
 import logging.handlers
 import sys
 import time
+from pathlib import Path
 from typing import Sequence
 
 from PySide6.QtCore import QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication
+
+from assistant.privacy import private_umask
+from assistant.profile import Profile
+from assistant.services import Services
+from ui import style
+from ui.backend import Backend, Provider
+from ui.main_window import MainWindow
 
 log = logging.getLogger("keepsake.ui")
 
@@ -29,15 +41,13 @@ def _qt_messages(kind: QtMsgType, _context, message: str) -> None:
     logging.getLogger("qt").log(level, message)
 
 
-def setup_logging() -> None:
-    """Log to ``<logs>/keepsake.log`` (rotated); never fail start-up over logging."""
+def setup_logging(folder: Path) -> None:
+    """Log to ``<folder>/keepsake.log`` (the profile's logs, rotated); never fail start-up over
+    logging."""
     root = logging.getLogger()
     if any(getattr(h, "_keepsake", False) for h in root.handlers):
         return
     try:
-        from assistant.config import paths
-
-        folder = paths().logs
         folder.mkdir(parents=True, exist_ok=True)
         handler: logging.Handler = logging.handlers.RotatingFileHandler(folder / "keepsake.log", maxBytes=2_000_000,
                                                                          backupCount=3, encoding="utf-8")  # fmt: skip
@@ -67,16 +77,12 @@ def create_app(argv: Sequence[str] | None = None) -> QApplication:
     app.setOrganizationName("Keepsake")
     app.setDesktopFileName("keepsake")
     qInstallMessageHandler(_qt_messages)
-    from ui import style
-
     style.apply(app)
     return app
 
 
 def install_excepthook(window) -> None:
     """An exception escaping a slot is logged and shown calmly; the app keeps running."""
-    from ui.errors import describe
-
     previous = sys.excepthook
 
     def hook(exc_type, exc, tb) -> None:
@@ -85,27 +91,25 @@ def install_excepthook(window) -> None:
             return
         log.error("unhandled error", exc_info=(exc_type, exc, tb))
         try:
-            window.show_error(describe(exc))
+            window.show_error(window.backend.describe(exc))
         except Exception:  # noqa: BLE001 - the window may be gone
             pass
 
     sys.excepthook = hook
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    from assistant.privacy import private_umask
-
+def main(argv: Sequence[str] | None = None, profile: Profile | None = None) -> int:
     private_umask()  # the profile's files and folders are the person's alone
     t0 = time.perf_counter()
+    profile = profile or Profile.load()
     app = create_app(argv)
-    setup_logging()
-    from ui.main_window import MainWindow
-
-    window = MainWindow()
-    install_excepthook(window)
-    window.show()
-    log.info("window shown after %.0f ms", (time.perf_counter() - t0) * 1000)
-    return int(app.exec())
+    setup_logging(profile.paths.logs)
+    with Services(profile) as services:
+        window = MainWindow(Backend(Provider(services)))
+        install_excepthook(window)
+        window.show()
+        log.info("window shown after %.0f ms", (time.perf_counter() - t0) * 1000)
+        return int(app.exec())
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -11,8 +11,9 @@ Start-up (:meth:`Backend.start`) is staged so the window is useful at once:
    its vector);
 3. in parallel, the chat model loads; the chat is ready when it is.
 
-The :class:`Provider` wraps :mod:`assistant.services`; tests and the screenshot tool pass their
-own to run without models.
+The :class:`Provider` wraps the app's :class:`assistant.services.Services` (created by the
+app's edge, :func:`ui.app.main`); tests and the screenshot tool pass their own to run without
+models.
 """
 
 from __future__ import annotations
@@ -23,7 +24,16 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from ui.errors import describe
+from assistant import events
+from assistant.engine import api_key, registry
+from assistant.engine.errors import EngineError, ModelError
+from assistant.memory.capture import dates
+from assistant.memory.store.sqlite import notify
+from assistant.memory.errors import StoreError
+from assistant.services import Services
+from ui import consolidation_service as cs
+from ui.consolidation_service import Unavailable
+from ui.errors import describe, storage_fault
 from ui.format import model_label
 from ui.workers import Callback, Runner
 
@@ -34,46 +44,35 @@ EXTERNAL_POLL_MS = 2000  # how often changes made by other processes (the CLI) a
 
 
 class Provider:
-    """Factory for the services the UI uses (real ones by default)."""
+    """The services the UI uses: ``services``' (one profile's) models, store and queues."""
 
     load_models = True
 
-    def settings(self):
-        from assistant.config import load_settings
+    def __init__(self, services: Services) -> None:
+        self.services = services
 
-        return load_settings()
+    @property
+    def paths(self):
+        return self.services.profile.paths
+
+    def settings(self):
+        return self.services.settings
 
     def save_settings(self, settings) -> None:
-        from assistant.config import save_settings
-
-        save_settings(settings)
-
-    def paths(self):
-        from assistant.config import paths
-
-        return paths()
+        self.services.save_settings(settings)
 
     def open_store(self, with_embedder: bool):
-        from assistant import services
-
-        return services.open_store(with_embedder=with_embedder)
+        return self.services.open_store(with_embedder=with_embedder)
 
     def prepare_embedder(self, progress: Callable[[str], None]) -> None:
         """Convert the default embedder once (reports what it does), then load it."""
-        from assistant import services
-        from assistant.engine import registry
-
-        if self.settings().embed_model in ("", "default"):
-            registry.default_embedder_path(progress=progress)
-        services.get_embedder()
+        self.services.embedder_path(progress=progress)
+        self.services.embedder()
 
     def chat_model(self, choice: str | None):
         """Load the chosen model; a model server is checked once (an unreachable one is still
         returned: turns then fail with the reason and a Retry, and nothing is lost)."""
-        from assistant import services
-        from assistant.engine.errors import EngineError
-
-        model = services.get_chat_model(model=choice or None)
+        model = self.services.chat_model(model=choice or None)
         model.load()
         if getattr(model, "engine", "") == "openai":
             try:
@@ -86,60 +85,50 @@ class Provider:
     def check_server(self, url: str, model: str | None, key: str | None):
         """Settings → Model server → Check: the server's models, latency, token counting (with
         ``key``, else the key stored for ``url``)."""
-        from assistant.engine import api_key
-        from assistant.engine.remote import OpenAIChatModel
+        from assistant.engine.remote import OpenAIChatModel  # the HTTP client: only when a server is checked
 
-        probe = OpenAIChatModel(url, model=model or None, api_key=key or api_key.load(url), read_timeout=30.0)
+        p = self.paths
+        probe = OpenAIChatModel(url, model=model or None, api_key=key or api_key.load(url, p), read_timeout=30.0,
+                                local_models=lambda: registry.local_chat_models(p))  # fmt: skip
         try:
             return probe.connect()
         finally:
             probe.close()
 
     def save_api_key(self, url: str, key: str | None) -> str:
-        from assistant.engine import api_key
-
-        return api_key.save(url, key)
+        return api_key.save(url, key, self.paths)
 
     def api_key(self, url: str) -> str | None:
-        from assistant.engine import api_key
-
-        return api_key.load(url)
+        return api_key.load(url, self.paths)
 
     def retriever(self, store):
-        from assistant import services
-
-        return services.get_retriever(store)
+        return self.services.retriever(store)
 
     def capture_queue(self, store, chat_model):
-        from assistant import services
-
-        queue = services.get_capture_queue(store, chat_model)
+        queue = self.services.capture_queue(store, chat_model)
         if queue is not None and hasattr(queue, "start"):
             queue.start()  # no-op when running; restarts one stopped by an earlier window
         return queue
 
     def open_chat(self, session_id, *, store, chat_model, retriever, capture, incognito):
-        from assistant.session import ChatSession
+        from assistant.session import ChatSession  # deferred: the store's modules load on a worker, after the window shows
 
-        return ChatSession.open(session_id, store=store, chat_model=chat_model, retriever=retriever,
+        return ChatSession.open(self.services, session_id, store=store, chat_model=chat_model, retriever=retriever,
                                 capture=capture, incognito=incognito, settings=self.settings())
 
     def start_jobs(self, store):
         """The background consolidation scheduler, or None when this build has none."""
-        from ui import consolidation_service as cs
 
         if not self.load_models or not cs.available():
             return None
-        return cs.start_jobs(store, self.settings())
+        return cs.start_jobs(store, self.services)
 
     def discover_models(self) -> list:
-        from assistant.engine import registry
-
-        return registry.discover()
+        return registry.discover(self.paths)
 
     def note_store(self, store):
         """The person's note, kept in ``store``'s encrypted archive."""
-        from assistant.context.note import NoteStore
+        from assistant.context.note import NoteStore  # deferred: the store (SQLCipher, numpy)
 
         return NoteStore(store.context_archive)
 
@@ -172,9 +161,9 @@ class Backend(QObject):
     consolidationEvent = Signal(object)
     storageFault = Signal(str)  # the database cannot be used (damaged, full, read-only, locked, key): a dialog
 
-    def __init__(self, provider: Provider | None = None, runner: Runner | None = None, parent: QObject | None = None) -> None:
+    def __init__(self, provider: Provider, runner: Runner | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.provider = provider or Provider()
+        self.provider = provider
         self.runner = runner or Runner(self)
         self.runner.unhandledError.connect(self._report)
         self._reader = None
@@ -195,7 +184,6 @@ class Backend(QObject):
         self.settings = None
         self.jobs = None
         self._closed = False
-        from ui.consolidation_service import Unavailable
 
         self.consolidation = Unavailable("Opening your memory…")
 
@@ -283,8 +271,6 @@ class Backend(QObject):
         """One-time costs paid now, in the background, rather than during the first reply:
         date parsing (capture) and the retriever's vector cache."""
         try:
-            from assistant.memory.capture import dates
-
             if hasattr(dates, "preload"):
                 dates.preload()
         except Exception:  # noqa: BLE001 - only an optimisation
@@ -296,8 +282,6 @@ class Backend(QObject):
                 log.debug("retriever warm-up failed", exc_info=True)
 
     def _jobs_started(self, jobs) -> None:
-        from ui import consolidation_service as cs
-
         if self._closed:
             if jobs is not None:
                 jobs.shutdown(wait=False)
@@ -307,8 +291,6 @@ class Backend(QObject):
         self.consolidationEvent.emit({"started": True})
 
     def _jobs_failed(self, exc) -> None:
-        from ui import consolidation_service as cs
-
         self.consolidation = cs.Unavailable(f"Background tidying could not start: {describe(exc)}")
         self.consolidationEvent.emit({"started": False})
 
@@ -330,7 +312,7 @@ class Backend(QObject):
             self.jobs.note_activity()
 
     def _memory_failed(self, exc) -> None:
-        self.memory_error = describe(exc)
+        self.memory_error = self.describe(exc)
         self._store_event.set()  # writes fail fast with the reason instead of waiting
         self._report(exc)
 
@@ -366,9 +348,6 @@ class Backend(QObject):
                 self.capture = None
 
     def _subscribe_events(self) -> None:
-        from assistant import events
-        from assistant.memory.store.sqlite import notify
-
         # Called on the publisher's thread (a worker, the capture queue, the tidy-up job): only
         # emit; Qt queues the signal to the UI thread.
         self._unsubscribe.append(events.subscribe(notify.TOPIC, self._publish_store_change))
@@ -380,8 +359,6 @@ class Backend(QObject):
             self.storeChanged.emit(change)
 
     def _start_watch(self) -> None:
-        from assistant.memory.store.sqlite import notify
-
         def started(marks) -> None:
             self._watch = notify.ExternalWatch(self._database, marks)
             self._poll_timer.start()
@@ -445,30 +422,26 @@ class Backend(QObject):
                 self._store_event.wait(WRITE_WAIT_S)
                 store = self.store
         if store is None:
-            from assistant.memory.errors import StoreError
-
             raise StoreError(self.memory_error or "the memory database is not open")
         return fn(store) if progress is None else fn(store, progress)
 
+    def describe(self, exc: BaseException) -> str:
+        """:func:`ui.errors.describe` for this profile's database."""
+        return describe(exc, self.provider.paths.database)
+
     def _report(self, exc: BaseException) -> None:
         """Every failure goes to the status bar; a storage fault also opens a dialog."""
-        from ui.errors import storage_fault
-
-        text = describe(exc)
+        text = self.describe(exc)
         self.error.emit(text)
-        if storage_fault(exc) is not None:
+        if storage_fault(exc, self.provider.paths.database) is not None:
             self.storageFault.emit(text)
 
     # ------------------------------------------------------------------ chat
     def open_chat(self, session_id, *, incognito: bool | None = None):
         """A :class:`assistant.session.ChatSession` (call from a worker thread)."""
         if not self._store_event.wait(WRITE_WAIT_S) or self._store is None:
-            from assistant.memory.errors import StoreError
-
             raise StoreError(self.memory_error or "the memory database is not open")
         if self.chat_model is None:
-            from assistant.engine.errors import ModelError
-
             raise ModelError("chat model", "no chat model is loaded yet")
         self._attach_capture()
         return self.provider.open_chat(session_id, store=self._store, chat_model=self.chat_model,

@@ -2,7 +2,9 @@
 
 The :class:`ChatController` owns the current :class:`assistant.session.ChatSession` and runs its
 turns on a worker thread; the chat view only listens to its signals. A new conversation is a
-*draft* until its first message (no empty sessions are stored).
+*draft* until its first message (no empty sessions are stored). A session the controller lets go
+(another conversation opened, the model changed, the window closed) is closed at once: it stops
+listening to the event bus, so its history is freed with it.
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from assistant.memory.errors import NotFound
 from ui.backend import Backend
-from ui.errors import describe
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +39,7 @@ class HistoryItem:
 def load_history(store, session_id: int) -> tuple[Any, list[HistoryItem]]:
     """The session and its user/assistant messages, each reply with the memories it used (and
     its memory answer)."""
-    from assistant.memory.retrieval.answer import logged
+    from assistant.memory.retrieval.answer import logged  # deferred: the store (SQLCipher, numpy) loads on a worker
 
     session = store.get_session(session_id)
     messages = [m for m in store.messages(session_id) if m.role.value in ("user", "assistant")]
@@ -72,7 +74,6 @@ def gone_messages(store, session_id: int, shown: list[int]) -> set[int] | None:
 def shown_changes(store, session_id: int, shown: list[int]) -> tuple[set[int], bool] | None:
     """(the ``shown`` messages deleted or emptied, whether one lost only some sentences - a
     forget removes the sentences about what was forgotten); None when the conversation is gone."""
-    from assistant.memory.errors import NotFound
 
     try:
         store.get_session(session_id)
@@ -157,7 +158,18 @@ class ChatController(QObject):
         self._last_text = None
         self._set_busy(False)
         self.session_id = session_id
-        self._chat = None
+        self._drop_chat()
+
+    def _drop_chat(self) -> None:
+        """Let the current ChatSession go, closed (a turn still running on it ends on its own)."""
+        chat, self._chat = self._chat, None
+        if chat is not None:
+            chat.close(flush_capture=False)  # the capture queue is the app's: it keeps running
+
+    def close(self) -> None:
+        """The window is closing: stop a reply and close the session."""
+        self.stop()
+        self._drop_chat()
 
     def check_deleted(self, change, shown: list[int]) -> None:
         """After a store change: a delete anywhere (inspector, forget, tidy-up, a conversation's
@@ -189,7 +201,7 @@ class ChatController(QObject):
     def forget_chat(self) -> None:
         """Drop the cached ChatSession (e.g. after the model changed)."""
         if not self.busy:
-            self._chat = None
+            self._drop_chat()
 
     # ------------------------------------------------------------------ a turn
     def send(self, text: str) -> bool:
@@ -256,11 +268,15 @@ class ChatController(QObject):
         return chat.last_turn
 
     def _progress(self, generation: int, item) -> None:
-        if generation != self._generation:
-            return
         kind, value = item
+        if generation != self._generation:
+            if kind == "chat" and value is not self._chat:  # opened for a conversation no longer shown
+                value.close(flush_capture=False)
+            return
         if kind == "chat":
             created = self.session_id is None
+            if value is not self._chat:
+                self._drop_chat()
             self._chat = value
             self.session_id = value.session_id
             if created:
@@ -287,7 +303,7 @@ class ChatController(QObject):
         if generation != self._generation:
             return
         self._set_busy(False)
-        self.replyFailed.emit(describe(exc))
+        self.replyFailed.emit(self.backend.describe(exc))
 
     def stop(self) -> None:
         if self._cancel is not None:

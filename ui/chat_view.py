@@ -101,7 +101,7 @@ class MemoryAnswerLine(QLabel):
 
     def __init__(self, memory_answer: dict[str, Any], parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        from assistant.answering import since
+        from assistant.answering import since  # deferred: the store (SQLCipher, numpy), after the window shows
 
         self.memory_answer = dict(memory_answer)
         self.setObjectName("memoryAnswer")
@@ -251,7 +251,8 @@ class MessageWidget(QFrame):
     def set_memory_answer(self, memory_answer: dict[str, Any] | None) -> None:
         """Show the "From your memory" line when the reply did not say the answer (or was
         replaced by it); nothing otherwise."""
-        from assistant.answering import show_memory_line
+        from assistant.answering import show_memory_line  # deferred: the store (SQLCipher, numpy)
+
 
         if self.memory_answer is not None:
             self.memory_answer.deleteLater()

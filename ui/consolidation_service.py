@@ -10,8 +10,11 @@ from __future__ import annotations
 import importlib.util
 import logging
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from typing import Any, Protocol
+
+from assistant.jobs import ConsolidationJobs
+from ui.format import ACTION_LABELS
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +99,6 @@ def change_view(ch: Any) -> ChangeView:
 
 def run_view(rec: Any, now: datetime | None = None) -> RunView:
     """From a ``RunRecord`` (the runs table); ``status`` is what to show (``RunRecord.state``)."""
-    from datetime import timezone
 
     status = rec.state(now or datetime.now(timezone.utc)) if hasattr(rec, "state") else rec.status
     return RunView(run_id=rec.run_id, at=rec.finished_at or rec.started_at, applied=not rec.dry_run,
@@ -106,8 +108,6 @@ def run_view(rec: Any, now: datetime | None = None) -> RunView:
 
 
 def audit_change(entry: Any, texts: dict[int, str]) -> ChangeView:
-    from ui.format import ACTION_LABELS
-
     action = ACTION_LABELS.get(entry.action, entry.action.replace("_", " ")).lower()
     mid = entry.memory_id
     text = texts.get(mid, "") if mid is not None else ""
@@ -124,21 +124,19 @@ class JobsService:
         self.store = store
 
     def status(self) -> StatusView:
-        from assistant.memory.consolidation.consolidator import list_runs
+        from assistant.memory.consolidation.consolidator import list_runs  # deferred: the store (SQLCipher, numpy)
 
         st = self.jobs.status()
         runs = [run_view(r) for r in list_runs(self.store, limit=15)]
         last = (st.last_run or {}).get("finished_at") or (st.last_run or {}).get("started_at")
         nxt = st.next_nightly
         if st.next_idle_in is not None:
-            from datetime import timedelta, timezone
-
             idle_at = datetime.now(timezone.utc) + timedelta(seconds=st.next_idle_in)
             nxt = min(x for x in (nxt, idle_at) if x is not None) if nxt is not None else idle_at
         return StatusView(True, "", last, nxt, bool(st.running), runs, st.model_extraction_left or 0)
 
     def preview(self) -> RunView:
-        from assistant.memory.consolidation.consolidator import consolidate
+        from assistant.memory.consolidation.consolidator import consolidate  # deferred: the store (SQLCipher, numpy)
 
         report = consolidate(self.store, dry_run=True, trigger="preview")
         view = RunView(report.run_id, report.finished_at or report.started_at, False, dict(report.proposed),
@@ -147,7 +145,7 @@ class JobsService:
         return view
 
     def run_now(self) -> RunView:
-        from assistant.memory.consolidation.consolidator import list_runs
+        from assistant.memory.consolidation.consolidator import list_runs  # deferred: the store (SQLCipher, numpy)
 
         before = {r.run_id for r in list_runs(self.store, limit=5)}
         self.jobs.run_now()
@@ -166,15 +164,14 @@ class JobsService:
         return [audit_change(e, texts) for e in entries]
 
     def undo(self, run_id: str) -> Any:
-        from assistant.memory.consolidation.consolidator import undo
+        from assistant.memory.consolidation.consolidator import undo  # deferred: the store (SQLCipher, numpy)
 
         return undo(self.store, run_id)
 
 
-def start_jobs(store: Any, settings: Any = None) -> Any:
-    """Start the background scheduler for ``store``. Consolidation is rule-based; the chat model
-    is used only to read imported messages queued for it, after a run, while idle."""
-    from assistant import services
-    from assistant.jobs import ConsolidationJobs
+def start_jobs(store: Any, services: Any) -> Any:
+    """Start the background scheduler for ``store`` with ``services``' settings. Consolidation is
+    rule-based; the chat model is used only to read imported messages queued for it, after a
+    run, while idle."""
 
-    return ConsolidationJobs(store, settings=settings, use_llm=False, extract_model=services.get_chat_model).start()
+    return ConsolidationJobs(store, settings=services.settings, use_llm=False, extract_model=services.chat_model).start()

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QStyle, QStyleOption, QWidget
 
 
 class ElidedLabel(QLabel):
-    #: Read by the layout check (ui/layout_check.py): eliding is this label's job.
+    #: Read by the layout check (tools/layout_check.py): eliding is this label's job.
     ELIDES = True
 
     def __init__(self, text: str = "", parent: QWidget | None = None) -> None:

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from assistant.memory.store.sqlite import diagnose
+
+from assistant.memory.store.sqlite import integrity
+
 
 def _names(exc: BaseException) -> set[str]:
     return {c.__name__ for c in type(exc).__mro__}
@@ -15,22 +21,18 @@ def is_user_error(exc: BaseException) -> bool:
 STORAGE_FAULTS = {"StorageError", "WrongKeyError", "KeyMissingError"}
 
 
-def storage_fault(exc: BaseException) -> str | None:
+def storage_fault(exc: BaseException, database: Path | None = None) -> str | None:
     """The one-line message (the same the CLI prints) when ``exc`` is a storage fault -- a
     damaged, full, read-only or locked database, a wrong or missing key -- else None. A raw
-    driver or OS error is classified against the configured database (damage is remembered)."""
+    driver or OS error is classified against ``database`` (the profile's; damage is remembered)."""
     if _names(exc) & STORAGE_FAULTS:
         return _sentence(str(exc))
-    if "DatabaseError" in _names(exc) or isinstance(exc, OSError):
-        from assistant.config import paths
-        from assistant.memory.store.sqlite import diagnose
-        from assistant.memory.store.sqlite import integrity
-
-        known = diagnose.classify(exc, paths().database)
+    if database is not None and ("DatabaseError" in _names(exc) or isinstance(exc, OSError)):
+        known = diagnose.classify(exc, database)
         if known is None or not (_names(known) & STORAGE_FAULTS):
             return None
         if _names(known) & {"DamagedError"}:
-            integrity.write_marker(paths().database, str(exc))
+            integrity.write_marker(database, str(exc))
         return _sentence(str(known))
     return None
 
@@ -39,9 +41,10 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 
 
-def describe(exc: BaseException) -> str:
-    """One or two sentences saying what happened and, where possible, what to do."""
-    storage = storage_fault(exc)
+def describe(exc: BaseException, database: Path | None = None) -> str:
+    """One or two sentences saying what happened and, where possible, what to do (a raw
+    storage error is classified against ``database``, see :func:`storage_fault`)."""
+    storage = storage_fault(exc, database)
     if storage is not None:
         return storage
     names = _names(exc)

@@ -99,7 +99,7 @@ def confirm_forget(backend: Backend, parent: QWidget, candidates: list[dict[str,
     """Ask which candidates to forget, preview the cascade (which sentences go, what stays),
     forget (the chat shows what stays through the store's change signal). ``choose``/``confirm``
     replace the dialogs (tests)."""
-    from assistant.memory.forget.topic import Candidate, request_for
+    from assistant.memory.forget.topic import Candidate, request_for  # deferred: the store (SQLCipher, numpy)
 
     if not candidates:
         return

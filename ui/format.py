@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+from assistant.engine.names import display_name
+
 KIND_LABELS = {"profile": "About you", "fact": "Fact", "episode": "Your message", "experience": "Lesson"}
 KIND_TIPS = {
     "profile": "A detail about you: name, home, work, family...",
@@ -188,6 +190,5 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 
 def model_label(path_or_name) -> str:
     """The model's display name, the same as ``keepsake models`` and ``doctor`` print."""
-    from assistant.engine.names import display_name
 
     return display_name(path_or_name)

@@ -35,6 +35,7 @@ from ui.inspector.inspector import Inspector
 from ui.model_picker import ModelPicker
 from ui.note_editor import NoteEditor
 from ui.sessions_panel import SessionsPanel
+from ui.settings_dialog import SettingsDialog
 
 log = logging.getLogger(__name__)
 
@@ -42,13 +43,13 @@ STATUS_MS = 6000
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, backend: Backend | None = None, *, consolidation: ConsolidationService | None = None,
+    def __init__(self, backend: Backend, *, consolidation: ConsolidationService | None = None,
                  start: bool = True) -> None:  # fmt: skip
         super().__init__()
         self.setObjectName("mainWindow")
         self.setWindowTitle("Keepsake")
         self.resize(1280, 820)
-        self.backend = backend or Backend(parent=self)
+        self.backend = backend
         if self.backend.parent() is None:
             self.backend.setParent(self)
         self.controller = ChatController(self.backend, self)
@@ -393,8 +394,6 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ settings
     def open_settings(self) -> None:
-        from ui.settings_dialog import SettingsDialog
-
         dlg = SettingsDialog(self.backend, self)
         if dlg.exec() != SettingsDialog.DialogCode.Accepted:
             return
@@ -456,6 +455,6 @@ class MainWindow(QMainWindow):
             self._status_timer.start(STATUS_MS * (2 if self.status_label.property("error") else 1))
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
-        self.controller.stop()
+        self.controller.close()
         self.backend.shutdown()
         super().closeEvent(event)

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from assistant.memory.store.sqlite import keys
 from ui.backend import Backend
 from ui.model_picker import ModelPicker
 from ui.server_settings import ServerSettings
@@ -31,7 +32,6 @@ from ui.server_settings import ServerSettings
 
 def encryption_info(store) -> dict[str, Any]:
     """What the settings dialog shows about encryption (worker thread)."""
-    from assistant.memory.store.sqlite import keys
 
     info = store.info()
     usable, name = keys.keyring_status()
@@ -91,7 +91,7 @@ class SettingsDialog(QDialog):
         self.nightly.setValue(s.nightly_hour)
         self.nightly.setSuffix(":00")
         form.addRow("Nightly tidy-up at", self.nightly)
-        p = backend.provider.paths()
+        p = backend.provider.paths
         folder = QHBoxLayout()
         self.folder = QLineEdit(str(p.data), self)
         self.folder.setReadOnly(True)

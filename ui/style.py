@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor, QFont, QPalette
+import os
+import tempfile
+from pathlib import Path
+
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QColor, QFont, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QApplication
 
 ACCENT = "#3d6fa8"
@@ -140,12 +145,6 @@ QSplitter::handle {{ background: {BORDER}; }}
 def _arrows() -> dict[str, str]:
     """Small chevrons for combo and spin boxes, drawn once into a private temp folder (a style
     sheet that styles these boxes must also give their arrows)."""
-    import os
-    import tempfile
-    from pathlib import Path
-
-    from PySide6.QtCore import QPointF, Qt
-    from PySide6.QtGui import QPainter, QPen, QPixmap
 
     folder = Path(tempfile.gettempdir()) / f"keepsake-ui-{os.getuid() if hasattr(os, 'getuid') else 'user'}"
     folder.mkdir(mode=0o700, exist_ok=True)

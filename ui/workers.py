@@ -23,7 +23,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, QThreadPool, Qt, Signal, Slot
+from PySide6.QtCore import QObject, Qt, QThread, QThreadPool, Signal, Slot
+
+from ui.errors import is_user_error
 
 log = logging.getLogger(__name__)
 
@@ -167,8 +169,6 @@ def lower_thread_priority() -> None:
     """Lower the calling worker thread's scheduling priority (best effort, once per thread)."""
     _thread_state.lowered = True
     try:
-        from PySide6.QtCore import QThread
-
         QThread.currentThread().setPriority(QThread.Priority.LowPriority)  # Windows, macOS
     except Exception:  # noqa: BLE001
         pass
@@ -181,6 +181,5 @@ def lower_thread_priority() -> None:
 
 def _is_expected(exc: BaseException) -> bool:
     """Errors meant for the person (no traceback in the log)."""
-    from ui.errors import is_user_error
 
     return is_user_error(exc)

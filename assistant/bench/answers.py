@@ -42,6 +42,14 @@ from pathlib import Path
 from typing import Any
 
 from assistant.bench import keepsake_home
+from assistant.cli.common import UserError
+from assistant.config import Settings
+from assistant.context.assembler import DEFAULT_SYSTEM_PROMPT
+from assistant.engine import registry
+from assistant.engine.chat import LlamaChatModel
+from assistant.engine.embedder import LlamaEmbedder
+from assistant.memory.retrieval import answer as memanswer
+from assistant.memory.records import Kind, Source
 
 SET_PATH = Path(__file__).resolve().parents[2] / "tests" / "data" / "answers_set.json"
 LEAK_PHRASES = ("helpful assistant", "reference only", "reference-only", "retrieved_memories", "not instructions",
@@ -76,7 +84,7 @@ def loop_in(text: str) -> bool:
 def leaks_in(text: str, system_prompt: str) -> list[str]:
     """Prompt wording in a reply: the system prompt, the memory block's tags/preamble phrases,
     memory line tags ``[m12, ...``, or any 6 consecutive words of the preamble."""
-    from assistant.memory.retrieval.inject import PREAMBLE
+    from assistant.memory.retrieval.inject import PREAMBLE  # deferred: the store (SQLCipher, numpy)
 
     low = " ".join(text.casefold().split())
     found = [p for p in (system_prompt.casefold().rstrip("."), *LEAK_PHRASES) if p and p in low]
@@ -110,7 +118,6 @@ def model_text(turn: Any) -> str:
 
 def seed(store: Any, data: dict) -> dict[str, int]:
     """Write the set's memories (as capture stores them); returns key -> memory id."""
-    from assistant.memory.records import Kind, Source
 
     ids = {}
     for m in data["memories"]:
@@ -130,12 +137,13 @@ class Runner:
         self.asked = 0  # progress goes to stderr, one line a turn
 
     def ask(self, text: str, max_tokens: int = 512):
-        from assistant.session import ChatSession
+        from assistant.session import ChatSession  # deferred: the store (SQLCipher, numpy)
 
         self.asked += 1
         print(f"[{self.layout or 'default'} {self.asked}] {text}", file=sys.stderr, flush=True)
         sid = self.store.create_session(title="bench").id
-        chat = ChatSession(self.store, self.model, sid, retriever=self.retriever, capture=None)
+        # the settings of a fresh profile (what the bench's temporary home holds)
+        chat = ChatSession(self.store, self.model, sid, settings=Settings(), retriever=self.retriever, capture=None)
         if self.layout is not None:
             chat.layout = self.layout
         try:
@@ -161,7 +169,6 @@ def run_set(runner: Runner, data: dict, system_prompt: str, limit: int | None = 
         row["correct"] = _has(q["expect"], shown(turn))
         row["in_reply"] = turn.correction is None and _has(q["expect"], model_text(turn))
         rows.append(row)
-    from assistant.memory.retrieval import answer as memanswer
 
     for q in never:
         turn = runner.ask(q)
@@ -215,25 +222,17 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run(args) -> dict:
-    from assistant import services
-    from assistant.config import load_settings
-    from assistant.context.assembler import DEFAULT_SYSTEM_PROMPT
-    from assistant.engine import registry
-    from assistant.engine.chat import LlamaChatModel
-    from assistant.engine.embedder import LlamaEmbedder
-    from assistant.memory.retrieval.inject import LAYOUTS
+    from assistant.memory.retrieval.inject import LAYOUTS  # deferred: the store (SQLCipher, numpy)
     from assistant.memory.retrieval.retriever import Retriever
     from assistant.memory.store import MemoryStore
-
-    from assistant.cli.common import UserError
 
     if not SET_PATH.is_file():
         raise UserError(f"'keepsake bench answers' needs its data set {SET_PATH} (a source checkout: make bench)")
     data = json.loads(SET_PATH.read_text(encoding="utf-8"))
-    settings = load_settings()
+    settings = args.services.settings
     threads = args.threads or settings.threads
     chat_path = registry.resolve_chat(args.model or settings.chat_model)
-    embed_path = registry.resolve_embedder(settings.embed_model)
+    embed_path = args.services.embedder_path()
     layouts = list(LAYOUTS) if args.layout == "all" else [args.layout]
     model = LlamaChatModel(chat_path, n_ctx=settings.context_size, n_threads=threads)
     if args.repeat_penalty is not None:
@@ -260,7 +259,6 @@ def run(args) -> dict:
             store.close()
             model.close()
             embedder.close()
-            services.shutdown()
     out = _merge(results, model.name)
     out["seconds"] = round(time.perf_counter() - started, 1)
     out["repeat_penalty"], out["presence_penalty"] = model.repeat_penalty, model.presence_penalty
@@ -273,7 +271,7 @@ def run(args) -> dict:
 
 
 def _default_layout() -> str:
-    from assistant.memory.retrieval.inject import DEFAULT_LAYOUT
+    from assistant.memory.retrieval.inject import DEFAULT_LAYOUT  # deferred: the store (SQLCipher, numpy)
 
     return DEFAULT_LAYOUT
 

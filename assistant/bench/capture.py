@@ -39,6 +39,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
 
+from assistant.config import Settings
+from assistant.memory.capture import rules as extract_rules
+from assistant.memory.capture.capturer import Capturer
+from assistant.memory.capture.dates import ground
+from assistant.memory.capture.validate import STOPWORDS, TEMPLATE_WORDS, stem, validate, words
+
 OBSERVED = datetime(2024, 3, 18, 10, 0, tzinfo=timezone.utc)  # a Monday
 DEFAULT_SET = Path(__file__).resolve().parents[2] / "tests" / "data" / "capture_set.jsonl"
 # what an episode may hold besides statements: fillers, greetings, "remember that" ...
@@ -110,8 +116,6 @@ def episode_ok(text: str, spans: Sequence[str]) -> bool:
 def fact_ok(text: str, spans: Sequence[str], never: Sequence[str]) -> bool:
     """Supported by the spans alone (the capture validator), shares a content word with them (not
     only the extractors' template words), and holds none of the ``never`` strings."""
-    from assistant.memory.capture.dates import ground
-    from assistant.memory.capture.validate import STOPWORDS, TEMPLATE_WORDS, stem, validate, words
 
     if not spans or any(n.casefold() in text.casefold() for n in never):
         return False
@@ -135,9 +139,7 @@ def judge(item: Labeled, stored: Sequence[StoredMemory]) -> Judged:
 
 def capture_all(items: Sequence[Labeled], *, chat_model: Any = None) -> tuple[list[Judged], float]:
     """Capture every message in a throwaway store; (verdicts, seconds spent capturing)."""
-    from assistant.config import Settings
-    from assistant.memory.capture.capturer import Capturer
-    from assistant.memory.store import MemoryStore
+    from assistant.memory.store import MemoryStore  # deferred: the store (SQLCipher, numpy)
 
     verdicts: list[Judged] = []
     spent = 0.0
@@ -162,10 +164,6 @@ def capture_all(items: Sequence[Labeled], *, chat_model: Any = None) -> tuple[li
 def baseline(items: Sequence[Labeled]) -> list[Judged]:
     """What capture did before statements were told apart: every message whole as an episode, plus
     the rules' facts from all of it (validated against the whole message)."""
-    from assistant.memory.capture import rules as extract_rules
-    from assistant.memory.capture.dates import ground
-    from assistant.memory.capture.validate import validate
-
     out = []
     for item in items:
         stored = [StoredMemory(item.text.strip(), "episode")]
@@ -203,9 +201,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     items = [i for i in load_set(path) if args.split == "all" or i.split == args.split]
     model = None
     if args.llm:
-        from assistant.services import get_chat_model
-
-        model = get_chat_model()
+        model = args.services.chat_model()
         model.load()
     verdicts, spent = capture_all(items, chat_model=model)
     by: dict[str, dict[str, list[Judged]]] = {"split": defaultdict(list), "category": defaultdict(list), "lang": defaultdict(list)}

@@ -31,18 +31,27 @@ import argparse
 import json
 import os
 import random
+import re
 import secrets
+import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import psutil
 
 from assistant.cli.argtypes import seed, whole
+from assistant.engine import registry
+from assistant.engine.embedder import LlamaEmbedder
+from assistant.memory.records import Kind, NewMemory, Source, content_hash
+from assistant.memory.times import ts_to_db
+from assistant.profile import Profile
 
 UTC = timezone.utc
 TARGET_S = 60.0
@@ -146,7 +155,6 @@ def _rotate(v: np.ndarray, cos: float, rng: np.random.Generator) -> np.ndarray:
 
 def _plan_rows(n: int, pool: int, rng: random.Random, now: datetime) -> tuple[list[dict[str, Any]], list[str]]:
     """The memories to write (text, kind, template id, vector recipe, dates) and the pool texts."""
-    from assistant.memory.records import content_hash
 
     rows: list[dict[str, Any]] = []
     facts: list[int] = []
@@ -240,7 +248,6 @@ _TEMPLATE_CACHE: dict[str, int] = {}
 def _template_of(text: str) -> int:
     if text in _TEMPLATE_CACHE:
         return _TEMPLATE_CACHE[text]
-    import re
 
     for t, (ft, _e) in enumerate(_TEMPLATES + [(st, "") for _s, st in _SLOTS]):
         pattern = "^" + re.sub(r"\\\{\w+\\\}", ".+?", re.escape(ft)) + "$"
@@ -252,17 +259,14 @@ def _template_of(text: str) -> int:
 
 def build(home: Path, n: int, pool: int, seed: int, key: str) -> dict[str, Any]:
     """Write the store; returns facts about it (counts by kind, pool size, build time)."""
-    from assistant.engine import registry
-    from assistant.engine.embedder import LlamaEmbedder
-    from assistant.memory.records import Kind, NewMemory, Source
-    from assistant.memory.store.rows import IN_IDS
     from assistant.memory.store import MemoryStore
+    from assistant.memory.store.rows import IN_IDS  # deferred: the store (SQLCipher, numpy)
 
     t0 = time.perf_counter()
     rng = random.Random(seed)
     now = datetime.now(UTC)
     rows, pool_texts = _plan_rows(n, pool, rng, now)
-    embedder = LlamaEmbedder(registry.resolve_embedder("default"))
+    embedder = LlamaEmbedder(registry.resolve_embedder("default", home / "data" / "models"))
     t_embed = time.perf_counter()
     pool_vecs = np.asarray(embedder.embed(pool_texts), dtype=np.float32)
     embed_s = time.perf_counter() - t_embed
@@ -271,7 +275,6 @@ def build(home: Path, n: int, pool: int, seed: int, key: str) -> dict[str, Any]:
     store = MemoryStore(home / "data" / "keepsake.db", key=key, dim=vecs.shape[1])
     sessions = [store.create_session(f"bench {i}").id for i in range(40)]
     # messages: one per memory (episodes are the message itself), bulk-inserted in one transaction
-    from assistant.memory.times import ts_to_db
 
     def messages(c: Any) -> list[int]:
         ids = []
@@ -298,7 +301,7 @@ def build(home: Path, n: int, pool: int, seed: int, key: str) -> dict[str, Any]:
     ids = [0] * len(rows)
     for (k, _spec), res in zip(specs, store.add_many([sp for _k, sp in specs], actor="import")):
         ids[k] = res.id
-    from assistant.memory.store.rows import ids_json
+    from assistant.memory.store.rows import ids_json  # deferred: the store (SQLCipher, numpy)
 
     # exact twins only exist when two writers race; make them by hiding the originals from the
     # write-time dedup for a moment
@@ -330,9 +333,6 @@ class _PeakRSS:
     else the max of ``psutil`` samples every 10 ms."""
 
     def __init__(self) -> None:
-        import threading
-
-        import psutil
 
         self._proc = psutil.Process()
         self._max = self._proc.memory_info().rss
@@ -363,12 +363,11 @@ class _PeakRSS:
 def _child() -> None:
     """Runs in a fresh process: open the store, consolidate once, print JSON on stdout."""
     key = sys.stdin.readline().strip()
-    from assistant.config import paths
-    from assistant.memory.consolidation.consolidator import Consolidator
+    from assistant.memory.consolidation.consolidator import Consolidator  # deferred: the store (SQLCipher, numpy)
     from assistant.memory.store import MemoryStore
 
     rss = _PeakRSS()
-    store = MemoryStore(paths().database, key=key)
+    store = MemoryStore(Profile.load().database, key=key)  # this child process is an edge: its KEEPSAKE_HOME
     base = rss.now_mb()
     t0 = time.perf_counter()
     report = Consolidator(store).run(trigger="bench")
@@ -384,17 +383,15 @@ def _child() -> None:
     }))  # fmt: skip
 
 
-def build_home(prefix: str, n: int, pool: int, seed: int, key: str) -> tuple[Path, dict[str, str], dict[str, Any]]:
+def build_home(prefix: str, n: int, pool: int, seed: int, key: str, models: Path) -> tuple[Path, dict[str, str], dict[str, Any]]:
     """A temporary ``KEEPSAKE_HOME`` holding a built store (:func:`build`) and links to the
-    converted MiniLM (no reconversion): (home, environment for child processes, build facts)."""
+    converted MiniLM in ``models`` (the running profile's: no reconversion): (home, environment
+    for child processes, build facts)."""
     home = Path(tempfile.mkdtemp(prefix=prefix))
     env = dict(os.environ, KEEPSAKE_HOME=str(home))
     real_home = os.environ.get("KEEPSAKE_HOME")
     try:
         # the converted MiniLM lives in the user's models dir: reuse it (no reconversion)
-        from assistant.config import paths
-
-        models = paths().models
         (home / "data" / "models").mkdir(parents=True, exist_ok=True)
         for f in models.glob("*.gguf") if models.is_dir() else []:
             try:
@@ -413,7 +410,7 @@ def build_home(prefix: str, n: int, pool: int, seed: int, key: str) -> tuple[Pat
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     key = secrets.token_hex(32)  # explicit key: the bench never touches the OS keyring
-    home, env, info = build_home("keepsake-bench-consolidate-", args.n, args.pool, args.seed, key)
+    home, env, info = build_home("keepsake-bench-consolidate-", args.n, args.pool, args.seed, key, args.services.profile.paths.models)
     proc = subprocess.run([sys.executable, "-c", "from assistant.bench.consolidate import _child; _child()"],
                           input=key + "\n", capture_output=True, text=True, env=env, timeout=1800)  # fmt: skip
     if proc.returncode != 0:
@@ -424,8 +421,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         key_file.write_text(key + "\n", encoding="ascii")
         key_file.chmod(0o600)
     else:
-        import shutil
-
         shutil.rmtree(home, ignore_errors=True)
     return {
         "n": args.n,

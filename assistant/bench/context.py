@@ -24,10 +24,12 @@ import statistics
 import tempfile
 import time
 
-from assistant.cli.argtypes import threads, tokens, whole
-from assistant.config import paths
 from assistant.bench import keepsake_home
-from assistant.engine.chat import ChatMessage
+from assistant.cli.argtypes import threads, tokens, whole
+from assistant.context.assembler import Assembler
+from assistant.engine import registry
+from assistant.engine.chat import ChatMessage, LlamaChatModel
+from assistant.profile import Profile
 
 WEEK = [
     "Hi! I want to tell you about my week, it was a busy one.",
@@ -110,13 +112,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _model(args):
-    import llama_cpp
+    import llama_cpp  # deferred: llama.cpp
 
-    from assistant.config import load_settings
-    from assistant.engine import registry
-    from assistant.engine.chat import LlamaChatModel
-
-    threads = args.threads or load_settings().threads  # 0: the configured threads
+    threads = args.threads or args.services.settings.threads  # 0: the configured threads
     m = LlamaChatModel(registry.default_chat_path(), n_ctx=args.n_ctx, n_threads=threads)
     llm = m.load()
     # LlamaChatModel sets n_threads only; prompt processing (n_threads_batch) would use every
@@ -146,8 +144,6 @@ class KeepsakeSide:
     """Keepsake's assembler: memories in the current user turn, history appended as sent."""
 
     def __init__(self, model, n_ctx: int) -> None:
-        from assistant.context.assembler import Assembler
-
         self.model, self.assembler, self.history = model, Assembler(model.count_tokens, n_ctx), []
 
     def turn(self, t: int, max_tokens: int) -> dict:
@@ -164,10 +160,11 @@ class CompactingSide:
     time is reported apart (``maintain_ms``): nobody waits for it unless they reply faster."""
 
     def __init__(self, model, window: int) -> None:
-        from assistant.context.window import SessionContext
+        from assistant.context.window import SessionContext  # deferred: the store (SQLCipher, numpy)
         from assistant.memory.store import MemoryStore
 
-        self.store = MemoryStore(paths().database, key_file=paths().key_file)  # in the bench's temp KEEPSAKE_HOME: its archive holds the context
+        p = Profile.load().paths  # the bench's temporary KEEPSAKE_HOME: its archive holds the context
+        self.store = MemoryStore(p.database, key_file=p.key_file)
         self.model, self.ctx = model, SessionContext("bench", model, archive=self.store.context_archive, window=window)
 
     def turn(self, t: int, max_tokens: int) -> dict:
@@ -201,7 +198,6 @@ class NaiveSide:
 
 def assemble_timing(model, turns: int = 200) -> tuple[float, float]:
     """(steady-state ms, cold ms) to assemble one turn over a ``turns``-turn history."""
-    from assistant.context.assembler import Assembler
 
     history: list[ChatMessage] = []
     for t in range(1, turns + 1):
@@ -220,19 +216,17 @@ def assemble_timing(model, turns: int = 200) -> tuple[float, float]:
     return round(statistics.median(times), 3), round(cold_ms, 3)
 
 
-def _configured_window() -> int:
-    from assistant.config import load_settings
-
-    return load_settings().context_size
+def _configured_window(args) -> int:
+    return args.services.settings.context_size
 
 
 def run(args) -> dict:
     if getattr(args, "engine_url", None):
-        from assistant.bench import context_remote
+        from assistant.bench import context_remote  # a cycle: context_remote builds on this module's sides
 
         return context_remote.run(args)
     keepsake_model, naive_model = _model(args), _model(args)  # two instances: two KV caches
-    window = None if getattr(args, "no_compaction", False) else (getattr(args, "window", None) or _configured_window())
+    window = None if getattr(args, "no_compaction", False) else (getattr(args, "window", None) or _configured_window(args))
     with tempfile.TemporaryDirectory() as home, keepsake_home(home if window else None):
         ks = CompactingSide(keepsake_model, window) if window else KeepsakeSide(keepsake_model, args.n_ctx)
         nv = NaiveSide(naive_model)
@@ -288,7 +282,7 @@ def run(args) -> dict:
 
 def format_text(result: dict) -> str:
     if result.get("engine") == "openai":
-        from assistant.bench import context_remote
+        from assistant.bench import context_remote  # a cycle: context_remote builds on this module's sides
 
         return context_remote.format_text(result)
     lines = [f"model {result['model']}, n_ctx {result['n_ctx']}, window {result['window']} "

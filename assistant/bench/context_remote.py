@@ -11,7 +11,6 @@ Per turn: prompt tokens, prompt tokens evaluated and where that count comes from
 ``timings.prompt_n``, or ``usage.prompt_tokens_details.cached_tokens``), ``predicted`` when it
 does not (llama_cpp.server, Ollama: :mod:`assistant.engine.prefix_ledger`'s prediction). Since a
 prediction is not a measurement, the reuse is also **measured** by time to first token:
-
     control = median over ``--controls`` runs of: a cache-busting request (another system
               prompt, 1 token), then the last turn's exact messages again (1 token) -> cold TTFT
     warm/cold = the last turn's TTFT in the conversation / the cold TTFT of the same prompt
@@ -27,15 +26,14 @@ import tempfile
 import uuid
 
 from assistant.bench import keepsake_home
-from assistant.bench.context import CompactingSide, NaiveSide
+from assistant.bench.context import CompactingSide, NaiveSide, _configured_window
+from assistant.engine import api_key
 from assistant.engine.chat import ChatMessage
+from assistant.engine.remote import OpenAIChatModel
 
 
 def _remote_model(args, n_ctx: int):
-    from assistant.engine import api_key
-    from assistant.engine.remote import OpenAIChatModel
-
-    model = OpenAIChatModel(args.engine_url, model=getattr(args, "engine_model", None), api_key=api_key.load(args.engine_url),
+    model = OpenAIChatModel(args.engine_url, model=getattr(args, "engine_model", None), api_key=api_key.load(args.engine_url, args.services.profile.paths),
                             n_ctx=n_ctx)  # fmt: skip
     model.connect()
     return model
@@ -52,9 +50,7 @@ def cold_ttft(model, messages: list[ChatMessage], runs: int) -> float:
 
 
 def run(args) -> dict:
-    from assistant.bench.context import _configured_window
-
-    window = getattr(args, "window", None) or _configured_window()
+    window = getattr(args, "window", None) or _configured_window(args)
     model = _remote_model(args, window)
     window = min(window, model.context_size)
     with tempfile.TemporaryDirectory() as home, keepsake_home(home):

@@ -25,6 +25,7 @@ import hashlib
 import json
 import random
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
@@ -33,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from assistant.cli.argtypes import seed, whole
+from assistant.memory.store.sqlite import keys
+from assistant.memory.times import ts_to_db
 
 _BASE_RUN = ("CASE WHEN run_id LIKE 'undo:%' THEN substr(run_id, 6) WHEN run_id LIKE 'rollback:%' THEN substr(run_id, 10) "
              "ELSE run_id END")  # fmt: skip
@@ -40,7 +43,6 @@ _BASE_RUN = ("CASE WHEN run_id LIKE 'undo:%' THEN substr(run_id, 6) WHEN run_id 
 
 def ownership_problems(conn: Any) -> dict[str, int]:
     """Changes no consolidation run owns (all must be 0):
-
     - ``audit``: audit rows by the consolidator without a run id, or with one (or the run an
       ``undo:``/``rollback:`` id names) missing from ``consolidation_runs``;
     - ``memories``: memories whose current version the consolidator wrote with no audit row of a
@@ -92,8 +94,7 @@ def _cli(env: dict[str, str], *args: str, timeout: float = 600) -> subprocess.Co
 
 
 def _check(db: Path, key: str) -> tuple[str, dict[str, int]]:
-    from assistant.memory.times import ts_to_db
-    from assistant.memory.store import MemoryStore
+    from assistant.memory.store import MemoryStore  # deferred: the store (SQLCipher, numpy)
 
     store = MemoryStore(db, key=key)
     try:
@@ -103,20 +104,17 @@ def _check(db: Path, key: str) -> tuple[str, dict[str, int]]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from assistant.bench.consolidate import build_home
-    from assistant.memory.store.sqlite import keys
+    from assistant.bench.consolidate import build_home  # deferred: numpy
 
     rng = random.Random(args.seed)
     key = secrets.token_hex(32)
-    home, env, info = build_home("keepsake-bench-faults-", args.n, args.pool, args.seed, key)
+    home, env, info = build_home("keepsake-bench-faults-", args.n, args.pool, args.seed, key, args.services.profile.paths.models)
     env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"  # the CLI never touches the OS keyring
     db = (home / "data" / "keepsake.db").resolve()
     keys._write_key_file(home / "config" / "db.key", {str(db): key})  # where the CLI finds it
     try:
         return _rounds(args, rng, env, db, key, info)
     finally:
-        import shutil
-
         shutil.rmtree(home, ignore_errors=True)
 
 

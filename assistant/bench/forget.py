@@ -22,7 +22,8 @@ import tempfile
 import time
 from typing import Any
 
-from assistant.config import paths
+from assistant.memory.records import Kind, NewMemory, Source
+from assistant.profile import Profile
 
 DEFAULT_SIZES = "1000,10000"
 
@@ -33,8 +34,7 @@ def add_arguments(p) -> None:
 
 
 def _build(store: Any, n: int) -> list[dict[str, int]]:
-    from assistant.memory.store.archive.context import ArchivedMessage
-    from assistant.memory.records import Kind, NewMemory, Source
+    from assistant.memory.store.archive.context import ArchivedMessage  # deferred: the store (SQLCipher, numpy)
 
     per_session = 20
     rows: list[dict[str, int]] = []
@@ -72,14 +72,15 @@ def _median_ms(fn, targets) -> float:
 
 
 def run_size(n: int, repeat: int) -> dict[str, Any]:
-    from assistant.memory.forget.topic import propose, request_for
+    from assistant.memory.forget.topic import propose, request_for  # deferred: the store (SQLCipher, numpy)
     from assistant.memory.store import MemoryStore
 
     with tempfile.TemporaryDirectory() as home:
         old = os.environ.get("KEEPSAKE_HOME")
         os.environ["KEEPSAKE_HOME"] = home
         try:
-            store = MemoryStore(paths().database, key_file=paths().key_file)
+            p = Profile.load(home).paths
+            store = MemoryStore(p.database, key_file=p.key_file)
             rows = _build(store, n)
             count = store.count(include_all=True)
             step = max(1, len(rows) // (4 * repeat + 1))

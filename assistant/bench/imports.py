@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from assistant.bench.capture import DEFAULT_SET, load_set
+from assistant.config import Settings
+from assistant.memory.capture.capturer import Capturer
 
 TARGET = 20.0
 _REPLIES = [
@@ -82,9 +84,7 @@ def _timed(embed: Callable[[list[str]], Any], spent: dict[str, float]) -> Callab
 
 
 def _import_once(tmp: Path, name: str, path: Path, embed: Callable[[list[str]], Any], chunk: int) -> dict[str, Any]:
-    from assistant.config import Settings
-    from assistant.memory.capture.capturer import Capturer
-    from assistant.memory.capture.importing.importers import import_file
+    from assistant.memory.capture.importing.importers import import_file  # deferred: the store (SQLCipher, numpy)
     from assistant.memory.store import MemoryStore
 
     spent = {"s": 0.0, "texts": 0, "calls": 0}
@@ -105,15 +105,13 @@ def _import_once(tmp: Path, name: str, path: Path, embed: Callable[[list[str]], 
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from assistant.services import get_embedder
-
     if args.user_messages < 1:
         raise SystemExit("--user-messages must be at least 1")
     set_path = Path(args.set)
     if not set_path.is_file():
         raise SystemExit(f"no labeled set at {set_path} (the benchmark runs from a source checkout, or pass --set)")
     texts = [item.text for item in load_set(set_path)]
-    embedder = get_embedder()
+    embedder = args.services.embedder()
     start = time.perf_counter()
     embedder.embed(["warm up"])
     load_s = time.perf_counter() - start

@@ -39,9 +39,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from assistant.cli.argtypes import seed, threads, whole, whole_list
-
 import numpy as np
+
+from assistant.cli.argtypes import seed, threads, whole, whole_list
+from assistant.config import REPO_ROOT
+from assistant.engine.embedder import LlamaEmbedder
+from assistant.memory.records import content_hash
+from assistant.memory.times import ts_to_db
 
 NOISE_SIGMA = 0.025
 _FIRST = ["Maya", "Tomás", "Ada", "Henrik", "Priya", "Kofi", "Lena", "Omar", "Chloe", "Ravi", "Nadia", "Leo", "Grace",
@@ -126,12 +130,8 @@ def _entities(text: str) -> list[str]:
     return list(dict.fromkeys(_ENTITY_RE.findall(text)))
 
 
-def _embedder(threads: int) -> Any:
-    from assistant.config import load_settings
-    from assistant.engine import registry
-    from assistant.engine.embedder import LlamaEmbedder
-
-    return LlamaEmbedder(registry.resolve_embedder(load_settings().embed_model), n_threads=threads)
+def _embedder(path: str | Path, threads: int) -> Any:
+    return LlamaEmbedder(Path(path), n_threads=threads)
 
 
 def _peak_rss_mb() -> float:
@@ -145,7 +145,7 @@ def _peak_rss_mb() -> float:
     except OSError:
         pass
     try:
-        import resource
+        import resource  # POSIX only (the except below is Windows)
 
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
         return round(peak / (1024 * 1024 if sys.platform == "darwin" else 1024), 1)
@@ -172,9 +172,7 @@ def _pct(values: list[float], q: float) -> float:
 
 def build_store(path: Path, texts: list[str], vectors: np.ndarray, seed: int, key: str | None = None) -> Any:
     """A store with these texts and vectors, written in bulk as valid store rows."""
-    from assistant.memory.records import content_hash
-    from assistant.memory.times import ts_to_db
-    from assistant.memory.store import MemoryStore
+    from assistant.memory.store import MemoryStore  # deferred: the store (SQLCipher, numpy)
 
     store = MemoryStore(path, key=key or secrets.token_hex(32), dim=vectors.shape[1])
     rng = np.random.default_rng(seed + 2)
@@ -250,12 +248,12 @@ def build_size(cfg: dict[str, Any]) -> dict[str, Any]:
 def measure_size(cfg: dict[str, Any]) -> dict[str, Any]:
     """Child 2: open the store like the app does and time searches; peak RSS is taken before
     the baseline's own copy of the matrix is loaded."""
-    from assistant.memory.retrieval.retriever import Retriever
+    from assistant.memory.retrieval.retriever import Retriever  # deferred: the store (SQLCipher, numpy)
     from assistant.memory.store import MemoryStore
 
     n, seed, k = cfg["n"], cfg["seed"], cfg["k"]
     store = MemoryStore(Path(cfg["db_path"]), key=cfg["key"])
-    embedder = _embedder(cfg["embed_threads"])
+    embedder = _embedder(cfg["embed_path"], cfg["embed_threads"])
     qtexts = make_queries(cfg["distinct_queries"], seed)
     embedder.embed(["warm up"])
     embed_ms, qvecs = [], []
@@ -328,13 +326,14 @@ def child_main() -> int:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     if getattr(args, "quality", False):
-        from assistant.bench import retrieval_quality
+        from assistant.bench import retrieval_quality  # a cycle: retrieval_quality uses this module's embedder
 
         return retrieval_quality.run(args)
     sizes = list(args.sizes)
     pool_n = max(1, min(args.pool, max(sizes)))
     load_before = _load_avg()
-    embedder = _embedder(args.embed_threads)
+    embed_path = args.services.embedder_path()
+    embedder = _embedder(embed_path, args.embed_threads)
     t = time.perf_counter()
     texts = make_texts(pool_n, args.seed)
     pool = np.asarray([v for i in range(0, pool_n, 64) for v in embedder.embed(texts[i : i + 64])], dtype=np.float32)
@@ -348,7 +347,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             cfg = {"n": n, "seed": args.seed, "k": args.k, "queries": args.queries, "distinct_queries": 60,
                    "pool_path": str(pool_path), "pool_n": pool_n, "db_path": str(Path(tmp) / f"bench-{n}.db"),
                    "vectors_path": str(Path(tmp) / f"vectors-{n}.npy"), "key": secrets.token_hex(32),
-                   "embed_threads": args.embed_threads, "sqlite_vec": bool(getattr(args, "sqlite_vec", False))}  # fmt: skip
+                   "embed_threads": args.embed_threads, "embed_path": str(embed_path), "sqlite_vec": bool(getattr(args, "sqlite_vec", False))}  # fmt: skip
             built = _run_child({**cfg, "phase": "build"})
             results.append({**_run_child({**cfg, "phase": "measure"}), **built})
     return {
@@ -372,8 +371,6 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _run_child(cfg: dict[str, Any]) -> dict[str, Any]:
-    from assistant.config import REPO_ROOT
-
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     code = "import sys; from assistant.bench.retrieval import child_main; sys.exit(child_main())"
@@ -385,7 +382,7 @@ def _run_child(cfg: dict[str, Any]) -> dict[str, Any]:
 
 def format_text(result: dict[str, Any]) -> str:
     if "hybrid_recall_at_5" in result:
-        from assistant.bench.retrieval_quality import format_text as quality_text
+        from assistant.bench.retrieval_quality import format_text as quality_text  # a cycle (see run)
 
         return quality_text(result)
     lines = [f"{'n':>8} {'p50 ms':>8} {'p95 ms':>8} {'numpy p50':>10} {'ratio':>6} {'embed q ms':>10} {'peak RSS MB':>11}"]

@@ -35,12 +35,12 @@ from typing import Any
 
 import numpy as np
 
+from assistant.config import REPO_ROOT, Settings
+
 K = 5
 
 
 def default_set() -> Path:
-    from assistant.config import REPO_ROOT
-
     return REPO_ROOT / "tests" / "data" / "long_conversation.json"
 
 
@@ -64,8 +64,7 @@ def _write_jsonl(data: dict[str, Any], path: Path) -> None:
 
 def build(store: Any, data: dict[str, Any], tmp: Path, *, consolidate: bool = True) -> tuple[dict[int, str], dict[str, float]]:
     """Import the set into ``store`` (and consolidate); returns store message id -> set id and timings."""
-    from assistant.config import Settings
-    from assistant.memory.capture.capturer import Capturer
+    from assistant.memory.capture.capturer import Capturer  # deferred: the store (SQLCipher, numpy)
     from assistant.memory.consolidation.consolidator import Consolidator
     from assistant.memory.capture.importing.importers import import_file
 
@@ -100,7 +99,7 @@ def _hit_messages(hits: list[Any], mapping: dict[int, str]) -> list[str]:
 
 
 def _bm25_top(store: Any, query: str, mapping: dict[int, str], user_ids: set[int], k: int) -> list[str]:
-    from assistant.memory.store.sqlite.fts import match_expression
+    from assistant.memory.store.sqlite.fts import match_expression  # deferred: the store (SQLCipher, numpy)
 
     expr = match_expression(query)
     if expr is None:
@@ -113,7 +112,7 @@ def _bm25_top(store: Any, query: str, mapping: dict[int, str], user_ids: set[int
 
 def evaluate(data: dict[str, Any], embedder: Any, *, consolidate: bool = True, threshold: float | None = None) -> dict[str, Any]:
     """Run the three searches over ``data`` (see the module docstring)."""
-    from assistant.memory.retrieval.retriever import DEFAULT_THRESHOLD, Retriever
+    from assistant.memory.retrieval.retriever import DEFAULT_THRESHOLD, Retriever  # deferred: the store (SQLCipher, numpy)
     from assistant.memory.store import MemoryStore
 
     questions, never = data["questions"], data.get("never_said", [])
@@ -179,10 +178,10 @@ def _unit(a: np.ndarray) -> np.ndarray:
 
 
 def run(args: Any) -> dict[str, Any]:
-    from assistant.bench.retrieval import _embedder
+    from assistant.bench.retrieval import _embedder  # a cycle: retrieval imports this module for --quality
 
     data = load_set(Path(args.set) if getattr(args, "set", None) else default_set())
-    embedder = _embedder(getattr(args, "embed_threads", 1))
+    embedder = _embedder(args.services.embedder_path(), getattr(args, "embed_threads", 1))
     try:
         result = evaluate(data, embedder, consolidate=not getattr(args, "no_consolidate", False))
     finally:

@@ -8,8 +8,9 @@
   memories, from changing the filter to the first page shown; sort and scroll timings alongside.
 
 Targets: window visible <= 1500 ms, max stall <= 50 ms. Qt is never imported here (the core
-package must stay Qt-free): every measurement runs ``python -m ui.bench PART`` in a child
-process, each in its own temporary KEEPSAKE_HOME.
+package must stay Qt-free, and never imports ``ui``): every measurement runs the checkout's
+developer tool ``python -m tools.ui_bench PART`` in a child process, each in its own temporary
+KEEPSAKE_HOME (a source checkout only: ``make bench``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from assistant.cli.argtypes import decimal, tokens, whole
+from assistant.engine.names import DEFAULT_EMBEDDER_FILE
 
+CHECKOUT = Path(__file__).resolve().parents[2]
+TOOL = "tools.ui_bench"
 TARGET_VISIBLE_MS = 1500.0
 TARGET_STALL_MS = 50.0
 
@@ -44,22 +48,22 @@ def _child(part: str, home: Path, extra: list[str], timeout: float) -> tuple[dic
     env = dict(os.environ, KEEPSAKE_HOME=str(home), QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
     env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
     spawn_ns = time.monotonic_ns()
-    proc = subprocess.run([sys.executable, "-m", "ui.bench", part, *extra], env=env, capture_output=True, text=True,
-                          timeout=timeout, cwd=str(Path(__file__).resolve().parents[2]))  # fmt: skip
+    if not (CHECKOUT / "tools" / "ui_bench.py").is_file():
+        return {"error": f"{TOOL} is a developer tool of the source checkout (make bench); it is not installed here"}, spawn_ns
+    proc = subprocess.run([sys.executable, "-m", TOOL, part, *extra], env=env, capture_output=True, text=True,
+                          timeout=timeout, cwd=str(CHECKOUT))  # fmt: skip
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
     if not lines:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-5:]
-        return {"error": f"ui.bench {part} exited {proc.returncode}: " + " | ".join(tail)}, spawn_ns
+        return {"error": f"{TOOL} {part} exited {proc.returncode}: " + " | ".join(tail)}, spawn_ns
     return json.loads(lines[-1]), spawn_ns
 
 
-def _seed_models(home: Path) -> None:
-    """Reuse the converted embedder of this profile so the child does not convert it again."""
+def _seed_models(home: Path, models: Path) -> None:
+    """Reuse the converted embedder in ``models`` (the running profile's) so the child does not
+    convert it again."""
     try:
-        from assistant.config import paths
-        from assistant.engine.registry import DEFAULT_EMBEDDER_FILE
-
-        src = paths().models / DEFAULT_EMBEDDER_FILE
+        src = models / DEFAULT_EMBEDDER_FILE
         if src.is_file():
             dst = home / "data" / "models" / DEFAULT_EMBEDDER_FILE
             dst.parent.mkdir(parents=True, exist_ok=True)
@@ -101,7 +105,7 @@ def run(args) -> dict[str, Any]:
         details["visible"] = vis
     if "stall" not in skip:
         with tempfile.TemporaryDirectory(prefix="keepsake-bench-ui-") as tmp:
-            _seed_models(Path(tmp))
+            _seed_models(Path(tmp), args.services.profile.paths.models)
             stall, _ = _child("stall", Path(tmp), ["--max-tokens", str(args.max_tokens)], args.timeout)
         result["max_stall_ms"] = stall.get("max_stall_ms")
         details["stall"] = stall

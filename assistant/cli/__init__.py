@@ -2,6 +2,9 @@
 
 Each command group lives in its own module with a ``register(subparsers)`` function; this module
 only wires them together. Commands that print data accept ``--json``.
+
+:func:`main` is the CLI's edge: it loads the :class:`~assistant.profile.Profile` once and gives
+every command ``args.services`` (closed when the command ends).
 """
 
 from __future__ import annotations
@@ -9,16 +12,16 @@ from __future__ import annotations
 import argparse
 import sys
 
-from assistant.cli import common
+from assistant import __version__
+from assistant.cli import bench, common, consolidate, core, engine, importer, memory, note, repair
 from assistant.engine.errors import EngineError, ModelError
 from assistant.memory.errors import StoreError
+from assistant.privacy import private_umask
+from assistant.profile import Profile
+from assistant.services import Services
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from assistant.cli import bench, consolidate, core, engine, importer, memory, note, repair
-
-    from assistant import __version__
-
     parser = argparse.ArgumentParser(prog="keepsake", description="Local-first assistant with an inspectable memory.")
     parser.add_argument("--version", action="version", version=f"keepsake {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -28,8 +31,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from assistant.privacy import private_umask
-
     private_umask()  # everything this process creates is the person's alone (0600 files, 0700 folders)
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
@@ -37,11 +38,17 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error (already printed): its exit code
         return exc.code if isinstance(exc.code, int) else 2
+    profile = Profile.load()
     if not getattr(args, "func", None):
-        from assistant.cli.core import launch_app
+        return core.launch_app(args, profile)
+    common.setup_logging(profile.paths.logs)
+    with Services(profile) as services:
+        args.services = services
+        return _run(args)
 
-        return launch_app(args)
-    common.setup_logging()
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the command; what goes wrong becomes one line for the person (exit code 2)."""
     try:
         return int(args.func(args) or 0)
     except BrokenPipeError:
@@ -54,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # noqa: BLE001 - a storage fault met outside the store's guard
-        known = common.storage_fault(exc)
+        known = common.storage_fault(exc, args.services.profile.database)
         if known is None:
             raise
         return common.fail(args, str(known))

@@ -88,7 +88,7 @@ def _run_all(args) -> int:
         parser = argparse.ArgumentParser()
         module.add_arguments(parser)
         ns = parser.parse_args([])
-        ns.json = args.json
+        ns.json, ns.services = args.json, args.services
         results[name] = module.run(ns)
         if not args.json:
             print(f"== {name}")

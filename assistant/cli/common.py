@@ -1,4 +1,7 @@
-"""Helpers shared by the CLI modules: JSON output and user-facing errors."""
+"""Helpers shared by the CLI modules: JSON output, user-facing errors, the command's store.
+
+Every command gets ``args.services``: the :class:`assistant.services.Services` of the profile
+:func:`assistant.cli.main` loaded (the CLI's edge); nothing here looks up paths or settings."""
 
 from __future__ import annotations
 
@@ -7,9 +10,18 @@ import contextlib
 import dataclasses
 import datetime as dt
 import json
+import logging
+import logging.handlers
+import math
+import os
 import sys
 from pathlib import Path
 from typing import Any, Iterator
+
+from assistant.memory.store.sqlite import diagnose
+
+from assistant.memory.store.sqlite import integrity
+from assistant.memory.errors import DamagedError, StoreError
 
 
 class UserError(Exception):
@@ -56,22 +68,16 @@ def fail(args: argparse.Namespace, message: str, code: int = 2, data: dict[str, 
     return code
 
 
-def setup_logging() -> None:
-    """Log records (a warning with its traceback included) go to ``<logs>/keepsake-cli.log``,
-    never to the terminal: the person sees the one-line messages. Nothing is set up when the
-    host already logs somewhere (tests, the app). A log that cannot be written (a full disk, a
-    read-only home) is dropped silently."""
-    import logging
-    import logging.handlers
-
+def setup_logging(folder: Path) -> None:
+    """Log records (a warning with its traceback included) go to ``<folder>/keepsake-cli.log``
+    (the profile's logs), never to the terminal: the person sees the one-line messages. Nothing
+    is set up when the host already logs somewhere (tests, the app). A log that cannot be
+    written (a full disk, a read-only home) is dropped silently."""
     root = logging.getLogger()
     if root.handlers:
         return
     logging.raiseExceptions = False  # a failed log write must not print a traceback
     try:
-        from assistant.config import paths
-
-        folder = paths().logs
         folder.mkdir(parents=True, exist_ok=True)
         handler: logging.Handler = logging.handlers.RotatingFileHandler(
             folder / "keepsake-cli.log", maxBytes=1_000_000, backupCount=2, encoding="utf-8", delay=True)
@@ -85,8 +91,6 @@ def setup_logging() -> None:
 def output_closed() -> int:
     """stdout was closed by its reader (``keepsake ... | head -1``): not an error. The rest of
     the output goes to /dev/null, so the interpreter's final flush does not complain; exit 0."""
-    import os
-
     with contextlib.suppress(OSError, ValueError, AttributeError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -96,18 +100,9 @@ def output_closed() -> int:
     return 0
 
 
-def storage_fault(exc: BaseException):
-    """The one-line storage error an escaped driver/OS error means for the configured
-    database (damage is remembered), or None when it is not a storage fault."""
-    from assistant.config import paths
-    from assistant.memory.store.sqlite import diagnose
-    from assistant.memory.store.sqlite import integrity
-    from assistant.memory.errors import DamagedError
-
-    try:
-        path = paths().database
-    except Exception:  # noqa: BLE001 - no usable paths: nothing to name
-        return None
+def storage_fault(exc: BaseException, path: Path):
+    """The one-line storage error an escaped driver/OS error means for the database at
+    ``path`` (damage is remembered), or None when it is not a storage fault."""
     known = diagnose.classify(exc, path)
     if isinstance(known, DamagedError):
         integrity.write_marker(path, str(exc))
@@ -121,9 +116,6 @@ def add_json(p: argparse.ArgumentParser) -> None:
 def lock_wait() -> float:
     """Seconds a command waits for a database another program keeps locked before it says so
     (``KEEPSAKE_LOCK_WAIT``, default 30; the app waits longer)."""
-    import math
-    import os
-
     try:
         value = float(os.environ.get("KEEPSAKE_LOCK_WAIT", "30"))
     except ValueError:
@@ -131,32 +123,30 @@ def lock_wait() -> float:
     return min(max(value, 0.1), 3600.0) if math.isfinite(value) else 30.0
 
 
-def open_cli_store(with_embedder: bool = False) -> Any:
-    """The store for one command (it waits :func:`lock_wait` for a locked database). A store
-    error becomes a :class:`UserError`; an embedder that cannot load only means new memories get
-    their vector later (the command still works)."""
-    from assistant.memory.errors import StoreError
-    from assistant.services import open_store
-
+def open_cli_store(services: Any, with_embedder: bool = False) -> Any:
+    """The store of ``services``' profile for one command (it waits :func:`lock_wait` for a
+    locked database). A store error becomes a :class:`UserError`; an embedder that cannot load
+    only means new memories get their vector later (the command still works)."""
+    database = services.profile.database
     wait = lock_wait()
     store = None
     try:
         if with_embedder:
             try:
-                store = open_store(with_embedder=True, lock_wait=wait)
+                store = services.open_store(with_embedder=True, lock_wait=wait)
             except StoreError:
                 raise
             except Exception as exc:  # noqa: BLE001 - no embedder: store without vector, embed later
-                known = storage_fault(exc)
+                known = storage_fault(exc, database)
                 if known is not None:
                     raise known from None
                 print(f"keepsake: note: embedder unavailable ({exc}); the vector is added later", file=sys.stderr)
         if store is None:
-            store = open_store(with_embedder=False, lock_wait=wait)
+            store = services.open_store(with_embedder=False, lock_wait=wait)
     except StoreError as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:
-        known = storage_fault(exc)
+        known = storage_fault(exc, database)
         if known is None:
             raise
         raise UserError(str(known)) from None
@@ -164,9 +154,9 @@ def open_cli_store(with_embedder: bool = False) -> Any:
 
 
 @contextlib.contextmanager
-def opened_store(with_embedder: bool = False) -> Iterator[Any]:
+def opened_store(services: Any, with_embedder: bool = False) -> Iterator[Any]:
     """:func:`open_cli_store` for the block, closed after."""
-    store = open_cli_store(with_embedder)
+    store = open_cli_store(services, with_embedder)
     try:
         yield store
     finally:

@@ -8,9 +8,11 @@ prints the run id (undo it with ``keepsake consolidate undo RUN_ID``).
 from __future__ import annotations
 
 import argparse
+import sys
 
 from assistant.cli import argtypes
 from assistant.cli.common import UserError, add_json, emit, opened_store
+from assistant.jobs import status_from_store
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -46,14 +48,12 @@ def _counts(counts: dict[str, int]) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from assistant.memory.consolidation.consolidator import ConsolidationConfig, Consolidator
+    from assistant.memory.consolidation.consolidator import ConsolidationConfig, Consolidator  # deferred: the store (SQLCipher, numpy)
 
     chat_model = None
     if args.llm:
-        from assistant.services import get_chat_model
-
-        chat_model = get_chat_model()
-    with opened_store(with_embedder=args.llm) as store:
+        chat_model = args.services.chat_model()
+    with opened_store(args.services, with_embedder=args.llm) as store:
         consolidator = Consolidator(store, chat_model=chat_model, config=ConsolidationConfig(use_llm=bool(args.llm)))
         report = consolidator.run(dry_run=args.dry_run, trigger="cli")
     data = report.to_json()
@@ -88,9 +88,9 @@ def _rolled_back(run_id: str, report) -> str:
 
 
 def _undo(args: argparse.Namespace) -> int:
-    from assistant.memory.consolidation.consolidator import undo
+    from assistant.memory.consolidation.consolidator import undo  # deferred: the store (SQLCipher, numpy)
 
-    with opened_store() as store:
+    with opened_store(args.services) as store:
         report = undo(store, args.run_id)
     if report.undo_run_id.startswith("rollback:"):
         text = _rolled_back(report.run_id, report)
@@ -103,9 +103,9 @@ def _undo(args: argparse.Namespace) -> int:
 
 
 def _runs(args: argparse.Namespace) -> int:
-    from assistant.memory.consolidation.consolidator import list_runs
+    from assistant.memory.consolidation.consolidator import list_runs  # deferred: the store (SQLCipher, numpy)
 
-    with opened_store() as store:
+    with opened_store(args.services) as store:
         rows = list_runs(store, limit=args.limit)
         now = store.now()
     states = [r.state(now) for r in rows]
@@ -119,13 +119,9 @@ def _runs(args: argparse.Namespace) -> int:
 
 
 def _jobs_extract(args: argparse.Namespace) -> int:
-    import sys
+    from assistant.memory.capture.importing import model_extraction  # deferred: the store (SQLCipher, numpy)
 
-    from assistant.config import load_settings
-    from assistant.memory.capture.importing import model_extraction
-    from assistant.services import get_chat_model
-
-    with opened_store(with_embedder=True) as store:
+    with opened_store(args.services, with_embedder=True) as store:
         todo = min(model_extraction.status(store).left, args.limit or 10**9)
         report = model_extraction.ExtractionReport()
         if todo:
@@ -135,7 +131,7 @@ def _jobs_extract(args: argparse.Namespace) -> int:
                 print(f"  {r.processed}/{todo} read, {r.memories_added} new memories", file=sys.stderr)
 
             try:
-                report = model_extraction.run(store, get_chat_model(), limit=args.limit, settings=load_settings, progress=show)
+                report = model_extraction.run(store, args.services.chat_model(), limit=args.limit, settings=args.services.settings, progress=show)
             except KeyboardInterrupt:  # the queue only moves past finished messages: resumable
                 raise UserError("stopped; run it again to go on") from None
         else:
@@ -146,10 +142,8 @@ def _jobs_extract(args: argparse.Namespace) -> int:
 
 
 def _jobs_status(args: argparse.Namespace) -> int:
-    from assistant.jobs import status_from_store
-
-    with opened_store() as store:
-        st = status_from_store(store)
+    with opened_store(args.services) as store:
+        st = status_from_store(store, args.services.settings)
     last = st.last_run
     lines = [
         "consolidation: " + (f"running ({st.running_trigger})" if st.running else "not running")

@@ -12,7 +12,12 @@ from typing import Iterator
 
 from assistant.cli import argtypes
 from assistant.cli.common import UserError, add_json, dumps, emit
+from assistant.doctor import run_checks
+from assistant.engine import registry
 from assistant.engine.errors import EngineError, ModelError
+from assistant.engine.names import display_name
+from assistant.memory.capture import dates
+from assistant.services import Services
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -51,9 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 # -- doctor ------------------------------------------------------------------------------------
 def cmd_doctor(args) -> int:
-    from assistant.doctor import run_checks
-
-    report = run_checks(chat_settings(args))
+    report = run_checks(args.services.profile.with_settings(chat_settings(args)))
     if args.json:
         print(dumps(report))
     else:
@@ -65,9 +68,7 @@ def cmd_doctor(args) -> int:
 
 # -- models ------------------------------------------------------------------------------------
 def cmd_models(args) -> int:
-    from assistant.engine import registry
-
-    entries = [e.to_json() for e in registry.discover()]
+    entries = [e.to_json() for e in registry.discover(args.services.profile.paths)]
     lines = []
     for e in entries:
         status = ("ok" + (f" ({e['note']})" if e["note"] else "")) if e["ok"] else f"BROKEN: {e['error']}"
@@ -79,10 +80,8 @@ def cmd_models(args) -> int:
 
 # -- embed -------------------------------------------------------------------------------------
 def cmd_embed(args) -> int:
-    from assistant.services import get_embedder
-
     try:
-        emb = get_embedder()
+        emb = args.services.embedder()
         vec = emb.embed_one(args.text)
     except ModelError as exc:
         raise UserError(str(exc)) from None
@@ -118,9 +117,7 @@ class _Steps:
 def chat_settings(args):
     """The settings for this command: ``--engine-url``/``--engine-model`` put the chat on a
     model server for this run only (settings.json is not changed)."""
-    from assistant.config import load_settings
-
-    settings = load_settings()
+    settings = args.services.settings
     url, model = getattr(args, "engine_url", None), getattr(args, "engine_model", None)
     if url is not None and not url.strip():
         raise UserError("--engine-url is empty")
@@ -135,8 +132,6 @@ def chat_settings(args):
 
 def model_label(model) -> str:
     """The chat model as the person knows it: its file, or the server that runs it."""
-    from assistant.engine.names import display_name
-
     if getattr(model, "engine", "") == "openai":
         return f"{model.name} on the model server at {model.url}" if model.loaded else f"the model server at {model.url}"
     return display_name(model.path)
@@ -147,19 +142,18 @@ def open_chat(args, settings, *, show_progress: bool, connect: bool = True):
     pay for it: the memory, the embedding model, the chat model (a model server is checked, with
     ``connect``; one that does not answer is reported and the chat opens anyway: messages are
     kept and can be retried), then the one-time warm-ups (search's vector cache, date parsing)."""
-    from assistant import services
-    from assistant.engine.names import display_name
-    from assistant.session import ChatSession
+    from assistant.session import ChatSession  # deferred: the store (SQLCipher, numpy), not needed to open the app
 
+    services = args.services
     steps = _Steps(4, show_progress)
     with steps.step("Opening your memory"):
         store = services.open_store()
     chat = None
     try:  # the session is checked (or created) before anything slow is loaded
-        chat = ChatSession.open(session_id=args.session, incognito=args.incognito or None, store=store, settings=settings,
-                                chat_model=services.get_chat_model(model=args.model, settings=settings),
-                                retriever=services.get_retriever(store))  # fmt: skip
-        embedder = services.get_embedder()
+        chat = ChatSession.open(services, args.session, incognito=args.incognito or None, store=store, settings=settings,
+                                chat_model=services.chat_model(model=args.model, settings=settings),
+                                retriever=services.retriever(store))  # fmt: skip
+        embedder = services.embedder()
         with steps.step(f"Loading {display_name(embedder.path)} (memory search)"):
             _ = embedder.dim  # loads it
         if getattr(chat.model, "engine", "") != "openai":
@@ -174,8 +168,6 @@ def open_chat(args, settings, *, show_progress: bool, connect: bool = True):
                         print(f"not answering ({exc}); your messages are kept and /retry sends one again.",
                               end=" ", file=sys.stderr)  # fmt: skip
         with steps.step("Warming up memory search and date reading"):
-            from assistant.memory.capture import dates
-
             chat.retriever.search("hello", k=1)
             dates.preload()
         return chat
@@ -241,7 +233,7 @@ def _kept(exc: EngineError, chat) -> UserError:
 
 def _after_reply(turn) -> None:
     """What code adds under a reply: why it was corrected, the memory answer, notices."""
-    from assistant.answering import CORRECTION_NOTES, memory_line, show_memory_line
+    from assistant.answering import CORRECTION_NOTES, memory_line, show_memory_line  # deferred: the store (SQLCipher, numpy)
 
     if turn.correction in CORRECTION_NOTES and turn.correction != "empty":
         print(f"  ({CORRECTION_NOTES[turn.correction]})")
@@ -252,7 +244,7 @@ def _after_reply(turn) -> None:
 
 
 def _interactive(chat, kw, *, created: bool) -> int:
-    from assistant.session import NothingToRetry
+    from assistant.session import NothingToRetry  # deferred: the store (see open_chat)
 
     session = chat.store.get_session(chat.session_id)
     where = f"“{session.title}” (session {session.id})" if session.title else f"session {session.id}"
@@ -297,8 +289,8 @@ def _interactive(chat, kw, *, created: bool) -> int:
 
 def _confirm_forget(chat, turn) -> None:
     """"forget X" in the terminal: list the candidates and ask before anything is deleted."""
-    from assistant.cli.forget import confirm_and_forget, describe_candidates, render
-    from assistant.memory.forget.topic import Candidate
+    from assistant.cli.forget import confirm_and_forget, describe_candidates, render  # deferred: the store (see open_chat)
+    from assistant.memory.forget.topic import Candidate  # deferred: the store (SQLCipher, numpy)
 
     cands = [Candidate.from_json(d) for d in turn.forget_candidates]
     if not any(c.pre_ticked for c in cands):
@@ -322,24 +314,24 @@ def _confirm_forget(chat, turn) -> None:
 
 
 # -- desktop app -------------------------------------------------------------------------------
-def launch_app(args=None) -> int:
-    """Open the desktop app, or say why it cannot open here (no display, or a system library
-    Qt's platform plugin needs is missing: checked before Qt would abort) and offer the
-    terminal chat instead."""
-    from ui import platform_check
+def launch_app(args, profile) -> int:
+    """Open the desktop app on ``profile``, or say why it cannot open here (no display, or a
+    system library Qt's platform plugin needs is missing: checked before Qt would abort) and
+    offer the terminal chat instead."""
+    from ui import platform_check  # ui imports only when the app is asked for: the core never needs it
 
     if not platform_check.has_display(os.environ):
-        return _offer_terminal_chat("keepsake: no display available (no DISPLAY or WAYLAND_DISPLAY), "
+        return _offer_terminal_chat(profile, "keepsake: no display available (no DISPLAY or WAYLAND_DISPLAY), "
                                     "so the desktop app cannot open.")  # fmt: skip
     problem = platform_check.find_problem(os.environ)
     if problem is not None:
-        return _offer_terminal_chat(f"keepsake: {problem.message()}")
-    from ui.app import main as ui_main
+        return _offer_terminal_chat(profile, f"keepsake: {problem.message()}")
+    from ui.app import main as ui_main  # PySide6: loaded only to open the app
 
-    return ui_main()
+    return ui_main(profile=profile)
 
 
-def _offer_terminal_chat(reason: str) -> int:
+def _offer_terminal_chat(profile, reason: str) -> int:
     print(reason, file=sys.stderr)
     if not sys.stdin.isatty():
         print("Run `keepsake chat` for the terminal chat.", file=sys.stderr)
@@ -350,6 +342,7 @@ def _offer_terminal_chat(reason: str) -> int:
         answer = "n"
     if answer not in ("", "y", "yes"):
         return 1
-    ns = argparse.Namespace(session=None, model=None, incognito=False, max_tokens=512, temperature=None, once=None, json=False,
-                            retry=False)  # fmt: skip
-    return cmd_chat(ns)
+    with Services(profile) as services:
+        ns = argparse.Namespace(session=None, model=None, incognito=False, max_tokens=512, temperature=None, once=None,
+                                json=False, retry=False, services=services)  # fmt: skip
+        return cmd_chat(ns)

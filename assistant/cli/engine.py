@@ -8,6 +8,9 @@ import sys
 from dataclasses import replace
 
 from assistant.cli.common import UserError, add_json, emit
+from assistant.doctor import engine_checks
+from assistant.engine import api_key
+from assistant.engine.openai_http import Endpoint
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,10 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_show, json=False)
 
 
-def _engine_report(settings) -> dict:
-    from assistant.doctor import engine_checks
-
-    checks = [c.to_json() for c in engine_checks(settings)]
+def _engine_report(profile) -> dict:
+    settings = profile.settings
+    checks = [c.to_json() for c in engine_checks(profile)]
     return {"engine": "openai" if settings.uses_server else "llama.cpp", "url": settings.engine_url or None,
             "model": settings.engine_model or None, "ok": all(c["ok"] for c in checks), "checks": checks}  # fmt: skip
 
@@ -43,35 +45,29 @@ def _print(args, report: dict) -> int:
 
 
 def cmd_show(args) -> int:
-    from assistant.config import load_settings
-
-    return _print(args, _engine_report(load_settings()))
+    return _print(args, _engine_report(args.services.profile))
 
 
 def cmd_server(args) -> int:
-    from assistant.config import load_settings, save_settings
-    from assistant.engine import api_key
-    from assistant.engine.openai_http import Endpoint
-
+    services = args.services
     try:
         url = Endpoint.parse(args.url).url
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    settings = load_settings().with_server(url, args.model)
+    settings = services.settings.with_server(url, args.model)
+    p = services.profile.paths
     if args.api_key_stdin:
         key = sys.stdin.readline().strip()
         if not key:
             raise UserError("no API key on stdin")
-        print(f"keepsake: API key stored in {api_key.save(url, key)}", file=sys.stderr)
+        print(f"keepsake: API key stored in {api_key.save(url, key, p)}", file=sys.stderr)
     elif args.no_api_key:
-        api_key.save(url, None)
-    save_settings(settings)
-    return _print(args, _engine_report(settings))
+        api_key.save(url, None, p)
+    services.save_settings(settings)
+    return _print(args, _engine_report(services.profile))
 
 
 def cmd_local(args) -> int:
-    from assistant.config import load_settings, save_settings
-
-    settings = replace(load_settings(), engine="local")
-    save_settings(settings)
-    return _print(args, _engine_report(settings))
+    services = args.services
+    services.save_settings(replace(services.settings, engine="local"))
+    return _print(args, _engine_report(services.profile))

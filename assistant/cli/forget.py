@@ -82,7 +82,7 @@ def describe_candidates(cands: Sequence[Any]) -> str:
 def confirm_and_forget(store: Any, cands: Sequence[Any], confirm: Callable[[str], bool]) -> Any | None:
     """The terminal's confirmation step shared by ``keepsake chat`` and ``memory forget``: the
     pre-ticked candidates, one question, then one forget. None when nothing was chosen/confirmed."""
-    from assistant.memory.forget.topic import request_for
+    from assistant.memory.forget.topic import request_for  # deferred: the store (SQLCipher, numpy)
 
     chosen = [c for c in cands if c.pre_ticked]
     if not chosen:
@@ -110,23 +110,21 @@ def register(msub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_forget_versions)
 
 
-def _retriever(store: Any) -> Any:
+def _retriever(services: Any, store: Any) -> Any:
     try:
-        from assistant.services import get_retriever
-
-        return get_retriever(store)
+        return services.retriever(store)
     except Exception as exc:  # noqa: BLE001 - no embedder: the words still find what is about it
         print(f"keepsake: note: semantic search unavailable ({exc}); matching by words only", file=sys.stderr)
         return None
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
-    from assistant.memory.forget.topic import request_for
+    from assistant.memory.forget.topic import request_for  # deferred: the store (SQLCipher, numpy)
 
     if not args.text.strip():
         raise UserError("say what to forget, e.g. keepsake memory forget \"my dog\"")
-    with opened_store(with_embedder=True) as store:
-        cands = store_candidates(store, args.text)
+    with opened_store(args.services, with_embedder=True) as store:
+        cands = store_candidates(args.services, store, args.text)
         if args.only:
             by_id = {c.memory_id: c for c in cands}
             unknown = [i for i in args.only if i not in by_id]
@@ -155,14 +153,14 @@ def cmd_forget(args: argparse.Namespace) -> int:
     return finish(args, report, "forgotten")
 
 
-def store_candidates(store: Any, text: str) -> list[Any]:
-    from assistant.memory.capture.commands import forget_candidates
+def store_candidates(services: Any, store: Any, text: str) -> list[Any]:
+    from assistant.memory.capture.commands import forget_candidates  # deferred: the store (SQLCipher, numpy)
 
-    return forget_candidates(store, _retriever(store), text)
+    return forget_candidates(store, _retriever(services, store), text)
 
 
 def cmd_forget_versions(args: argparse.Namespace) -> int:
-    with opened_store() as store:
+    with opened_store(args.services) as store:
         preview = store.purge_versions_preview(args.id)
         versions = [v for v in store.history(args.id) if v.version != store.get(args.id).version]
         if args.dry_run or not versions:

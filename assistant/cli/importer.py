@@ -13,6 +13,8 @@ import sys
 from typing import TextIO
 
 from assistant.cli.common import UserError, add_json, emit, open_cli_store
+from assistant.cli.memory import restore_export
+from assistant.memory.errors import StorageError
 
 MAX_PROBLEM_LINES = 20
 
@@ -62,21 +64,17 @@ class ProgressLine:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from assistant.memory.errors import StorageError
-    from assistant.config import load_settings
-    from assistant.memory.capture.importing.importers import ImportFormatError, detect_format, import_file
+    from assistant.memory.capture.importing.importers import ImportFormatError, detect_format, import_file  # deferred: the store (SQLCipher, numpy)
 
     try:
         fmt = detect_format(args.file)  # fail fast, before loading any model
     except ImportFormatError as exc:
         raise UserError(str(exc)) from None
     if fmt == "keepsake":
-        from assistant.cli.memory import restore_export
-
         return restore_export(args, keep_trust=False)
-    store = open_cli_store(with_embedder=True)
+    store = open_cli_store(args.services, with_embedder=True)
     try:
-        report = import_file(store, args.file, settings=load_settings, progress=ProgressLine(), queue_model=not args.no_llm)
+        report = import_file(store, args.file, settings=args.services.settings, progress=ProgressLine(), queue_model=not args.no_llm)
     except ImportFormatError as exc:
         raise UserError(str(exc)) from None
     except StorageError as exc:  # disk full, damaged file ... mid-import: say what is kept

@@ -17,6 +17,9 @@ from typing import Any, Callable
 from assistant.cli import argtypes
 from assistant.cli import forget as forget_cli
 from assistant.cli.common import UserError, add_json, emit, opened_store
+from assistant.engine.errors import ModelError
+from assistant.memory.errors import StoreError
+from assistant.memory.records import Actor, Kind, Source, Trust
 
 _DATE_HELP = "ISO-8601 (2024-05-01, 2024-05-01T14:30+02:00) or e.g. 'May 1 2024'"
 
@@ -33,7 +36,7 @@ def parse_when(text: str) -> datetime:
     except ValueError:
         dt = None
     if dt is None and not re.fullmatch(r"\d{1,3}", raw):  # "10" is not a date
-        import dateparser
+        import dateparser  # deferred: dateparser
 
         now = datetime.now().astimezone()
         dt = dateparser.parse(
@@ -64,8 +67,6 @@ def _cmd(fn: Callable[[argparse.Namespace], int | None]) -> Callable[[argparse.N
 
     @functools.wraps(fn)
     def wrapper(args: argparse.Namespace) -> int:
-        from assistant.memory.errors import StoreError
-
         try:
             return int(fn(args) or 0)
         except StoreError as exc:  # NotFound, VersionConflict, key errors ...
@@ -212,14 +213,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 # -- memory commands ---------------------------------------------------------------------------
 @_cmd
 def cmd_add(args: argparse.Namespace) -> int:
-    from assistant.memory.records import Actor, Kind, Source, Trust
-
     valid_at = parse_when(args.valid_at) if args.valid_at else None
     invalid_at = parse_when(args.invalid_at) if args.invalid_at else None
     observed = parse_when(args.observed_at) if args.observed_at else datetime.now().astimezone()
     if args.ttl_days is not None and args.ttl_days <= 0:
         raise UserError("--ttl-days must be positive")
-    with opened_store(with_embedder=True) as store:
+    with opened_store(args.services, with_embedder=True) as store:
         res = store.add_ex(
             args.text, kind=Kind(args.kind), valid_at=valid_at, invalid_at=invalid_at, trust=Trust.USER_STATED,
             source=Source(speaker="user", extractor="cli", observed_at=observed), slot=args.slot,
@@ -235,7 +234,7 @@ def cmd_add(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     as_of = parse_when(args.as_of) if args.as_of else None
     known_at = parse_when(args.known_at) if args.known_at else None
-    with opened_store() as store:
+    with opened_store(args.services) as store:
         items = store.list(kind=args.kind, as_of=as_of, known_at=known_at, include_all=args.all, text=args.text,
                            limit=args.limit, offset=args.offset)  # fmt: skip
     emit(args, [m.to_json() for m in items], "\n".join(_line(m) for m in items) or "no memories")
@@ -244,7 +243,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 @_cmd
 def cmd_show(args: argparse.Namespace) -> int:
-    with opened_store() as store:
+    with opened_store(args.services) as store:
         m = store.get(args.id)
         versions = store.history(args.id)
         audit = store.audit(args.id)
@@ -277,7 +276,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 @_cmd
 def cmd_edit(args: argparse.Namespace) -> int:
-    with opened_store(with_embedder=True) as store:
+    with opened_store(args.services, with_embedder=True) as store:
         m = store.edit(args.id, args.text, expected_version=args.expected_version)
         report = store.purge_versions(args.id) if args.forget_old else None
     if report is not None:
@@ -289,7 +288,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
 @_cmd
 def cmd_invalidate(args: argparse.Namespace) -> int:
     at = parse_when(args.at) if args.at else None
-    with opened_store() as store:
+    with opened_store(args.services) as store:
         m = store.invalidate(args.id, at)
     emit(args, m.to_json(), f"#{m.id} no longer true from {_fmt_date(m.invalid_at)}")
     return 0
@@ -297,7 +296,7 @@ def cmd_invalidate(args: argparse.Namespace) -> int:
 
 @_cmd
 def cmd_delete(args: argparse.Namespace) -> int:
-    with opened_store() as store:
+    with opened_store(args.services) as store:
         plan = store.delete_preview(args.ids, redact_sources=not args.keep_sources)
         if args.dry_run:
             emit(args, plan.to_json(), "would delete:\n" + forget_cli.render(plan))
@@ -313,7 +312,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 @_cmd
 def cmd_history(args: argparse.Namespace) -> int:
-    with opened_store() as store:
+    with opened_store(args.services) as store:
         versions = store.history(args.id)
     emit(args, [v.to_json() for v in versions],
          "\n".join(f"v{v.version} {_fmt_date(v.recorded_at)} {v.update_type.value if v.update_type else 'added'} "
@@ -323,7 +322,7 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 @_cmd
 def cmd_simple(args: argparse.Namespace) -> int:
-    with opened_store() as store:
+    with opened_store(args.services) as store:
         m = getattr(store, args.action)(args.id)
     emit(args, m.to_json(), _line(m))
     return 0
@@ -333,7 +332,7 @@ def cmd_simple(args: argparse.Namespace) -> int:
 def cmd_ttl(args: argparse.Namespace) -> int:
     if args.days is not None and args.days <= 0:
         raise UserError("--days must be positive")
-    with opened_store() as store:
+    with opened_store(args.services) as store:
         m = store.clear_ttl(args.id) if args.clear else store.set_ttl(args.id, timedelta(days=args.days))
     emit(args, m.to_json(), _line(m))
     return 0
@@ -342,7 +341,7 @@ def cmd_ttl(args: argparse.Namespace) -> int:
 # -- sessions ----------------------------------------------------------------------------------
 @_cmd
 def cmd_sessions_list(args: argparse.Namespace) -> int:
-    with opened_store() as store:
+    with opened_store(args.services) as store:
         items = store.list_sessions(limit=args.limit)
     emit(args, [s.to_json() for s in items],
          "\n".join(f"#{s.id:<5} {_fmt_date(s.updated_at)}  {s.message_count:>4} msgs  {s.title or '(untitled)'}" for s in items)
@@ -352,7 +351,7 @@ def cmd_sessions_list(args: argparse.Namespace) -> int:
 
 @_cmd
 def cmd_sessions_show(args: argparse.Namespace) -> int:
-    with opened_store() as store:
+    with opened_store(args.services) as store:
         s = store.get_session(args.id)
         msgs = store.messages(args.id)
     data = {**s.to_json(), "messages": [m.to_json() for m in msgs]}
@@ -365,7 +364,7 @@ def cmd_sessions_show(args: argparse.Namespace) -> int:
 
 @_cmd
 def cmd_sessions_search(args: argparse.Namespace) -> int:
-    with opened_store() as store:
+    with opened_store(args.services) as store:
         found = store.search_messages(args.query, limit=args.limit)
     lines = [f"#{m.session_id:<5} [{m.id}] {_fmt_date(m.observed_at)}  {m.role.value}: {_one_line(m.content)}" for m in found]
     emit(args, [m.to_json() for m in found], "\n".join(lines) or "no message matches")
@@ -379,7 +378,7 @@ def _one_line(text: str, limit: int = 160) -> str:
 
 @_cmd
 def cmd_sessions_rename(args: argparse.Namespace) -> int:
-    with opened_store() as store:
+    with opened_store(args.services) as store:
         s = store.rename_session(args.id, args.title)
     emit(args, s.to_json(), f"#{s.id} renamed to {s.title!r}")
     return 0
@@ -387,7 +386,7 @@ def cmd_sessions_rename(args: argparse.Namespace) -> int:
 
 @_cmd
 def cmd_sessions_delete(args: argparse.Namespace) -> int:
-    with opened_store() as store:
+    with opened_store(args.services) as store:
         plan = store.delete_session_preview(args.id)
         if args.dry_run:
             emit(args, plan.to_json(), "would delete:\n" + forget_cli.render(plan))
@@ -404,7 +403,7 @@ def cmd_sessions_delete(args: argparse.Namespace) -> int:
 # -- export / import ---------------------------------------------------------------------------
 @_cmd
 def cmd_export(args: argparse.Namespace) -> int:
-    with opened_store() as store:
+    with opened_store(args.services) as store:
         try:
             data = store.export_json(args.file, include_sessions=not (args.no_sessions or args.ids), ids=args.ids)
         except OSError as exc:
@@ -422,10 +421,9 @@ def cmd_import(args: argparse.Namespace) -> int:
 def restore_export(args: argparse.Namespace, *, keep_trust: bool) -> int:
     """Restore a file written by ``keepsake export`` (``import-memories``, and ``keepsake import``
     when it recognises an export): memories with their versions and dates, sessions, messages."""
-    from assistant.memory.errors import StoreError
 
     try:
-        with opened_store(with_embedder=True) as store:
+        with opened_store(args.services, with_embedder=True) as store:
             report = store.import_json(args.file, keep_trust=keep_trust)
     except (StoreError, ValueError) as exc:
         raise UserError(str(exc)) from None
@@ -452,18 +450,16 @@ def register_search(msub: argparse._SubParsersAction) -> None:
 
 @_cmd
 def cmd_search(args: argparse.Namespace) -> int:
-    from assistant.engine.errors import ModelError
-    from assistant.memory.retrieval.retriever import Retriever
-    from assistant.services import get_embedder
+    from assistant.memory.retrieval.retriever import Retriever  # deferred: the store (SQLCipher, numpy)
 
     if args.k < 1:
         raise UserError("--k must be at least 1")
     as_of = parse_when(args.as_of) if args.as_of else None
     known_at = parse_when(args.known_at) if args.known_at else None
     closest = []
-    with opened_store() as store:
+    with opened_store(args.services) as store:
         try:
-            retriever = Retriever(store, get_embedder())
+            retriever = Retriever(store, args.services.embedder())
             hits = retriever.search(args.query, k=args.k, as_of=as_of, known_at=known_at)
             if not hits and args.explain and not args.json:  # why nothing: the closest candidates and what stopped them
                 closest = retriever.search(args.query, k=3, as_of=as_of, known_at=known_at, include_rejected=True)

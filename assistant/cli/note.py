@@ -14,6 +14,7 @@ from pathlib import Path
 
 from assistant.cli import argtypes
 from assistant.cli.common import UserError, add_json, emit, opened_store
+from assistant.fileio import shred
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -48,10 +49,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 @contextlib.contextmanager
-def _notes():
-    from assistant.context.note import NoteStore
+def _notes(services):
+    from assistant.context.note import NoteStore  # deferred: the store (SQLCipher, numpy)
 
-    with opened_store() as store:
+    with opened_store(services) as store:
         yield NoteStore(store.context_archive)
 
 
@@ -60,7 +61,7 @@ def _describe(note) -> str:
 
 
 def cmd_show(args) -> int:
-    with _notes() as notes:
+    with _notes(args.services) as notes:
         note = notes.get()
     if note is None:
         emit(args, {"version": None, "text": "", "bytes": 0}, "(no note yet: write one with `keepsake note edit`)")
@@ -88,12 +89,12 @@ def _run_editor(current: str) -> str:
 
 
 def cmd_edit(args) -> int:
-    with _notes() as notes:
+    with _notes(args.services) as notes:
         return _edit(args, notes)
 
 
 def _edit(args, store) -> int:
-    from assistant.context.note import NoteError
+    from assistant.context.note import NoteError  # deferred: the store (SQLCipher, numpy)
 
     current = store.get()
     draft = None
@@ -113,8 +114,6 @@ def _edit(args, store) -> int:
         kept = f" Your draft is kept in {draft}." if draft else ""
         raise UserError(f"{exc}{kept}") from None
     if draft:
-        from assistant.fileio import shred
-
         shred(draft)  # the draft held the note in plaintext outside the database
     changed = current is None or note.version != current.version
     message = f"Saved your note ({_describe(note)})." if changed else "The note is unchanged."
@@ -123,7 +122,7 @@ def _edit(args, store) -> int:
 
 
 def cmd_history(args) -> int:
-    with _notes() as notes:
+    with _notes(args.services) as notes:
         versions = notes.history()
     lines = []
     for v in reversed(versions):
@@ -135,10 +134,10 @@ def cmd_history(args) -> int:
 
 
 def cmd_restore(args) -> int:
-    from assistant.context.note import NoteError
+    from assistant.context.note import NoteError  # deferred: the store (SQLCipher, numpy)
 
     try:
-        with _notes() as notes:
+        with _notes(args.services) as notes:
             note = notes.restore(args.version)
     except NoteError as exc:
         raise UserError(str(exc)) from None
@@ -147,7 +146,7 @@ def cmd_restore(args) -> int:
 
 
 def cmd_forget_history(args) -> int:
-    with _notes() as notes:
+    with _notes(args.services) as notes:
         removed = notes.forget_history()
         current = notes.get()
     emit(args, {"removed_versions": removed, "current_version": current.version if current else None},

@@ -12,7 +12,7 @@ import argparse
 import contextlib
 from pathlib import Path
 
-from assistant.cli.common import UserError, add_json, emit
+from assistant.cli.common import UserError, add_json, emit, open_cli_store
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -44,15 +44,14 @@ def _summary(report, verb: str) -> str:
 
 
 def cmd_repair(args: argparse.Namespace) -> int:
-    from assistant.config import paths
-    from assistant.memory.store.sqlite import db as dbmod
+    from assistant.memory.store.sqlite import db as dbmod  # deferred: the store (SQLCipher, numpy)
     from assistant.memory.store.sqlite import diagnose
     from assistant.memory.store.sqlite import integrity
     from assistant.memory.store.sqlite import keys
     from assistant.memory.store.sqlite import salvage
     from assistant.memory.store import MemoryStore
 
-    p = paths()
+    p = args.services.profile.paths
     path = p.database
     if not path.exists():
         raise UserError(f"there is no memory database at {path}: nothing to repair")
@@ -116,10 +115,9 @@ def _dim(src) -> int:
 
 def _after(args: argparse.Namespace, path: Path) -> dict:
     """Re-make the vectors that could not be read (when the embedder loads), and export."""
-    from assistant.cli.common import open_cli_store
 
     out: dict = {}
-    store = open_cli_store(with_embedder=True)
+    store = open_cli_store(args.services, with_embedder=True)
     try:
         missing = len(store.missing_vectors())
         made = store.backfill_vectors() if missing and store.vectors.embed is not None else 0

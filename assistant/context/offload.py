@@ -1,4 +1,4 @@
-"""Offload long content to the archive and read it back within limits.
+"""Offload long content to the archive.
 
 The cheapest, fully reversible step of the compaction ladder (DESIGN section 7): content over
 ``OFFLOAD_CHARS`` is kept whole in the store's encrypted archive
@@ -7,10 +7,6 @@ a ``PREVIEW_CHARS`` preview plus a pointer (the archive reference). The referenc
 from the content hash, so offloading the same text again gives the same pointer (the prompt
 prefix stays stable). Nothing is written to a file: the archive is a table of the SQLCipher
 database, so deleting is SQL (see :mod:`assistant.memory.forget`).
-
-Reading back (:func:`read_back`) never floods the window: over ``READ_LIMIT`` characters only the
-head and tail ``READ_HEAD_TAIL`` characters come back, and lines over ``LINE_LIMIT`` characters
-are cut, each cut marked.
 """
 
 from __future__ import annotations
@@ -21,17 +17,13 @@ from typing import Protocol
 
 from assistant.memory.store.archive.context import OFFLOAD_CHARS, PREVIEW_CHARS, pointer_text
 
-__all__ = ["OFFLOAD_CHARS", "PREVIEW_CHARS", "Offloaded", "offload", "offload_text", "read_back", "limit_text", "session_key"]
+__all__ = ["OFFLOAD_CHARS", "PREVIEW_CHARS", "Offloaded", "offload", "offload_text", "session_key"]
 
-READ_LIMIT = 30_000
-READ_HEAD_TAIL = 10_000
-LINE_LIMIT = 2000
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 
 
 class OffloadArchive(Protocol):
     def put_offload(self, session_key: str, kind: str, text: str, *, message_id: int | None = None) -> str: ...
-    def offload(self, ref: str) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -63,25 +55,3 @@ def offload_text(archive: OffloadArchive, text: str, session_id: int | str, *, k
     """``text`` itself, or its preview + pointer when it is over ``OFFLOAD_CHARS``."""
     done = offload(archive, text, session_id, kind=kind, message_id=message_id)
     return text if done is None else done.text
-
-
-def limit_text(text: str) -> str:
-    """Apply the read-back limits: head + tail when over ``READ_LIMIT``, long lines cut."""
-    if len(text) > READ_LIMIT:
-        cut = len(text) - 2 * READ_HEAD_TAIL
-        text = (
-            text[:READ_HEAD_TAIL]
-            + f"\n[... {cut} characters not shown (the entry has {len(text)}) ...]\n"
-            + text[-READ_HEAD_TAIL:]
-        )
-    lines = []
-    for line in text.split("\n"):
-        if len(line) > LINE_LIMIT:
-            line = line[:LINE_LIMIT] + f" [... line cut: {len(line) - LINE_LIMIT} more characters]"
-        lines.append(line)
-    return "\n".join(lines)
-
-
-def read_back(archive: OffloadArchive, ref: str) -> str:
-    """An archived text for the window, within the read-back limits (NotFound when deleted)."""
-    return limit_text(archive.offload(str(ref)))

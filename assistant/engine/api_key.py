@@ -15,7 +15,7 @@ import os
 import keyring
 import keyring.errors
 
-from assistant.config import Paths, paths
+from assistant.config import Paths
 from assistant.fileio import write_private_atomic
 
 SERVICE = "keepsake"
@@ -27,11 +27,11 @@ def _user(url: str) -> str:
     return f"engine-api-key:{url}"
 
 
-def _file(p: Paths | None = None):
-    return (p or paths()).config / "engine-keys.json"
+def _file(p: Paths):
+    return p.config / "engine-keys.json"
 
 
-def _read_file(p: Paths | None = None) -> dict[str, str]:
+def _read_file(p: Paths) -> dict[str, str]:
     try:
         data = json.loads(_file(p).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -42,7 +42,7 @@ def _read_file(p: Paths | None = None) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 
-def _write_file(keys: dict[str, str], p: Paths | None = None) -> None:
+def _write_file(keys: dict[str, str], p: Paths) -> None:
     path = _file(p)
     if keys:
         write_private_atomic(path, json.dumps(keys, indent=1))
@@ -50,7 +50,7 @@ def _write_file(keys: dict[str, str], p: Paths | None = None) -> None:
         path.unlink()
 
 
-def load(url: str, p: Paths | None = None) -> str | None:
+def load(url: str, p: Paths) -> str | None:
     """The API key for ``url`` (environment, keyring, then the fallback file), or None."""
     env = os.environ.get(ENV)
     if env:
@@ -62,7 +62,7 @@ def load(url: str, p: Paths | None = None) -> str | None:
     return value or _read_file(p).get(url) or None
 
 
-def save(url: str, key: str | None, p: Paths | None = None) -> str:
+def save(url: str, key: str | None, p: Paths) -> str:
     """Store (or with ``key`` empty, remove) the key for ``url``; returns where it went."""
     key = (key or "").strip()
     file_keys = _read_file(p)
@@ -87,7 +87,7 @@ def save(url: str, key: str | None, p: Paths | None = None) -> str:
     return f"the file {_file(p)} (mode 0600; no usable OS keyring)"
 
 
-def location(url: str, p: Paths | None = None) -> str:
+def location(url: str, p: Paths) -> str:
     """Where the key for ``url`` comes from, for doctor and settings ("none" when there is none)."""
     if os.environ.get(ENV):
         return f"the environment ({ENV})"

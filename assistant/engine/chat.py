@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Iterator, Protocol, Sequence
 
 from assistant.engine import control, gguf_check
+from assistant.engine.embedder import quiet_llama_logs
 from assistant.engine.errors import ModelError
 from assistant.engine.names import display_name
 
@@ -160,10 +161,8 @@ class LlamaChatModel(Completions):
     def load(self):
         with self._load_lock:
             if self._llm is None:
-                from llama_cpp import Llama
+                from llama_cpp import Llama  # deferred: llama.cpp
                 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-                from assistant.engine.embedder import quiet_llama_logs
 
                 quiet_llama_logs()
 
@@ -267,7 +266,7 @@ class LlamaChatModel(Completions):
         return gen
 
     def _stream(self, llm, prompt_tokens, stop, stats, max_tokens, temperature, cancel, json_schema, seed):
-        import llama_cpp
+        import llama_cpp  # deferred: llama.cpp
 
         grammar = None
         if json_schema is not None:

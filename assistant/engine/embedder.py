@@ -142,7 +142,7 @@ class LlamaEmbedder:
     def _load(self) -> None:
         _check_gguf_file(self.path)
         quiet_llama_logs()
-        import llama_cpp
+        import llama_cpp  # deferred: llama.cpp
 
         errors_before = _error_mark()
         try:
@@ -185,7 +185,7 @@ class LlamaEmbedder:
     def _release(self) -> None:
         if self._batch is None and self._llm is None:
             return
-        import llama_cpp
+        import llama_cpp  # deferred: llama.cpp
 
         if self._batch is not None:
             llama_cpp.llama_batch_free(self._batch)
@@ -231,7 +231,7 @@ class LlamaEmbedder:
         return groups
 
     def _encode(self, group: list[list[int]]) -> list[list[float]]:
-        import llama_cpp
+        import llama_cpp  # deferred: llama.cpp
 
         ctx = self._llm.ctx
         batch = self._batch
@@ -309,7 +309,7 @@ def quiet_llama_logs() -> None:
     with _log_lock:
         if _log_callback is not None:
             return
-        import llama_cpp
+        import llama_cpp  # deferred: llama.cpp
 
         @llama_cpp.llama_log_callback
         def _callback(level: int, text: bytes, _user_data: ctypes.c_void_p) -> None:

@@ -76,7 +76,7 @@ def _read(path: Path, size: int) -> GGUFInfo:
     if version not in (2, 3):
         raise ModelError(path, f"unsupported GGUF version {version}")
     try:
-        from gguf import GGUFReader
+        from gguf import GGUFReader  # deferred: gguf, numpy
 
         reader = GGUFReader(path, "r")
     except Exception as exc:  # noqa: BLE001 - any parse failure means a damaged header

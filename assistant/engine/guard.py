@@ -24,7 +24,6 @@ Rules, per complete unit (words = lower-cased alphanumeric runs):
   the same rules): its loops are whole sentences or paragraphs repeated verbatim, period 8-60
   words, from the 2nd-4th sentence on, and run-on lines where one 8-word phrase comes back
   every few words. So:
-
   * a unit seen twice before (3rd occurrence) -> loop;
   * a unit seen once before (2nd occurrence) is **held**: released when a new unit follows,
     dropped when the loop is confirmed, and dropped at the end of the reply when the held run
@@ -45,6 +44,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterator, Literal, Sequence
+
+from assistant.engine.chat import Generation
 
 MAX_UNIT_WORDS = 40
 NGRAM = 8
@@ -289,7 +290,6 @@ def guard_generation(gen, guard: ReplyGuard):
     ``stats`` object (``finish_reason`` becomes ``"loop"`` when the guard cut a loop), ``text``
     the guarded reply, ``raw`` the original generation. The engine's stream is closed as soon as
     the guard stops, so no token is generated after a loop is seen."""
-    from assistant.engine.chat import Generation
 
     def pieces() -> Iterator[str]:
         inner = iter(gen)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from assistant.config import paths
+from assistant.config import Paths
 from assistant.engine import gguf_check
 from assistant.engine.errors import ModelError
 from assistant.engine.names import (
@@ -92,14 +92,15 @@ def bundled_models_dir() -> Path | None:
     return Path(base) / "models" if getattr(sys, "frozen", False) and base else None
 
 
-def default_embedder_path(progress: Callable[[str], None] | None = None) -> Path:
-    """The converted MiniLM GGUF, converting it on first use (cached afterwards)."""
-    from assistant.engine import convert_minilm
+def default_embedder_path(models: Path, progress: Callable[[str], None] | None = None) -> Path:
+    """The converted MiniLM GGUF, converting it on first use into ``models`` (the profile's
+    models folder; cached afterwards)."""
+    from assistant.engine import convert_minilm  # deferred: numpy + gguf, only to convert once
 
     bundled = bundled_models_dir()
     if bundled is not None and (bundled / DEFAULT_EMBEDDER_FILE).is_file():
         return bundled / DEFAULT_EMBEDDER_FILE
-    target = paths().models / DEFAULT_EMBEDDER_FILE
+    target = Path(models) / DEFAULT_EMBEDDER_FILE
     with _convert_lock:
         if target.is_file():
             try:
@@ -124,9 +125,8 @@ def _entry(path: Path, source: str) -> ModelEntry:
     return ModelEntry(display_name(path), path, source, info.roles, info.arch, info.size_bytes, metadata_name=info.name)
 
 
-def discover() -> list[ModelEntry]:
+def discover(p: Paths) -> list[ModelEntry]:
     """Every model Keepsake can see: defaults first, then repo ``models/`` and user models dir."""
-    p = paths()
     entries: list[ModelEntry] = []
     try:
         entries.append(_entry(default_chat_path(), "default"))
@@ -155,6 +155,11 @@ def discover() -> list[ModelEntry]:
     return entries
 
 
+def local_chat_models(p: Paths) -> list[tuple[str, Path]]:
+    """(name, path) of every usable local chat GGUF (a model server's tokenizer may match one)."""
+    return [(e.name, e.path) for e in discover(p) if e.error is None and "chat" in e.roles]
+
+
 def _resolve(choice: str, role: gguf_check.Role, default: Callable[[], Path]) -> Path:
     if not choice or choice == "default":
         return default()
@@ -168,6 +173,7 @@ def resolve_chat(choice: str = "default") -> Path:
     return _resolve(choice, "chat", default_chat_path)
 
 
-def resolve_embedder(choice: str = "default") -> Path:
-    """Path of the embedding model for a setting value, validated (converting MiniLM if needed)."""
-    return _resolve(choice, "embedding", default_embedder_path)
+def resolve_embedder(choice: str, models: Path, progress: Callable[[str], None] | None = None) -> Path:
+    """Path of the embedding model for a setting value, validated (converting MiniLM into
+    ``models`` if needed)."""
+    return _resolve(choice, "embedding", lambda: default_embedder_path(models, progress))

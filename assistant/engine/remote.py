@@ -62,12 +62,6 @@ def model_name(model_id: str) -> str:
     return model_id.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or model_id
 
 
-def _local_chat_models() -> list[tuple[str, Path]]:
-    from assistant.engine import registry
-
-    return [(e.name, e.path) for e in registry.discover() if e.error is None and "chat" in e.roles]
-
-
 class OpenAIChatModel(Completions):
     """A chat model served over the OpenAI API. No network until first used."""
 
@@ -81,7 +75,7 @@ class OpenAIChatModel(Completions):
         self.requested_model = model or None
         self.n_ctx = n_ctx
         self.client = Client(self.endpoint)
-        self._local_models = local_models or _local_chat_models
+        self._local_models = local_models or (lambda: ())
         self._ledger_dir = ledger_dir
         self._info: ServerInfo | None = None
         self._counter = None

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from assistant.engine.chat import TokenCounting
+from assistant.engine.embedder import quiet_llama_logs
 from assistant.engine.errors import EngineError
 
 DEFAULT_CHARS_PER_TOKEN = 3.0
@@ -86,9 +87,7 @@ class LocalTokenizer:
     def __call__(self, text: str) -> int:
         with self._lock:
             if self._llm is None:
-                from llama_cpp import Llama
-
-                from assistant.engine.embedder import quiet_llama_logs
+                from llama_cpp import Llama  # deferred: llama.cpp
 
                 quiet_llama_logs()
                 self._llm = Llama(model_path=str(self.path), vocab_only=True, verbose=False)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 
 from ui.backend import Backend
 from ui.delete_dialog import CascadeDialog, report_done
+from ui.errors import describe
 from ui.format import plural
 from ui.inspector.dialogs import DateDialog, MemoryDialog
 from ui.sessions_panel import forget_session_memories
@@ -54,8 +55,6 @@ class MemoryActions(QObject):
             self.message.emit(done_text)
 
         def failed(exc) -> None:
-            from ui.errors import describe
-
             self.detailStale.emit(memory_id)
             self.backend.error.emit(describe(exc))
 
@@ -186,7 +185,7 @@ class MemoryActions(QObject):
 
     # ------------------------------------------------------------------ export
     def export(self, ids: Sequence[int] | None) -> None:
-        folder = self.backend.provider.paths().exports
+        folder = self.backend.provider.paths.exports
         stamp = datetime.now().strftime("%Y%m%d-%H%M")
         default = str(folder / f"keepsake-memories-{'selection' if ids else 'all'}-{stamp}.json")
         path, _ = QFileDialog.getSaveFileName(self.widget, "Export memories", default, "JSON (*.json)")

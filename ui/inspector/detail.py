@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from assistant.memory.errors import NotFound
 from ui.format import (
     ACTION_LABELS,
     ACTOR_LABELS,
@@ -55,7 +56,6 @@ class DetailData:
 
 def load_detail(store, memory_id: int) -> DetailData:
     """Everything the panel shows about one memory (runs on a worker thread)."""
-    from assistant.memory.errors import NotFound
 
     memory = store.get(memory_id)
     data = DetailData(memory, store.history(memory_id), store.audit(memory_id))

@@ -1,10 +1,11 @@
-"""``python -m ui.screenshots docs`` (``make screenshots``): every window and dialog of the app,
+"""``python -m tools.screenshots docs`` (``make screenshots``): every window and dialog of the app,
 filled with sample data, rendered to ``docs/<name>.png`` at a normal size and to
 ``docs/minimum/<name>.png`` at its minimum size, each checked for cut-off text and clipped
-widgets (:mod:`ui.layout_check`; problems are printed and make the command fail).
+widgets (:mod:`tools.layout_check`; problems are printed and make the command fail). A developer
+tool: it lives in the checkout's ``tools/``, outside the installed package.
 
-Everything happens in a temporary KEEPSAKE_HOME (the person's own data is never read), no model
-is loaded, and the platform can be offscreen. The layout test walks the same scenes
+Everything happens in a temporary profile (the person's own data is never read), no model is
+loaded, and the platform can be offscreen. The layout test walks the same scenes
 (:func:`scenes`), so what the README shows is what the test checks.
 """
 
@@ -18,6 +19,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable
+
+from assistant.memory.entries import InjectionItem
+from assistant.memory.records import Source
+from assistant.profile import Profile
+from assistant.services import Services
+from ui import consolidation_service as cs
 
 UTC = timezone.utc
 
@@ -52,8 +59,6 @@ def _at(days_ago: float, hour: int = 10) -> datetime:
 
 def seed(store) -> dict[str, int]:
     """Sample conversations and memories (with provenance, versions and usage)."""
-    from assistant.memory.entries import InjectionItem
-    from assistant.memory.records import Source
 
     ids: dict[str, int] = {}
     s1 = store.create_session("About me", created_at=_at(40))
@@ -127,25 +132,24 @@ class Scene:
 
 
 class Studio:
-    """The app over sample data (``seed``) without models, in the current KEEPSAKE_HOME."""
+    """The app over sample data (``seed``) without models, in the profile at ``home``."""
 
-    def __init__(self) -> None:
-        from assistant.context.note import NoteStore
-        from assistant.services import open_store
-        from ui import consolidation_service as cs
-        from ui.app import create_app
+    def __init__(self, home: str | Path) -> None:
+        from assistant.context.note import NoteStore  # deferred: the store (SQLCipher, numpy)
+        from ui.app import create_app  # deferred: Qt
         from ui.backend import Backend, NoModelsProvider
         from ui.main_window import MainWindow
 
         class SampleProvider(NoModelsProvider):
             def start_jobs(self, store):  # the tidy-up panel as it is with models (rules only)
-                return cs.start_jobs(store, self.settings())
+                return cs.start_jobs(store, self.services)
 
-        self.store = open_store(with_embedder=False)
+        self.services = Services(Profile.load(home))
+        self.store = self.services.open_store(with_embedder=False)
         self.ids = seed(self.store)
         NoteStore(self.store.context_archive).save("I'm Maya, a nurse. Keep answers short and practical.\nI'm vegetarian; I prefer trains to planes.")
         self.app = create_app([sys.argv[0]])
-        self.backend = Backend(SampleProvider())
+        self.backend = Backend(SampleProvider(self.services))
         self.window = MainWindow(self.backend)
         self.window.resize(1280, 800)
         self.window.show()
@@ -225,7 +229,7 @@ def _memory(st: Studio):
 
 
 def _settings(st: Studio):
-    from ui.settings_dialog import SettingsDialog
+    from ui.settings_dialog import SettingsDialog  # deferred: Qt
 
     dlg = st.dialog(SettingsDialog(st.backend, st.window))
     st.pump(5, until=lambda: "Checking" not in dlg.encryption.text())
@@ -236,7 +240,7 @@ def _settings(st: Studio):
 def _settings_server(st: Studio):
     """Settings → Model server, as after "Check" against a llama-server on another machine
     (the status line is set here: the screenshot tool opens no socket)."""
-    from ui.settings_dialog import SettingsDialog
+    from ui.settings_dialog import SettingsDialog  # deferred: Qt
 
     dlg = st.dialog(SettingsDialog(st.backend, st.window))
     dlg.tabs.setCurrentWidget(dlg.server)
@@ -252,13 +256,13 @@ def _settings_server(st: Studio):
 
 
 def _add_memory(st: Studio):
-    from ui.inspector.dialogs import MemoryDialog
+    from ui.inspector.dialogs import MemoryDialog  # deferred: Qt
 
     return st.dialog(MemoryDialog(st.window))
 
 
 def _edit_memory(st: Studio):
-    from ui.inspector.dialogs import MemoryDialog
+    from ui.inspector.dialogs import MemoryDialog  # deferred: Qt
 
     m = st.store.get(st.ids["porto"])
     return st.dialog(MemoryDialog(st.window, text=m.text, editing=True, valid_at=m.valid_at))
@@ -278,8 +282,8 @@ def _delete(st: Studio):
 
 
 def _forget(st: Studio):
-    from assistant.memory.forget.topic import propose
-    from ui.forget_dialog import ForgetDialog
+    from assistant.memory.forget.topic import propose  # deferred: the store (SQLCipher, numpy)
+    from ui.forget_dialog import ForgetDialog  # deferred: Qt
 
     found = [c.to_json() for c in propose(st.store, None, "my dog")]
     return st.dialog(ForgetDialog(found, "my dog", st.window))
@@ -327,13 +331,16 @@ def render(out_dir: str | Path, *, home: str | Path | None = None, check: bool =
     """Render every scene at its normal and minimum size into ``out_dir`` (and ``minimum/``)
     with sample data in ``home`` (default: a new temporary folder); returns the files written
     and the layout problems found."""
-    from ui.layout_check import find_problems
+    from tools.layout_check import find_problems  # deferred: Qt
 
     out = Path(out_dir)
     (out / "minimum").mkdir(parents=True, exist_ok=True)
-    os.environ["KEEPSAKE_HOME"] = str(home or tempfile.mkdtemp(prefix="keepsake-screens-"))
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    st = Studio()
+    home = str(home or tempfile.mkdtemp(prefix="keepsake-screens-"))
+    # Until the store takes its key file from the profile (assistant/memory/keys.py still looks
+    # it up itself), KEEPSAKE_HOME keeps a keyring-less machine's key file in this temporary home.
+    os.environ["KEEPSAKE_HOME"] = home
+    st = Studio(home)
     files: list[Path] = []
     problems: list[str] = []
     try:

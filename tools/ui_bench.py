@@ -1,9 +1,14 @@
 """The Qt side of ``keepsake bench ui`` (run in a child process by ``assistant/bench/ui.py``, which
-cannot import Qt). Each part prints one JSON line on stdout.
+cannot import Qt). A developer tool: it lives in the checkout's ``tools/``, outside the installed
+package. Each part prints one JSON line on stdout.
 
-    python -m ui.bench visible              # first paint of the main window
-    python -m ui.bench stall                # UI-thread stalls: reply streaming + capture + consolidation
-    python -m ui.bench inspector --n 100000 # inspector filter/sort/scroll over n memories
+    python -m tools.ui_bench visible              # first paint of the main window
+    python -m tools.ui_bench stall                # UI-thread stalls: reply streaming + capture + consolidation
+    python -m tools.ui_bench inspector --n 100000 # inspector filter/sort/scroll over n memories
+
+:func:`main` is this child process's edge: it loads the profile (``KEEPSAKE_HOME``) and owns the
+services the parts use. Qt and the app's modules are imported inside the parts, after the clock
+of the part that times start-up has started.
 
 Stalls are measured with a 5 ms ``QTimer`` probe on the UI thread: a gap between two ticks longer
 than the interval means the event loop was blocked (or starved) for that long.
@@ -17,7 +22,13 @@ import os
 import statistics
 import sys
 import time
+import traceback
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
+
+from assistant.memory.records import NewMemory
+from assistant.services import Services
+from ui.consolidation_service import available
 
 T_START = time.monotonic_ns()  # as early as possible: the parent compares it with its spawn time
 
@@ -34,7 +45,7 @@ class StallProbe:
     """Records the gaps between ticks of a precise 5 ms timer on the UI thread."""
 
     def __init__(self, interval_ms: int = PROBE_MS) -> None:
-        from PySide6.QtCore import Qt, QTimer
+        from PySide6.QtCore import Qt, QTimer  # deferred: Qt
 
         self.interval = interval_ms / 1000
         self.timer = QTimer()
@@ -93,7 +104,7 @@ def _baseline(probe: StallProbe, seconds: float = 2.0) -> dict[str, Any]:
 
 def run_until(cond: Callable[[], Any], timeout: float, what: str = "condition") -> float:
     """Run the real event loop (no sleeping on the UI thread) until ``cond()``; returns seconds."""
-    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtCore import QEventLoop, QTimer  # deferred: Qt
 
     start = time.perf_counter()
     if cond():
@@ -123,13 +134,13 @@ def run_until(cond: Callable[[], Any], timeout: float, what: str = "condition") 
 def part_visible(_args) -> dict[str, Any]:
     """Process start -> first paint of the main window (the model loads afterwards)."""
     t_app = time.perf_counter()
-    from PySide6.QtCore import QEvent, QObject, QTimer
+    from PySide6.QtCore import QEvent, QObject, QTimer  # deferred: Qt
 
-    from ui.app import create_app
+    from ui.app import create_app  # deferred: Qt
 
     app = create_app([sys.argv[0]])
     t_app_created = time.perf_counter()
-    from ui.main_window import MainWindow
+    from ui.main_window import MainWindow  # deferred: Qt
 
     seen: dict[str, float] = {}
 
@@ -141,7 +152,9 @@ def part_visible(_args) -> dict[str, Any]:
                 QTimer.singleShot(0, app.quit)
             return False
 
-    window = MainWindow()
+    from ui.backend import Backend, Provider  # deferred: Qt
+
+    window = MainWindow(Backend(Provider(_args.services)))
     filt = FirstPaint()
     window.installEventFilter(filt)
     window.centralWidget().installEventFilter(filt)
@@ -166,13 +179,14 @@ def part_stall(args) -> dict[str, Any]:
     the consolidation panel and then the inspector on screen. The first turn after start-up also
     pays one-time costs in background threads (the capture worker opens its store, first
     consolidation); both are reported, ``max_stall_ms`` is the worst of the two."""
-    from ui.app import create_app
+    from ui.app import create_app  # deferred: Qt
+    from ui.backend import Backend, Provider
     from ui.main_window import MainWindow
 
     create_app([sys.argv[0]])
-    _seed_for_consolidation(args.seed)
+    _seed_for_consolidation(args.services, args.seed)
     t0 = time.perf_counter()
-    window = MainWindow()
+    window = MainWindow(Backend(Provider(args.services)))
     window.resize(1280, 800)
     window.show()
     probe = StallProbe()
@@ -242,21 +256,15 @@ def _stall_turn(window, probe: StallProbe, label: str, prompt: str) -> dict[str,
 
 
 def _jobs_available() -> bool:
-    from ui.consolidation_service import available
-
     return available()
 
 
-def _seed_for_consolidation(n: int) -> None:
+def _seed_for_consolidation(services, n: int) -> None:
     """Some memories (duplicates, a contradiction, old unused ones) so a run has work to do."""
     if n <= 0:
         return
-    from datetime import datetime, timedelta, timezone
 
-    from assistant.memory.records import NewMemory
-    from assistant.services import open_store
-
-    store = open_store(with_embedder=False)
+    store = services.open_store(with_embedder=False)
     old = datetime.now(timezone.utc) - timedelta(days=400)
     items = [NewMemory(f"User read book number {i} about topic {i % 50}.", created_at=old) for i in range(n)]
     items += [NewMemory("User lives in Lisbon.", kind="profile", slot="home_city", valid_at=datetime(2019, 1, 1, tzinfo=timezone.utc)),
@@ -267,17 +275,17 @@ def _seed_for_consolidation(n: int) -> None:
 
 def part_inspector(args) -> dict[str, Any]:
     """Filter, sort and scroll the inspector over ``n`` memories."""
-    from PySide6.QtWidgets import QAbstractItemView
+    from PySide6.QtWidgets import QAbstractItemView  # deferred: Qt
 
-    from ui.app import create_app
+    from ui.app import create_app  # deferred: Qt
     from ui.backend import Backend, NoModelsProvider
     from ui.inspector.memory_model import COLUMN
     from ui.main_window import MainWindow
 
     app = create_app([sys.argv[0]])
-    insert_s = _bulk_insert(args.n)
+    insert_s = _bulk_insert(args.services, args.n)
 
-    window = MainWindow(Backend(NoModelsProvider()))
+    window = MainWindow(Backend(NoModelsProvider(args.services)))
     window.resize(1280, 800)
     window.show()
     insp = window.inspector
@@ -363,14 +371,11 @@ def part_inspector(args) -> dict[str, Any]:
     }
 
 
-def _bulk_insert(n: int) -> float:
-    from datetime import datetime, timedelta, timezone
-
-    from assistant.memory.records import Kind, NewMemory, Trust
-    from assistant.services import open_store
+def _bulk_insert(services, n: int) -> float:
+    from assistant.memory.records import Kind, NewMemory, Trust  # like every import here: after the timed start-up
 
     t = time.perf_counter()
-    store = open_store(with_embedder=False)
+    store = services.open_store(with_embedder=False)
     have = store.count(include_all=True)
     if have >= n:  # a reused home already holds them
         store.close()
@@ -390,7 +395,7 @@ def _bulk_insert(n: int) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ui.bench")
+    parser = argparse.ArgumentParser(prog="python -m tools.ui_bench")
     parser.add_argument("part", choices=("visible", "stall", "inspector"))
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--pages", type=int, default=20)
@@ -399,10 +404,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     part = {"visible": part_visible, "stall": part_stall, "inspector": part_inspector}[args.part]
+    from assistant.profile import Profile  # after T_START: part of what the visible part times
+
+    args.services = Services(Profile.load())
     try:
         result = part(args)
     except Exception as exc:  # noqa: BLE001 - reported to the parent as JSON
-        import traceback
 
         traceback.print_exc()
         _emit({"error": f"{type(exc).__name__}: {exc}"})
