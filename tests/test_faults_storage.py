@@ -234,11 +234,11 @@ def test_sqlite_full_is_a_disk_full_message_and_nothing_is_written(fake_embedder
         return store
 
     monkeypatch.setattr(Services, "open_store", full_store)
-    count = MemoryStore().count()
+    count = MemoryStore(paths().database).count()
     code, _, err = run(capsys, "memory", "add", "a long memory " * 400)
     one_line_error(code, err, "is full", "Free some space")
     monkeypatch.setattr(Services, "open_store", real_open)
-    assert MemoryStore().count() == count
+    assert MemoryStore(paths().database).count() == count
 
 
 def test_locked_database(fake_embedder, capsys, monkeypatch):
