@@ -99,7 +99,7 @@ class Settings:
     ``engine`` is ``"local"`` (llama.cpp runs ``chat_model`` here) or ``"openai"`` (an
     OpenAI-compatible server at ``engine_url`` runs ``engine_model``, or the first model it
     lists when empty). The server's API key is in the keyring, not here
-    (:mod:`assistant.engine.api_key`). ``engine_timeout`` is how long a reply may go silent.
+    (:mod:`assistant.engine.server.api_key`). ``engine_timeout`` is how long a reply may go silent.
     """
 
     chat_model: str = "default"

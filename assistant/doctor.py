@@ -15,10 +15,11 @@ from typing import Callable
 
 from assistant import __version__
 from assistant.config import Paths
-from assistant.engine import api_key, registry
+from assistant.engine import registry
+from assistant.engine.server import api_key
 from assistant.engine.errors import EngineError
 from assistant.engine.names import display_name
-from assistant.engine.remote import OpenAIChatModel, model_name
+from assistant.engine.server.model import OpenAIChatModel, model_name
 from assistant.memory.store.sqlite import diagnose
 from assistant.memory.store.sqlite.diagnose import folder_writable, free_bytes
 from assistant.memory.errors import StoreError

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 
 from assistant import events
 from assistant.config import SERVER_CHOICE, Settings
-from assistant.engine import api_key, registry
+from assistant.engine import registry
+from assistant.engine.server import api_key
 from assistant.engine.errors import EngineError
 from assistant.privacy import make_private
 from assistant.profile import Profile
@@ -127,7 +128,7 @@ class Services:
             return self._chat_models[key]
 
     def _server_model(self, settings: Settings):
-        from assistant.engine.remote import OpenAIChatModel  # the HTTP client: only with a server configured
+        from assistant.engine.server.model import OpenAIChatModel  # the HTTP client: only with a server configured
 
         url = settings.engine_url
         if not url:

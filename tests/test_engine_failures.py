@@ -15,13 +15,13 @@ import pytest
 from model_servers import BrokenServer, free_port, loopback_allowed
 
 from assistant.config import Settings, load_settings, paths, save_settings
-from assistant.engine import api_key
+from assistant.engine.server import api_key
 from assistant.engine.chat import ChatMessage
 from assistant.engine.errors import EngineError
-from assistant.engine.openai_http import Endpoint
-from assistant.engine.prefix_ledger import GEN_PROMPT, OVERHEAD, PrefixLedger, Sent
-from assistant.engine.remote import OpenAIChatModel
-from assistant.engine.remote_tokens import family, same_family_gguf
+from assistant.engine.server.client import Endpoint
+from assistant.engine.server.prefix_ledger import GEN_PROMPT, OVERHEAD, PrefixLedger, Sent
+from assistant.engine.server.model import OpenAIChatModel
+from assistant.engine.server.tokens import family, same_family_gguf
 
 HELLO = [ChatMessage("system", "You are a helpful assistant."), ChatMessage("user", "Hello")]
 

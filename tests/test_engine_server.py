@@ -21,8 +21,8 @@ from assistant.config import Settings, paths, save_settings
 from assistant.engine import registry
 from assistant.engine.chat import ChatMessage
 from assistant.engine.errors import EngineError
-from assistant.engine.remote import OpenAIChatModel
-from assistant.engine.remote_tokens import LocalTokenizer
+from assistant.engine.server.model import OpenAIChatModel
+from assistant.engine.server.tokens import LocalTokenizer
 
 
 def keepsake(*args: str, timeout: int = 600) -> subprocess.CompletedProcess:

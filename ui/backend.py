@@ -25,7 +25,8 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from assistant import events
-from assistant.engine import api_key, registry
+from assistant.engine import registry
+from assistant.engine.server import api_key
 from assistant.engine.errors import EngineError, ModelError
 from assistant.memory.capture import dates
 from assistant.memory.store.sqlite import notify
@@ -85,7 +86,7 @@ class Provider:
     def check_server(self, url: str, model: str | None, key: str | None):
         """Settings → Model server → Check: the server's models, latency, token counting (with
         ``key``, else the key stored for ``url``)."""
-        from assistant.engine.remote import OpenAIChatModel  # the HTTP client: only when a server is checked
+        from assistant.engine.server.model import OpenAIChatModel  # the HTTP client: only when a server is checked
 
         p = self.paths
         probe = OpenAIChatModel(url, model=model or None, api_key=key or api_key.load(url, p), read_timeout=30.0,

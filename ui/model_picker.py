@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QComboBox, QFileDialog, QStyle, QStyleOptionComboB
 
 from assistant.config import SERVER_CHOICE
 from assistant.engine.names import DEFAULT_CHAT_NAME
-from assistant.engine.remote import model_name
+from assistant.engine.server.model import model_name
 from ui.format import model_label
 
 OPEN_GGUF = "__open__"

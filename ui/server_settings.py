@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from assistant.engine.remote import model_name
+from assistant.engine.server.model import model_name
 from ui.backend import Backend
 from ui.errors import describe
 

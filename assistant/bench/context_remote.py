@@ -9,7 +9,7 @@ Keepsake's turns on the same server, not interleaved.
 Per turn: prompt tokens, prompt tokens evaluated and where that count comes from
 (``evaluated_source``): ``server`` when the server reports it (llama-server's
 ``timings.prompt_n``, or ``usage.prompt_tokens_details.cached_tokens``), ``predicted`` when it
-does not (llama_cpp.server, Ollama: :mod:`assistant.engine.prefix_ledger`'s prediction). Since a
+does not (llama_cpp.server, Ollama: :mod:`assistant.engine.server.prefix_ledger`'s prediction). Since a
 prediction is not a measurement, the reuse is also **measured** by time to first token:
     control = median over ``--controls`` runs of: a cache-busting request (another system
               prompt, 1 token), then the last turn's exact messages again (1 token) -> cold TTFT
@@ -27,9 +27,9 @@ import uuid
 
 from assistant.bench import keepsake_home
 from assistant.bench.context import CompactingSide, NaiveSide, _configured_window
-from assistant.engine import api_key
+from assistant.engine.server import api_key
 from assistant.engine.chat import ChatMessage
-from assistant.engine.remote import OpenAIChatModel
+from assistant.engine.server.model import OpenAIChatModel
 
 
 def _remote_model(args, n_ctx: int):

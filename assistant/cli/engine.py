@@ -9,8 +9,8 @@ from dataclasses import replace
 
 from assistant.cli.common import UserError, add_json, emit
 from assistant.doctor import engine_checks
-from assistant.engine import api_key
-from assistant.engine.openai_http import Endpoint
+from assistant.engine.server import api_key
+from assistant.engine.server.client import Endpoint
 
 
 def register(sub: argparse._SubParsersAction) -> None:

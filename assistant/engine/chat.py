@@ -55,7 +55,7 @@ class GenerationStats:
     tokens_per_s: float = 0.0
     finish_reason: str = "stop"  # "stop" | "length" | "cancelled"
     #: where prompt_tokens_evaluated comes from: "model" (llama.cpp's own counter), "server"
-    #: (the model server reported it) or "predicted" (see assistant.engine.prefix_ledger)
+    #: (the model server reported it) or "predicted" (see assistant.engine.server.prefix_ledger)
     evaluated_source: str = "model"
 
 
@@ -80,7 +80,7 @@ class Generation:
 
 class ChatModel(Protocol):
     """What a chat session needs from an engine: :class:`LlamaChatModel` (llama.cpp, here) or
-    :class:`assistant.engine.remote.OpenAIChatModel` (an OpenAI-compatible server)."""
+    :class:`assistant.engine.server.model.OpenAIChatModel` (an OpenAI-compatible server)."""
 
     name: str
     engine: str  # "llama.cpp" | "openai"

@@ -10,15 +10,15 @@ retrieved for this turn) plus token-count requests.
 - The first use checks the server (``GET /v1/models``): it must list the configured model (a
   server that silently answers with another model - llama_cpp.server does - is refused), or,
   with no model configured, the first one it lists.
-- Tokens: see :mod:`assistant.engine.remote_tokens` (server tokenizer, local one of the same
+- Tokens: see :mod:`assistant.engine.server.tokens` (server tokenizer, local one of the same
   family, or a measured chars/token estimate; :attr:`OpenAIChatModel.token_counting` says which).
   While a reply streams, counts come from the cache or the estimate: llama_cpp.server cuts a
   running stream short when another request arrives.
 - Prefix reuse: requests ask for ``cache_prompt`` (llama-server; others ignore it). Evaluated
   prompt tokens come from the server when it reports them (``timings.prompt_n``,
   ``usage.prompt_tokens_details.cached_tokens``), else from
-  :mod:`assistant.engine.prefix_ledger`'s prediction (``stats.evaluated_source`` says which).
-- Stop: the ``cancel`` event closes the connection (:mod:`assistant.engine.openai_http`).
+  :mod:`assistant.engine.server.prefix_ledger`'s prediction (``stats.evaluated_source`` says which).
+- Stop: the ``cancel`` event closes the connection (:mod:`assistant.engine.server.client`).
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from assistant.engine.chat import ChatMessage, Completions, Generation, GenerationStats, TokenCounting
 from assistant.engine.errors import EngineError
-from assistant.engine.openai_http import DEFAULT_READ_TIMEOUT, Client, Endpoint
-from assistant.engine.prefix_ledger import PrefixLedger, Sent, total_tokens
-from assistant.engine.remote_tokens import CharEstimate, ServerTokenizer, choose_counter
+from assistant.engine.server.client import DEFAULT_READ_TIMEOUT, Client, Endpoint
+from assistant.engine.server.prefix_ledger import PrefixLedger, Sent, total_tokens
+from assistant.engine.server.tokens import CharEstimate, ServerTokenizer, choose_counter
 
 ENGINE = "openai"
 TOKEN_CACHE = 8192  # texts whose counts are kept (messages are counted again every turn)
