@@ -13,7 +13,7 @@ import argparse
 import sys
 
 from assistant import __version__
-from assistant.cli import bench, common, consolidate, core, engine, importer, memory, note, repair
+from assistant.cli import bench, common, consolidate, core, engine, importer, memory, note, repair, sessions
 from assistant.engine.errors import EngineError, ModelError
 from assistant.memory.errors import StoreError
 from assistant.privacy import private_umask
@@ -25,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="keepsake", description="Local-first assistant with an inspectable memory.")
     parser.add_argument("--version", action="version", version=f"keepsake {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (core, engine, memory, note, bench, importer, consolidate, repair):
+    for module in (core, engine, memory, sessions, note, bench, importer, consolidate, repair):
         module.register(sub)
     return parser
 

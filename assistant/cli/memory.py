@@ -1,5 +1,5 @@
-"""Memory, session and export commands: ``keepsake memory ...``, ``keepsake sessions ...``,
-``keepsake export FILE``, ``keepsake import-memories FILE``.
+"""Memory and export commands: ``keepsake memory ...``, ``keepsake export FILE``,
+``keepsake import-memories FILE`` (the conversations: :mod:`assistant.cli.sessions`).
 
 Dates accept ISO-8601 (``2024-05-01``, ``2024-05-01T14:30+02:00``, ``...Z``) and common other
 forms ("May 1 2024", "2024/05/01", "yesterday"); a date without a timezone is local time.
@@ -54,7 +54,7 @@ def parse_when(text: str) -> datetime:
     return dt
 
 
-def _fmt_date(dt: datetime | None) -> str:
+def fmt_date(dt: datetime | None) -> str:
     if dt is None:
         return "…"
     return dt.astimezone().strftime("%Y-%m-%d %H:%M") if (dt.hour, dt.minute, dt.second) != (0, 0, 0) else dt.strftime("%Y-%m-%d")
@@ -62,7 +62,7 @@ def _fmt_date(dt: datetime | None) -> str:
 
 
 
-def _cmd(fn: Callable[[argparse.Namespace], int | None]) -> Callable[[argparse.Namespace], int]:
+def store_command(fn: Callable[[argparse.Namespace], int | None]) -> Callable[[argparse.Namespace], int]:
     """Turn store errors into messages the person can act on."""
 
     @functools.wraps(fn)
@@ -82,12 +82,12 @@ def _line(m: Any) -> str:
     if m.status.value != "active":
         flags.append(m.status.value)
     if m.invalid_at is not None:
-        flags.append(f"until {_fmt_date(m.invalid_at)}")
+        flags.append(f"until {fmt_date(m.invalid_at)}")
     if m.expires_at is not None:
-        flags.append(f"ttl {_fmt_date(m.expires_at)}")
+        flags.append(f"ttl {fmt_date(m.expires_at)}")
     if m.pinned:
         flags.append("pinned")
-    since = f" since {_fmt_date(m.valid_at)}" if m.valid_at else ""
+    since = f" since {fmt_date(m.valid_at)}" if m.valid_at else ""
     extra = f" [{', '.join(flags)}]" if flags else ""
     return f"#{m.id:<5} {m.kind.value:<10} {m.text}{since}{extra}  ({m.trust.value}, v{m.version})"
 
@@ -167,33 +167,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json(p)
     p.set_defaults(func=cmd_ttl)
 
-    ses = sub.add_parser("sessions", help="list, show, search, rename and delete chat sessions")
-    ssub = ses.add_subparsers(dest="sessions_command", metavar="ACTION", required=True)
-    p = ssub.add_parser("list", help="sessions, most recent first")
-    p.add_argument("--limit", type=argtypes.limit)
-    add_json(p)
-    p.set_defaults(func=cmd_sessions_list)
-    p = ssub.add_parser("show", help="a session and its messages")
-    p.add_argument("id", type=argtypes.record_id)
-    add_json(p)
-    p.set_defaults(func=cmd_sessions_show)
-    p = ssub.add_parser("search", help="find messages in your conversations (questions and requests live here, not in memory)")
-    p.add_argument("query")
-    p.add_argument("--limit", type=argtypes.limit, default=20, help="how many messages (default 20)")
-    add_json(p)
-    p.set_defaults(func=cmd_sessions_search)
-    p = ssub.add_parser("rename", help="set a session's title")
-    p.add_argument("id", type=argtypes.record_id)
-    p.add_argument("title")
-    add_json(p)
-    p.set_defaults(func=cmd_sessions_rename)
-    p = ssub.add_parser("delete", help="delete a session, its messages and memories only it supports")
-    p.add_argument("id", type=argtypes.record_id)
-    p.add_argument("--dry-run", action="store_true")
-    p.add_argument("--yes", "-y", action="store_true")
-    add_json(p)
-    p.set_defaults(func=cmd_sessions_delete)
-
     p = sub.add_parser("export", help="export all memories (and sessions) to a JSON file")
     p.add_argument("file")
     p.add_argument("--no-sessions", action="store_true", help="memories only")
@@ -211,7 +184,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 # -- memory commands ---------------------------------------------------------------------------
-@_cmd
+@store_command
 def cmd_add(args: argparse.Namespace) -> int:
     valid_at = parse_when(args.valid_at) if args.valid_at else None
     invalid_at = parse_when(args.invalid_at) if args.invalid_at else None
@@ -230,7 +203,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     return 0
 
 
-@_cmd
+@store_command
 def cmd_list(args: argparse.Namespace) -> int:
     as_of = parse_when(args.as_of) if args.as_of else None
     known_at = parse_when(args.known_at) if args.known_at else None
@@ -241,7 +214,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-@_cmd
+@store_command
 def cmd_show(args: argparse.Namespace) -> int:
     with opened_store(args.services) as store:
         m = store.get(args.id)
@@ -254,27 +227,27 @@ def cmd_show(args: argparse.Namespace) -> int:
         "audit": [a.to_json() for a in audit],
         "injections": [{"turn_id": i.turn_id, "at": i.at.isoformat(), "score": i.score} for i in injections],
     }
-    lines = [_line(m), f"  valid: {_fmt_date(m.valid_at)} → {_fmt_date(m.invalid_at)}   known since {_fmt_date(m.created_at)}"
-             + (f", superseded {_fmt_date(m.expired_at)}" if m.expired_at else "")]  # fmt: skip
+    lines = [_line(m), f"  valid: {fmt_date(m.valid_at)} → {fmt_date(m.invalid_at)}   known since {fmt_date(m.created_at)}"
+             + (f", superseded {fmt_date(m.expired_at)}" if m.expired_at else "")]  # fmt: skip
     lines.append("  sources:" if m.sources else "  sources: none")
     for s in m.sources:
         where = f"session {s.session_id} message {s.message_id}" if s.session_id is not None else "direct entry"
-        lines.append(f"    {s.speaker} via {s.extractor} {s.extractor_version}, {where}, observed {_fmt_date(s.observed_at)}")
+        lines.append(f"    {s.speaker} via {s.extractor} {s.extractor_version}, {where}, observed {fmt_date(s.observed_at)}")
     lines.append("  versions:")
     kept = {v.version for v in versions[:-1] if v.text != m.text}
     for v in versions:
         mark = "  [text kept]" if v.version in kept else ""
-        lines.append(f"    v{v.version} {_fmt_date(v.recorded_at)} {v.update_type.value if v.update_type else 'added'} by {v.actor.value}: {v.text}{mark}")
+        lines.append(f"    v{v.version} {fmt_date(v.recorded_at)} {v.update_type.value if v.update_type else 'added'} by {v.actor.value}: {v.text}{mark}")
     if kept:
         lines.append(f"  the earlier wording is kept in the database; forget it with: keepsake memory forget-versions {m.id}")
     lines.append("  audit:")
     for a in audit:
-        lines.append(f"    {_fmt_date(a.at)} {a.actor.value} {a.action}")
+        lines.append(f"    {fmt_date(a.at)} {a.actor.value} {a.action}")
     emit(args, data, "\n".join(lines))
     return 0
 
 
-@_cmd
+@store_command
 def cmd_edit(args: argparse.Namespace) -> int:
     with opened_store(args.services, with_embedder=True) as store:
         m = store.edit(args.id, args.text, expected_version=args.expected_version)
@@ -285,16 +258,16 @@ def cmd_edit(args: argparse.Namespace) -> int:
     return 0
 
 
-@_cmd
+@store_command
 def cmd_invalidate(args: argparse.Namespace) -> int:
     at = parse_when(args.at) if args.at else None
     with opened_store(args.services) as store:
         m = store.invalidate(args.id, at)
-    emit(args, m.to_json(), f"#{m.id} no longer true from {_fmt_date(m.invalid_at)}")
+    emit(args, m.to_json(), f"#{m.id} no longer true from {fmt_date(m.invalid_at)}")
     return 0
 
 
-@_cmd
+@store_command
 def cmd_delete(args: argparse.Namespace) -> int:
     with opened_store(args.services) as store:
         plan = store.delete_preview(args.ids, redact_sources=not args.keep_sources)
@@ -310,17 +283,17 @@ def cmd_delete(args: argparse.Namespace) -> int:
     return forget_cli.finish(args, report, "deleted")
 
 
-@_cmd
+@store_command
 def cmd_history(args: argparse.Namespace) -> int:
     with opened_store(args.services) as store:
         versions = store.history(args.id)
     emit(args, [v.to_json() for v in versions],
-         "\n".join(f"v{v.version} {_fmt_date(v.recorded_at)} {v.update_type.value if v.update_type else 'added'} "
+         "\n".join(f"v{v.version} {fmt_date(v.recorded_at)} {v.update_type.value if v.update_type else 'added'} "
                    f"by {v.actor.value} [{v.status.value}]: {v.text}" for v in versions))  # fmt: skip
     return 0
 
 
-@_cmd
+@store_command
 def cmd_simple(args: argparse.Namespace) -> int:
     with opened_store(args.services) as store:
         m = getattr(store, args.action)(args.id)
@@ -328,7 +301,7 @@ def cmd_simple(args: argparse.Namespace) -> int:
     return 0
 
 
-@_cmd
+@store_command
 def cmd_ttl(args: argparse.Namespace) -> int:
     if args.days is not None and args.days <= 0:
         raise UserError("--days must be positive")
@@ -338,70 +311,8 @@ def cmd_ttl(args: argparse.Namespace) -> int:
     return 0
 
 
-# -- sessions ----------------------------------------------------------------------------------
-@_cmd
-def cmd_sessions_list(args: argparse.Namespace) -> int:
-    with opened_store(args.services) as store:
-        items = store.list_sessions(limit=args.limit)
-    emit(args, [s.to_json() for s in items],
-         "\n".join(f"#{s.id:<5} {_fmt_date(s.updated_at)}  {s.message_count:>4} msgs  {s.title or '(untitled)'}" for s in items)
-         or "no sessions")  # fmt: skip
-    return 0
-
-
-@_cmd
-def cmd_sessions_show(args: argparse.Namespace) -> int:
-    with opened_store(args.services) as store:
-        s = store.get_session(args.id)
-        msgs = store.messages(args.id)
-    data = {**s.to_json(), "messages": [m.to_json() for m in msgs]}
-    lines = [f"#{s.id} {s.title or '(untitled)'}"]
-    lines += [f"  [{m.id}] {m.role.value}: {'[deleted]' if m.redacted else m.content}{' [part deleted]' if m.partly_redacted else ''}"
-              for m in msgs]
-    emit(args, data, "\n".join(lines))
-    return 0
-
-
-@_cmd
-def cmd_sessions_search(args: argparse.Namespace) -> int:
-    with opened_store(args.services) as store:
-        found = store.search_messages(args.query, limit=args.limit)
-    lines = [f"#{m.session_id:<5} [{m.id}] {_fmt_date(m.observed_at)}  {m.role.value}: {_one_line(m.content)}" for m in found]
-    emit(args, [m.to_json() for m in found], "\n".join(lines) or "no message matches")
-    return 0
-
-
-def _one_line(text: str, limit: int = 160) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-@_cmd
-def cmd_sessions_rename(args: argparse.Namespace) -> int:
-    with opened_store(args.services) as store:
-        s = store.rename_session(args.id, args.title)
-    emit(args, s.to_json(), f"#{s.id} renamed to {s.title!r}")
-    return 0
-
-
-@_cmd
-def cmd_sessions_delete(args: argparse.Namespace) -> int:
-    with opened_store(args.services) as store:
-        plan = store.delete_session_preview(args.id)
-        if args.dry_run:
-            emit(args, plan.to_json(), "would delete:\n" + forget_cli.render(plan))
-            return 0
-        if not args.yes:
-            print(forget_cli.render(plan), file=sys.stderr)
-        if not forget_cli.ask(f"Delete session {args.id}, its messages and {len(plan.memory_ids)} memories?", args):
-            emit(args, {"deleted": False}, "nothing deleted")
-            return 1
-        report = store.delete_session(args.id)
-    return forget_cli.finish(args, report, "deleted")
-
-
 # -- export / import ---------------------------------------------------------------------------
-@_cmd
+@store_command
 def cmd_export(args: argparse.Namespace) -> int:
     with opened_store(args.services) as store:
         try:
@@ -413,7 +324,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-@_cmd
+@store_command
 def cmd_import(args: argparse.Namespace) -> int:
     return restore_export(args, keep_trust=args.keep_trust)
 
@@ -448,7 +359,7 @@ def register_search(msub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_search)
 
 
-@_cmd
+@store_command
 def cmd_search(args: argparse.Namespace) -> int:
     from assistant.memory.retrieval.retriever import Retriever  # deferred: the store (SQLCipher, numpy)
 
