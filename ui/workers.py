@@ -168,15 +168,18 @@ WORKER_NICE = 8
 def lower_thread_priority() -> None:
     """Lower the calling worker thread's scheduling priority (best effort, once per thread)."""
     _thread_state.lowered = True
-    try:
-        QThread.currentThread().setPriority(QThread.Priority.LowPriority)  # Windows, macOS
-    except Exception:  # noqa: BLE001
-        pass
     if sys.platform.startswith("linux"):
         try:  # Linux: nice is per thread
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WORKER_NICE)
         except (OSError, AttributeError):
             pass
+        return
+    # Windows, macOS. Not on Linux: QThread.currentThread() adopts a Python thread into Qt, and two
+    # workers adopting at the same moment crashed PySide6 once (a segfault under heavy load).
+    try:
+        QThread.currentThread().setPriority(QThread.Priority.LowPriority)
+    except Exception:  # noqa: BLE001
+        pass
 
 
 def _is_expected(exc: BaseException) -> bool:
