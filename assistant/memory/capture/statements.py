@@ -114,6 +114,11 @@ def _sentences(text: str) -> list[tuple[int, int]]:
         spans.append((start, end))
         start = end
     spans.append((start, len(text)))
+    return trimmed(text, spans)
+
+
+def trimmed(text: str, spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` without their leading and trailing whitespace; spans left empty are dropped."""
     out = []
     for s, e in spans:
         while s < e and text[s].isspace():

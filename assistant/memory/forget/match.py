@@ -24,6 +24,7 @@ import re
 import unicodedata
 from typing import Any, Iterable, Sequence
 
+from assistant.memory.capture.statements import trimmed
 from assistant.memory.capture.validate import STOPWORDS, TEMPLATE_WORDS, proper_nouns, stem, words
 
 Span = tuple[int, int]
@@ -137,15 +138,7 @@ def sentence_spans(text: str) -> list[Span]:
         spans.append((start, end))
         start = m.end()
     spans.append((start, len(text)))
-    out = []
-    for s, e in spans:
-        while s < e and text[s].isspace():
-            s += 1
-        while e > s and text[e - 1].isspace():
-            e -= 1
-        if s < e:
-            out.append((s, e))
-    return out
+    return trimmed(text, spans)
 
 
 def sentences(text: str) -> list[str]:
