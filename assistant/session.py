@@ -241,7 +241,6 @@ class ChatSession:
     def _reply(self, turn: TurnResult, text, user_msg, cancel, max_tokens, temperature, *, capture: bool) -> Iterator[str]:
         """Retrieve, assemble, generate through the reply guard, settle the reply against the
         memory answer; store it (also when the consumer stopped it)."""
-
         model_text = _clip_for_model(text)
         memory_on = self.settings.memory_enabled
         ack = self._command(model_text, turn) if memory_on else None
@@ -280,7 +279,6 @@ class ChatSession:
 
     def _settle(self, turn: TurnResult, gen, guard, model_text: str, answer, hits, *, correct: bool) -> None:
         """The reply the person gets: the guarded model text, checked against the memory answer."""
-
         turn.stats = gen.stats
         turn.guard = {"stop_reason": guard.stop_reason, "cuts": [{"reason": c.reason, "text": c.text} for c in guard.cuts]}
         settled = answering.settle(model_text, gen.text, answer, hits, correct=correct)
