@@ -236,8 +236,10 @@ def test_matching_ignores_case_and_whitespace_and_works_for_short_texts() -> Non
     msg = store.add_message(s.id, "user", "Where to?  Berlin.\nMaybe  later.")
     mid = store.add("berlin", kind=Kind.EPISODE, source=Source(s.id, msg.id))
     copy = store.add("Next trip:\n  BERLIN.  ", kind=Kind.FACT)
-    report = store.delete(mid)
-    assert report.ok
+    preview = store.delete_preview(mid)  # a copy found by its text only: proposed, not taken
+    assert [(p.memory_id, p.reason) for p in preview.proposed] == [(copy, f"holds a sentence of the text of #{mid}")]
+    report = store.delete(mid, copies=[copy])  # the person confirmed it
+    assert report.ok and report.proposed == ()
     assert store.get_message(msg.id).content == "Where to?\nMaybe  later."
-    assert store.get(copy).text == "Next trip:"  # a copy (found after case/whitespace normalisation) loses it too
+    assert store.get(copy).text == "Next trip:"  # the copy (found after case/whitespace normalisation) loses it
     assert json.dumps([m.to_json() for m in store.list(include_all=True)]).lower().count("berlin") == 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from typing import Any, Callable, Sequence
 
 from assistant.cli import argtypes
@@ -38,6 +39,9 @@ def render(report: Any) -> str:
         who = "reply" if cut.role == "assistant" else "your message"
         gone = "; ".join(_q(s) for s in cut.removed)
         lines.append(f"{who} #{cut.id} loses {gone}; " + (f"stays: {_q(cut.kept)}" if cut.kept else "nothing of it stays"))
+    for p in getattr(report, "proposed", ()):
+        take = "taken only with --with-copies" if not report.executed else "kept"
+        lines.append(f"memory #{p.memory_id} stays ({take}): {p.reason}: {_q(p.text)}")
     if report.detached_ids:
         lines.append(f"memories also learned elsewhere stay (they only lose this link): {', '.join(f'#{i}' for i in report.detached_ids)}")
     if report.session_ids:
@@ -99,6 +103,8 @@ def register(msub: argparse._SubParsersAction) -> None:
     p.add_argument("--yes", "-y", action="store_true", help="forget the pre-ticked candidates without asking")
     p.add_argument("--only", type=argtypes.record_id, nargs="+", metavar="ID", help="forget exactly these candidates (ticked or not)")
     p.add_argument("--dry-run", action="store_true", help="only show the candidates and what would go")
+    p.add_argument("--with-copies", action="store_true",
+                   help="also take the other memories that hold a forgotten text (listed as proposed copies; never taken otherwise)")
     add_json(p)
     p.set_defaults(func=cmd_forget)
 
@@ -137,7 +143,11 @@ def cmd_forget(args: argparse.Namespace) -> int:
         if not chosen:
             emit(args, {**data, "forgotten": False}, (describe_candidates(cands) + "\n" if cands else "") + "nothing about it to forget")
             return 0
-        preview = store.forget_preview(request_for(chosen))
+        request = request_for(chosen)
+        preview = store.forget_preview(request)
+        if args.with_copies and preview.proposed:  # exactly the copies shown, whatever is added meanwhile
+            request = replace(request, copies=tuple(p.memory_id for p in preview.proposed))
+            preview = store.forget_preview(request)
         if args.dry_run:
             emit(args, {**data, "preview": preview.to_json()}, describe_candidates(cands) + "\nwould forget:\n" + render(preview))
             return 0
@@ -146,7 +156,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
         if not ask(f"Forget these {len(chosen)}?", args):
             emit(args, {**data, "forgotten": False}, "nothing forgotten")
             return 1
-        report = store.forget(request_for(chosen))
+        report = store.forget(request)
     if args.json:
         emit(args, {**data, "forgotten": report.executed, "report": report.to_json()})
         return 0 if report.ok else 1

@@ -144,6 +144,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dry-run", action="store_true", help="only show what would be removed")
     p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     p.add_argument("--keep-sources", action="store_true", help="do not redact the source messages")
+    p.add_argument("--with-copies", action="store_true",
+                   help="also take the other memories that hold the same text (listed as proposed copies; never taken otherwise)")
     add_json(p)
     p.set_defaults(func=cmd_delete)
 
@@ -271,6 +273,9 @@ def cmd_invalidate(args: argparse.Namespace) -> int:
 def cmd_delete(args: argparse.Namespace) -> int:
     with opened_store(args.services) as store:
         plan = store.delete_preview(args.ids, redact_sources=not args.keep_sources)
+        copies = [p.memory_id for p in plan.proposed] if args.with_copies else []
+        if copies:  # exactly the copies shown, whatever is added meanwhile
+            plan = store.delete_preview(args.ids, redact_sources=not args.keep_sources, copies=copies)
         if args.dry_run:
             emit(args, plan.to_json(), "would delete:\n" + forget_cli.render(plan))
             return 0
@@ -279,7 +284,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
         if not forget_cli.ask(f"Delete {len(plan.memory_ids)} memories for good?", args):
             emit(args, {"deleted": False}, "nothing deleted")
             return 1
-        report = store.delete(args.ids, redact_sources=not args.keep_sources)
+        report = store.delete(args.ids, redact_sources=not args.keep_sources, copies=copies)
     return forget_cli.finish(args, report, "deleted")
 
 

@@ -28,7 +28,7 @@ from assistant.memory.store.archive.context import OFFLOAD_CHARS, pointer_text
 from assistant.memory.store.sqlite.db import Connection
 from assistant.memory.forget import match
 from assistant.memory.forget.report import TextCut
-from assistant.memory.forget.scope import _POINTER, Scope, cut, ids, memory_texts, pieces_of
+from assistant.memory.forget.scope import _POINTER, Scope, cut, ids, memory_texts, pieces_of, pieces_with_origin
 from assistant.memory.store.rows import IN_IDS, ids_json
 
 MAX_ROUNDS = 8
@@ -52,6 +52,8 @@ def spread(c: Connection, scope: Scope) -> None:
         if not changed:
             break
     _collect_needles(c, scope)
+    for mid in scope.changed_memories:
+        scope.proposed.pop(mid, None)  # taken after all (a derived or linked copy): not a proposal
     scope.claims = _claims(c, scope)
     scope.names = _names(c, scope)
     replies(c, scope)
@@ -93,12 +95,14 @@ def source_messages(c: Connection, scope: Scope) -> bool:
 
 # -------------------------------------------------------------------------------- memories
 def _collect_needles(c: Connection, scope: Scope) -> None:
-    texts: list[str] = []
     for mid in sorted(scope.doomed - scope.direct):
-        texts += pieces_of(c, mid)
-    texts += [s for cut_ in scope.memory_cuts.values() for s in cut_.removed]
-    texts += [s for cut_ in scope.message_cuts.values() if cut_.role == "user" for s in cut_.removed]
-    scope.add_needles(t for t in texts if t.strip())
+        for text, origin in pieces_with_origin(c, mid):
+            scope.add_needles([text] if text.strip() else [], origin)
+    for mid, cut_ in sorted(scope.memory_cuts.items()):
+        scope.add_needles([s for s in cut_.removed if s.strip()], f"a removed part of #{mid}")
+    for mid, cut_ in sorted(scope.message_cuts.items()):
+        if cut_.role == "user":
+            scope.add_needles([s for s in cut_.removed if s.strip()], f"a sentence removed from your message #{mid}")
 
 
 def _fts_candidates(c: Connection, needles: list[str]) -> set[int]:
@@ -138,19 +142,38 @@ def _replace_offloaded(c: Connection, scope: Scope, mid: int, text: str) -> bool
 
 
 def copies(c: Connection, scope: Scope) -> bool:
-    cands = ids(c, f"SELECT DISTINCT memory_id FROM memory_sources WHERE message_id IN {IN_IDS}", ids_json(scope.message_cuts))
-    cands |= _fts_candidates(c, scope.needles)
+    """Memories of a cut message (its verbatim episode, what was extracted from it) lose the
+    removed sentences. Other memories found only by their text are copies the person did not
+    name: they are proposed with the reason (:func:`_reason`), and taken only when the request
+    names them (``ForgetRequest.copies``)."""
+    linked = ids(c, f"SELECT DISTINCT memory_id FROM memory_sources WHERE message_id IN {IN_IDS}", ids_json(scope.message_cuts))
+    confirmed = set(scope.request.copies)
+    cands = linked | _fts_candidates(c, scope.needles)
     changed = False
     for mid, text in sorted(memory_texts(c, cands - scope.doomed).items()):
         if _POINTER.search(text):
             changed = _replace_offloaded(c, scope, mid, text) or changed
             continue
-        spans = [sp for n in scope.needles for sp in match.covering_sentences(text, match.find_spans(text, n))]
-        if cut(scope, mid, text, spans):
+        found = [(n, sp) for n in scope.needles for sp in match.covering_sentences(text, match.find_spans(text, n))]
+        if not found:
+            continue
+        if mid not in linked and mid not in confirmed:
+            if mid not in scope.memory_cuts:
+                scope.proposed.setdefault(mid, _reason(scope, text, found[0][0]))
+            continue
+        if cut(scope, mid, text, [sp for _, sp in found]):
             if mid in scope.doomed:
                 scope.copies.add(mid)
             changed = True
     return changed
+
+
+def _reason(scope: Scope, text: str, needle: str) -> str:
+    """Why a memory is proposed as a copy: "same text as an old version of #1", or "holds a
+    sentence of the text of #4"."""
+    origin = scope.origins.get(match.normalize(needle), "a removed text")
+    same = match.normalize(text) == match.normalize(needle)
+    return f"{'same text as' if same else 'holds a sentence of'} {origin}"
 
 
 def _inputs(c: Connection, mid: int) -> set[int]:

@@ -29,8 +29,8 @@ from typing import Any, Callable, Iterable
 
 from assistant.memory.forget.holders import AfterHolder, ApplyContext, AuditText, Holder, InjectionLog, MemoryCuts, MemoryRows
 from assistant.memory.forget.holders_text import Archive, Generation, Messages, NoteVersions, Sessions, Summaries
-from assistant.memory.forget.report import ForgetReport, ForgetRequest, HolderResult, TextCut
-from assistant.memory.forget.scope import Scope, plan
+from assistant.memory.forget.report import ForgetReport, ForgetRequest, HolderResult, ProposedCopy, TextCut
+from assistant.memory.forget.scope import Scope, memory_texts, plan
 from assistant.memory.records import Actor
 
 log = logging.getLogger(__name__)
@@ -93,7 +93,7 @@ class Forgetter:
         def run(c: Any) -> ForgetReport:
             scope = plan(c, request)
             results = [HolderResult(h.name, h.count(c, scope)) for h in self.db_holders]
-            return self._report(scope, results, notes=self._notes.notes(c, scope))
+            return self._report(scope, results, notes=self._notes.notes(c, scope), proposed=_proposed(c, scope))
 
         return self.core.read(run)
 
@@ -102,19 +102,20 @@ class Forgetter:
         anything changes; a holder failure is reported, never raised."""
         ctx = ApplyContext(now=self.core.now(), actor=Actor(actor), embed=self._embed, audit=self._audit_log.add)
 
-        def run(c: Any) -> tuple[Scope, list[HolderResult], tuple[str, ...]]:
+        def run(c: Any) -> tuple[Scope, list[HolderResult], tuple[str, ...], tuple[ProposedCopy, ...]]:
             scope = plan(c, request)
             notes = self._notes.notes(c, scope)
+            proposed = _proposed(c, scope)
             results = []
             for h in self.db_holders:
                 try:
                     results.append(HolderResult(h.name, h.apply(c, scope, ctx)))
                 except Exception as exc:
                     raise HolderFailed(h.name, exc) from exc
-            return scope, results, notes
+            return scope, results, notes, proposed
 
         try:
-            scope, results, notes = self.core.write(run)
+            scope, results, notes, proposed = self.core.write(run)
         except HolderFailed as failed:
             log.error("forget failed in holder %s; nothing was changed", failed.name, exc_info=failed.exc)
             preview = self.preview(request)
@@ -122,7 +123,7 @@ class Forgetter:
                            holders=tuple(HolderResult(h.name, h.counts, error=str(failed.exc) if h.name == failed.name else None)
                                          for h in preview.holders))  # fmt: skip
         truncated = self.core.checkpoint()
-        report = replace(self._report(scope, results, notes=notes), executed=True, wal_truncated=truncated)
+        report = replace(self._report(scope, results, notes=notes, proposed=proposed), executed=True, wal_truncated=truncated)
         if not truncated:
             notes += ("The write-ahead log could not be emptied yet (the database was busy); it is retried on the next delete and on close.",)
         report = replace(report, notes=notes)
@@ -153,7 +154,8 @@ class Forgetter:
             return None
 
     @staticmethod
-    def _report(scope: Scope, results: Iterable[HolderResult], *, notes: tuple[str, ...] = ()) -> ForgetReport:
+    def _report(scope: Scope, results: Iterable[HolderResult], *, notes: tuple[str, ...] = (),
+                proposed: tuple[ProposedCopy, ...] = ()) -> ForgetReport:  # fmt: skip
         results = tuple(results)
         counts: dict[str, int] = {}
         for r in results:
@@ -175,4 +177,10 @@ class Forgetter:
             holders=results,
             exports=tuple(scope.exports),
             notes=notes,
+            proposed=proposed,
         )
+
+
+def _proposed(c: Any, scope: Scope) -> tuple[ProposedCopy, ...]:
+    texts = memory_texts(c, scope.proposed)
+    return tuple(ProposedCopy(mid, texts[mid], why) for mid, why in sorted(scope.proposed.items()) if mid in texts)

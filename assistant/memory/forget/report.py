@@ -33,11 +33,14 @@ class ForgetRequest:
     action: str = "delete"  # the audit action of each removed memory ("purge_ttl" for the TTL purge)
     update_type: str | None = None  # ... and its update_type ("ttl")
     versions_of: tuple[int, ...] = ()  # memories whose earlier versions (old wording) go; the memory stays
+    # other memories found only by their text (no shared source, no derivation link) are copies
+    # the person must confirm: they are only proposed (``ForgetReport.proposed``) unless named here
+    copies: tuple[int, ...] = ()
 
     @classmethod
-    def memories(cls, ids: int | Any, *, redact_sources: bool = True) -> "ForgetRequest":
+    def memories(cls, ids: int | Any, *, redact_sources: bool = True, copies: Any = ()) -> "ForgetRequest":
         ids = [ids] if isinstance(ids, int) else list(ids)
-        return cls(memory_ids=tuple(int(i) for i in ids), redact_sources=redact_sources)
+        return cls(memory_ids=tuple(int(i) for i in ids), redact_sources=redact_sources, copies=tuple(int(i) for i in copies))
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,20 @@ class TextCut:
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "id": self.id, "role": self.role or None, "removed": list(self.removed), "kept": self.kept}
+
+
+@dataclass(frozen=True)
+class ProposedCopy:
+    """Another memory that holds a removed text but is linked to nothing removed (found by its
+    text only): it stays unless the person confirms it (``ForgetRequest.copies``,
+    ``--with-copies``). ``reason`` says why it was found ("same text as an old version of #1")."""
+
+    memory_id: int
+    text: str
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.memory_id, "text": self.text, "reason": self.reason}
 
 
 @dataclass(frozen=True)
@@ -87,6 +104,7 @@ class ForgetReport:
     executed: bool = False
     wal_truncated: bool | None = None
     errors: tuple[str, ...] = ()
+    proposed: tuple[ProposedCopy, ...] = ()  # copies found by text, not taken (see ProposedCopy)
 
     @property
     def ok(self) -> bool:
@@ -110,6 +128,7 @@ class ForgetReport:
             "message_edits": [c.to_json() for c in self.message_edits],
             "holders": [h.to_json() for h in self.holders],
             "exports": list(self.exports),
+            "proposed_copies": [p.to_json() for p in self.proposed],
             "notes": list(self.notes),
             "wal_truncated": self.wal_truncated,
             "errors": list(self.errors),

@@ -58,6 +58,8 @@ class Scope:
     claims: list[str] = field(default_factory=list)
     exports: list[str] = field(default_factory=list)
     removed_texts: dict[int, str] = field(default_factory=dict)  # memories removed whole: their text (for the preview)
+    origins: dict[str, str] = field(default_factory=dict)  # normalised needle -> where it came from ("an old version of #1")
+    proposed: dict[int, str] = field(default_factory=dict)  # copies found by text only, not taken: memory id -> why
 
     @property
     def derived(self) -> set[int]:
@@ -67,13 +69,16 @@ class Scope:
     def changed_memories(self) -> set[int]:
         return self.doomed | set(self.memory_cuts)
 
-    def add_needles(self, texts: Iterable[str]) -> None:
+    def add_needles(self, texts: Iterable[str], origin: str = "") -> None:
+        """``origin``: where these texts come from, for the reason a copy is proposed."""
         seen = {match.normalize(n) for n in self.needles}
         for t in texts:
             n = match.normalize(t)
             if n and n not in seen:
                 seen.add(n)
                 self.needles.append(t)
+                if origin:
+                    self.origins[n] = origin
 
 
 def ids(c: Connection, sql: str, *params: Any) -> set[int]:
@@ -99,9 +104,16 @@ def full_text(c: Connection, text: str) -> str:
 
 def pieces_of(c: Connection, mid: int) -> list[str]:
     """Every text a removed memory held: current text and every version (offloads resolved)."""
-    texts = [r[0] for r in c.execute("SELECT text FROM memories WHERE id = ?", (mid,))]
-    texts += [r[0] for r in c.execute("SELECT text FROM memory_versions WHERE memory_id = ?", (mid,))]
-    return list(dict.fromkeys(full_text(c, t) for t in texts))
+    return list(dict.fromkeys(t for t, _ in pieces_with_origin(c, mid)))
+
+
+def pieces_with_origin(c: Connection, mid: int) -> list[tuple[str, str]]:
+    """:func:`pieces_of` with where each text is: ``("...", "the text of #4")``,
+    ``("...", "an old version of #4")`` (the current text first)."""
+    out = [(full_text(c, r[0]), f"the text of #{mid}") for r in c.execute("SELECT text FROM memories WHERE id = ?", (mid,))]
+    out += [(full_text(c, r[0]), f"an old version of #{mid}") for r in c.execute(
+        "SELECT text FROM memory_versions WHERE memory_id = ? ORDER BY version DESC", (mid,))]  # fmt: skip
+    return out
 
 
 def plan(c: Connection, request: ForgetRequest) -> Scope:

@@ -31,15 +31,19 @@ class Deletes(Repository):
         super().__init__(core)
         self.forgetter = forgetter
 
-    def delete_preview(self, ids: int | Sequence[int], *, redact_sources: bool = True) -> ForgetReport:
-        """What :meth:`delete` would remove (per holder, per table, which sentences); changes nothing."""
-        return self.forgetter.preview(ForgetRequest.memories(ids, redact_sources=redact_sources))
+    def delete_preview(self, ids: int | Sequence[int], *, redact_sources: bool = True, copies: Sequence[int] = ()) -> ForgetReport:
+        """What :meth:`delete` would remove (per holder, per table, which sentences); changes
+        nothing. ``report.proposed``: other memories holding the same text, not taken."""
+        return self.forgetter.preview(ForgetRequest.memories(ids, redact_sources=redact_sources, copies=copies))
 
     def delete(self, ids: int | Sequence[int], *, actor: Actor | str = Actor.USER, redact_sources: bool = True,
-               run_id: str | None = None) -> ForgetReport:  # fmt: skip
+               run_id: str | None = None, copies: Sequence[int] = ()) -> ForgetReport:  # fmt: skip
         """Delete memories for real; returns the Forgetter's report (``report.ok``). ``run_id``:
-        the consolidation run (or its undo) the audit rows belong to."""
-        request = ForgetRequest.memories(ids, redact_sources=redact_sources)
+        the consolidation run (or its undo) the audit rows belong to. Exactly ``ids`` go whole
+        (with what is linked to them: their source sentences, derived memories, merged
+        duplicates); other memories that merely hold the same text go only when named in
+        ``copies`` (the ids a preview proposed and the person confirmed)."""
+        request = ForgetRequest.memories(ids, redact_sources=redact_sources, copies=copies)
         return self.forgetter.forget(replace(request, run_id=run_id), actor=actor)
 
     def forget_preview(self, request: ForgetRequest) -> ForgetReport:
