@@ -16,6 +16,7 @@ from assistant import answering, events
 from assistant.config import Settings
 from assistant.context.window import SessionContext
 from assistant.engine.chat import GenerationStats
+from assistant.engine.errors import EngineError
 from assistant.engine.guard import ReplyGuard, guard_generation
 from assistant.memory.retrieval import answer as memanswer
 from assistant.memory.capture import commands
@@ -234,7 +235,7 @@ class ChatSession:
             # The model failed (server down, timeout, ...): no reply is stored, so the message
             # stays unanswered and retry() runs this turn again. What the person said is
             # remembered all the same.
-            if not retried:
+            if not retried and not turn.captured:
                 self._capture(turn, user_msg)
             raise
 
@@ -266,6 +267,14 @@ class ChatSession:
         turn.model = str(getattr(self.model, "model_id", "") or self.model.name)  # a server's model is known once connected
         try:
             yield from gen
+        except EngineError as exc:
+            if exc.kind == "timeout" and gen.text.strip():  # a stalled or endless reply: what arrived is kept
+                self._settle(turn, gen, guard, model_text, answer, hits, correct=False)
+                self._finish(turn, assembled, model_text, user_msg, hits, capture=capture)
+                turn.notices.append(f"The reply was cut off: {exc}")
+                raise
+            turn.reply, turn.stats = gen.text, gen.stats  # the model failed: no reply is stored (the message stays unanswered)
+            raise
         except Exception:  # the model failed: no reply is stored (the caller keeps the message unanswered)
             turn.reply, turn.stats = gen.text, gen.stats
             raise

@@ -203,6 +203,25 @@ class _Handler(BaseHTTPRequestHandler):
                 w.write(b"data: [DONE]\n\n")
             except OSError:
                 self.server.disconnected.set()  # the client closed the stream
+        elif mode in ("forever", "pings", "empty_deltas", "drip"):  # a server that never ends its reply
+            try:
+                w.write(_chunk(_delta("Partial")))
+                w.flush()
+                n = 0
+                while not self.server.wake.is_set():
+                    if mode == "forever":
+                        w.write(_chunk(_delta(f" word{n}")))
+                    elif mode == "pings":
+                        w.write(b": keep-alive\n\n")
+                    elif mode == "empty_deltas":
+                        w.write(_chunk(_delta("")))
+                    else:
+                        w.write(b"d")  # one byte at a time, never a whole line
+                    w.flush()
+                    n += 1
+                    time.sleep(self.server.interval_s)
+            except OSError:
+                self.server.disconnected.set()  # the client closed the stream
         elif mode in ("llama_server", "no_tokenizer"):
             reply = self.server.reply
             for word in reply.split(" "):
@@ -218,7 +237,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 class BrokenServer(ThreadingHTTPServer):
     """``mode``: close_mid_stream | garbage | not_json | non_http | sleep | unauthorized |
-    html_models | loop | llama_server | no_tokenizer (the last three are scripted fakes)."""
+    html_models | forever | pings | empty_deltas | drip (one piece "Partial", then endless
+    tokens / keep-alive comments / empty deltas / single bytes every ``interval_s``) | loop |
+    llama_server | no_tokenizer (the last three are scripted fakes)."""
 
     daemon_threads = True
 
@@ -230,6 +251,7 @@ class BrokenServer(ThreadingHTTPServer):
         self.requests: list[tuple[str, str, dict | None]] = []
         self.models = ["broken-model"]
         self.sleep_s = 3600.0
+        self.interval_s = 0.05
         self.wake = threading.Event()
         self.disconnected = threading.Event()
         self.reply = "Four is the answer"

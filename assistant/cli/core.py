@@ -204,7 +204,7 @@ def cmd_chat(args) -> int:
         try:
             turn = chat.send(args.once, **kw) if args.once is not None else _drain(chat.retry(**kw), chat)
         except EngineError as exc:
-            raise _kept(exc, chat) from None
+            raise _kept(exc, chat, as_json=args.json) from None
         finally:
             chat.close()
         if args.json:
@@ -222,10 +222,17 @@ def _drain(pieces, chat):
     return chat.last_turn
 
 
-def _kept(exc: EngineError, chat) -> UserError:
-    """The engine failed: one line saying so, that the message is kept, and how to retry."""
+def _kept(exc: EngineError, chat, *, as_json: bool = False) -> UserError:
+    """The engine failed: one line saying so, that the message is kept, and how to retry. A
+    reply cut off by a deadline was stored as far as it came: it is printed first."""
+    turn, sid = chat.last_turn, chat.session_id
+    if turn is not None and turn.assistant_message_id is not None:
+        if not as_json:
+            print(turn.reply)
+        err = UserError(f"{exc} - the partial reply above is kept in session {sid}")
+        err.data = {"kind": exc.kind, "session_id": sid, "partial_reply": turn.reply, "assistant_message_id": turn.assistant_message_id}
+        return err
     message = chat.unanswered()
-    sid = chat.session_id
     err = UserError(f"{exc} - your message is kept in session {sid}; retry with: keepsake chat --session {sid} --retry")
     err.data = {"kind": exc.kind, "session_id": sid, "user_message_id": message.id if message else None}
     return err

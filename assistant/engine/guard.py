@@ -294,12 +294,18 @@ def guard_generation(gen, guard: ReplyGuard):
     def pieces() -> Iterator[str]:
         inner = iter(gen)
         try:
-            for piece in inner:
-                out = guard.feed(piece)
-                if out:
-                    yield out
-                if guard.stopped:
-                    break
+            try:
+                for piece in inner:
+                    out = guard.feed(piece)
+                    if out:
+                        yield out
+                    if guard.stopped:
+                        break
+            except Exception:  # the engine failed mid-reply: what the guard held back is part of what arrived
+                tail = guard.finish()
+                if tail:
+                    yield tail
+                raise
             tail = guard.finish()
             if tail:
                 yield tail

@@ -12,6 +12,12 @@ SSE or that ends without ``data: [DONE]`` -> ``bad_reply``; any other error stat
 Stop: :meth:`Client.stream` takes a ``threading.Event``; a watcher thread shuts the socket down
 when it is set, so a read blocked on a slow server returns at once and the server sees the
 client go away (llama.cpp servers stop generating then).
+
+Deadlines (:class:`Deadline`): the same watcher ends a stream that takes longer than the whole
+reply may take (``reply_timeout``), or that sends no new reply text for ``read_timeout`` seconds
+- keep-alive comments, empty deltas or one byte at a time do not count as text, so a server
+that trickles nothing useful cannot keep a turn running. An ended stream raises a ``timeout``
+EngineError after what arrived was yielded (the caller keeps the partial reply).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import json
 import socket
 import ssl
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any, Iterator
 from urllib.parse import urlsplit
@@ -30,6 +37,31 @@ from assistant.engine.errors import EngineError
 DEFAULT_CONNECT_TIMEOUT = 10.0
 DEFAULT_READ_TIMEOUT = 120.0  # a big model's first token on a long prompt can take a while
 WATCH_INTERVAL_S = 0.05  # how often the stop watcher looks at the cancel event
+
+
+class Deadline:
+    """When a stream must end: ``overall`` seconds after it started, or ``idle`` seconds after
+    the last reply text (:meth:`progress`; the first text too). ``expired`` names which one
+    ended it ("overall" | "idle", None while running). Times from ``time.monotonic``."""
+
+    def __init__(self, overall: float, idle: float, clock: Any = None) -> None:
+        self._clock = clock or time.monotonic
+        self.overall, self.idle = float(overall), float(idle)
+        self.started = self.last = self._clock()
+        self.expired: str | None = None
+
+    def progress(self) -> None:
+        self.last = self._clock()
+
+    def check(self) -> str | None:
+        """"overall" / "idle" once a limit passed (and from then on), else None."""
+        if self.expired is None:
+            now = self._clock()
+            if now - self.last >= self.idle:
+                self.expired = "idle"
+            elif now - self.started >= self.overall:
+                self.expired = "overall"
+        return self.expired
 
 
 @dataclass(frozen=True)
@@ -157,22 +189,27 @@ class Client:
         return self._parse(data, path)
 
     # -- streaming -----------------------------------------------------------------------------
-    def stream(self, path: str, body: dict, cancel: threading.Event | None = None) -> Iterator[dict]:
+    def stream(self, path: str, body: dict, cancel: threading.Event | None = None,
+               deadline: Deadline | None = None) -> Iterator[dict]:  # fmt: skip
         """POST ``body`` and yield each SSE ``data:`` event as a dict until ``data: [DONE]``.
         Returns quietly when ``cancel`` is set (the connection is closed). A server that answers
-        with plain JSON instead of a stream yields that one object."""
+        with plain JSON instead of a stream yields that one object. ``deadline``: the caller
+        calls ``deadline.progress()`` when an event carried reply text; once it expires the
+        connection is closed and a ``timeout`` EngineError raised."""
         conn = self._connect()
         done = threading.Event()
         resp = None
         try:
             try:
                 conn.request("POST", path, body=json.dumps(body).encode("utf-8"), headers=self.endpoint.headers(stream=True))
-                if cancel is not None:  # the socket itself: http.client drops conn.sock once the reply is read to close
-                    threading.Thread(target=_watch, args=(conn.sock, cancel, done), name="engine-stop", daemon=True).start()
+                if cancel is not None or deadline is not None:  # the socket itself: http.client drops conn.sock once read to close
+                    threading.Thread(target=_watch, args=(conn.sock, cancel, done, deadline), name="engine-stop", daemon=True).start()
                 resp = conn.getresponse()
             except Exception as exc:
                 if cancel is not None and cancel.is_set():
                     return
+                if deadline is not None and deadline.check():
+                    raise self._expired(deadline) from None
                 raise self._error(exc, during="reply") from None
             if resp.status >= 400:
                 raise self._status_error(resp.status, _safe_read(resp), path)
@@ -180,14 +217,15 @@ class Client:
             if "application/json" in ctype:
                 yield self._parse(_safe_read(resp), path)
                 return
-            yield from self._events(resp, cancel)
+            yield from self._events(resp, cancel, deadline)
         finally:
             done.set()
             if resp is not None:
                 resp.close()
             conn.close()
 
-    def _events(self, resp: http.client.HTTPResponse, cancel: threading.Event | None) -> Iterator[dict]:
+    def _events(self, resp: http.client.HTTPResponse, cancel: threading.Event | None,
+                deadline: Deadline | None = None) -> Iterator[dict]:  # fmt: skip
         """SSE: ``data:`` lines up to a blank line make one event; comments (``:`` pings),
         ``event:``/``id:``/``retry:`` fields are skipped; anything else is not an event stream."""
         data: list[str] = []
@@ -198,9 +236,13 @@ class Client:
             except Exception as exc:
                 if cancel is not None and cancel.is_set():
                     return
+                if deadline is not None and deadline.check():
+                    raise self._expired(deadline) from None
                 raise self._error(exc, during="stream") from None
             if cancel is not None and cancel.is_set():
                 return
+            if deadline is not None and deadline.check():  # pings and empty lines still arrive: the limit holds
+                raise self._expired(deadline)
             line = raw.decode("utf-8", "replace").rstrip("\r\n")
             if line.startswith("data:"):
                 data.append(line[5:].lstrip(" "))
@@ -227,6 +269,15 @@ class Client:
                                   f"the model server at {self.endpoint.url} closed the connection before {what} (no data: [DONE])")
 
     # -- errors ----------------------------------------------------------------------------------
+    def _expired(self, deadline: Deadline) -> EngineError:
+        url = self.endpoint.url
+        if deadline.expired == "overall":
+            return EngineError("timeout", url, f"the model server at {url} was still replying after {deadline.overall:g} s; "
+                                               "the reply was cut off there")
+        where = "in the middle of the reply" if deadline.last > deadline.started else "before replying"
+        return EngineError("timeout", url, f"the model server at {url} sent nothing for {deadline.idle:g} s {where} "
+                                           "(keep-alives, empty pieces and trickled bytes are not reply text)")
+
     def _parse(self, data: bytes, where: str) -> Any:
         try:
             return json.loads(data.decode("utf-8"))
@@ -276,10 +327,11 @@ class Client:
         return EngineError("bad_reply", url, f"the model server at {url} sent something unexpected ({type(exc).__name__}: {exc})")
 
 
-def _watch(sock: socket.socket, cancel: threading.Event, done: threading.Event) -> None:
-    """Shut the stream's socket down as soon as ``cancel`` is set (unblocks a waiting read)."""
+def _watch(sock: socket.socket, cancel: threading.Event | None, done: threading.Event, deadline: Deadline | None = None) -> None:
+    """Shut the stream's socket down as soon as ``cancel`` is set or ``deadline`` expires
+    (unblocks a waiting read)."""
     while not done.wait(WATCH_INTERVAL_S):
-        if cancel.is_set():
+        if (cancel is not None and cancel.is_set()) or (deadline is not None and deadline.check()):
             try:
                 sock.shutdown(socket.SHUT_RDWR)
             except OSError:

@@ -19,6 +19,12 @@ retrieved for this turn) plus token-count requests.
   ``usage.prompt_tokens_details.cached_tokens``), else from
   :mod:`assistant.engine.server.prefix_ledger`'s prediction (``stats.evaluated_source`` says which).
 - Stop: the ``cancel`` event closes the connection (:mod:`assistant.engine.server.client`).
+- Limits the server cannot stretch: one reply takes at most ``reply_timeout`` seconds (default:
+  ``read_timeout``, the ``engine_timeout`` setting) and may go ``read_timeout`` seconds without
+  new text (keep-alives and empty pieces do not count); ``max_tokens`` is enforced here too (a
+  server that ignores it is cut off after ``max_tokens`` pieces, or ``MAX_CHARS_PER_TOKEN`` x
+  ``max_tokens`` characters, ``finish_reason`` "length"). A reply cut off by a deadline keeps
+  what arrived (``Generation.text``) and raises a ``timeout`` EngineError.
 """
 
 from __future__ import annotations
@@ -33,12 +39,13 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from assistant.engine.chat import ChatMessage, Completions, Generation, GenerationStats, TokenCounting
 from assistant.engine.errors import EngineError
-from assistant.engine.server.client import DEFAULT_READ_TIMEOUT, Client, Endpoint
+from assistant.engine.server.client import DEFAULT_READ_TIMEOUT, Client, Deadline, Endpoint
 from assistant.engine.server.prefix_ledger import PrefixLedger, Sent, total_tokens
 from assistant.engine.server.tokens import CharEstimate, ServerTokenizer, choose_counter
 
 ENGINE = "openai"
 TOKEN_CACHE = 8192  # texts whose counts are kept (messages are counted again every turn)
+MAX_CHARS_PER_TOKEN = 16  # a reply longer than max_tokens x this is over max_tokens whatever the tokenizer
 
 
 @dataclass(frozen=True)
@@ -69,8 +76,10 @@ class OpenAIChatModel(Completions):
 
     def __init__(self, url: str, *, model: str | None = None, api_key: str | None = None, n_ctx: int = 4096,
                  read_timeout: float = DEFAULT_READ_TIMEOUT, ledger_dir: Path | None = None,
-                 local_models: Callable[[], Iterable[tuple[str, Path]]] | None = None) -> None:  # fmt: skip
+                 local_models: Callable[[], Iterable[tuple[str, Path]]] | None = None,
+                 reply_timeout: float | None = None) -> None:  # fmt: skip
         self.endpoint = Endpoint.parse(url, api_key=api_key, read_timeout=read_timeout)
+        self.reply_timeout = float(reply_timeout if reply_timeout is not None else read_timeout)
         self.url = self.endpoint.url
         self.requested_model = model or None
         self.n_ctx = n_ctx
@@ -231,7 +240,7 @@ class OpenAIChatModel(Completions):
             body["seed"] = seed
         gen = Generation(pieces=iter(()))
         chars = sum(len(m.content) for m in messages)
-        gen.pieces = self._stream(body, sent, chars, gen, cancel, json_schema)
+        gen.pieces = self._stream(body, sent, chars, gen, cancel, json_schema, max_tokens)
         return gen
 
     def _response_format(self, schema: dict) -> dict:
@@ -239,7 +248,7 @@ class OpenAIChatModel(Completions):
             return {"type": "json_object", "schema": schema}
         return {"type": "json_schema", "json_schema": {"name": "keepsake", "schema": schema, "strict": True}}
 
-    def _events(self, body: dict, cancel, json_schema) -> Iterator[dict]:
+    def _events(self, body: dict, cancel, json_schema, deadline: Deadline | None = None) -> Iterator[dict]:
         """The server's events; a JSON request the server rejects in one style is retried in
         the other (OpenAI, Ollama and vLLM want ``json_schema``)."""
         for attempt in (0, 1):
@@ -247,7 +256,7 @@ class OpenAIChatModel(Completions):
                 body["response_format"] = self._response_format(json_schema)
             started = False
             try:
-                for event in self.client.stream(self.endpoint.api("/chat/completions"), body, cancel):
+                for event in self.client.stream(self.endpoint.api("/chat/completions"), body, cancel, deadline):
                     started = True
                     yield event
                 return
@@ -256,7 +265,8 @@ class OpenAIChatModel(Completions):
                     raise
                 self._json_style = "json_schema" if self._json_style == "json_object" else "json_object"
 
-    def _stream(self, body: dict, sent: list[Sent], chars: int, gen: Generation, cancel, json_schema) -> Iterator[str]:
+    def _stream(self, body: dict, sent: list[Sent], chars: int, gen: Generation, cancel, json_schema,
+                max_tokens: int = 512) -> Iterator[str]:  # fmt: skip
         stats = gen.stats
         stats.prompt_tokens = total_tokens(sent)
         predicted = stats.prompt_tokens if self._fresh_cache else self._ledger.predict(sent)
@@ -267,7 +277,9 @@ class OpenAIChatModel(Completions):
         ok = False
         with self._lock:
             self._streams += 1
-        events = self._events(body, cancel, json_schema)
+        deadline = Deadline(self.reply_timeout, self.endpoint.read_timeout)
+        events = self._events(body, cancel, json_schema, deadline)
+        limit, chars_out, over = max(1, int(max_tokens)), 0, False
         try:
             for event in events:
                 usage = event.get("usage") or usage
@@ -276,10 +288,21 @@ class OpenAIChatModel(Completions):
                     finish = choice.get("finish_reason") or finish
                     delta = choice.get("delta") or choice.get("message") or {}
                     piece = (delta.get("content") if isinstance(delta, dict) else None) or choice.get("text") or ""
+                    if not isinstance(piece, str):
+                        piece = ""
+                    if piece and (pieces >= limit or chars_out >= limit * MAX_CHARS_PER_TOKEN):
+                        over = True  # text past max_tokens: the server ignores it; stop reading (the connection closes)
+                        break
+                    piece = piece[: limit * MAX_CHARS_PER_TOKEN - chars_out]
                     if piece:
+                        deadline.progress()
                         pieces += 1
+                        chars_out += len(piece)
                         first = first or time.perf_counter()
                         yield piece
+                if over:
+                    finish = "length"
+                    break
             ok = True
         finally:
             events.close()
@@ -287,7 +310,7 @@ class OpenAIChatModel(Completions):
             with self._lock:
                 self._streams -= 1
             cancelled = cancel is not None and cancel.is_set()
-            stats.finish_reason = "cancelled" if cancelled else (finish or "stop")
+            stats.finish_reason = "cancelled" if cancelled else "timeout" if deadline.expired else (finish or "stop")
             self._fill(stats, chars, usage, timings, predicted, pieces)
             stats.ttft_ms = round(((first or end) - start) * 1000, 2)
             stats.total_ms = round((end - start) * 1000, 2)
