@@ -61,7 +61,7 @@ def _run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # noqa: BLE001 - a storage fault met outside the store's guard
-        known = common.storage_fault(exc, args.services.profile.database)
+        known = common.storage_fault(exc, args.services.profile.database, common.database_key(args.services))
         if known is None:
             raise
         return common.fail(args, str(known))

@@ -16,7 +16,7 @@ import math
 import os
 import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from assistant.memory.store.sqlite import diagnose
 
@@ -100,13 +100,34 @@ def output_closed() -> int:
     return 0
 
 
-def storage_fault(exc: BaseException, path: Path):
+def storage_fault(exc: BaseException, path: Path, key: Callable[[], str | None] | None = None):
     """The one-line storage error an escaped driver/OS error means for the database at
-    ``path`` (damage is remembered), or None when it is not a storage fault."""
+    ``path``, or None when it is not a storage fault. A "corrupt" driver error is damage only
+    when the integrity check on a fresh connection agrees (``key()``: the database key) - then
+    it is remembered; else it was a read that met another process's change ("try again")."""
     known = diagnose.classify(exc, path)
-    if isinstance(known, DamagedError):
-        integrity.write_marker(path, str(exc))
+    if isinstance(known, DamagedError) and not isinstance(exc, StoreError):
+        try:
+            key_hex = key() if key is not None else None
+        except Exception:  # noqa: BLE001 - no key: the check below cannot open it either
+            key_hex = None
+        problem = integrity.confirm_damage(path, key_hex)
+        if problem is None:
+            return diagnose.interrupted(path, str(exc))
+        integrity.write_marker(path, problem)
     return known
+
+
+def database_key(services: Any) -> Callable[[], str | None]:
+    """The profile's database key, looked up (never created) when called."""
+
+    def key() -> str | None:
+        from assistant.memory.store.sqlite import keys  # deferred: keyring
+
+        k = services.profile.key
+        return keys.normalize_key(k.key) if k.key is not None else keys.load_key(services.profile.database, k.key_file)[0]
+
+    return key
 
 
 def add_json(p: argparse.ArgumentParser) -> None:
@@ -137,7 +158,7 @@ def open_cli_store(services: Any, with_embedder: bool = False) -> Any:
             except StoreError:
                 raise
             except Exception as exc:  # noqa: BLE001 - no embedder: store without vector, embed later
-                known = storage_fault(exc, database)
+                known = storage_fault(exc, database, database_key(services))
                 if known is not None:
                     raise known from None
                 print(f"keepsake: note: embedder unavailable ({exc}); the vector is added later", file=sys.stderr)
@@ -146,7 +167,7 @@ def open_cli_store(services: Any, with_embedder: bool = False) -> Any:
     except StoreError as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:
-        known = storage_fault(exc, database)
+        known = storage_fault(exc, database, database_key(services))
         if known is None:
             raise
         raise UserError(str(known)) from None

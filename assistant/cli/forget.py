@@ -11,6 +11,7 @@ the old wording"). The same services as the app's dialogs: :mod:`assistant.memor
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from dataclasses import replace
 from typing import Any, Callable, Sequence
@@ -129,7 +130,7 @@ def cmd_forget(args: argparse.Namespace) -> int:
 
     if not args.text.strip():
         raise UserError("say what to forget, e.g. keepsake memory forget \"my dog\"")
-    with opened_store(args.services, with_embedder=True) as store:
+    with opened_store(args.services, with_embedder=True) as store, _maintenance(store, args):
         cands = store_candidates(args.services, store, args.text)
         if args.only:
             by_id = {c.memory_id: c for c in cands}
@@ -161,6 +162,14 @@ def cmd_forget(args: argparse.Namespace) -> int:
         emit(args, {**data, "forgotten": report.executed, "report": report.to_json()})
         return 0 if report.ok else 1
     return finish(args, report, "forgotten")
+
+
+def _maintenance(store: Any, args: argparse.Namespace) -> Any:
+    """Without a question to the person (``--yes``), candidates, preview and forget are one unit
+    a tidy-up does not run in the middle of (:mod:`assistant.memory.store.sqlite.worklock`)."""
+    from assistant.memory.store.sqlite.worklock import maintenance  # deferred with the store
+
+    return maintenance(store.path) if args.yes else contextlib.nullcontext()
 
 
 def store_candidates(services: Any, store: Any, text: str) -> list[Any]:

@@ -40,6 +40,14 @@ class DamagedError(StorageError):
     kind = "damaged"
 
 
+class InterruptedReadError(StorageError):
+    """A read met another process's change half-way (e.g. a search index being rewritten by a
+    tidy-up) and kept failing after retries, while the integrity check says the file is
+    healthy: nothing was changed, and trying again works. Never reported as damage."""
+
+    kind = "interrupted"
+
+
 class DiskFullError(StorageError):
     """No space left on the disk holding the file; the write was rolled back."""
 

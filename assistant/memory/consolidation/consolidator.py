@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable
 
+from assistant.memory.store.sqlite.worklock import maintenance
 from assistant.memory.consolidation import runs as runs_mod
 from assistant.memory.consolidation.apply import ApplyResult, apply_changes, purge
 from assistant.memory.consolidation.changes import Candidate, Change, Invalidate, Merge, Purge
@@ -228,6 +229,10 @@ class Consolidator:
         by a process that is gone are rolled back first; a run that raises while applying rolls
         itself back before the error propagates. A cancelled run finishes with what it applied
         (undoable like any run)."""
+        with maintenance(self.store.path):  # a forget waits for the run (and the run for a forget)
+            return self._locked_run(dry_run=dry_run, trigger=trigger, cancel=cancel)
+
+    def _locked_run(self, *, dry_run: bool, trigger: str, cancel: threading.Event | None) -> RunReport:
         self._cancel = cancel
         recovered = recover_stale(self.store)
         started = self.now()

@@ -32,6 +32,7 @@ from assistant.memory.forget.holders_text import Archive, Generation, Messages, 
 from assistant.memory.forget.report import ForgetReport, ForgetRequest, HolderResult, ProposedCopy, TextCut
 from assistant.memory.forget.scope import Scope, memory_texts, plan
 from assistant.memory.records import Actor
+from assistant.memory.store.sqlite.worklock import maintenance
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +116,8 @@ class Forgetter:
             return scope, results, notes, proposed
 
         try:
-            scope, results, notes, proposed = self.core.write(run)
+            with maintenance(self.core.path):  # never in the middle of a tidy-up (see worklock)
+                scope, results, notes, proposed = self.core.write(run)
         except HolderFailed as failed:
             log.error("forget failed in holder %s; nothing was changed", failed.name, exc_info=failed.exc)
             preview = self.preview(request)

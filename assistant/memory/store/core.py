@@ -7,6 +7,7 @@ global. ``store.core``.
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 import time
 from dataclasses import dataclass
@@ -33,11 +34,13 @@ from assistant.memory.store.sqlite.db import (
     write_tx,
 )
 from assistant.memory.errors import DamagedError, StoreError
-from assistant.memory.store.sqlite.integrity import Damage, clear_marker, identity, quick_check, read_marker, write_marker
+from assistant.memory.store.sqlite.integrity import Damage, clear_marker, confirm_damage, identity, quick_check, read_marker, write_marker
 from assistant.memory.store.sqlite.migrations import LATEST, current_version, migrate
 from assistant.memory.times import to_utc, utcnow
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
+CORRUPT_RETRIES = (0.05, 0.15, 0.4, 1.0)  # seconds before each new try of a unit that met "corrupt"
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,7 @@ class StoreCore:
         else:
             key_hex, self.key_info = keymod.get_or_create_key(self.path, key_file)
         self.encrypted = key_hex is not None
+        self._key_hex = key_hex
         self._pool = ConnectionPool(lambda: open_connection(self.path, key_hex, busy_timeout=busy_timeout,
                                                             deadline=retry_deadline))  # fmt: skip
         conn = self._pool.conn  # open + verify the key now, in the constructor
@@ -160,14 +164,14 @@ class StoreCore:
             seen[0] = notify.changes_since(c, self.path, before)
             return result
 
-        result = self._guard(lambda: write_tx(conn, run, deadline=self._retry_deadline))
+        result = self._guard(lambda: write_tx(self.conn, run, deadline=self._retry_deadline), renew=True)
         if seen[0] is not None:
             events.publish(notify.TOPIC, seen[0])
         return result
 
     def read(self, fn: Callable[[Connection], T]) -> T:
         """Run ``fn(conn)`` on one consistent snapshot."""
-        return self._guard(lambda: read_tx(self.conn, fn))
+        return self._guard(lambda: read_tx(self.conn, fn), renew=not self.conn.in_transaction)
 
     # ---------------------------------------------------------------- integrity
 
@@ -210,17 +214,39 @@ class StoreCore:
     def _damaged_error(self) -> StoreError:
         return diagnose.damaged(self.path, self.damage.detail if self.damage else "damaged")
 
-    def _guard(self, fn: Callable[[], T]) -> T:
-        """Run ``fn``; a storage fault becomes its one-line error (and damage is remembered)."""
-        try:
-            return fn()
-        except (DatabaseError, OSError) as exc:
-            known = diagnose.classify(exc, self.path)
-            if known is None:
-                raise
-            if isinstance(known, DamagedError):
-                self._mark_damaged(str(exc))
-            raise known from exc
+    def _guard(self, fn: Callable[[], T], *, renew: bool = False) -> T:
+        """Run ``fn``; a storage fault becomes its one-line error (and damage is remembered).
+
+        A "corrupt" error is first taken for what it usually is under concurrency - a read that
+        met another process's change (FTS5 segments merged away under it) -: a whole unit
+        (``fn`` outside any transaction; it was rolled back) is run again, up to
+        ``len(CORRUPT_RETRIES)`` times (``renew``: ``fn`` takes this thread's connection anew,
+        so each retry runs on a fresh connection - nothing cached from before). Still failing, the file is checked on a fresh connection
+        (:func:`confirm_damage`); only when the check agrees is it damaged (marked, nothing more
+        written), else the error is :class:`InterruptedReadError` ("try again")."""
+        for wait in (*CORRUPT_RETRIES, None):
+            try:
+                return fn()
+            except (DatabaseError, OSError) as exc:
+                known = diagnose.classify(exc, self.path)
+                if known is None:
+                    raise
+                if not isinstance(known, DamagedError) or isinstance(exc, StoreError):
+                    raise known from exc
+                if self._pool.conn.in_transaction:
+                    raise  # inside a unit: the outermost guard retries the whole unit
+                if wait is not None:
+                    log.info("a read met a concurrent change (%s); retrying in %.2f s", exc, wait)
+                    time.sleep(wait)
+                    if renew:
+                        self._pool.renew()
+                    continue
+                problem = confirm_damage(self.path, self._key_hex)
+                if problem is None:
+                    raise diagnose.interrupted(self.path, str(exc)) from exc
+                self._mark_damaged(problem)
+                raise diagnose.damaged(self.path, str(exc)) from exc
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def close(self) -> None:
         """Close this thread's connection (a pending WAL truncation after a delete is retried)."""

@@ -226,6 +226,14 @@ class ConnectionPool:
     def db(self) -> sqlite_utils.Database:
         return self._holder().db
 
+    def renew(self) -> None:
+        """Close this thread's connection; the next use opens a fresh one (its caches - FTS5's
+        index structure among them - start from the file as it is now)."""
+        holder = getattr(self._local, "holder", None)
+        if holder is not None:
+            holder.close()
+            self._local.holder = None
+
     def close(self) -> None:
         """Close this thread's connection and refuse further use. Connections of other
         threads close when those threads end (SQLite objects cannot be closed cross-thread)."""

@@ -38,6 +38,7 @@ from assistant.memory.errors import (
     DamagedError,
     DiskFullError,
     DiskIOError,
+    InterruptedReadError,
     LockedError,
     ReadOnlyError,
     StorageError,
@@ -112,6 +113,14 @@ def damaged(path: Path, detail: str) -> DamagedError:
     return DamagedError(
         f"the memory database {path} is damaged ({detail})", path, outcome="nothing more will be written to it",
         todo="Run `keepsake repair` to save what can still be read into a new database, or restore a backup of it.",
+    )
+
+
+def interrupted(path: Path, detail: str) -> InterruptedReadError:
+    return InterruptedReadError(
+        f"a read of the memory database {path} kept meeting a change another Keepsake process was making ({detail}); "
+        "the integrity check found the file healthy", path, outcome="nothing was changed",
+        todo="Try again (a tidy-up may have been running).",
     )
 
 

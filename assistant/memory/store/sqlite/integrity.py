@@ -80,6 +80,26 @@ def clear_marker(db_path: Path) -> None:
         marker_path(db_path).unlink()
 
 
+def confirm_damage(path: Path, key_hex: str | None) -> str | None:
+    """Is ``path`` really damaged? A driver error that says "corrupt" can be a read that met
+    another process's change (an FTS5 segment merged away under a reader): a FRESH connection
+    runs :func:`quick_check` (which also runs FTS5's own integrity check on its tables). None:
+    healthy; else what is wrong (a file that cannot even be opened is damaged)."""
+    from assistant.memory.store.sqlite.db import open_connection  # cycle: db -> diagnose -> ...
+
+    try:
+        conn = open_connection(Path(path), key_hex, busy_timeout=5.0, deadline=5.0)
+    except Exception as exc:  # noqa: BLE001 - cannot open it at all: what is wrong is that
+        return f"cannot be opened: {exc}"
+    try:
+        return quick_check(conn)
+    except Exception as exc:  # noqa: BLE001 - the check itself met the damage
+        return str(exc)
+    finally:
+        with contextlib.suppress(Exception):
+            conn.close()
+
+
 def quick_check(conn: Any) -> str | None:
     """None when ``PRAGMA quick_check`` says ok, else a short summary: how many problems (it
     stops counting at 20) and the first damaged page, e.g. ``"the integrity check found 20+
