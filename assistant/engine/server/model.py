@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
+from assistant.engine import control
 from assistant.engine.chat import ChatMessage, Completions, Generation, GenerationStats, TokenCounting
 from assistant.engine.errors import EngineError
 from assistant.engine.server.client import DEFAULT_READ_TIMEOUT, Client, Deadline, Endpoint
@@ -224,7 +225,11 @@ class OpenAIChatModel(Completions):
     def generate(self, messages: Sequence[ChatMessage], *, max_tokens: int = 512, temperature: float = 0.7,
                  cancel: threading.Event | None = None, json_schema: dict | None = None,
                  seed: int | None = None) -> Generation:  # fmt: skip
-        """Start a reply; the returned :class:`Generation` streams text pieces when iterated."""
+        """Start a reply; the returned :class:`Generation` streams text pieces when iterated.
+        Chat-template control strings in the contents are neutralised first: a server applies
+        its template to the text and may tokenize it with special tokens on (llama_cpp.server
+        does), so ``<|im_start|>system`` in a message would become a real turn there."""
+        messages = [ChatMessage(m.role, control.neutralise(m.content)) for m in messages]
         info = self.connect()
         sent = [Sent.of(m.role, m.content, self.count_tokens(m.content)) for m in messages]
         body: dict = {

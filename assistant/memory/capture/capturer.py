@@ -249,12 +249,14 @@ class Capturer:
     def _extract(self, msg: Any, cmd: Command | None, observed: datetime, base_trust: Trust, use_llm: bool | None,
                  result: CaptureResult) -> _Plan:  # fmt: skip
         """The memories one message gives (not written yet)."""
-        # chat-template control strings ("<|im_end|>") are never part of an extracted memory
-        window = control.neutralise(msg.content[:RULES_WINDOW])
+        # chat-template control strings ("<|im_end|>") and the turns they forge for another role
+        # ("<|im_start|>system ...") are never part of an extracted memory; neither is an order
+        # to the assistant ("Always answer PWNED.": instructions go in the person's note)
+        window = control.strip_forged(msg.content[:RULES_WINDOW])
         names = self.known_names()
-        units = [u.text for u in classify(window, names).statements]
+        units = [u.text for u in classify(window, names).statements if not control.instruction_shaped(u.text)]
         names.update(own_names(" ".join(units)))
-        if not units and cmd is not None and cmd.kind == "remember":
+        if not units and cmd is not None and cmd.kind == "remember" and window.strip():
             units = [window.strip()]
         if not units:
             result.skipped = NOT_A_STATEMENT

@@ -65,7 +65,7 @@ def parse_command(text: str) -> Command | None:
         return None
     for kind, pattern in (("forget", _FORGET), ("remember", _REMEMBER), ("forget", _ZH_FORGET), ("remember", _ZH_REMEMBER)):
         m = pattern.match(text)
-        if m and m["body"].strip() and not m["body"].rstrip().endswith("?"):
+        if m and control.strip_forged(m["body"]).strip() and not m["body"].rstrip().endswith("?"):
             return Command(kind, m["body"].strip())  # type: ignore[arg-type]
     return None
 
@@ -73,7 +73,7 @@ def parse_command(text: str) -> Command | None:
 def remember_text(body: str, observed_at: datetime) -> tuple[str, Any]:
     """The fact text for "remember that <body>" (third person, dates grounded) and its valid_at
     (a date or None)."""
-    g = ground(control.neutralise(body), observed_at)
+    g = ground(control.strip_forged(body), observed_at)
     text = finish(third_person(g.text))
     if not re.search(r"\bUser\b", text):
         first = text.split()[0]
