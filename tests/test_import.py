@@ -4,6 +4,7 @@ lines reported and skipped, original timestamps kept so dates ground to their ow
 from __future__ import annotations
 
 import json
+import random
 import shutil
 import zipfile
 from datetime import datetime, timezone
@@ -181,11 +182,11 @@ def no_embedder(monkeypatch):
 
 def test_cli_import_json(capsys, tmp_path, no_embedder):
     path = write_jsonl(tmp_path / "chats.jsonl", JSONL)
-    assert main(["import", str(path), "--json", "--no-llm"]) == 0
+    assert main(["import", str(path), "--json", "--no-llm"]) == 3  # lines were skipped: exit code 3
     out = json.loads(capsys.readouterr().out)
     assert (out["sessions_added"], out["messages_added"], out["format"]) == (2, 4, "jsonl")
-    assert [p["line"] for p in out["problems"]] == [3, 4, 6]
-    assert main(["import", str(path), "--json", "--no-llm"]) == 0
+    assert [p["line"] for p in out["problems"]] == [3, 4, 6] and (out["imported"], out["skipped"]) == (4, 3)
+    assert main(["import", str(path), "--json", "--no-llm"]) == 3
     assert json.loads(capsys.readouterr().out)["messages_added"] == 0
 
 
@@ -196,7 +197,7 @@ def test_cli_import_text_shows_progress_and_problems(capsys, tmp_path, no_embedd
     assert "importing [" in err and "100%  6 messages (3 yours)" in err
     assert "2 new session(s), 6 new message(s)" in out
     path = write_jsonl(tmp_path / "bad.jsonl", JSONL[2:4])
-    assert main(["import", str(path), "--no-llm"]) == 0
+    assert main(["import", str(path), "--no-llm"]) == 3
     assert "line 1: bad timestamp 'not-a-date'" in capsys.readouterr().out
 
 
@@ -217,3 +218,51 @@ def test_paris_trip_is_found_dated_may_2023(capsys, converted_embedder_path):
     assert hits and "Paris" in hits[0]["text"], hits
     assert hits[0]["valid_at"].startswith("2023-05"), hits[0]
     assert any(h["text"] == "User went to Paris the week of 2023-05-15." for h in hits)
+
+
+def test_an_overflow_date_skips_only_its_line_and_the_exit_code_says_partial(tmp_path, capsys):
+    """Line 2 of 3 has a timestamp past the last UTC instant (9999-12-31T23:59:59-14:00 is
+    10000-01-01T13:59:59Z): lines 1 and 3 are imported, "2 imported, 1 skipped", exit code 3."""
+    path = write_jsonl(tmp_path / "chat.jsonl", [
+        {"session": "s", "role": "user", "content": "I live in Lyon.", "timestamp": "2024-05-01T10:00:00Z"},
+        {"session": "s", "role": "user", "content": "I have a dog.", "timestamp": "9999-12-31T23:59:59-14:00"},
+        {"session": "s", "role": "user", "content": "I play the cello.", "timestamp": "2024-05-01T10:02:00Z"},
+    ])  # fmt: skip
+    code = main(["import", str(path), "--no-llm", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 3 and out["exit_code"] == 3
+    assert out["imported"] == 2 and out["skipped"] == 1 and out["messages_added"] == 2
+    assert out["problems"][0]["line"] == 2 and "out of range" in out["problems"][0]["reason"]
+    code = main(["import", str(path), "--no-llm"])
+    text = capsys.readouterr().out
+    assert code == 3 and text.startswith("2 imported, 1 skipped.")
+    good = write_jsonl(tmp_path / "good.jsonl", [{"session": "t", "role": "user", "content": "I like tea.", "timestamp": "2024-05-02T10:00:00Z"}])
+    assert main(["import", str(good), "--no-llm"]) == 0  # nothing skipped: 0
+
+
+def test_a_damaged_zip_member_keeps_what_came_before_and_reports_the_rest(store, tmp_path):
+    """A ChatGPT export zip whose conversations.json is cut off mid-stream (a damaged member:
+    zlib / CRC errors while reading): the conversations before the damage are imported, the
+    damage is one problem, nothing raises."""
+    convs = json.loads(EXPORT.read_text(encoding="utf-8"))
+    big = (convs * 60)[:60]  # 60 conversations of ~60 KB: the damage lands after the first (read 1 MB at a time)
+    for i, c in enumerate(big):
+        c = big[i] = json.loads(json.dumps(c))
+        c["id"] = c["conversation_id"] = f"conv-{i}"
+        c["noise"] = random.Random(i).randbytes(30_000).hex()  # incompressible: the member is read in many pieces
+    raw = json.dumps(big).encode()
+    zpath = tmp_path / "export.zip"
+    with zipfile.ZipFile(zpath, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr("conversations.json", raw)
+    data = bytearray(zpath.read_bytes())
+    with zipfile.ZipFile(zpath) as z:
+        info = z.getinfo("conversations.json")
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+    middle = start + info.compress_size // 2
+    for off in range(middle, middle + 64):
+        data[off] ^= 0xFF  # garbage in the middle of the deflate stream
+    zpath.write_bytes(bytes(data))
+    report = import_file(store, zpath, settings=load_settings)
+    assert report.conversations >= 1 and report.messages_added > 0
+    assert report.problems_total >= 1
+    assert any("damaged" in p.reason or "not UTF-8" in p.reason or "could not be read" in p.reason for p in report.problems), report.problems

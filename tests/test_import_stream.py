@@ -49,9 +49,9 @@ def test_the_problem_list_is_capped_with_a_count(store, tmp_path, capsys, no_emb
     # 1000 bad lines: the first 20 are kept with their reasons, the other 980 only counted
     assert (len(report.problems), report.problems_total, report.messages_added) == (MAX_PROBLEMS, 1000, 1)
     assert report.problems[0].line == 2 and report.problems[-1].line == 21
-    assert main(["import", str(path), "--no-llm"]) == 0
+    assert main(["import", str(path), "--no-llm"]) == 3  # finished, lines skipped
     out = capsys.readouterr().out
-    assert "1000 problem(s), skipped:" in out and "... and 980 more" in out
+    assert "1000 problem(s), skipped:" in out and out.startswith("1 imported, 1000 skipped.") and "... and 980 more" in out
     assert out.count("invalid JSON") == 20
 
 

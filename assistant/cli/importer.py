@@ -17,6 +17,7 @@ from assistant.cli.memory import restore_export
 from assistant.memory.errors import StorageError
 
 MAX_PROBLEM_LINES = 20
+PARTIAL = 3  # exit code: the import finished, but some lines / messages were skipped (0: nothing skipped)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,7 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "the same file adds nothing; bad lines are reported and skipped. Memories come from what you "
         "stated about yourself (the rules, at once) and are marked 'imported'; the chat model reads "
         "those messages later, in the background, while the computer is idle (--no-llm: never). "
-        "A file written by 'keepsake export' is restored as it was (memories, versions, dates, sessions).",
+        "A file written by 'keepsake export' is restored as it was (memories, versions, dates, sessions). "
+        "Exit code 0: everything imported; 3: the import finished but some lines were skipped (listed; "
+        "'N imported, M skipped'); 2: nothing could be imported (an error).",
     )
     p.add_argument("file", help="a .jsonl file, conversations.json, a ChatGPT export .zip, or a Keepsake export .json")
     p.add_argument("--no-llm", action="store_true", help="rules only: do not queue the chat model's extraction")
@@ -82,8 +85,9 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise UserError(str(exc.with_outcome(kept))) from None
     finally:
         store.close()
-    emit(args, report.to_json(), summary(report, args.file))
-    return 0
+    emit(args, {**report.to_json(), "imported": report.messages_added + report.messages_existing,
+                "skipped": report.problems_total, "exit_code": PARTIAL if report.problems_total else 0}, summary(report, args.file))
+    return PARTIAL if report.problems_total else 0
 
 
 def summary(report, file: str) -> str:
@@ -91,7 +95,9 @@ def summary(report, file: str) -> str:
     took = f" in {report.seconds:.1f} s" if report.seconds >= 1 else ""
     if report.seconds >= 2 and report.user_messages_per_s:
         took += f" ({report.user_messages_per_s:g} of your messages/s)"
+    imported = report.messages_added + report.messages_existing
     lines = [
+        f"{imported} imported, {report.problems_total} skipped.",
         f"Imported {report.format} file {file}{took}: {report.conversations} conversation(s), "
         f"{report.sessions_added} new session(s), {report.messages_added} new message(s) "
         f"({report.messages_existing} already there)."

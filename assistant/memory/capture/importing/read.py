@@ -36,6 +36,7 @@ import hashlib
 import json
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -114,7 +115,10 @@ def parse_timestamp(value: Any) -> datetime:
         raise ValueError(f"bad timestamp {value!r} (expected ISO-8601)") from None
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=timezone.utc)
-    return dt.astimezone(timezone.utc)
+    try:  # 9999-12-31T23:59:59-14:00 is past the last representable UTC instant
+        return dt.astimezone(timezone.utc)
+    except (OverflowError, ValueError):
+        raise ValueError(f"timestamp {value!r} is out of range (after year 9999 or before year 1 in UTC)") from None
 
 
 def detect_format(path: str | Path) -> Format:
@@ -199,7 +203,7 @@ class ExportReader:
         """(line number, raw bytes); None for a line over ``MAX_LINE_BYTES`` (skipped unread)."""
         n = 0
         while True:
-            line = f.readline(MAX_LINE_BYTES + 1)
+            line = _read_or_damaged(lambda: f.readline(MAX_LINE_BYTES + 1), self.path)
             if not line:
                 return
             n += 1
@@ -217,6 +221,13 @@ class ExportReader:
     def _jsonl(self, f: IO[bytes], problems: Problems) -> Iterator[tuple[ImportedConversation, ImportedMessage]]:
         convs: dict[str, ImportedConversation] = {}
         counts: dict[tuple[str, str], int] = {}
+        try:
+            yield from self._jsonl_lines(f, problems, convs, counts)
+        except DamagedArchive as exc:
+            problems.add(ImportProblem("the rest of the file", f"{exc}; it could not be read"))
+
+    def _jsonl_lines(self, f: IO[bytes], problems: Problems, convs: dict[str, ImportedConversation],
+                     counts: dict[tuple[str, str], int]) -> Iterator[tuple[ImportedConversation, ImportedMessage]]:  # fmt: skip
         for n, raw in self._lines(f):
             if raw is None:
                 problems.add(ImportProblem(f"line {n}", f"longer than {MAX_LINE_BYTES // (1024 * 1024)} MB; skipped", n))
@@ -232,8 +243,8 @@ class ExportReader:
                 continue
             try:
                 session, msg = _jsonl_record(line)
-            except ValueError as exc:  # json.JSONDecodeError is a ValueError
-                reason = f"invalid JSON ({exc.msg})" if isinstance(exc, json.JSONDecodeError) else str(exc)
+            except (ValueError, OverflowError, TypeError, RecursionError) as exc:  # json.JSONDecodeError is a ValueError
+                reason = f"invalid JSON ({exc.msg})" if isinstance(exc, json.JSONDecodeError) else str(exc) or type(exc).__name__
                 problems.add(ImportProblem(f"line {n}", reason, n))
                 continue
             conv = convs.get(session)
@@ -251,18 +262,37 @@ class ExportReader:
         def on_bad_text(offset: int) -> None:
             problems.add(ImportProblem(f"byte {offset}", "text that is not UTF-8 (replaced with \ufffd)"))
 
-        items = iter_array(f.read, on_read=self._advance, on_bad_text=on_bad_text)
+        items = iter_array(lambda n=-1: _read_or_damaged(lambda: f.read(n), self.path), on_read=self._advance, on_bad_text=on_bad_text)
         i = 0
         while True:
             try:
                 conv = next(items)
             except StopIteration:
                 return
+            except DamagedArchive as exc:  # the rest of the member cannot be read: what came before stays imported
+                problems.add(ImportProblem(f"after conversation {i}", f"{exc}; the rest of the file could not be read"))
+                return
             except JsonStreamError as exc:
-                raise ImportFormatError(f"{self.path.name}: invalid JSON at line {exc.line} column {exc.column}: {exc.msg}"
-                                        f" (conversations before it were imported)") from None  # fmt: skip
+                if i == 0:  # not even the first conversation: this is not an export we can read
+                    raise ImportFormatError(f"{self.path.name}: invalid JSON at line {exc.line} column {exc.column}: {exc.msg}") from None
+                problems.add(ImportProblem(f"after conversation {i}", f"invalid JSON at line {exc.line} column {exc.column} "
+                                           f"({exc.msg}); the rest of the file could not be read"))  # fmt: skip
+                return
             i += 1
             yield from _chatgpt_conversation(i, conv, problems)
+
+
+class DamagedArchive(Exception):
+    """A compressed member of the export could not be decompressed from here on."""
+
+
+def _read_or_damaged(read: Callable[[], bytes], path: Path) -> bytes:
+    """``read()``; a damaged compressed stream (zlib.error, a bad CRC, a member cut short)
+    becomes :class:`DamagedArchive`."""
+    try:
+        return read()
+    except (zlib.error, zipfile.BadZipFile, EOFError) as exc:
+        raise DamagedArchive(f"{path.name} is damaged ({type(exc).__name__}: {exc})") from None
 
 
 def _jsonl_record(line: str) -> tuple[str, ImportedMessage]:
