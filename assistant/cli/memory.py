@@ -35,7 +35,8 @@ def parse_when(text: str) -> datetime:
         dt = datetime.fromisoformat(iso)
     except ValueError:
         dt = None
-    if dt is None and not re.fullmatch(r"\d{1,3}", raw):  # "10" is not a date
+    # a bare number ("10", "-1", "+3", "1.5", "12345") is not a date (dateparser reads "-1" as 2026-01-03); a year is
+    if dt is None and not (re.fullmatch(r"[+-]?\d+(?:[.,]\d+)?", raw) and not re.fullmatch(r"\d{4}", raw)):
         import dateparser  # deferred: dateparser
 
         now = datetime.now().astimezone()

@@ -96,6 +96,8 @@ class StoreCore:
         self._lock = threading.Lock()
         self._busy_timeout = busy_timeout
         self._pending_truncate = False
+        if encrypted and ENCRYPTION_AVAILABLE:
+            _refuse_truncated(self.path, key is not None or keymod.load_key(self.path, key_file)[0] is not None)
         if not encrypted or not ENCRYPTION_AVAILABLE:
             key_hex = None
             why = "encryption disabled by the caller" if encrypted is False else f"{DRIVER} has no encryption"
@@ -301,6 +303,20 @@ class StoreCore:
 
         m, s, n = self.read(q)
         return StoreInfo(str(self.path), DRIVER, self.encrypted, self.key_info, self.schema_version, self.dim, m, s, n)
+
+
+def _refuse_truncated(path: Path, had_key: bool) -> None:
+    """A database file of 0 bytes (no write-ahead log either) whose key exists was a database
+    once: it was truncated (a crash mid-copy, a sync tool, a full disk). SQLite would take it for
+    a new, empty database and Keepsake would silently start over in its place: refuse, and say
+    so (a new profile's file has no key yet, so it is created as always)."""
+    try:
+        empty = path.stat().st_size == 0
+    except OSError:
+        return
+    wal = Path(str(path) + "-wal")
+    if empty and had_key and not (wal.exists() and wal.stat().st_size > 0):
+        raise diagnose.damaged(path, "the file is empty (0 bytes) though its key exists: it was truncated or replaced")
 
 
 class Repository:
