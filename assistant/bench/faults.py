@@ -86,6 +86,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--n", type=whole(10, 1_000_000, "--n"), default=3000, help="memories in the store (default 3000)")
     parser.add_argument("--pool", type=whole(1, 100_000, "--pool"), default=300, help="texts embedded for real with MiniLM (default 300)")
     parser.add_argument("--seed", type=seed, default=7)
+    parser.add_argument("--all", action="store_true",
+                        help="the whole fault suite at small sizes (kills, forget-vs-tidy-up races, bad inputs, server "
+                             "misbehaviours): --kills 5 --n 400 unless given; see assistant/bench/faults_all.py")
+    parser.add_argument("--races", type=whole(0, 1000, "--races"), default=20, help="--all: forget-vs-tidy-up races (default 20)")
+    parser.add_argument("--engine-timeout", type=float, default=3.0, help="--all: engine_timeout of the server trials (default 3 s)")
 
 
 def _cli(env: dict[str, str], *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
@@ -105,6 +110,18 @@ def _check(db: Path, key: str) -> tuple[str, dict[str, int]]:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from assistant.bench.consolidate import build_home  # deferred: numpy
+
+    if getattr(args, "all", False):
+        from assistant.bench import faults_all
+
+        args.all = False  # the kill rounds below, at the suite's small sizes
+        if args.kills == 25:
+            args.kills = 5
+        if args.n == 3000:
+            args.n, args.pool = 400, 100
+        result = faults_all.run_all(args)
+        result["suite"] = "all"
+        return result
 
     rng = random.Random(args.seed)
     key = secrets.token_hex(32)
@@ -175,6 +192,10 @@ def _rounds(args: argparse.Namespace, rng: random.Random, env: dict[str, str], d
 
 
 def format_text(result: dict[str, Any]) -> str:
+    if result.get("suite") == "all":
+        from assistant.bench import faults_all
+
+        return faults_all.format_text(result)
     ok = result["left_running"] == 0 and result["unowned_changes"] == 0 and result["inexact"] == 0 and result["undo_failed"] == 0
     return (
         f"consolidate SIGKILLed {result['killed']} of {result['kills']} times on {result['store']['memories']} memories "
