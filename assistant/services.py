@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from assistant import events
 from assistant.config import SERVER_CHOICE, Settings
-from assistant.engine import registry
+from assistant.engine import gguf_check, registry
 from assistant.engine.server import api_key
 from assistant.engine.errors import EngineError
 from assistant.privacy import make_private
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SMALL_EMBEDDER_BYTES = 200 * 1024 * 1024
+GGUF_VERDICTS_FILE = "gguf-verdicts.json"
 
 
 def embed_threads(path: Path, threads: int) -> int:
@@ -61,6 +62,9 @@ class Services:
         self._embedders: dict[Path, object] = {}
         self._chat_models: dict[tuple, object] = {}
         self._capture_queues: dict[Path, "CaptureQueue"] = {}
+        self._embedder_paths: dict[tuple[str, Path], Path] = {}
+        # A GGUF checked once is not parsed again by the next process (every CLI command is one).
+        gguf_check.remember_in(profile.paths.cache / GGUF_VERDICTS_FILE)
 
     @property
     def settings(self) -> Settings:
@@ -96,8 +100,17 @@ class Services:
     # -- models ----------------------------------------------------------------------------------
     def embedder_path(self, progress=None) -> Path:
         """The configured embedder's file (the default MiniLM is converted once, into the
-        profile's models folder, reporting through ``progress``)."""
-        return registry.resolve_embedder(self.settings.embed_model, self.profile.paths.models, progress=progress)
+        profile's models folder, reporting through ``progress``). Resolved once per setting: the
+        store, the retriever and the capture worker all ask for it."""
+        key = (self.settings.embed_model, self.profile.paths.models)
+        with self._lock:
+            path = self._embedder_paths.get(key)
+        if path is not None and path.is_file():
+            return path
+        path = registry.resolve_embedder(key[0], key[1], progress=progress)
+        with self._lock:
+            self._embedder_paths[key] = path
+        return path
 
     def embedder(self):
         """The configured embedder (default: converted MiniLM), loaded once per file."""
