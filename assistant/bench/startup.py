@@ -178,7 +178,11 @@ def _fill(services, store, n: int) -> list[str]:
 
 # -- launches ------------------------------------------------------------------------------------
 def _env(home: str) -> dict[str, str]:
+    """The child's environment: its profile, offscreen Qt, and byte code cached (under the run's
+    temporary folder) as in an installed Keepsake, even where PYTHONDONTWRITEBYTECODE is set."""
     env = dict(os.environ, KEEPSAKE_HOME=home, QT_QPA_PLATFORM="offscreen")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(Path(home).parent / "pycache")
     env["PYTHONPATH"] = os.pathsep.join([str(CHECKOUT), *filter(None, [os.environ.get("PYTHONPATH")])])
     return env
 

@@ -368,6 +368,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     as_of = parse_when(args.as_of) if args.as_of else None
     known_at = parse_when(args.known_at) if args.known_at else None
     closest = []
+    args.services.load_in_background(lambda: args.services.embedder().dim)  # the model file loads while the store opens
     with opened_store(args.services) as store:
         try:
             retriever = Retriever(store, args.services.embedder())
