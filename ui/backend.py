@@ -67,9 +67,10 @@ class Provider:
         return self.services.open_store(with_embedder=with_embedder)
 
     def prepare_embedder(self, progress: Callable[[str], None]) -> None:
-        """Convert the default embedder once (reports what it does), then load it."""
+        """Convert the default embedder once (reports what it does), then load it (once: a
+        second call waits for the first)."""
         self.services.embedder_path(progress=progress)
-        self.services.embedder()
+        _ = self.services.embedder().dim  # loads the model file
 
     def chat_model(self, choice: str | None):
         """Load the chosen model; a model server is checked once (an unreachable one is still
@@ -223,6 +224,11 @@ class Backend(QObject):
         self.runner.submit(self._open_memory, on_progress=self._memory_progress, on_done=self._memory_done,
                            on_error=self._memory_failed, name="open-memory")  # fmt: skip
         if self.provider.load_models:
+            # The embedder's file loads now, alongside the store's opening and integrity check
+            # (which _open_memory does first) and the chat model: memory search is ready soon
+            # after the window instead of after the check.
+            self.runner.submit(self.provider.prepare_embedder, on_progress=lambda msg: self.status.emit(str(msg)),
+                               on_error=lambda _exc: None, name="load-embedder")  # fmt: skip
             self.load_model(self.settings.choice)
         else:
             self.modelFailed.emit("models are not loaded in this mode")
