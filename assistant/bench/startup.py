@@ -89,6 +89,7 @@ print(out["choices"][0]["message"]["content"], len(vec))
 """
 FLOOR_APP = """
 import json, os, sys, threading, time
+out = os.dup(1)  # llama_cpp points fd 1 at /dev/null while it loads (verbose=False), per thread
 from PySide6.QtWidgets import QApplication, QLabel, QMainWindow
 app = QApplication(sys.argv[:1])
 w = QMainWindow(); w.setCentralWidget(QLabel("floor")); w.resize(900, 640); w.show(); app.processEvents()
@@ -100,7 +101,7 @@ for j in jobs: j.start()
 while any(j.is_alive() for j in jobs):
     app.processEvents(); time.sleep(0.002)
 ready_ns = time.monotonic_ns()
-sys.stdout.write(json.dumps({{"window_ns": window_ns, "ready_ns": ready_ns, "models": len(loaded)}}) + "\\n"); sys.stdout.flush()
+os.write(out, (json.dumps({{"window_ns": window_ns, "ready_ns": ready_ns, "models": len(loaded)}}) + "\\n").encode())
 os._exit(0)
 """
 
@@ -222,8 +223,10 @@ def _launch(argv: list[str], home: str, timeout: float, app: bool) -> dict[str, 
         raise RuntimeError(f"{' '.join(argv[1:4])} exited {proc.returncode}: {tail}")
     if not app:
         return {"seconds": wall}
-    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")][-1]
-    marks = json.loads(line)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    if not lines:
+        raise RuntimeError(f"{' '.join(argv[1:4])[:60]} printed no result: {' | '.join(proc.stderr.strip().splitlines()[-3:])}")
+    marks = json.loads(lines[-1])
     if "error" in marks:
         raise RuntimeError(f"the app did not get ready: {marks['error']}")
     return {"seconds": (marks["ready_ns"] - spawn) / 1e9, "after_window_seconds": (marks["ready_ns"] - marks["window_ns"]) / 1e9}
@@ -263,8 +266,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         build_s = round(time.perf_counter() - t0, 1)
         results: dict[str, Any] = {}
         for command in commands:
-            e = _measure(command, empty, args.runs, args.timeout)
-            big = _measure(command, large, args.runs, args.timeout)
+            try:
+                e = _measure(command, empty, args.runs, args.timeout)
+                big = _measure(command, large, args.runs, args.timeout)
+            except (RuntimeError, subprocess.TimeoutExpired) as exc:  # the other commands are still measured
+                results[command] = {"error": str(exc)}
+                continue
             row = dict(e)
             row.update({f"{k}_10k": v for k, v in big.items()})
             row["ratio_10k_vs_empty"] = round(big["seconds"] / e["seconds"], 2) if e["seconds"] else None
@@ -290,7 +297,7 @@ def _met(r: dict[str, Any]) -> dict[str, bool | None]:
     def at_most(value, limit):
         return None if value is None else value <= limit
 
-    ratios = [row.get("ratio_10k_vs_empty") for row in r.values()]
+    ratios = [row.get("ratio_10k_vs_empty") for row in r.values() if "error" not in row]
     return {
         "chat_once_ratio": at_most(get("chat_once", "ratio"), TARGETS["chat_once_ratio"]),
         "memory_search_ratio": at_most(get("memory_search", "ratio"), TARGETS["memory_search_ratio"]),
@@ -305,9 +312,12 @@ def format_text(result: dict[str, Any]) -> str:
              f"{result['load_average_after']}", "",
              f"{'command':<15} {'keepsake':>9} {'floor':>7} {'ratio':>6}   {'10k':>7} {'floor':>7} {'ratio':>6}   {'10k/empty':>9}"]  # fmt: skip
     for name, row in result["commands"].items():
+        if "error" in row:
+            lines.append(f"{name:<15} error: {row['error']}")
+            continue
         lines.append(f"{name:<15} {row['seconds']:>8.3f}s {row['floor_seconds']:>6.3f}s {row['ratio']:>6}   "
                      f"{row['seconds_10k']:>6.3f}s {row['floor_seconds_10k']:>6.3f}s {row['ratio_10k']:>6}   {row['ratio_10k_vs_empty']:>9}")  # fmt: skip
-    if "app" in result["commands"]:
+    if "after_window_seconds" in result["commands"].get("app", {}):
         a = result["commands"]["app"]
         lines.append(f"app: models ready {a['after_window_seconds']:.3f}s after the window (floor {a['floor_after_window_seconds']:.3f}s; "
                      f"10k: {a['after_window_seconds_10k']:.3f}s)")  # fmt: skip
