@@ -79,6 +79,7 @@ from assistant.memory.records import (
     Trust,
 )
 from assistant.memory.capture.validate import validate
+from assistant.memory.consolidation.hotpath import retire_after_capture
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +109,7 @@ class CaptureResult:
     llm_accepted: int = 0
     llm_error: str | None = None
     llm_prompt: str | None = None  # what the model was shown (for inspection and tests)
+    retired: list[int] = field(default_factory=list)  # earlier states this message ended (hot path)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -119,6 +121,7 @@ class CaptureResult:
             "skipped": self.skipped,
             "command": {"kind": self.command.kind, "text": self.command.text} if self.command else None,
             "statements": list(self.statements),
+            "retired": list(self.retired),
             "llm": {"proposed": self.llm_proposed, "accepted": self.llm_accepted, "error": self.llm_error},
         }
 
@@ -204,6 +207,11 @@ class Capturer:
             added = iter(self.store.add_many([spec for p in todo for spec in p.specs], actor=actor))
             for p in todo:
                 self._apply(p, [next(added) for _ in p.specs])
+            # a change said in plain words ends the earlier state now (issue 23), as a run would
+            for ch in retire_after_capture(self.store, [i for p in todo for i in p.result.created_ids]):
+                for p in todo:
+                    if ch.winner in p.result.created_ids or ch.memory_id in p.result.created_ids:
+                        p.result.retired.append(ch.memory_id)
         return [p.result for p in plans]
 
     def _plan(self, message_id: int, off: str | None, trust: Trust | None, use_llm: bool | None) -> _Plan:

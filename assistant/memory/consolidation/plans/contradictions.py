@@ -47,7 +47,7 @@ from assistant.memory.consolidation.llm import LLMJudge
 from assistant.memory.consolidation.snapshot import Rec, Snapshot, similar_pairs
 from assistant.memory.consolidation.plans.text import key_tokens
 from assistant.memory.records import Kind
-from assistant.memory.consolidation.plans.temporal import FactTimes, Rule, instant, resolve
+from assistant.memory.consolidation.plans.temporal import FactTimes, Rule, instant, resolve, said, stated
 from assistant.memory.consolidation.plans.temporal import decide as rule_of
 
 __all__ = ["ConflictConfig", "ConflictResult", "SINGLE_VALUED_SLOTS", "plan_conflicts", "single_valued"]
@@ -87,9 +87,14 @@ def _followers(snap: Snapshot, loser: Rec, winner: Rec, taken: set[int]) -> list
     return out
 
 
-def _starts_by(rec: Rec, until: datetime) -> bool:
+def _starts_by(rec: Rec, until: datetime, winner: Rec) -> bool:
+    """Whether ``rec`` (a copy of the loser) ends with it at ``until``: it started by then, or its
+    start is only observed and it was said no later than the winner (its start becomes unknown)."""
     start = rec.valid_at or rec.observed_at or rec.created_at
-    return start <= until
+    if start <= until:
+        return True
+    t = rec.times()
+    return not stated(t) and said(t) <= said(winner.times())
 
 
 def plan_conflicts(snap: Snapshot, *, exclude: Iterable[int] = (), judge: LLMJudge | None = None,
@@ -132,7 +137,7 @@ def plan_conflicts(snap: Snapshot, *, exclude: Iterable[int] = (), judge: LLMJud
                       and c.id not in taken and not set(c.message_ids) & set(winner.message_ids)]  # fmt: skip
             stats["copies"] += len(copies)
             followers += copies
-        followers = [f for f in followers if _starts_by(f, until)]
+        followers = [f for f in followers if _starts_by(f, until, winner)]
         out.changes.append(Invalidate(
             memory_id=loser.id, invalid_at=until, expired_at=ch.expired_at, winner=winner.id, rule=ch.rule.name,
             via=via, reason=f"{why}: {ch.reason}", texts=(loser.text, winner.text),
