@@ -71,3 +71,24 @@ def test_an_explicitly_past_statement_never_retires_the_current_one(store, clock
     assert r.retired == []
     Consolidator(store).run()
     assert any(m.slot for m in _where(store, "Ghent"))  # Ghent is still where the person lives
+
+
+def test_preview_lists_exactly_what_the_run_applies(store, clock):
+    """``consolidate --dry-run`` and the run, on the same store and clock: the same changes
+    (with their followers), the same counts, and the run leaves nothing more to do."""
+    from consolidate_support import Speaker
+
+    sp = Speaker(store)
+    sp.fact("I live in Ghent and work as a nurse.", dt(2026, 11, 1), kind=Kind.EPISODE)
+    sp.fact("User lives in Ghent.", dt(2026, 11, 1), kind=Kind.PROFILE, slot="home_city")
+    sp.fact("User lives in Antwerp.", dt(2026, 12, 1), kind=Kind.PROFILE, slot="home_city", valid_at=dt(2026, 11, 23))
+    sp.fact("User drinks coffee every morning.", dt(2026, 11, 2))
+    sp.fact("User drinks coffee every morning.", dt(2026, 11, 3), kind=Kind.EPISODE)
+    sp.fact("User likes jazz.", dt(2026, 11, 4))
+    clock.set(dt(2026, 12, 3, 12))
+    preview = Consolidator(store).run(dry_run=True)
+    run = Consolidator(store).run()
+    assert preview.changes, "the store has something to tidy"
+    assert [c.to_json() for c in run.changes] == [c.to_json() for c in preview.changes]
+    assert run.applied == preview.proposed and sum(run.applied.values()) >= 2  # Ghent and its episode (a follower)
+    assert Consolidator(store).run(dry_run=True).changes == []
