@@ -222,6 +222,8 @@ PLANS = [
     ("the exam is in two weeks", D(2026, 12, 14)),  # the week of Monday 2026-12-14
     ("next month I start", D(2027, 1, 1)),
     ("the dentist is tomorrow", D(2026, 12, 4)),
+    ("I moved to Accra in March.", D(2026, 3, 1)),  # past: the last March
+    ("My exam is in March.", D(2027, 3, 1)),  # a plan: the coming March
 ]
 
 

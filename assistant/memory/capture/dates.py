@@ -169,6 +169,15 @@ def _weekday(m: re.Match, obs: date, future: bool) -> _Ask:
     return _Ask(m["wd"], "en", "day", prefer="past" if _tense(m) == "past" else "future")
 
 
+def _month(m: re.Match, obs: date, future: bool) -> _Hit:
+    """"in March": the most recent March (this one if it is March) unless the sentence speaks of
+    the future or states a plan in the present ("my exam is in March": the coming one)."""
+    month = 1 + [n[:3] for n in MONTHS].index(m["mon"][:3].title())
+    ahead = future or _tense(m) == "present"
+    year = obs.year + (1 if ahead and month < obs.month else 0) - (1 if not ahead and month > obs.month else 0)
+    return _Hit(date(year, month, 1), "month")
+
+
 def _ordinal(m: re.Match, obs: date, future: bool) -> _Hit | None:
     """5号, or "on/since/... the 5th" followed by a clause boundary or a function word; the
     next one when the sentence speaks of the future or states a plan in the present ("is due on
@@ -250,6 +259,7 @@ _EN_RULES: list[tuple[str, _Rule]] = [
     (r"\b(?P<prep>in|since|during|until|by|before|after|from)\s+"
      r"(?P<year>1[89]\d\d|20\d\d)\b(?![-/.]\d)",
      lambda m, obs, future: _Hit(date(int(m["year"]), 1, 1), "year", absolute=True)),
+    (r"\b(?P<prep>in|since|during|until|by|before|after|from)\s+(?-i:" + _MON + r")\b(?!\s*\d)", _month),
     (_PREP + r"\b(?-i:" + _MON + r")\s+" + _DAY + _ORD + r"?\b" + _YEAR, _month_day),
     (_PREP + r"\b(?:the\s+)?" + _DAY + _ORD + r"?\s+(?:of\s+)?(?-i:" + _MON + ")" + _YEAR,
      _month_day),
