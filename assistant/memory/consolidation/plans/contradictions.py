@@ -97,6 +97,12 @@ def _starts_by(rec: Rec, until: datetime, winner: Rec) -> bool:
     return not stated(t) and said(t) <= said(winner.times())
 
 
+def _said_before(old: Rec, new: Rec) -> bool:
+    """``old`` was first said before ``new`` ("I have a dog named Rex", then "I gave away my dog
+    Rex": the second message's own copy of the first does not keep it alive)."""
+    return old.observed_at is not None and new.observed_at is not None and old.observed_at < new.observed_at
+
+
 def plan_conflicts(snap: Snapshot, *, exclude: Iterable[int] = (), judge: LLMJudge | None = None,
                    config: ConflictConfig = ConflictConfig()) -> ConflictResult:  # fmt: skip
     now = snap.now
@@ -199,8 +205,10 @@ def plan_conflicts(snap: Snapshot, *, exclude: Iterable[int] = (), judge: LLMJud
         for old in olds:
             if new.id in taken:
                 break
-            if old.id in taken or old.id == new.id or set(old.message_ids) & set(new.message_ids):
+            if old.id in taken or old.id == new.id:
                 continue
+            if set(old.message_ids) & set(new.message_ids) and not _said_before(old, new):
+                continue  # one message does not end what it says (a record it only repeats was said before)
             if claim.relation == ANY and old.row >= 0 and new.row >= 0 and float(snap.vectors[old.row] @ snap.vectors[new.row]) < config.ended_cosine:
                 continue
             if ends_something(old.text):
