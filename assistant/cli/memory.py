@@ -87,7 +87,8 @@ def _line(m: Any) -> str:
         flags.append(f"ttl {fmt_date(m.expires_at)}")
     if m.pinned:
         flags.append("pinned")
-    since = f" since {fmt_date(m.valid_at)}" if m.valid_at else ""
+    at_least = "at least " if getattr(m, "start_kind", None) == "observed" else ""  # only when it was said
+    since = f" since {at_least}{fmt_date(m.valid_at)}" if m.valid_at else ""
     extra = f" [{', '.join(flags)}]" if flags else ""
     return f"#{m.id:<5} {m.kind.value:<10} {m.text}{since}{extra}  ({m.trust.value}, v{m.version})"
 

@@ -30,6 +30,7 @@ from ui.format import (
     local_time,
     plural,
     short_date,
+    true_since,
     version_label,
 )
 
@@ -179,7 +180,7 @@ class MemoryDetail(QScrollArea):
         grid.setHorizontalSpacing(14)
         grid.setVerticalSpacing(4)
         rows = [
-            ("True from", short_date(m.valid_at) or "not recorded"),
+            ("True since", true_since(m.valid_at, m.start_kind, min((x.observed_at for x in m.sources if x.observed_at), default=None))),
             ("True until", short_date(m.invalid_at) or "still true"),
             ("Learned", local_time(m.created_at)),
         ]
