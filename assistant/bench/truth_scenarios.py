@@ -54,6 +54,10 @@ class Scenario:
     changed_at: datetime  # when the change happened (its cue's date, else when it was said)
     old_word: str  # a word only the old message's memories say
     new_word: str
+    # the held-out set names what must be true by words (None: the generated scenarios' checks)
+    now_true: tuple[str, ...] | None = None
+    no_longer_true: tuple[str, ...] = ()
+    has_date: bool = True
 
     @property
     def change_first(self) -> bool:
