@@ -92,3 +92,19 @@ def test_preview_lists_exactly_what_the_run_applies(store, clock):
     assert [c.to_json() for c in run.changes] == [c.to_json() for c in preview.changes]
     assert run.applied == preview.proposed and sum(run.applied.values()) >= 2  # Ghent and its episode (a follower)
     assert Consolidator(store).run(dry_run=True).changes == []
+
+
+def test_bench_truth_scenarios_cover_the_issue_and_one_runs_clean(minilm, tmp_path):
+    """The generated suite of ``keepsake bench truth`` (figures come from the bench, not here):
+    >= 60 state changes over every topic, order and date cue; one imported out of order is
+    right after the hot path, after tidy-up and after undo."""
+    from assistant.bench.truth import run_scenario
+    from assistant.bench.truth_scenarios import CUES, ORDERS, TOPICS, generate
+
+    scenarios = generate()
+    assert len(scenarios) >= 60
+    assert {(s.topic, s.order, s.cue) for s in scenarios} == {(t, o, c) for t in TOPICS for o in ORDERS for c in CUES}
+    [home] = [s for s in scenarios if s.id == "home/imported out of order/last week"]
+    r = run_scenario(home, minilm.embed, str(tmp_path))
+    assert r["hot"] == r["tidy"] == {"now": True, "as_of": True}
+    assert not r["reversed_by_tidyup"] and r["undo_exact"]
