@@ -234,3 +234,14 @@ def test_plan_dates_by_tense_and_cue(text, day):
 
 def test_see_you_friday_keeps_the_sentence_case():
     assert ground("See you Friday!", THU).text == "See you on 2026-12-04!"
+
+
+def test_a_plan_whose_date_passed_reads_as_past():
+    from assistant.memory.capture.dates import tensed
+
+    text = "User's dentist appointment is on 2026-12-04 at 10."
+    said = THU  # Thursday 2026-12-03: the appointment is the next day
+    assert tensed(text, said, datetime(2026, 12, 4, 8, tzinfo=timezone.utc)) == text  # that day: still upcoming
+    assert tensed(text, said, datetime(2026, 12, 5, 8, tzinfo=timezone.utc)) == "User's dentist appointment was on 2026-12-04 at 10."
+    # a date that is not after the day it was said is not a plan: unchanged
+    assert tensed("User's birthday party is on 2026-12-01.", said, datetime(2027, 1, 1, tzinfo=timezone.utc)).endswith("is on 2026-12-01.")

@@ -18,6 +18,7 @@ from assistant.cli import argtypes
 from assistant.cli import forget as forget_cli
 from assistant.cli.common import UserError, add_json, emit, opened_store
 from assistant.engine.errors import ModelError
+from assistant.memory.capture.dates import tensed
 from assistant.memory.errors import StoreError
 from assistant.memory.records import Actor, Kind, Source, Trust
 
@@ -90,7 +91,9 @@ def _line(m: Any) -> str:
     at_least = "at least " if getattr(m, "start_kind", None) == "observed" else ""  # only when it was said
     since = f" since {at_least}{fmt_date(m.valid_at)}" if m.valid_at else ""
     extra = f" [{', '.join(flags)}]" if flags else ""
-    return f"#{m.id:<5} {m.kind.value:<10} {m.text}{since}{extra}  ({m.trust.value}, v{m.version})"
+    said = min((x.observed_at for x in m.sources if x.observed_at), default=None)
+    text = tensed(m.text, said, datetime.now(timezone.utc))  # a plan whose day passed reads "was on ..."
+    return f"#{m.id:<5} {m.kind.value:<10} {text}{since}{extra}  ({m.trust.value}, v{m.version})"
 
 
 # -- registration ------------------------------------------------------------------------------

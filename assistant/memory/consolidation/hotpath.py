@@ -49,7 +49,7 @@ def neighbourhood(c: Connection, now: datetime, dim: int, ids: Iterable[int], k:
             blobs[rowid] = blob
     for blob in list(blobs.values()):
         try:
-            rows = c.execute("SELECT rowid FROM memory_vec WHERE embedding MATCH ? AND k = ?", (blob, k + len(ids))).fetchall()
+            rows = c.execute("SELECT rowid FROM memory_vec WHERE embedding MATCH ? AND k = ?", (blob, k)).fetchall()
         except Exception:  # noqa: BLE001 - an old sqlite-vec without knn: the slots below still count
             log.debug("hot path: vector neighbours unavailable", exc_info=True)
             rows = []
