@@ -1,4 +1,5 @@
-"""Capture: turn what the person said into memories, on the hot path, ADD-only (DESIGN §5).
+"""Capture: turn what the person said into memories, on the hot path (DESIGN §5; issue 23: a
+stated change also ends the earlier state here).
 
     capturer = Capturer(store, chat_model)            # chat_model optional
     result = capturer.capture_message(message.id)     # CaptureResult(episode_id, memory_ids, rejected)
@@ -31,8 +32,11 @@ For one user message, :meth:`Capturer.capture_message`:
    rejected ones are returned in ``CaptureResult.rejected`` as ``(text, reason)``, kept in
    ``Capturer.rejections`` (last 500) and logged (reason at INFO, text at DEBUG), never raised;
 5. ADDs everything in one ``add_many`` call (one embedding batch, one transaction): identical
-   normalized text dedups to the existing record and only adds this message as a source. No
-   existing memory row is ever updated or deleted here.
+   normalized text dedups to the existing record and only adds this message as a source;
+6. ends the earlier state a change states ("I moved to Antwerp last week" ends "I live in
+   Ghent" on the week of the move): :func:`assistant.memory.consolidation.hotpath.retire_after_capture`,
+   the same decision a consolidation run makes (a new version with ``invalid_at``, audited,
+   undoable; ``CaptureResult.retired``). No existing memory row is otherwise updated or deleted.
 
 Trust by source: ``user_stated`` for the person's own words (episode, rules, "remember that"),
 ``assistant_inferred`` for LLM-only facts that pass validation, ``imported`` for everything from
