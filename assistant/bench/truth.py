@@ -98,7 +98,7 @@ def run_scenario(sc: Scenario, embed: Any, home: str) -> dict[str, Any]:
     from assistant.memory.capture.capturer import Capturer
     from assistant.memory.consolidation.consolidator import Consolidator
     from assistant.memory.records import Role
-    from assistant.memory.store import MemoryStore
+    from assistant.memory.store.facade import MemoryStore
 
     clock = _Clock()
     store = MemoryStore(Path(home) / f"{abs(hash(sc.id))}.db", key="ab" * 32, embed=embed, clock=clock)
