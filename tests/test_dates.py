@@ -245,3 +245,11 @@ def test_a_plan_whose_date_passed_reads_as_past():
     assert tensed(text, said, datetime(2026, 12, 5, 8, tzinfo=timezone.utc)) == "User's dentist appointment was on 2026-12-04 at 10."
     # a date that is not after the day it was said is not a plan: unchanged
     assert tensed("User's birthday party is on 2026-12-01.", said, datetime(2027, 1, 1, tzinfo=timezone.utc)).endswith("is on 2026-12-01.")
+
+
+@pytest.mark.parametrize("text, day", [
+    ("I am vegetarian now, I switched in March.", D(2026, 3, 1)),  # a regular past verb: the last March
+    ("I am excited about the party on Friday.", D(2026, 12, 4)),  # "am excited" is not a past tense
+])
+def test_a_regular_past_verb_sets_the_tense(text, day):
+    assert ground(text, THU).valid_at == day

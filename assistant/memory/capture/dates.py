@@ -54,6 +54,7 @@ _AFTER_ORDINAL = re.compile(r"\s*(?:$|[^\w\s]|(?:i|we|you|he|she|they|it|my|our|
                             r"but|so|when|because|was|were|is|will|to|for|with|the|a|of)\b)", re.I)
 _PAST = re.compile(r"\b(?:was|were|had|did|ago|last|yesterday|went|met|got|moved|started|finished|left|came|took|bought"
                    r"|sold|married|visited|flew|arrived|happened|quit|ended|began|graduated|used to)\b|了|过|去年|上个?月", re.I)
+_PAST_VERB = re.compile(r"\b(?:I|we|he|she|they)\s+(?:\w+ly\s+|just\s+|finally\s+|already\s+|also\s+)?\w+ed\b", re.I)  # "I switched", "we finally moved"
 _PRESENT = re.compile(r"\b(?:is|are|am|due)\b|['’]s\b", re.I)
 _SUBJECT = re.compile(r"\s+(?:is|was|were|has|had|will|seems|seemed)\b", re.I)
 _ZH_DIGIT = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"两": 2}
@@ -155,7 +156,7 @@ def _tense(m: re.Match) -> str | None:
     """The tense of the sentence around ``m``: "past" (was, went, ago, last ...), "future" (will,
     going to, next ...), "present" (is, are, 's, due: a plan as a present fact), else None."""
     sentence = _sentence(m.string, m.start(), m.end())
-    if _PAST.search(sentence):
+    if _PAST.search(sentence) or _PAST_VERB.search(sentence):
         return "past"
     if _FUTURE.search(sentence):
         return "future"

@@ -105,8 +105,14 @@ def instant(value: When) -> datetime:
 
 
 def _start(fact: FactTimes) -> datetime | None:
+    """A stated start as given; an observed one is "true at least since it was first said", so
+    the earliest observation counts (a record an earlier message said again)."""
     value = fact.valid_at if fact.valid_at is not None else fact.observed_at
-    return None if value is None else instant(value)
+    if value is None:
+        return None
+    if fact.valid_at is not None and fact.observed_at is not None and not stated(fact):
+        return min(instant(value), instant(fact.observed_at))
+    return instant(value)
 
 
 def stated(fact: FactTimes) -> bool:
