@@ -231,7 +231,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         "audit": [a.to_json() for a in audit],
         "injections": [{"turn_id": i.turn_id, "at": i.at.isoformat(), "score": i.score} for i in injections],
     }
-    lines = [_line(m), f"  valid: {fmt_date(m.valid_at)} → {fmt_date(m.invalid_at)}   known since {fmt_date(m.created_at)}"
+    kind = {"stated": " (stated)", "observed": " (at least: when it was said)"}.get(m.start_kind or "", "") if m.valid_at else ""
+    lines = [_line(m), f"  valid: {fmt_date(m.valid_at)}{kind} → {fmt_date(m.invalid_at)}   known since {fmt_date(m.created_at)}"
              + (f", superseded {fmt_date(m.expired_at)}" if m.expired_at else "")]  # fmt: skip
     lines.append("  sources:" if m.sources else "  sources: none")
     for s in m.sources:
