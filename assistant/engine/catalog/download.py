@@ -153,8 +153,21 @@ class _Sink:
         return size
 
 
+def _hf():
+    """huggingface_hub, with its telemetry off: left on, building the request headers fetches
+    ``{HF_ENDPOINT}/api/agent-harnesses`` (a request unrelated to the file, once a day) and caches it
+    in ~/.cache/huggingface. Its settings are read at import, so they are set before and after."""
+    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_IMPLICIT_TOKEN", "1")
+    from huggingface_hub import constants, file_download, utils
+
+    constants.HF_HUB_DISABLE_TELEMETRY = True
+    return file_download, utils
+
+
 def _metadata(entry: CatalogEntry, hub: str):
-    from huggingface_hub.file_download import get_hf_file_metadata, hf_hub_url
+    file_download, _ = _hf()
+    get_hf_file_metadata, hf_hub_url = file_download.get_hf_file_metadata, file_download.hf_hub_url
 
     url = hf_hub_url(entry.repo, entry.file, revision=entry.revision, endpoint=hub)
     try:
@@ -262,8 +275,8 @@ def _fetch(entry, models, part, meta_file, final, emit, cancel, free_disk, clock
         eta = (size - done) / speed if speed > 0 else None
         emit(DownloadProgress(entry.id, "downloading", done, size, speed, eta))
 
-    from huggingface_hub.file_download import http_get
-    from huggingface_hub.utils import build_hf_headers
+    file_download, utils = _hf()
+    http_get, build_hf_headers = file_download.http_get, utils.build_hf_headers
 
     headers = build_hf_headers(token=False, library_name="keepsake")
     report(have, True)
@@ -309,9 +322,9 @@ def _stale(meta_file: Path, sha: str, size: int) -> bool:
 
 def _silent_tqdm():
     """huggingface_hub's tqdm, always disabled: progress goes through our events instead."""
-    from huggingface_hub.utils import tqdm
+    _, utils = _hf()
 
-    class Silent(tqdm):
+    class Silent(utils.tqdm):
         def __init__(self, *args, **kwargs):
             kwargs["disable"] = True
             super().__init__(*args, **kwargs)
