@@ -92,8 +92,3 @@ def test_models_use_needs_a_downloaded_model_and_default_goes_back(capsys):
     assert "not downloaded yet: keepsake models download qwen2.5-3b-instruct" in capsys.readouterr().err
     assert main(["models", "use", "default", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {"chat_model": "default"}
-
-
-def test_plain_models_still_lists_local_files(capsys):
-    assert main(["models", "--json"]) == 0
-    assert "models" in json.loads(capsys.readouterr().out)
