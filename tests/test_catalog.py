@@ -92,3 +92,12 @@ def test_models_use_needs_a_downloaded_model_and_default_goes_back(capsys):
     assert "not downloaded yet: keepsake models download qwen2.5-3b-instruct" in capsys.readouterr().err
     assert main(["models", "use", "default", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {"chat_model": "default"}
+
+
+def test_doctor_says_which_host_a_download_contacts_and_when(profile, monkeypatch):
+    from assistant import doctor
+
+    monkeypatch.setenv("HF_ENDPOINT", "https://hub.example.org/")
+    check = doctor._network(profile)
+    assert check.ok and "no connection unless you ask" in check.detail
+    assert check.data["download_endpoint"] == "https://hub.example.org" and check.data["model_server"] is None
