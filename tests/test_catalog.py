@@ -101,3 +101,20 @@ def test_doctor_says_which_host_a_download_contacts_and_when(profile, monkeypatc
     check = doctor._network(profile)
     assert check.ok and "no connection unless you ask" in check.detail
     assert check.data["download_endpoint"] == "https://hub.example.org" and check.data["model_server"] is None
+
+
+def test_the_first_run_offer_is_made_once_only_for_the_default_model_and_only_when_one_fits(profile):
+    from dataclasses import replace
+
+    from assistant.engine.catalog import offer
+
+    p, s = profile.paths.ensure(), profile.settings
+    sixteen = Machine(total_ram=16 * GB, available_ram=9 * GB, free_disk=50 * GB)
+    assert offer.first_run_offer(p, s, sixteen, SHIPPED).id == "qwen2.5-3b-instruct"
+    assert offer.first_run_offer(p, s, Machine(16 * GB, 9 * GB, 1 * GB), SHIPPED) is None  # no disk: no offer
+    assert offer.first_run_offer(p, replace(s, chat_model="/models/mine.gguf"), sixteen, SHIPPED) is None
+    (p.models / SHIPPED[0].file).write_bytes(b"GGUF")  # a catalog chat model is already here
+    assert offer.first_run_offer(p, s, sixteen, SHIPPED) is None
+    (p.models / SHIPPED[0].file).unlink()
+    offer.mark_offered(p, "not now")
+    assert offer.first_run_offer(p, s, sixteen, SHIPPED) is None  # asked once, never again

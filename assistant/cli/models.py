@@ -78,23 +78,6 @@ def cmd_catalog(args) -> int:
     return 0
 
 
-def _duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "--"
-    s = int(seconds)
-    return f"{s // 3600}h {s % 3600 // 60:02d}m" if s >= 3600 else f"{s // 60}m {s % 60:02d}s"
-
-
-def progress_line(p: dl.DownloadProgress) -> str:
-    """``45% 0.95/2.10 GB  12.3 MB/s  1m 33s left`` (the CLI's stderr, the app's label)."""
-    if p.phase == "verifying":
-        return f"verifying SHA-256 {p.fraction:4.0%}"
-    if p.phase == "connecting":
-        return "connecting..."
-    return (f"{p.fraction:4.0%} {p.done / 1e9:.2f}/{p.total / 1e9:.2f} GB  {p.speed / 1e6:5.1f} MB/s  "
-            f"{_duration(p.eta)} left")  # fmt: skip
-
-
 class _StderrProgress:
     def __init__(self, entry: catalog.CatalogEntry, enabled: bool) -> None:
         self.entry, self.enabled, self.tty = entry, enabled, sys.stderr.isatty()
@@ -103,7 +86,7 @@ class _StderrProgress:
     def __call__(self, p: dl.DownloadProgress) -> None:
         if not self.enabled or p.phase == "done":
             return
-        line = f"{self.entry.name}: {progress_line(p)}"
+        line = f"{self.entry.name}: {dl.progress_text(p)}"
         if self.tty:
             print("\r" + line.ljust(79), end="", file=sys.stderr, flush=True)
         elif (p.phase, int(p.fraction * 10)) != self.last:  # a log: one line per 10%

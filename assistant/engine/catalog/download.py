@@ -112,6 +112,28 @@ def gb(n: float) -> str:
     return f"{n / 1e9:.2f} GB"
 
 
+def duration(seconds: float | None) -> str:
+    """``1 min 33 s``, ``2 h 05 min``; ``--`` when unknown."""
+    if seconds is None:
+        return "--"
+    s = int(seconds)
+    if s >= 3600:
+        return f"{s // 3600} h {s % 3600 // 60:02d} min"
+    return f"{s // 60} min {s % 60:02d} s" if s >= 60 else f"{s} s"
+
+
+def progress_text(p: DownloadProgress) -> str:
+    """``45% · 0.95 of 2.10 GB · 12.3 MB/s · 1 min 33 s left`` (the CLI's stderr, the app's label)."""
+    if p.phase == "connecting":
+        return f"Connecting to {endpoint()}…"
+    if p.phase == "verifying":
+        return f"Checking the file (SHA-256) {p.fraction:.0%}"
+    if p.phase == "done":
+        return f"Done · {gb(p.total)}"
+    return (f"{p.fraction:.0%} · {p.done / 1e9:.2f} of {gb(p.total)} · {p.speed / 1e6:.1f} MB/s · "
+            f"{duration(p.eta)} left")  # fmt: skip
+
+
 class _Rate:
     """Bytes/s over a sliding 5-second window."""
 
