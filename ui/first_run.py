@@ -4,7 +4,7 @@ never forced: "Not now" and closing keep the tiny model, and Settings → Models
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from assistant.engine.catalog import download as dl
@@ -38,7 +38,7 @@ class FirstRunDialog(QDialog):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(24, 20, 24, 16)
         lay.setSpacing(12)
-        lay.addWidget(_label("Keepsake works offline right away", self, "heading"))
+        lay.addWidget(_label("Keepsake works offline right away", self, "pageTitle"))
         lay.addWidget(_label(f"It comes with a tiny model ({DEFAULT_CHAT_NAME}) that runs on any computer, but it "
                              "cannot hold a real conversation. Your memory works the same with any model.", self))  # fmt: skip
         self.offer = _label(f"Recommended for this computer: {entry.label()}. {entry.summary} "
@@ -56,6 +56,7 @@ class FirstRunDialog(QDialog):
         self.message = _label("", self, "hint")
         self.message.setVisible(False)
         lay.addWidget(self.message)
+        lay.addStretch(1)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         self.not_now = QPushButton("Not now", self)
@@ -74,6 +75,9 @@ class FirstRunDialog(QDialog):
         controller.failed.connect(self._failed)
         controller.cancelled.connect(self._cancelled)
         self.fit()
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - as tall as the texts need at the minimum width, no more
+        return QSize(self.minimumWidth(), self.layout().heightForWidth(self.minimumWidth()))
 
     def fit(self) -> None:
         """Minimum height = what the wrapped texts need at the minimum width (a dialog's minimum

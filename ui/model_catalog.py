@@ -52,6 +52,9 @@ class CatalogRow(QFrame):
         grid.setHorizontalSpacing(12)
         title = entry.name + ("  ·  Recommended for this computer" if recommended else "")
         self.title = _label(title, self, "catalogName")
+        font = self.title.font()
+        font.setBold(True)
+        self.title.setFont(font)
         grid.addWidget(self.title, 0, 0)
         role = "chat" if entry.role == "chat" else "memory search (embeddings)"
         grid.addWidget(_label(f"{facts(entry)} · {role}", self, "hint"), 1, 0)
