@@ -109,6 +109,11 @@ def cmd_download(args) -> int:
     except dl.DownloadError as exc:
         show.end()
         raise UserError(str(exc)) from None
+    except KeyboardInterrupt:  # Ctrl-C: the partial file stays, the same command resumes
+        show.end()
+        print(f"keepsake: download interrupted; run `keepsake models download {entry.id}` again to resume",
+              file=sys.stderr)  # fmt: skip
+        return 130
     show.end()
     data = {"id": entry.id, "name": entry.name, "path": str(result.path), "sha256": result.sha256,
             "size_bytes": result.size, "fetched_bytes": result.fetched, "resumed_from": result.resumed_from,
