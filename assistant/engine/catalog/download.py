@@ -130,7 +130,8 @@ def progress_text(p: DownloadProgress) -> str:
         return f"Checking the file (SHA-256) {p.fraction:.0%}"
     if p.phase == "done":
         return f"Done · {gb(p.total)}"
-    return (f"{p.fraction:.0%} · {p.done / 1e9:.2f} of {gb(p.total)} · {p.speed / 1e6:.1f} MB/s · "
+    unit, scale = ("GB", 1e9) if p.total >= 1e9 else ("MB", 1e6)
+    return (f"{p.fraction:.0%} · {p.done / scale:.2f} of {p.total / scale:.2f} {unit} · {p.speed / 1e6:.1f} MB/s · "
             f"{duration(p.eta)} left")  # fmt: skip
 
 
