@@ -14,7 +14,7 @@ from store_fakes import FakeEmbedder, fake_hash_embedder, run_cli
 
 from assistant.config import paths
 from assistant.memory.records import Source
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 from assistant.services import Services
 
 

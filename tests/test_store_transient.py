@@ -11,7 +11,7 @@ from store_fakes import fake_hash_embedder, run_cli
 
 from assistant.config import paths
 from assistant.memory.errors import DamagedError, InterruptedReadError
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 from assistant.memory.store.sqlite import db as dbmod
 from assistant.memory.store.sqlite.integrity import marker_path
 
