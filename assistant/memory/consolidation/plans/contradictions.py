@@ -222,7 +222,8 @@ def plan_conflicts(snap: Snapshot, *, exclude: Iterable[int] = (), judge: LLMJud
 
     # -- "I drink tea these days", "ahora vivo en Valencia": a change that does not name what it
     # replaces ends the closest earlier statement of the same topic (.shifts)
-    done_msgs: set[int] = set()
+    # (a message that already ended something above named what it replaced: nothing more to find)
+    done_msgs: set[int] = {m for ch in out.changes for m in snap.by_id[ch.winner].message_ids if ch.winner in snap.by_id}
     for new in sorted(current, key=lambda r: (r.created_at, r.id)):
         if new.id in taken or new.row < 0 or set(new.message_ids) & done_msgs or not is_shift(new.text):
             continue
