@@ -15,6 +15,10 @@ Candidates (proposed by code):
   Emacs" end every earlier current statement of that thing: the members of the relation with
   that value, or (no relation named) the first-person records that mention every word of it and
   whose vectors are at least ``ended_cosine`` close to the ending statement.
+- **plain-word changes** (:mod:`.shifts`): "I drink tea these days", "ahora vivo en Valencia" carry a
+  change cue but name no old value; each ends the earlier-said current record closest to it by
+  vector (and that record's same-message copies) when the cosine is >= ``shift_cosine``; an
+  addition ("also", "another"), a plan or a past statement ends nothing.
 - **entity + similarity** (LLM only): current facts sharing an entity with cosine >= 0.6 are
   shown to the chat model by integer id; it may *propose* pairs that cannot both be true. Without
   a model these stay candidates: "likes oat milk" and "is allergic to oat milk" share an entity
