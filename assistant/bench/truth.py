@@ -32,13 +32,12 @@ from assistant.bench import keepsake_home
 from assistant.bench.truth_scenarios import NOW, UTC, Scenario, generate, spread
 
 HELDOUT = Path(__file__).resolve().parents[2] / "tests" / "data" / "truth_heldout.json"
-DEV = HELDOUT.with_name("truth_dev.json")  # our own plain-word changes: the set rules are tuned on
 
 
 def add_arguments(p) -> None:
     p.add_argument("--size", type=int, default=72, help="generated scenarios to run, spread over all 144 (default 72)")
-    p.add_argument("--split", choices=("generated", "dev", "heldout", "both"), default="generated",
-                   help="generated scenarios, the dev phrasing set (tuning), the held-out phrasing set, or generated + held-out")  # fmt: skip
+    p.add_argument("--split", choices=("generated", "heldout", "both"), default="generated",
+                   help="generated scenarios, the held-out phrasing set, or both")  # fmt: skip
     p.add_argument("--threads", type=int, default=None)
 
 
@@ -157,11 +156,11 @@ def _breakdown(results: list[dict[str, Any]], key: str) -> dict[str, dict[str, f
             for k, v in groups.items()}  # fmt: skip
 
 
-def heldout_scenarios(path: Path = HELDOUT) -> list[Scenario]:
-    """The held-out set (or, with ``DEV``, the dev set in the same format) as scenarios."""
-    from assistant.bench.truth_heldout import load  # deferred: only for --split heldout / dev
+def heldout_scenarios() -> list[Scenario]:
+    """The held-out set as scenarios (see tests/data/truth_heldout.json's own description)."""
+    from assistant.bench.truth_heldout import load  # deferred: only for --split heldout
 
-    return load(path)
+    return load(HELDOUT)
 
 
 def _run_split(scenarios: list[Scenario], embed: Any) -> dict[str, Any]:
@@ -191,8 +190,6 @@ def run(args) -> dict[str, Any]:
             out["generated"] = _run_split(spread(generate(), args.size), embedder.embed)
         if args.split in ("heldout", "both"):
             out["heldout"] = _run_split(heldout_scenarios(), embedder.embed)
-        if args.split == "dev":
-            out["dev"] = _run_split(heldout_scenarios(DEV), embedder.embed)
     finally:
         embedder.close()
     return out
@@ -200,7 +197,7 @@ def run(args) -> dict[str, Any]:
 
 def format_text(result: dict[str, Any]) -> str:
     lines = []
-    for split in ("generated", "dev", "heldout"):
+    for split in ("generated", "heldout"):
         r = result.get(split)
         if not r:
             continue

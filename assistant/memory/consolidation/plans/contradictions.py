@@ -15,10 +15,6 @@ Candidates (proposed by code):
   Emacs" end every earlier current statement of that thing: the members of the relation with
   that value, or (no relation named) the first-person records that mention every word of it and
   whose vectors are at least ``ended_cosine`` close to the ending statement.
-- **plain-word changes** (:mod:`.shifts`): "I drink tea these days", "ahora vivo en Valencia" carry a
-  change cue but name no old value; each ends the earlier-said current record closest to it by
-  vector (and that record's same-message copies) when the cosine is >= ``shift_cosine``; an
-  addition ("also", "another"), a plan or a past statement ends nothing.
 - **entity + similarity** (LLM only): current facts sharing an entity with cosine >= 0.6 are
   shown to the chat model by integer id; it may *propose* pairs that cannot both be true. Without
   a model these stay candidates: "likes oat milk" and "is allergic to oat milk" share an entity
@@ -46,7 +42,6 @@ from typing import Iterable
 
 from assistant.memory.consolidation.changes import Candidate, Expect, Invalidate
 from assistant.memory.consolidation.plans.claims import ANY, NAME_SLOTS, ends_something, person_names
-from assistant.memory.consolidation.plans.shifts import is_shift
 from assistant.memory.consolidation.plans.relations import SINGLE_VALUED_SLOTS, Member, relation_groups, single_valued
 from assistant.memory.consolidation.llm import LLMJudge
 from assistant.memory.consolidation.snapshot import Rec, Snapshot, similar_pairs
@@ -62,7 +57,6 @@ __all__ = ["ConflictConfig", "ConflictResult", "SINGLE_VALUED_SLOTS", "plan_conf
 class ConflictConfig:
     entity_cosine: float = 0.6
     ended_cosine: float = 0.3  # "I sold my bike" ends "I cycle to work" only when the two are this close
-    shift_cosine: float = 0.35  # "I drink tea these days" ends the closest earlier state if this close (.shifts)
     chunk: int = 512
     max_candidates: int = 200
 
@@ -223,31 +217,6 @@ def plan_conflicts(snap: Snapshot, *, exclude: Iterable[int] = (), judge: LLMJud
                 continue  # said again after the ending ("I cycle to work" on a new bike): nothing to retire
             stats["ended"] += 1
             decide(old, new, "ended", f"'{', '.join(sorted(claim.value))}' stopped", stale=claim.value, relation=claim.relation)
-
-    # -- "I drink tea these days", "ahora vivo en Valencia": a change that does not name what it
-    # replaces ends the closest earlier statement of the same topic (.shifts)
-    # (a message that already ended something above named what it replaced: nothing more to find)
-    done_msgs: set[int] = {m for ch in out.changes for m in snap.by_id[ch.winner].message_ids if ch.winner in snap.by_id}
-    for new in sorted(current, key=lambda r: (r.created_at, r.id)):
-        if new.id in taken or new.row < 0 or set(new.message_ids) & done_msgs or not is_shift(new.text):
-            continue
-        olds = [o for o in current if o.id not in taken and o.id != new.id and o.row >= 0 and o.scope == new.scope
-                and _said_before(o, new) and not set(o.message_ids) & set(new.message_ids) and not ends_something(o.text)]  # fmt: skip
-        if not olds:
-            continue
-        cos = {o.id: float(snap.vectors[o.row] @ snap.vectors[new.row]) for o in olds}
-        best = max(olds, key=lambda o: cos[o.id])
-        if cos[best.id] < config.shift_cosine:
-            continue
-        done_msgs.update(new.message_ids)
-        same_msg = [o for o in olds if o is best or (set(o.message_ids) & set(best.message_ids) and cos[o.id] >= config.shift_cosine)]
-        for old in same_msg:
-            if old.id in taken or new.id in taken:
-                continue
-            if rule_of(times.setdefault(old.id, old.times()), times.setdefault(new.id, new.times())) is not Rule.SUPERSEDED:
-                continue
-            stats["shifted"] = stats.get("shifted", 0) + 1
-            decide(old, new, "shift", f"a change of the same topic (cosine {cos[old.id]:.2f})")
 
     # -- same entity, high similarity: the LLM may propose
     pairs: list[tuple[Rec, Rec, float, str]] = []
