@@ -147,8 +147,8 @@ def test_proper_nouns_kept_with_real_smollm(store, smollm):
 def test_llm_only_fact_is_assistant_inferred_with_fake_model(store):
     model = FakeQueuedModel({"facts": [{"text": "User adopted a kitten called Miso."}]})
     r = Capturer(store, model, settings=load_settings).capture_message(say(store, "We adopted a kitten called Miso.").id)
-    (m,) = store.get_many(r.memory_ids)
-    assert m.text == "User adopted a kitten called Miso." and m.trust == Trust.ASSISTANT_INFERRED
+    (m,) = [m for m in store.get_many(r.memory_ids) if m.text == "User adopted a kitten called Miso."]
+    assert m.trust == Trust.ASSISTANT_INFERRED  # the rules' own clause fact ("User's household adopted ...") is user_stated
     assert m.sources[0].extractor == "llm:fake-queued" and r.llm_proposed == r.llm_accepted == 1
 
 

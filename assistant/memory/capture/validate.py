@@ -2,7 +2,8 @@
 
 A fact passes when it is true to the words used:
 
-- it is about the person ("User ...") and is a statement of sensible length, not a question;
+- it is about the person ("User ...") or about one of their people named in ``people`` ("Joost is a
+  carpenter."), and is a statement of sensible length, not a question;
 - every proper noun (a capitalized or mixed-case word, e.g. "Ferrari", "GTB", "Olive") and every
   number in it occurs in the source message (or in the message with its dates grounded) --
   nothing copied from an existing memory (*contamination*), nothing made up (*hallucination*);
@@ -44,7 +45,7 @@ STOPWORDS = frozenset(
 TEMPLATE_WORDS = frozenset(
     """user user's lives live living works work working worked named called name name's is's favourite
     favorite moved switched promoted married allergic allergy birthday diet eats eat drinks drink
-    owns own born pet pets job title employer city home hometown family partner remembers remember
+    owns own born pet pets job title employer city home hometown family household partner remembers remember
     asked wants said says told believes thinks""".split()
 )
 # Capitalized words that are not proper nouns of the message's content: dates written by grounding.
@@ -111,10 +112,11 @@ def pronouns_in(text: str) -> list[str]:
     return found
 
 
-def validate(fact: str, sources: str | Iterable[str], *, existing: Iterable[str] = ()) -> str | None:
+def validate(fact: str, sources: str | Iterable[str], *, existing: Iterable[str] = (), people: Iterable[str] = ()) -> str | None:
     """``None`` when ``fact`` is supported by ``sources`` (the message text, and optionally the
     same text with grounded dates); otherwise the reason it is rejected. ``existing``: texts of
-    memories shown to the extractor, only used to name contamination in the reason."""
+    memories shown to the extractor, only used to name contamination in the reason. ``people``:
+    names of the person's own people and pets; a fact may be about one of them instead of "User"."""
     srcs = [sources] if isinstance(sources, str) else list(sources)
     text = (fact or "").strip()
     if len(text) < MIN_CHARS:
@@ -123,9 +125,11 @@ def validate(fact: str, sources: str | Iterable[str], *, existing: Iterable[str]
         return "too long"
     if text.endswith("?"):
         return "a question, not a fact"
-    if not re.search(r"\bUser\b", text):
+    if not re.search(r"\bUser\b", text) and not any(re.match(re.escape(p) + r"\b", text) for p in people):
         return "not about the user (no 'User' subject)"
     left = pronouns_in(text)
+    if text.startswith("User: "):  # the person's own clause in another language: "me" is not English there
+        left = [w for w in left if _fold(w) != "me"]
     if left:
         return f"pronoun left: {', '.join(dict.fromkeys(left))}"
     src_words = [w for s in srcs for w in words(s)]
