@@ -13,9 +13,10 @@ the episode (the message's statements verbatim, the provenance of those facts) i
 
     recalled      fact: one stored fact memory contains all its must words (case-insensitive)
     recall      = recalled facts / labeled facts
-    correct       stored fact: supported by the message's labeled spans alone (the capture
-                  validator, with the message's own people as possible subjects), sharing a
-                  content word with them, containing no ``not`` string
+    correct       stored fact: supported by the message's labeled spans alone -- each with what
+                  precedes it in its sentence (a relative clause's antecedent) and its must words --
+                  (the capture validator, with the message's own people as possible subjects),
+                  sharing a content word with them, containing no ``not`` string
     precision   = correct stored facts / stored facts
     merged        stored fact that contains all must words of two different facts of its message
     granularity = 1 - merged / stored facts
@@ -95,11 +96,23 @@ def contains_all(text: str, must: Sequence[str]) -> bool:
     return bool(must) and all(_has(text, w) for w in must)
 
 
+def _context(item: Item) -> list[str]:
+    """What a stored fact may be worded from: each labeled span with what comes before it in its
+    sentence (its antecedent: "Mein Bruder Paul, " before "der in Zürich lebt"), and the must words."""
+    out = []
+    for f in item.facts:
+        at = item.text.find(f.span)
+        start = max(item.text.rfind(ch, 0, at) for ch in ".!?。！？\n") + 1
+        out.append(item.text[start:at + len(f.span)])
+        out.extend(f.must)
+    return out
+
+
 def fact_ok(text: str, item: Item) -> bool:
     spans = [f.span for f in item.facts]
     if not spans or any(_has(text, n) for n in item.never):
         return False
-    said = "\n".join(spans)
+    said = "\n".join(_context(item))
     content = {stem(w) for w in words(said) if w.casefold() not in STOPWORDS | TEMPLATE_WORDS}
     if not any(stem(w) in content for w in words(text) if w.casefold() not in STOPWORDS | TEMPLATE_WORDS):
         return False

@@ -36,7 +36,8 @@ from datetime import date, datetime
 from typing import Iterable
 
 from assistant.memory.capture.clauses import WE, clauses
-from assistant.memory.capture.cues import has_first_person, own_names
+from assistant.memory.capture.clauses import people as named_people
+from assistant.memory.capture.cues import STANDING, imperative, own_names
 from assistant.memory.capture.dates import ground
 from assistant.memory.capture.phrasing import _APOS, conjugate, finish, third_person  # noqa: F401 - re-exported
 from assistant.memory.capture.slots import PN, SLOT_RULES
@@ -80,11 +81,21 @@ def sentences(text: str) -> list[str]:
 
 
 def _ground_sentence(s: str, observed_at: datetime) -> tuple[str, date | None]:
-    """Ground relative dates; birthdays/anniversaries are recurring: their dates stay as said."""
-    g = ground(s, observed_at)
+    """Ground relative dates; birthdays/anniversaries are recurring: their dates stay as said. A date
+    said by a name ("on Saturday", "next Thursday", "by Christmas") keeps the name, with the
+    date after it: "on Saturday (2024-03-16)" (the person's words, and when)."""
     if re.search(r"birthday|anniversary", s, re.I):
         return s, None
-    return g.text, g.valid_at
+    g = ground(s, observed_at)
+    parts, pos = [], 0
+    for sp in g.spans:
+        parts.append(s[pos:sp.start])
+        named = re.search(r"[A-Z]", sp.original) and not re.search(r"\d", sp.original)
+        bare = re.sub(r"^(?:on|in|the week of|since|until|till|by|before|after|from|during)\s+", "", sp.replacement)
+        parts.append(f"{sp.original} ({bare})" if named else sp.replacement)
+        pos = sp.end
+    parts.append(s[pos:])
+    return "".join(parts), g.valid_at
 
 
 # ----------------------------------------------------------------------------- generic facts
@@ -113,7 +124,6 @@ _SUBJECT_DROPPED = re.compile(r"^(?:(?:just|finally|recently|also|officially)\s+
                               r"|spent|visited|flew|drove|ran)\s+\w", re.I)
 _NUMBER_WORDS = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty"
                            r"|sixty|seventy|eighty|ninety|hundred)\b", re.I)
-_ENGLISH = re.compile(r"\b(?:the|a|an|is|are|was|has|have|and|to|of|in|at|with|my|I|I['’]m|WE)\b")
 
 
 def _generic(grounded: str, had_date: bool, people: set[str] = frozenset(), household: str = "User's household") -> str | None:
@@ -124,14 +134,17 @@ def _generic(grounded: str, had_date: bool, people: set[str] = frozenset(), hous
         return None
     if _SUBJECT_DROPPED.match(s) and not _FIRST.match(s):
         s = "I " + s[0].lower() + s[1:]  # "Just got back from Crete" -> "I just got back ..."
-    signal = had_date or proper_nouns(s[1:]) or re.search(r"\d", s) or _SIGNAL_VERBS.search(s) or _NUMBER_WORDS.search(s)
+    if len(s.split()) < 2 and not re.search(r"[\u4e00-\u9fff]", s):
+        return None
     if _FIRST.match(s) or s.startswith(WE):
-        return finish(third_person(s, household)) if signal else None
+        return finish(third_person(s, household))
     if people and re.match(_NAMES_SUBJECT.format(names="|".join(re.escape(p) for p in sorted(people, key=len, reverse=True))), s):
         return finish(third_person(s, household))
-    if _ENGLISH.search(s) or not has_first_person(s):
-        return None
-    return finish("User: " + s)
+    if imperative(s) or STANDING.search(s):
+        return None  # an instruction to the assistant stays in the episode, as before
+    if re.search(r"\b(?:I|I['’]m|I['’]ve|my)\b", s) and s.isascii():
+        s = third_person(s)  # an English clause without its subject: "eczema flares up when I'm stressed"
+    return finish("User: " + re.sub(r"\bWE\b", household, s))
 
 
 # ----------------------------------------------------------------------------- entry point
@@ -158,7 +171,7 @@ def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list
             seen.add(key)
             out.append(cand)
 
-    people = set(names) | own_names(text)
+    people = set(names) | own_names(text) | named_people(text, names)
     partners = list(dict.fromkeys(_PARTNER.findall(text)))
     household = f"User and {partners[0]}" if len(partners) == 1 else "User's household"
     for cl in clauses(text, people):
@@ -176,9 +189,10 @@ def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list
                 emit(Candidate(fact, Kind.PROFILE, slot, valid, 0.9, entities=tuple(_entities(fact)), sources=src))
         if cl.relation and not any(cl.relation[2].casefold() in t for t in slot_texts):
             np, rel, name = cl.relation
-            fact = finish(f"User's {rel} is {name}" if _ENGLISH.search(np) else f"User: {np}")
-            slot_texts.add(fact.casefold())
-            emit(Candidate(fact, Kind.FACT, None, None, 0.9, entities=(name,), sources=src))
+            if re.match(r"(?i:my|our)\b", np):  # other languages keep the relation in the clause's own fact
+                fact = finish(f"User's {rel} is {name}")
+                slot_texts.add(fact.casefold())
+                emit(Candidate(fact, Kind.FACT, None, None, 0.9, entities=(name,), sources=src))
         generic = _generic(grounded, valid is not None, people, household)
         if generic and (valid is not None or not slot_texts or _adds_words(generic, slot_texts)):
             emit(Candidate(generic, Kind.FACT, None, valid, 0.8, entities=tuple(_entities(generic)), sources=src))

@@ -22,7 +22,9 @@ from typing import Iterable
 MIN_CHARS = 8
 MAX_CHARS = 400
 
-_WORD = re.compile(r"[^\W\d_](?:[\w'’-]*\w)?|\d+(?:[.,:/-]\d+)*", re.UNICODE)
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# a CJK character is a word of its own (Chinese is written without spaces)
+_WORD = re.compile(rf"[{_CJK}]|(?:(?![{_CJK}])[^\W\d_])(?:(?:(?![{_CJK}])[\w'’-])*(?![{_CJK}])\w)?|\d+(?:[.,:/-]\d+)*", re.UNICODE)
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
 PRONOUNS = frozenset(
     "i me my mine myself we us our ours ourselves you your yours yourself yourselves he him his himself "
@@ -69,6 +71,8 @@ def stem(word: str) -> str:
     w = _fold(word)
     if w.endswith("'s"):
         w = w[:-2]
+    if w.endswith(("ies", "ied")) and len(w) > 4:
+        w = w[:-3] + "y"  # "tries"/"tried" -> "try"
     for suffix in ("ies", "ied", "ing", "ed", "es", "s", "ion", "ly", "er"):
         if len(w) - len(suffix) >= 3 and w.endswith(suffix):
             w = w[: -len(suffix)]
@@ -105,7 +109,7 @@ def numbers(text: str) -> set[str]:
 
 def pronouns_in(text: str) -> list[str]:
     """Personal pronouns left in ``text`` (an all-caps word such as "IT" is not one)."""
-    found = [w for w in words(text) if _fold(w) in PRONOUNS and not (len(w) > 1 and w.isupper())]
+    found = [w for w in words(text) if re.sub(r"'(?:s|re|ve|ll|d|m)$", "", _fold(w)) in PRONOUNS and not (len(w) > 1 and w.isupper())]
     m = _DEMONSTRATIVE_END.search(text)
     if m:
         found.append(m.group(1))
@@ -143,7 +147,7 @@ def validate(fact: str, sources: str | Iterable[str], *, existing: Iterable[str]
             return " (contamination: only an existing memory says this)"
         return " (hallucination)"
 
-    missing = [w for w in proper_nouns(text) if _fold(w) not in src_folded]
+    missing = [w for w in proper_nouns(text) if _fold(w) not in src_folded and re.sub("'s$", "", _fold(w)) not in src_folded]
     if missing:
         missing = list(dict.fromkeys(missing))
         return f"not in the message: {', '.join(missing)}{origin(missing)}"
@@ -153,7 +157,7 @@ def validate(fact: str, sources: str | Iterable[str], *, existing: Iterable[str]
     unsupported = []
     for w in words(text):
         f = _fold(w)
-        if w[0].isdigit() or f in STOPWORDS or f in TEMPLATE_WORDS or len(f) < 3 or f in src_folded:
+        if w[0].isdigit() or f in STOPWORDS or f in TEMPLATE_WORDS or (len(f) < 3 and not re.match(f"[{_CJK}]", f)) or f in src_folded:
             continue
         if stem(w) not in src_stems:
             unsupported.append(w)
