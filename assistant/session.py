@@ -72,6 +72,7 @@ class TurnResult:
     remembered: list[int] = field(default_factory=list)
     captured: bool = False
     notices: list[str] = field(default_factory=list)  # code-written lines shown under the reply
+    saved: list[dict[str, Any]] = field(default_factory=list)  # what capture kept: [{"id", "text", "kind"}]
     engine: str = ""  # "llama.cpp" | "openai"
     model: str = ""
     #: the memory that answers the question (MemoryAnswer.to_json + in_reply), None when none
@@ -106,6 +107,7 @@ class TurnResult:
             "captured": self.captured,
             "memory_answer": self.memory_answer,
             "notices": self.notices,
+            "saved": self.saved,
             "correction": self.correction,
             "model_reply": self.model_reply,
             "guard": self.guard,
@@ -349,6 +351,22 @@ class ChatSession:
         turn.notices.append(f"Found {ticked} {'memory' if ticked == 1 else 'memories'} about \u201c{cmd.text}\u201d. "
                             "Nothing is forgotten until you confirm.")  # fmt: skip
         return "Here is what I found; nothing is deleted until you confirm."
+
+    def note_saved(self, turn: TurnResult, *, timeout: float = 120) -> list[dict[str, Any]]:
+        """Wait for the capture of ``turn``'s message and say what it kept: ``turn.saved`` and a
+        "Saved: ..." notice (none when nothing was stored)."""
+        from assistant.memory.capture.saved import saved_from, saved_notice
+
+        if not turn.captured:
+            return []
+        if self.capture is not None:
+            self.capture.flush(timeout=timeout)
+        kept = saved_from(self.store, turn.user_message_id)
+        turn.saved = [{"id": m.id, "text": m.text, "kind": m.kind.value} for m in kept]
+        notice = saved_notice(kept)
+        if notice and notice not in turn.notices:
+            turn.notices.append(notice)
+        return turn.saved
 
     def close(self, *, flush_capture: bool = True) -> None:
         """The session is done: it stops listening to the event bus (its history as sent is

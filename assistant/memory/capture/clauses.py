@@ -298,3 +298,15 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
             it = thing(resolved) or it
         previous = candidates
     return out
+
+
+def clause_cuts(text: str, s: int, e: int) -> list[tuple[int, int]]:
+    """Spans of the clauses of the sentence ``text[s:e]`` that can each be cut out and leave the
+    others reading well: a clause's span takes the connector before it (", and "), the first one
+    the connector after it. One span (s, e) for a one-clause sentence."""
+    parts = _split(text, s, e)
+    if len(parts) < 2:
+        return [(s, e)]
+    out = [(s, parts[1][0])]
+    out += [(parts[k - 1][1], parts[k][1]) for k in range(1, len(parts))]
+    return out
