@@ -352,7 +352,7 @@ class ChatSession:
                             "Nothing is forgotten until you confirm.")  # fmt: skip
         return "Here is what I found; nothing is deleted until you confirm."
 
-    def note_saved(self, turn: TurnResult, *, timeout: float = 120) -> list[dict[str, Any]]:
+    def note_saved(self, turn: TurnResult, *, timeout: float = 120, hint: bool = True) -> list[dict[str, Any]]:
         """Wait for the capture of ``turn``'s message and say what it kept: ``turn.saved`` and a
         "Saved: ..." notice (none when nothing was stored)."""
         from assistant.memory.capture.saved import saved_from, saved_notice
@@ -363,7 +363,7 @@ class ChatSession:
             self.capture.flush(timeout=timeout)
         kept = saved_from(self.store, turn.user_message_id)
         turn.saved = [{"id": m.id, "text": m.text, "kind": m.kind.value} for m in kept]
-        notice = saved_notice(kept)
+        notice = saved_notice(kept, hint=hint)
         if notice and notice not in turn.notices:
             turn.notices.append(notice)
         return turn.saved
