@@ -224,7 +224,7 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def run(args) -> dict:
     from assistant.memory.retrieval.inject import LAYOUTS  # deferred: the store (SQLCipher, numpy)
     from assistant.memory.retrieval.retriever import Retriever
-    from assistant.memory.store import MemoryStore
+    from assistant.memory.store.facade import MemoryStore
 
     if not SET_PATH.is_file():
         raise UserError(f"'keepsake bench answers' needs its data set {SET_PATH} (a source checkout: make bench)")
