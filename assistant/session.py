@@ -353,20 +353,10 @@ class ChatSession:
         return "Here is what I found; nothing is deleted until you confirm."
 
     def note_saved(self, turn: TurnResult, *, timeout: float = 120, hint: bool = True) -> list[dict[str, Any]]:
-        """Wait for the capture of ``turn``'s message and say what it kept: ``turn.saved`` and a
-        "Saved: ..." notice (none when nothing was stored)."""
-        from assistant.memory.capture.saved import saved_from, saved_notice
+        """Wait for the capture of ``turn``'s message; ``turn.saved`` and a "Saved: ..." notice say what it kept."""
+        from assistant.memory.capture.saved import note
 
-        if not turn.captured:
-            return []
-        if self.capture is not None:
-            self.capture.flush(timeout=timeout)
-        kept = saved_from(self.store, turn.user_message_id)
-        turn.saved = [{"id": m.id, "text": m.text, "kind": m.kind.value} for m in kept]
-        notice = saved_notice(kept, hint=hint)
-        if notice and notice not in turn.notices:
-            turn.notices.append(notice)
-        return turn.saved
+        return note(self.store, self.capture, turn, timeout=timeout, hint=hint)
 
     def close(self, *, flush_capture: bool = True) -> None:
         """The session is done: it stops listening to the event bus (its history as sent is

@@ -32,3 +32,18 @@ def saved_notice(memories: list[Memory], *, hint: bool = True) -> str | None:
         return None
     listed = "; ".join(f"{m.text} (#{m.id})" for m in memories)
     return f"Saved: {listed}" + (f" - {UNDO_HINT}" if hint else "")
+
+
+def note(store: Any, capture: Any, turn: Any, *, timeout: float = 120, hint: bool = True) -> list[dict[str, Any]]:
+    """After a chat turn: wait for ``capture`` (the queue) to finish, then set ``turn.saved`` and
+    append the "Saved: ..." notice to ``turn.notices`` (none when nothing was kept)."""
+    if not turn.captured:
+        return []
+    if capture is not None:
+        capture.flush(timeout=timeout)
+    kept = saved_from(store, turn.user_message_id)
+    turn.saved = [{"id": m.id, "text": m.text, "kind": m.kind.value} for m in kept]
+    notice = saved_notice(kept, hint=hint)
+    if notice and notice not in turn.notices:
+        turn.notices.append(notice)
+    return turn.saved
