@@ -167,7 +167,7 @@ def _capturer(store: Any, chat_model: Any) -> Any:
 
 
 def run_set(split: str, path: str | Path | None, *, chat_model: Any = None, errors: int = 40) -> dict[str, Any]:
-    from assistant.memory.store import MemoryStore  # deferred: the store (SQLCipher, numpy)
+    from assistant.memory.store.facade import MemoryStore  # deferred: the store (SQLCipher, numpy)
 
     path = Path(path) if path else SETS[split]
     if not path.is_file():
@@ -215,7 +215,7 @@ def _locomo_time(s: str) -> datetime:
 
 
 def run_locomo(directory: str | Path, *, chat_model: Any = None) -> dict[str, Any]:
-    from assistant.memory.store import MemoryStore  # deferred: the store (SQLCipher, numpy)
+    from assistant.memory.store.facade import MemoryStore  # deferred: the store (SQLCipher, numpy)
 
     files = sorted(Path(directory).glob("*.json"))
     if not files:
