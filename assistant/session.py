@@ -73,6 +73,7 @@ class TurnResult:
     remembered: list[int] = field(default_factory=list)
     captured: bool = False
     notices: list[str] = field(default_factory=list)  # code-written lines shown under the reply
+    saved: list[dict[str, Any]] = field(default_factory=list)  # what capture kept: [{"id", "text", "kind"}]
     engine: str = ""  # "llama.cpp" | "openai"
     model: str = ""
     #: the memory that answers the question (MemoryAnswer.to_json + in_reply), None when none
@@ -107,6 +108,7 @@ class TurnResult:
             "captured": self.captured,
             "memory_answer": self.memory_answer,
             "notices": self.notices,
+            "saved": self.saved,
             "correction": self.correction,
             "model_reply": self.model_reply,
             "guard": self.guard,
@@ -358,6 +360,12 @@ class ChatSession:
         turn.notices.append(f"Found {ticked} {'memory' if ticked == 1 else 'memories'} about \u201c{cmd.text}\u201d. "
                             "Nothing is forgotten until you confirm.")  # fmt: skip
         return "Here is what I found; nothing is deleted until you confirm."
+
+    def note_saved(self, turn: TurnResult, *, timeout: float = 120, hint: bool = True) -> list[dict[str, Any]]:
+        """Wait for the capture of ``turn``'s message; ``turn.saved`` and a "Saved: ..." notice say what it kept."""
+        from assistant.memory.capture.saved import note
+
+        return note(self.store, self.capture, turn, timeout=timeout, hint=hint)
 
     def close(self, *, flush_capture: bool = True) -> None:
         """The session is done: it stops listening to the event bus (its history as sent is

@@ -154,8 +154,8 @@ def test_proper_nouns_kept_with_real_smollm(store, smollm):
 def test_llm_only_fact_is_assistant_inferred_with_fake_model(store):
     model = FakeQueuedModel({"facts": [{"text": "User adopted a kitten called Miso."}]})
     r = Capturer(store, model, settings=load_settings).capture_message(say(store, "We adopted a kitten called Miso.").id)
-    (m,) = store.get_many(r.memory_ids)
-    assert m.text == "User adopted a kitten called Miso." and m.trust == Trust.ASSISTANT_INFERRED
+    (m,) = [m for m in store.get_many(r.memory_ids) if m.text == "User adopted a kitten called Miso."]
+    assert m.trust == Trust.ASSISTANT_INFERRED  # the rules' own clause fact ("User's household adopted ...") is user_stated
     assert m.sources[0].extractor == "llm:fake-queued" and r.llm_proposed == r.llm_accepted == 1
 
 
@@ -259,3 +259,30 @@ def test_extraction_schema_compiles_to_a_llama_grammar():
 
     for n in (0, 1, 8):
         assert llama_cpp.LlamaGrammar.from_json_schema(json.dumps(schema(n)), verbose=False) is not None
+
+
+def test_joost_and_pepper_clause_by_clause_then_forget_the_cat_keeps_the_carpenter(store):
+    """Issue 24's sentence: each clause its own memory, a "Saved: ..." notice listing them, and
+    "forget my cat" cuts the cat clause only (rules only: no model)."""
+    from assistant.memory.capture.saved import saved_from, saved_notice
+    from assistant.memory.forget.topic import request_for
+
+    msg = say(store, "My partner Joost is a carpenter, and we have a cat called Pepper.")
+    Capturer(store, settings=load_settings, use_llm=False).capture_message(msg.id)
+    kept = saved_from(store, msg.id)
+    texts = {m.text for m in kept}
+    assert {"User's partner is Joost.", "Joost is a carpenter."} <= texts
+    assert any("cat" in t and "Pepper" in t for t in texts), texts
+    notice = saved_notice(kept)
+    assert notice.startswith("Saved: ") and all(f"(#{m.id})" in notice for m in kept)
+    assert saved_notice(saved_from(store, say(store, "What's the capital of Peru?").id)) is None  # nothing stored: no notice
+
+    found = forget_candidates(store, None, "my cat")
+    ticked = [c for c in found if c.pre_ticked]
+    episode = next(c for c in ticked if c.kind == "episode")
+    assert episode.kept == "My partner Joost is a carpenter."  # the clause about the cat goes, its neighbour stays
+    assert not any("carpenter" in c.text for c in ticked if c.kind != "episode")
+    store.forget(request_for(ticked))
+    left = {m.text for m in store.list(limit=50)}
+    assert "Joost is a carpenter." in left and "User's partner is Joost." in left
+    assert not any("Pepper" in t for t in left), left

@@ -7,6 +7,7 @@ from datetime import date, datetime, timezone
 
 import pytest
 
+from assistant.memory.capture.clauses import people
 from assistant.memory.capture.commands import parse_command, remember_text
 from assistant.memory.capture.rules import conjugate, extract, third_person
 from assistant.memory.records import Kind
@@ -50,7 +51,7 @@ def test_profile_slots(message, fact, slot):
     found = texts(message)
     assert found.get(fact) == slot, found
     for c in extract(message, OBS):
-        assert validate(c.text, [message]) is None, c.text
+        assert validate(c.text, [message], people=people(message)) is None, c.text
 
 
 @pytest.mark.parametrize(
@@ -61,7 +62,7 @@ def test_profile_slots(message, fact, slot):
         ("I switched from Vim to Emacs because of org-mode.", "User switched from Vim to Emacs because of org-mode."),
         ("I love hiking in the Alps.", "User loves hiking in the Alps."),
         ("I went to Paris last week.", "User went to Paris the week of 2023-05-15."),
-        ("I'll fly to Tokyo next Friday.", "User will fly to Tokyo on 2023-05-26."),
+        ("I'll fly to Tokyo next Friday.", "User will fly to Tokyo next Friday (2023-05-26)."),
         ("I've been learning Japanese for 3 years.", "User has been learning Japanese for 3 years."),
         ("Oh, and I moved to Berlin last month.", "User moved to Berlin in April 2023."),
     ],
@@ -89,10 +90,47 @@ def test_birthdays_are_not_pinned_to_a_year():
 @pytest.mark.parametrize(
     "message",
     ["Can you help me write an email?", "I think it's going to rain.", "What is the weather in Paris?",
-     "I had a great meal", "We went to Rome in 2019.", "Please tell me a joke about Berlin."],
+     "Please tell me a joke about Berlin."],
 )
 def test_not_facts(message):
     assert [c for c in extract(message, OBS) if c.kind == Kind.FACT] == []
+
+
+@pytest.mark.parametrize(
+    "message, expected",
+    [
+        # a relation with a name and a role: the relation, and the clause about the name
+        ("My partner Joost is a carpenter, and we have a cat called Pepper.",
+         {"User's partner is Joost.", "Joost is a carpenter.", "User has a cat named Pepper.",
+          "User and Joost have a cat called Pepper."}),
+        # two people, an age, "our" -> the person's
+        ("My husband Tariq teaches maths at a secondary school, and our daughter Leila just turned four.",
+         {"User's husband is Tariq.", "Tariq teaches maths at a secondary school.", "User's daughter is Leila.",
+          "Leila just turned four."}),
+        # a relative clause on a name, and "she" in the next sentence
+        ("My sister Ana, who lives in Porto, is a nurse. She loves jazz.",
+         {"User's sister is Ana.", "Ana is a nurse.", "Ana lives in Porto.", "Ana loves jazz."}),
+        # "we" with no partner named: the household; "; " ends a clause
+        ("I'm 34; we moved to Utrecht in 2019.", {"User is 34.", "User lives in Utrecht.", "User's household moved to Utrecht in 2019."}),
+        # another language: each clause verbatim, said by the person (the relation stays in its clause)
+        ("Mein Mann Tariq ist Lehrer und unsere Tochter Leila ist vier.",
+         {"User: Mein Mann Tariq ist Lehrer.", "User: unsere Tochter Leila ist vier."}),
+        # "and" + a verb: the subject goes on; "it" is the thing the clause before had
+        ("I live in Cardiff and work in Newport.", {"User lives in Cardiff.", "User works in Newport."}),
+        ("we drive a Kia Niro, it's electric", {"User's household drive a Kia Niro.", "User: Kia Niro is electric."}),
+    ],
+)
+def test_one_fact_per_clause(message, expected):
+    found = {c.text for c in extract(message, OBS)}
+    assert expected <= found, found
+    for text in found:
+        assert validate(text, [message], people=people(message)) is None, text
+
+
+def test_a_pronoun_with_two_possible_people_is_not_guessed():
+    # "she" could be Ana or Mia: no fact says which; the validator would reject a pronoun left
+    found = [c.text for c in extract("My sister Ana and my cousin Mia came over. She loves jazz.", OBS)]
+    assert not any("jazz" in t and ("Ana" in t or "Mia" in t) for t in found), found
 
 
 def test_third_person():

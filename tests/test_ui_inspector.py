@@ -124,12 +124,15 @@ def test_delete_removes_from_table_search_and_next_injection(qtbot, window):
 
 def test_bulk_delete_export_and_filters(qtbot, window, tmp_path):
     store = window.backend.store
-    ids = [store.add(f"User visited museum number {i}.", kind="episode" if i % 2 else "fact", actor="user") for i in range(6)]
+    ids = [store.add(f"User visited museum number {i}.", kind="fact", actor="user") for i in range(6)]
+    episodes = [store.add(f"I visited museum number {i} today.", kind="episode", actor="user") for i in range(3)]
     inspector = _open_inspector(qtbot, window)
     inspector.refresh()
     qtbot.waitUntil(lambda: all(inspector.model.row_of(i) >= 0 for i in ids), timeout=10000)
-    # kind filter (in the store) and the count
+    assert not any(inspector.model.row_of(i) >= 0 for i in episodes)  # one row per fact: messages are not listed beside them
+    # kind filter (in the store) and the count: "Your messages" lists the episodes
     inspector.kind.setCurrentIndex(inspector.kind.findData("episode"))
+    assert inspector.kind.currentText() == "Your messages"
     qtbot.waitUntil(lambda: not inspector.model.loading and inspector.model.rowCount() == 3, timeout=10000)
     qtbot.waitUntil(lambda: inspector.count_label.text() == "3 memories", timeout=10000)
     inspector.kind.setCurrentIndex(0)

@@ -17,6 +17,7 @@ from ui.inspector.memory_model import (  # noqa: E402
     MEMORY_ID_ROLE,
     SORT_ROLE,
     MemoryProxy,
+    FACT_KINDS,
     MemoryQuery,
     MemoryTableModel,
     SyncLoader,
@@ -53,8 +54,12 @@ def test_model_passes_the_item_model_tester_while_paging_filtering_and_removing(
     model.set_query(MemoryQuery())
     qtbot.waitUntil(lambda: model.rowCount() >= 100, timeout=5000)
     _drain(qtbot, model)
-    assert model.rowCount() == 530
-    assert len(set(model.ids())) == 530  # no page twice
+    # one row per fact: the default view leaves the 132 episodes (i % 4 == 2) to "Your messages"; 530 - 132 = 398
+    assert model.rowCount() == 398 == store.count(kind=FACT_KINDS)
+    assert len(set(model.ids())) == 398  # no page twice
+    model.set_query(MemoryQuery(kind="episode"))
+    _drain(qtbot, model)
+    assert model.rowCount() == 132
     model.set_query(MemoryQuery(kind="profile"))
     _drain(qtbot, model)
     assert model.rowCount() == store.count(kind="profile")
@@ -82,7 +87,7 @@ def test_proxy_sorts_loaded_rows_and_passes_the_tester(qtbot, store):
     assert first == "2024-01-28"
     model.set_query(MemoryQuery(text="topic 3"))  # substring filter in the store, sorted by the proxy
     _drain(qtbot, model)
-    assert proxy.rowCount() == store.count(text="topic 3") > 0
+    assert proxy.rowCount() == store.count(text="topic 3", kind=FACT_KINDS) > 0  # episodes: under "Your messages"
 
 
 def test_lazy_fetch_reads_only_what_is_needed_and_drops_stale_pages(qtbot, store):
@@ -126,12 +131,14 @@ def test_cells_show_the_memory_columns(qtbot, store):
 
 def test_filters_map_to_the_store_query():
     as_of = datetime(2024, 6, 1, tzinfo=UTC)
-    assert MemoryQuery().kwargs() == {}
+    facts = {"kind": FACT_KINDS}  # no kind chosen: the facts, one row each (episodes are "Your messages")
+    assert MemoryQuery().kwargs() == facts
     assert MemoryQuery(kind="fact", trust="imported", text="tea").kwargs() == {"kind": "fact", "trust": "imported", "text": "tea"}
-    assert MemoryQuery(status="any").kwargs() == {"include_archived": True}
-    assert MemoryQuery(status="archived").kwargs() == {"status": "archived"}
-    assert MemoryQuery(as_of=as_of).kwargs() == {"as_of": as_of}
-    assert MemoryQuery(include_history=True).kwargs() == {"include_all": True}
+    assert MemoryQuery(kind="episode").kwargs() == {"kind": "episode"}
+    assert MemoryQuery(status="any").kwargs() == {**facts, "include_archived": True}
+    assert MemoryQuery(status="archived").kwargs() == {**facts, "status": "archived"}
+    assert MemoryQuery(as_of=as_of).kwargs() == {**facts, "as_of": as_of}
+    assert MemoryQuery(include_history=True).kwargs() == {**facts, "include_all": True}
 
 
 def test_as_of_and_history_filters_against_the_store(qtbot, store):

@@ -265,7 +265,13 @@ class ChatController(QObject):
             pieces = chat.stream(text, cancel=cancel, max_tokens=self.max_tokens)
         for piece in pieces:
             progress(("piece", piece))
-        return chat.last_turn
+        turn = chat.last_turn
+        if turn is not None and hasattr(chat, "note_saved"):
+            try:  # "Saved: ..." under the reply once the message's capture is done (nothing when nothing was kept)
+                chat.note_saved(turn, timeout=30, hint=False)
+            except Exception:  # noqa: BLE001 - the notice is optional; the reply stands
+                log.warning("could not list what was saved", exc_info=True)
+        return turn
 
     def _progress(self, generation: int, item) -> None:
         kind, value = item

@@ -1,5 +1,10 @@
-"""`keepsake bench capture [--json] [--set FILE] [--split dev|holdout|all] [--llm]`: does capture
-keep what the person states about themselves, and only that?
+"""`keepsake bench capture [--json] [--set FILE] [--split dev|heldout|holdout|all] [--locomo DIR] [--llm]`: does
+capture keep what the person states about themselves, and only that?
+
+``--split dev`` / ``--split heldout`` score the clause-level sets written apart from the rules
+(:mod:`assistant.bench.capture_sets`: precision, recall by must words, granularity); ``--locomo DIR``
+reports capture recall on LoCoMo conversations. ``--split holdout|all`` (and ``--set`` with the
+first set's format) run the first set, described below.
 
 The labeled set (``tests/data/capture_set.jsonl``, one message a line) holds real-looking user
 messages -- statements, questions, requests, commands, chit-chat, mixed, standing instructions, in
@@ -188,21 +193,30 @@ def score(verdicts: Sequence[Judged]) -> dict[str, Any]:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--set", default=str(DEFAULT_SET), help="the labeled set (JSONL; default tests/data/capture_set.jsonl)")
-    p.add_argument("--split", choices=["dev", "holdout", "all"], default="all", help="which part of the set (default all)")
+    p.add_argument("--set", default=None, help="the labeled set (JSONL; default: tests/data/capture_dev2.jsonl for --split dev, "
+                   "capture_heldout2.jsonl for heldout, capture_set.jsonl for holdout/all)")
+    p.add_argument("--split", choices=["dev", "heldout", "holdout", "all"], default="dev",
+                   help="dev / heldout: the clause-level sets; holdout / all: the first set (default dev)")
+    p.add_argument("--locomo", default=None, metavar="DIR", help="capture recall on LoCoMo conversations (*.json) in DIR")
     p.add_argument("--llm", action="store_true", help="also run the chat model's extraction (slow; default: rules only)")
     p.add_argument("--errors", type=int, default=40, help="wrong and missed items listed (default 40)")
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    path = Path(args.set)
-    if not path.is_file():
-        raise SystemExit(f"no labeled set at {path} (the benchmark runs from a source checkout, or pass --set)")
-    items = [i for i in load_set(path) if args.split == "all" or i.split == args.split]
+    from assistant.bench import capture_sets
+
     model = None
     if args.llm:
         model = args.services.chat_model()
         model.load()
+    if args.locomo:
+        return capture_sets.run_locomo(args.locomo, chat_model=model)
+    if args.split in ("dev", "heldout") and (args.set is None or "split" not in Path(args.set).read_text("utf-8")[:2000]):
+        return capture_sets.run_set(args.split, args.set, chat_model=model, errors=args.errors)
+    path = Path(args.set or DEFAULT_SET)
+    if not path.is_file():
+        raise SystemExit(f"no labeled set at {path} (the benchmark runs from a source checkout, or pass --set)")
+    items = [i for i in load_set(path) if args.split == "all" or i.split == args.split]
     verdicts, spent = capture_all(items, chat_model=model)
     by: dict[str, dict[str, list[Judged]]] = {"split": defaultdict(list), "category": defaultdict(list), "lang": defaultdict(list)}
     for v in verdicts:
@@ -231,6 +245,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def format_text(r: dict[str, Any]) -> str:
+    if "baseline_whole_message" not in r:
+        from assistant.bench import capture_sets
+
+        return capture_sets.format_text(r)
     lines = [f"capture on {r['messages']} labeled messages ({r['split']}, {r['extractors']}): "
              f"precision {r['precision']:.3f} ({r['correct']}/{r['stored']} stored memories correct), "
              f"recall {r['recall']:.3f} ({r['recalled']}/{r['facts']} stated facts kept); "

@@ -209,6 +209,7 @@ def cmd_chat(args) -> int:
     if not interactive:
         try:
             turn = chat.send(args.once, **kw) if args.once is not None else _drain(chat.retry(**kw), chat)
+            chat.note_saved(turn)  # "Saved: ..." once the message's capture is done
         except EngineError as exc:
             raise _kept(exc, chat, as_json=args.json) from None
         finally:
@@ -291,6 +292,7 @@ def _interactive(chat, kw, *, created: bool) -> int:
         if turn is not None:
             if turn.correction is not None and turn.reply.strip() != shown.strip():  # replaced by code after it streamed
                 print(f"keepsake> {turn.reply}")
+            chat.note_saved(turn)
             _after_reply(turn)
             _confirm_forget(chat, turn)
         chat.maintain(max_tokens=kw["max_tokens"])  # compaction (when due) now, not on the next message

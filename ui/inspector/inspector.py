@@ -30,7 +30,7 @@ from ui.format import KIND_LABELS, STATUS_LABELS, TRUST_LABELS, plural
 from ui.inspector.actions import MemoryActions
 from ui.inspector.detail import MemoryDetail, load_detail
 from ui.inspector.memory_model import COLUMN, MEMORY_ID_ROLE, MemoryProxy, MemoryQuery, MemoryTableModel
-from ui.inspector.search import BackendLoader, search_memories
+from ui.inspector.search import BackendLoader, match_strength, search_memories, strong_matches
 
 SEARCH_DEBOUNCE_MS = 300
 #: When the table is narrow, these columns are hidden first (in this order) so that the Memory
@@ -77,7 +77,9 @@ class Inspector(QWidget):
         self.search.setClearButtonEnabled(True)
         self.search.setMinimumWidth(260)
         top.addWidget(self.search, 3)
-        self.kind = self._combo("All kinds", KIND_LABELS)
+        self.kind = self._combo("All facts", {**KIND_LABELS, "episode": "Your messages"})
+        self.kind.setToolTip("All facts: one row per fact (the message it came from is in its details).\n"
+                             "Your messages: the messages themselves, kept word for word.")
         self.status = self._combo("In use", {"any": "Any status", **{k: v for k, v in STATUS_LABELS.items() if k != "deleted"}})
         self.status.setToolTip("In use: active memories and those awaiting tidy-up (not faded ones)")
         self.trust = self._combo("Known from: any", TRUST_LABELS)
@@ -292,15 +294,19 @@ class Inspector(QWidget):
         def done(result) -> None:
             if gen != self._search_gen:
                 return
-            memories, scores = result
+            memories, scores, strong = result
             self._remember_selection()
             self.proxy.sort(-1)
             self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
-            self.model.set_results(memories, scores)
-            self.count_label.setText(plural(len(memories), "result"))
+            self.model.set_results(memories, scores, strong=strong)
+            self.count_label.setText(match_strength(text, memories, scores, strong))
             self._update_empty()
 
-        self.backend.read(lambda store: search_memories(store, retriever, text, q), on_done=done, name="search")
+        def run(store):
+            memories, scores = search_memories(store, retriever, text, q)
+            return memories, scores, strong_matches(store, retriever, text, q) & {m.id for m in memories}
+
+        self.backend.read(run, on_done=done, name="search")
 
     def _store_changed(self, change) -> None:
         """The one change signal: whatever changed memories (here, the chat, a tidy-up run, an

@@ -41,6 +41,11 @@ COLUMN = {key: i for i, (key, _) in enumerate(COLUMNS)}
 Index = QModelIndex | QPersistentModelIndex
 
 
+#: The default view lists facts, one row each; the messages they came from (episodes) are under
+#: the "Your messages" kind filter and in each fact's sources, not listed beside it.
+FACT_KINDS = ("profile", "fact", "experience")
+
+
 @dataclass(frozen=True)
 class MemoryQuery:
     """The inspector's filters, turned into ``list_memories`` keyword arguments."""
@@ -53,9 +58,7 @@ class MemoryQuery:
     include_history: bool = False  # superseded, no-longer-true and archived too
 
     def kwargs(self) -> dict[str, Any]:
-        kw: dict[str, Any] = {}
-        if self.kind:
-            kw["kind"] = self.kind
+        kw: dict[str, Any] = {"kind": self.kind or FACT_KINDS}
         if self.status == "any":
             kw["include_archived"] = True
         elif self.status:
@@ -78,7 +81,7 @@ class MemoryQuery:
         in place leaves a view it no longer matches; search hits get the same filters).
         Time: "true now" = valid now, not superseded, expiry not passed; "true on D" = valid on
         D; history = no time filter (:func:`assistant.memory.consolidation.plans.temporal.visible`)."""
-        if self.kind and memory.kind.value != self.kind:
+        if memory.kind.value != self.kind if self.kind else memory.kind.value not in FACT_KINDS:
             return False
         if self.trust and memory.trust.value != self.trust:
             return False
@@ -136,6 +139,7 @@ class MemoryTableModel(QAbstractTableModel):
         self.query = MemoryQuery()
         self._rows: list[Any] = []
         self._scores: dict[int, float] = {}
+        self._strong: set[int] | None = None
         self._generation = 0
         self._exhausted = loader is None
         self._loading = False
@@ -156,6 +160,7 @@ class MemoryTableModel(QAbstractTableModel):
         self._arrival = {}
         self._sorted = False
         self._scores = {}
+        self._strong = None
         self._generation += 1
         self._exhausted = self.loader is None
         self._pending_offset = None
@@ -169,7 +174,7 @@ class MemoryTableModel(QAbstractTableModel):
     def reload(self) -> None:
         self.set_query(None)
 
-    def set_results(self, memories: Sequence[Any], scores: dict[int, float] | None = None) -> None:
+    def set_results(self, memories: Sequence[Any], scores: dict[int, float] | None = None, *, strong: set[int] | None = None) -> None:
         """Show a fixed list (hybrid-search results, in rank order); no further paging."""
         self.beginResetModel()
         self._generation += 1
@@ -177,6 +182,7 @@ class MemoryTableModel(QAbstractTableModel):
         self._arrival = {m.id: i for i, m in enumerate(self._rows)}
         self._sort, self._sorted = None, False  # results stay in rank order
         self._scores = dict(scores or {})
+        self._strong = set(strong) if strong is not None else None  # None: not a search, or strength unknown
         self._exhausted = True
         self._pending_offset = None
         self._set_loading(False)
@@ -337,7 +343,7 @@ class MemoryTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(m, key)
         if role == Qt.ItemDataRole.ForegroundRole:
-            return QColor("#8a929b") if self._faded(m) else None
+            return QColor("#8a929b") if self._faded(m) or (self._strong is not None and m.id not in self._strong) else None
         if role == Qt.ItemDataRole.FontRole:
             if m.pinned and key == "text":
                 f = QFont()
@@ -406,6 +412,8 @@ class MemoryTableModel(QAbstractTableModel):
         if key == "text":
             score = self._scores.get(m.id)
             extra = f"\n\nRelevance {score:.2f}" if score is not None else ""
+            if self._strong is not None:
+                extra += "\nClose match" if m.id in self._strong else "\nOnly loosely related to the search"
             return f"#{m.id} · version {m.version}\n\n{m.text}{extra}"
         if key == "source" and m.sources:
             return "\n".join(source_label([s]) + f" · {s.speaker} · {s.extractor}" for s in m.sources)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ui.backend import Backend
-from ui.inspector.memory_model import MemoryQuery, MemoryTableModel
+from ui.inspector.memory_model import FACT_KINDS, MemoryQuery, MemoryTableModel
 
 SEARCH_K = 50
 #: The chat injects a memory only when its semantic similarity passes the retriever's threshold
@@ -31,6 +31,31 @@ class BackendLoader:
         )  # fmt: skip
 
 
+def match_strength(text: str, memories: list[Any], scores: dict[int, float], strong: set[int]) -> str:
+    """What the count line says about a search: how many results and whether any matches closely
+    (a hit that passed the retrieval threshold, or the words themselves in the text)."""
+    n = len(memories)
+    if not n:
+        return "no results"
+    label = f"{n} result{'s' if n != 1 else ''}"
+    if not strong:
+        return f"{label} - nothing matches “{text}” closely; these are only loosely related"
+    weak = n - len(strong)
+    return label + (f" ({len(strong)} close, {weak} loosely related)" if weak else "")
+
+
+def strong_matches(store, retriever, text: str, query: MemoryQuery, k: int = SEARCH_K) -> set[int]:
+    """Ids of the memories that match ``text`` closely: retrieval hits over the chat's relevance
+    threshold, and memories holding the words themselves."""
+    strong: set[int] = set()
+    if retriever is not None:
+        for hit in retriever.search(text, include_rejected=True, k=k, kinds=query.kind or FACT_KINDS):
+            if hit.passed_threshold:
+                strong.add(hit.memory.id)
+    strong |= {m.id for m in store.list_memories(**query.with_text(text).kwargs(), limit=200)}
+    return strong
+
+
 def search_memories(store, retriever, text: str, query: MemoryQuery, k: int = SEARCH_K) -> tuple[list[Any], dict[int, float]]:
     """The chat's hybrid retrieval (semantic candidates, keyword and entity re-ranking) when the
     embedder is loaded, down to :data:`SEARCH_FLOOR`, then plain substring matches; the
@@ -42,8 +67,7 @@ def search_memories(store, retriever, text: str, query: MemoryQuery, k: int = SE
         kw: dict[str, Any] = {"k": k}
         if query.as_of is not None:
             kw["as_of"] = query.as_of
-        if query.kind:
-            kw["kinds"] = query.kind
+        kw["kinds"] = query.kind or FACT_KINDS
         if query.status in ("any", "archived") or query.include_history:
             kw["include_archived"] = True
         for hit in retriever.search(text, include_rejected=True, **kw):

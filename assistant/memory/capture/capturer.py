@@ -64,6 +64,7 @@ from typing import Any, Callable, Sequence
 from assistant.config import Settings
 from assistant.engine import control
 from assistant.memory.capture import rules as extract_rules
+from assistant.memory.capture.clauses import people as named_people
 from assistant.memory.capture.commands import REMEMBER_EXTRACTOR, Command, keyword_search, parse_command, remember_text
 from assistant.memory.capture.dates import ground
 from assistant.memory.capture.llm import MAX_EXISTING, LlmExtractor
@@ -291,9 +292,10 @@ class Capturer:
         if cmd is not None and cmd.kind == "remember":
             fact, valid = remember_text(cmd.text, observed)
             cands.append(Candidate(fact, Kind.FACT, None, valid, 1.0, extractor=REMEMBER_EXTRACTOR))
-            cands += extract_rules.extract(cmd.text, observed)
+            cands += extract_rules.extract(cmd.text, observed, names)
         else:
-            cands += extract_rules.extract("\n".join(units), observed)
+            cands += extract_rules.extract("\n".join(units), observed, names)
+        people = named_people(said, names) | set(names)
         existing: list[Memory] = []
         ask = self.use_llm if use_llm is None else use_llm
         if ask and self._llm is not None and len(msg.content) <= RULES_WINDOW:
@@ -304,7 +306,7 @@ class Capturer:
         llm_name = self._llm.name if self._llm is not None else None
         accepted: list[Candidate] = []
         for c in cands:
-            reason = validate(c.text, sources_text, existing=[m.text for m in existing])
+            reason = validate(c.text, sources_text, existing=[m.text for m in existing], people=people)
             if reason is not None:
                 self._reject(msg.id, c, reason, result)
                 continue

@@ -33,8 +33,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from typing import Iterable
 
+from assistant.memory.capture.clauses import WE, clauses
+from assistant.memory.capture.clauses import people as named_people
+from assistant.memory.capture.cues import STANDING, imperative, own_names
 from assistant.memory.capture.dates import ground
+from assistant.memory.capture.phrasing import _APOS, conjugate, finish, third_person  # noqa: F401 - re-exported
+from assistant.memory.capture.slots import PN, SLOT_RULES
 from assistant.memory.records import Kind
 from assistant.memory.capture.validate import STOPWORDS, TEMPLATE_WORDS, proper_nouns, words
 
@@ -60,79 +66,6 @@ class Candidate:
     sources: tuple[str, ...] = field(default=(), repr=False)  # texts it must be supported by
 
 
-# ----------------------------------------------------------------------------- third person
-
-_APOS = "['’]"
-_ADVERBS = frozenset(
-    "also just recently now still currently actually really finally already officially usually often "
-    "sometimes never always mostly totally absolutely definitely even only probably".split()
-)
-_VERB_FIXED = {
-    "am": "is", "have": "has", "do": "does", "go": "goes", "don't": "doesn't", "don’t": "doesn’t",
-    "haven't": "hasn't", "haven’t": "hasn’t", "was": "was", "wasn't": "wasn't", "wasn’t": "wasn’t",
-}  # fmt: skip
-_INVARIANT = frozenset(
-    """can could will would shall should may might must did didn't didn’t can't can’t cannot won't won’t
-    wouldn't wouldn’t couldn't couldn’t shouldn't shouldn’t went got had made took bought saw met ran came
-    left found felt gave told thought knew lost won began became brought built sold spent kept held drove
-    flew ate wrote broke chose fell forgot grew hurt put quit set sat stood taught understood woke wore paid
-    said slept swam sang spoke threw read let cut hit shut lit led fed meant sent lent bent dealt dug hung
-    heard""".split()
-)
-_PARTICIPLE_HINT = re.compile(r"(?:ed|en|been|gone|done|had|got|made|seen|known)$", re.I)
-_FIRST_PERSON = re.compile(
-    r"\b(?P<i>[Ii])" + _APOS + r"(?P<c>m|ve|ll|d)\b(?P<rest>\s+\w+)?"
-    r"|\b(?P<ii>[Ii])\b(?P<advs>(?:\s+(?:" + "|".join(sorted(_ADVERBS)) + r"))*)(?P<sp>\s+)(?P<verb>[\w’']+)"
-    r"|\b(?P<poss>[Mm]y|[Mm]ine)\b|\b(?P<obj>[Mm]e|[Mm]yself)\b|\b(?P<lone>I)\b"
-)
-
-
-def conjugate(verb: str) -> str:
-    """Third-person singular of a present-tense verb ("live" -> "lives"); other forms unchanged."""
-    low = verb.lower()
-    if low in _VERB_FIXED:
-        return _VERB_FIXED[low]
-    if low in _INVARIANT or low.endswith(("ed", "n't", "n’t")) or not low.isalpha() or len(low) < 2:
-        return verb
-    if low.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return verb + "es"
-    if low.endswith("y") and low[-2] not in "aeiou":
-        return verb[:-1] + "ies"
-    return verb + "s"
-
-
-def third_person(text: str) -> str:
-    """Rewrite a first-person statement about the person as a statement about "User"
-    ("I live in Lyon and my sister visits me" -> "User lives in Lyon and User's sister visits User")."""
-
-    def sub(m: re.Match) -> str:
-        if m["i"]:
-            c, rest = m["c"].lower(), m["rest"] or ""
-            if c == "d":
-                nxt = rest.strip()
-                aux = "had" if nxt and _PARTICIPLE_HINT.search(nxt) else "would"
-                return f"User {aux}{rest}"
-            return "User " + {"m": "is", "ve": "has", "ll": "will"}[c] + rest
-        if m["ii"]:
-            return f"User{m['advs']}{m['sp']}{conjugate(m['verb'])}"
-        if m["poss"]:
-            return "User's"
-        if m["obj"] or m["lone"]:
-            return "User"
-        return m.group(0)
-
-    return _FIRST_PERSON.sub(sub, text)
-
-
-def finish(text: str) -> str:
-    """Trim, drop trailing emphasis, end with a period."""
-    t = " ".join(text.split()).strip(" ,;:-–—")
-    t = re.sub(r"[!]+$", "", t).rstrip()
-    if t and t[-1] not in ".?":
-        t += "."
-    return t
-
-
 # ----------------------------------------------------------------------------- sentences
 
 _LEAD = re.compile(
@@ -148,107 +81,22 @@ def sentences(text: str) -> list[str]:
 
 
 def _ground_sentence(s: str, observed_at: datetime) -> tuple[str, date | None]:
-    """Ground relative dates; birthdays/anniversaries are recurring: their dates stay as said."""
-    g = ground(s, observed_at)
+    """Ground relative dates; birthdays/anniversaries are recurring: their dates stay as said. A date
+    said by a name ("on Saturday", "next Thursday", "by Christmas") keeps the name, with the
+    date after it: "on Saturday (2024-03-16)" (the person's words, and when)."""
     if re.search(r"birthday|anniversary", s, re.I):
         return s, None
-    return g.text, g.valid_at
+    g = ground(s, observed_at)
+    parts, pos = [], 0
+    for sp in g.spans:
+        parts.append(s[pos:sp.start])
+        named = re.search(r"[A-Z]", sp.original) and not re.search(r"\d", sp.original)
+        bare = re.sub(r"^(?:on|in|the week of|since|until|till|by|before|after|from|during)\s+", "", sp.replacement)
+        parts.append(f"{sp.original} ({bare})" if named else sp.replacement)
+        pos = sp.end
+    parts.append(s[pos:])
+    return "".join(parts), g.valid_at
 
-
-# ----------------------------------------------------------------------------- slot rules
-
-def K(p: str) -> str:
-    return f"(?i:{p})"
-
-
-_CAP = r"(?:[A-Z](?:[\w'’&-]|\.(?=\w))*|\d[\w-]*)"
-_CONNECT = r"(?:de|da|do|di|du|del|la|le|van|von|der|den|of|on|upon|am|im|y|&)"
-
-
-def PN(name: str = "x") -> str:
-    """A proper-noun phrase: "New York", "Rio de Janeiro", "Ferrari 488 GTB"."""
-    return rf"(?P<{name}>{_CAP}(?:\s+(?:{_CAP}|{_CONNECT}(?=\s+[A-Z])))*)"
-
-
-_END = r"(?=\s*(?:[,.;:!?()]|$|\s(?i:because|but|since|and then|so that|which|who|when|though|although|and)\b))"
-OBJ = r"(?P<x>[^,.;:!?()]+?)" + _END
-SUBJ = r"(?:\b[Ii]\b|\b(?i:and)\b)"
-ADV = r"(?:\s+(?i:also|just|recently|now|still|currently|actually|really|finally|already|officially))*"
-ROLE = r"(?P<role>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,4}?)"
-_ROLE_END = r"(?=\s+(?i:at|for|in|with|since|on|the week|because|and|but|from)\b|\s*[,.;!?]|$)"
-_IM = r"(?:\b[Ii]" + _APOS + r"m|\b[Ii] am)"
-_REL_PARTNER = r"(?P<rel>wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|spouse)"
-_REL_FAMILY = (r"(?P<rel>mother|mom|mum|father|dad|sister|brother|son|daughter|grandmother|grandma|granny"
-               r"|grandfather|grandpa|aunt|uncle|cousin|niece|nephew|stepmother|stepfather|stepson|stepdaughter)")  # fmt: skip
-_NAMED = r"(?:" + _APOS + r"s name is|,| is called| is named| named| called|)\s+"
-_PET = (r"(?P<pet>(?:[a-z][\w-]*\s+){0,2}?(?:dog|puppy|cat|kitten|hamster|rabbit|bunny|parrot|budgie|bird|fish"
-        r"|goldfish|turtle|tortoise|snake|lizard|gecko|horse|pony|guinea pig|ferret|retriever|labrador|poodle"
-        r"|terrier|beagle|bulldog|spaniel|shepherd|husky|dachshund|corgi))")  # fmt: skip
-_DIET = (r"(?P<x>(?:an?\s+)?(?:strict\s+)?(?:vegetarian|vegan|pescatarian|pescetarian|gluten[- ]free|"
-         r"lactose[- ]intolerant|kosher|halal|teetotal(?:er)?|on an? [\w-]+ diet))\b")  # fmt: skip
-
-
-THE = r"(?P<the>(?i:the)\s+)?"
-
-
-def _the(m: re.Match) -> str:
-    return m["the"] or ""
-
-
-def _a(word: str) -> str:
-    return "an" if word[:1].lower() in "aeiou" else "a"
-
-
-def _slot_rules() -> list[tuple[re.Pattern, object]]:
-    R: list[tuple[str, object]] = [
-        (K(r"\bmy name(?:['’]s| is)\s+") + PN(), lambda m: ("name", f"User's name is {m['x']}.")),
-        (K(r"\bcall me\s+") + PN() + _END, lambda m: ("name", f"User's name is {m['x']}.")),
-        (r"^" + K(r"(?:hi|hello|hey)") + r"[,!]?\s+" + _IM + r"\s+" + PN() + r"(?=\s*(?:[,.!]|$))",
-         lambda m: ("name", f"User's name is {m['x']}.")),
-        (SUBJ + ADV + K(r"\s+(?:live|am living|['’]m living|reside)\s+in\s+") + THE + PN(),
-         lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
-        (SUBJ + ADV + K(r"\s+(?:moved|relocated)(?:\s+back)?") + r"(?:" + K(r"\s+from\s+") + PN("f") + ")?"
-         + K(r"\s+to\s+") + THE + PN(), lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
-        (_IM + K(r"\s+(?:originally\s+)?from\s+") + THE + PN(), lambda m: ("hometown", f"User is from {_the(m)}{m['x']}.")),
-        (SUBJ + K(r"\s+grew up in\s+") + THE + PN(), lambda m: ("hometown", f"User grew up in {_the(m)}{m['x']}.")),
-        (SUBJ + K(r"\s+was born in\s+") + THE + PN(), lambda m: ("hometown", f"User was born in {_the(m)}{m['x']}.")),
-        (SUBJ + ADV + K(r"\s+work(?:ing)?\s+(?P<p>at|for)\s+") + PN(),
-         lambda m: ("employer", f"User works {m['p'].lower()} {m['x']}.")),
-        (SUBJ + ADV + K(r"\s+(?:got|started|began|accepted)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role)\s+(?:at|with)\s+") + PN(),
-         lambda m: ("employer", f"User works at {m['x']}.")),
-        (SUBJ + ADV + K(r"\s+work\s+as\s+(?P<art>an?\s+)?") + ROLE + _ROLE_END,
-         lambda m: ("job_title", f"User works as {(m['art'] or '').strip() + ' ' if m['art'] else ''}{m['role']}.")),
-        (_IM + r"\s+(?P<art>an?)\s+" + ROLE + K(r"\s+(?:at|for)\s+") + PN(),
-         lambda m: ("job_title", f"User is {m['art']} {m['role']} at {m['x']}.")),
-        (SUBJ + ADV + K(r"\s+(?:got|was|have been|['’]ve been|just got)\s+promoted\s+to\s+") + ROLE + _ROLE_END
-         + r"(?:" + K(r"\s+(?:at|in)\s+") + PN() + ")?",
-         lambda m: ("job_title", f"User was promoted to {m['role']}" + (f" at {m['x']}." if m["x"] else "."))),
-        (K(r"\bmy\s+") + K(_REL_PARTNER) + K(_NAMED) + PN(), lambda m: ("partner", f"User's {m['rel']} is {m['x']}.")),
-        (SUBJ + K(r"(?:['’]m|\s+am|\s+got|\s+recently got)\s+(?P<st>married|engaged)\s+to\s+") + PN(),
-         lambda m: ("partner", f"User is {m['st'].lower()} to {m['x']}.")),
-        (K(r"\bmy\s+") + K(_REL_FAMILY) + K(_NAMED) + PN(),
-         lambda m: (f"family.{m['rel'].lower()}", f"User's {m['rel']} is {m['x']}.")),
-        (SUBJ + ADV + K(r"\s+(?:have|got|adopted|own)\s+(?:an?|one|my)\s+") + _PET
-         + r"(?:" + K(r"\s+(?:named|called)\s+") + PN() + ")?",
-         lambda m: ("pet", f"User has {_a(m['pet'])} {m['pet']}" + (f" named {m['x']}." if m["x"] else "."))),
-        (K(r"\bmy\s+") + _PET + K(_NAMED) + PN(), lambda m: ("pet", f"User has {_a(m['pet'])} {m['pet']} named {m['x']}.")),
-        (K(r"\bmy\s+birthday\s+is\s+(?:on\s+)?") + OBJ, lambda m: ("birthday", f"User's birthday is {m['x']}.")),
-        (SUBJ + K(r"\s+was\s+born\s+on\s+") + OBJ, lambda m: ("birthday", f"User was born on {m['x']}.")),
-        (_IM + ADV + K(r"\s+(?:(?:very|severely|deathly|really|mildly|a bit|slightly)\s+)?allergic\s+to\s+") + OBJ,
-         lambda m: ("allergy", f"User is allergic to {m['x']}.")),
-        (SUBJ + K(r"\s+have\s+(?P<art>an?)\s+") + r"(?P<x>[\w -]+?)" + K(r"\s+allergy\b"),
-         lambda m: ("allergy", f"User has {m['art']} {m['x']} allergy.")),
-        (_IM + ADV + r"\s+" + K(_DIET), lambda m: ("diet", f"User is {m['x']}.")),
-        (SUBJ + ADV + K(r"\s+(?P<neg>don['’]t|do not|never|no longer|can['’]t)\s+(?P<v>eat|drink)\s+") + OBJ,
-         lambda m: ("diet", third_person(f"I {m['neg']} {m['v']} {m['x']}").rstrip(".") + ".")),
-        (K(r"\bmy\s+(?:all[- ]time\s+)?(?P<fav>favou?rite)\s+") + r"(?P<thing>[\w-]+(?:\s+[\w-]+){0,2}?)"
-         + K(r"\s+(?P<v>is|are)\s+") + OBJ,
-         lambda m: (f"favourite.{m['thing'].lower().replace(' ', '_')}", f"User's {m['fav']} {m['thing']} {m['v']} {m['x']}.")),
-    ]
-    return [(re.compile(p), f) for p, f in R]
-
-
-_SLOT_RULES = _slot_rules()
 
 # ----------------------------------------------------------------------------- generic facts
 
@@ -270,21 +118,50 @@ _SIGNAL_VERBS = re.compile(
 )
 
 
-def _generic(grounded: str, had_date: bool) -> str | None:
+_NAMES_SUBJECT = r"(?:{names})(?:['’]s)?\s+[a-z]"
+_SUBJECT_DROPPED = re.compile(r"^(?:(?:just|finally|recently|also|officially)\s+)?(?:got|moved|started|finished|bought|sold|adopted"
+                              r"|quit|joined|graduated|passed|broke|lost|won|went|came back|arrived|booked|signed|retired"
+                              r"|spent|visited|flew|drove|ran)\s+\w", re.I)
+_NUMBER_WORDS = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty"
+                           r"|sixty|seventy|eighty|ninety|hundred)\b", re.I)
+
+
+def _generic(grounded: str, had_date: bool, people: set[str] = frozenset(), household: str = "User's household") -> str | None:
+    """The clause as a fact: "User ..." (first person), "<Name> ..." (one of the person's people),
+    or, for a first-person clause in another language, "User: <the clause>"."""
     s = _LEAD.sub("", grounded).strip()
-    if not s or len(s) > MAX_SENTENCE_CHARS or s.rstrip().endswith("?") or not _FIRST.match(s):
+    if not s or len(s) > MAX_SENTENCE_CHARS or s.rstrip().endswith(("?", "？")) or _NOT_A_FACT.search(s):
         return None
-    if _NOT_A_FACT.search(s):
+    if _SUBJECT_DROPPED.match(s) and not _FIRST.match(s):
+        s = "I " + s[0].lower() + s[1:]  # "Just got back from Crete" -> "I just got back ..."
+    if len(s.split()) < 2 and not re.search(r"[\u4e00-\u9fff]", s):
         return None
-    if not (had_date or proper_nouns(s[1:]) or re.search(r"\d", s) or _SIGNAL_VERBS.search(s)):
-        return None
-    return finish(third_person(s))
+    if _FIRST.match(s) or s.startswith(WE):
+        return finish(third_person(s, household))
+    if people and re.match(_NAMES_SUBJECT.format(names="|".join(re.escape(p) for p in sorted(people, key=len, reverse=True))), s):
+        return finish(third_person(s, household))
+    if imperative(s) or STANDING.search(s):
+        return None  # an instruction to the assistant stays in the episode, as before
+    if re.search(r"\b(?:I|I['’]m|I['’]ve|my)\b", s) and s.isascii():
+        s = third_person(s)  # an English clause without its subject: "eczema flares up when I'm stressed"
+    return finish("User: " + re.sub(r"\bWE\b", household, s))
 
 
 # ----------------------------------------------------------------------------- entry point
 
-def extract(text: str, observed_at: datetime) -> list[Candidate]:
-    """Profile slots and facts found in a user message (see the module docstring)."""
+_PARTNER = re.compile(r"\b(?i:my|our)\s+(?i:wife|husband|partner|spouse|girlfriend|boyfriend|fianc[ée]e?),?\s+([A-Z][\w'’-]+)")
+
+
+def _first_person(text: str) -> str:
+    """A clause with "we"/"our" said as "I"/"my", for the slot rules ("we have a dog named Rex")."""
+    t = re.sub(r"\b([Oo])ur\b", lambda m: "My" if m[1] == "O" else "my", text)
+    t = re.sub(r"\b[Ww]e(?:['’]re| are)\b", "I'm", t)
+    return re.sub(r"\b[Ww]e\b(?!['’])", "I", t)
+
+
+def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list[Candidate]:
+    """Profile slots and facts found in a user message, one clause at a time (see the module
+    docstring). ``names``: the person's own people and pets already known (from memory)."""
     out: list[Candidate] = []
     seen: set[str] = set()
 
@@ -294,17 +171,29 @@ def extract(text: str, observed_at: datetime) -> list[Candidate]:
             seen.add(key)
             out.append(cand)
 
-    for sentence in sentences(text):
-        grounded, valid = _ground_sentence(sentence, observed_at)
-        src = (sentence, grounded)
+    people = set(names) | own_names(text) | named_people(text, names)
+    partners = list(dict.fromkeys(_PARTNER.findall(text)))
+    household = f"User and {partners[0]}" if len(partners) == 1 else "User's household"
+    for cl in clauses(text, people):
+        if cl.relation:
+            people.add(cl.relation[2])
+        grounded, valid = _ground_sentence(cl.resolved, observed_at)
+        slot_text, _ = _ground_sentence(_first_person(cl.text), observed_at)
+        src = (cl.text, grounded, _first_person(cl.text), slot_text)
         slot_texts = set()
-        for pattern, build in _SLOT_RULES:
-            for m in pattern.finditer(grounded):
+        for pattern, build in SLOT_RULES:
+            for m in pattern.finditer(slot_text):
                 slot, fact = build(m)  # type: ignore[operator]
                 fact = finish(fact)
                 slot_texts.add(fact.casefold())
                 emit(Candidate(fact, Kind.PROFILE, slot, valid, 0.9, entities=tuple(_entities(fact)), sources=src))
-        generic = _generic(grounded, valid is not None)
+        if cl.relation and not any(cl.relation[2].casefold() in t for t in slot_texts):
+            np, rel, name = cl.relation
+            if re.match(r"(?i:my|our)\b", np):  # other languages keep the relation in the clause's own fact
+                fact = finish(f"User's {rel} is {name}")
+                slot_texts.add(fact.casefold())
+                emit(Candidate(fact, Kind.FACT, None, None, 0.9, entities=(name,), sources=src))
+        generic = _generic(grounded, valid is not None, people, household)
         if generic and (valid is not None or not slot_texts or _adds_words(generic, slot_texts)):
             emit(Candidate(generic, Kind.FACT, None, valid, 0.8, entities=tuple(_entities(generic)), sources=src))
     return out
@@ -321,3 +210,4 @@ def _entities(fact: str) -> list[str]:
     """Proper-noun phrases of a fact ("Ferrari 488 GTB", "Olive Garden") for entity links."""
     found = re.findall(PN("e"), fact)
     return [e for e in dict.fromkeys(found) if e not in ("User", "User's") and not e[0].isdigit()]
+

@@ -137,7 +137,7 @@ _SUBORDINATE = re.compile(r"^(?:if|when|whether|because|since|although|though|un
                           r"|even if|in case|si|cuando|wenn|falls|ob|quand|se|quando|如果|要是)\b", re.I)
 
 
-def _clauses(text: str, s: int, e: int) -> list[tuple[int, int]]:
+def _clauses(text: str, s: int, e: int, after_statement: bool = False) -> list[tuple[int, int]]:
     """Split a question/request sentence after a leading statement clause ("I'm vegetarian, so what
     can I eat?"), or after a request that hands over facts about the person ("Here's my background:
     I have 8 years of experience"; not text to work on: "Translate to French: I love my dog")."""
@@ -149,8 +149,10 @@ def _clauses(text: str, s: int, e: int) -> list[tuple[int, int]]:
         if _SUBORDINATE.match(head):
             continue  # "If I moved to Canada, would I need ...?": one question
         act_head, act_tail = _act(head, None)[0], _act(tail, None)[0]
+        if act_head is Act.OTHER and after_statement:
+            act_head = Act.STATEMENT  # "My son is six, loves dinosaurs, where ...?": the subject goes on
         if act_tail in (Act.QUESTION, Act.REQUEST) and act_head is Act.STATEMENT:
-            return [(s, head_end), *_clauses(text, tail_start, e)]
+            return [(s, head_end), *_clauses(text, tail_start, e, True)]
         if (m.group().strip() in (":", "：") and act_head in (Act.QUESTION, Act.REQUEST) and act_tail is Act.STATEMENT
                 and not cue.PASTE_INTRO.search(head)):  # fmt: skip
             return [(s, head_end), (tail_start, e)]

@@ -2,7 +2,8 @@
 
 A fact passes when it is true to the words used:
 
-- it is about the person ("User ...") and is a statement of sensible length, not a question;
+- it is about the person ("User ...") or about one of their people named in ``people`` ("Joost is a
+  carpenter."), and is a statement of sensible length, not a question;
 - every proper noun (a capitalized or mixed-case word, e.g. "Ferrari", "GTB", "Olive") and every
   number in it occurs in the source message (or in the message with its dates grounded) --
   nothing copied from an existing memory (*contamination*), nothing made up (*hallucination*);
@@ -21,7 +22,9 @@ from typing import Iterable
 MIN_CHARS = 8
 MAX_CHARS = 400
 
-_WORD = re.compile(r"[^\W\d_](?:[\w'’-]*\w)?|\d+(?:[.,:/-]\d+)*", re.UNICODE)
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# a CJK character is a word of its own (Chinese is written without spaces)
+_WORD = re.compile(rf"[{_CJK}]|(?:(?![{_CJK}])[^\W\d_])(?:(?:(?![{_CJK}])[\w'’-])*(?![{_CJK}])\w)?|\d+(?:[.,:/-]\d+)*", re.UNICODE)
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
 PRONOUNS = frozenset(
     "i me my mine myself we us our ours ourselves you your yours yourself yourselves he him his himself "
@@ -44,7 +47,7 @@ STOPWORDS = frozenset(
 TEMPLATE_WORDS = frozenset(
     """user user's lives live living works work working worked named called name name's is's favourite
     favorite moved switched promoted married allergic allergy birthday diet eats eat drinks drink
-    owns own born pet pets job title employer city home hometown family partner remembers remember
+    owns own born pet pets job title employer city home hometown family household partner remembers remember
     asked wants said says told believes thinks""".split()
 )
 # Capitalized words that are not proper nouns of the message's content: dates written by grounding.
@@ -68,6 +71,8 @@ def stem(word: str) -> str:
     w = _fold(word)
     if w.endswith("'s"):
         w = w[:-2]
+    if w.endswith(("ies", "ied")) and len(w) > 4:
+        w = w[:-3] + "y"  # "tries"/"tried" -> "try"
     for suffix in ("ies", "ied", "ing", "ed", "es", "s", "ion", "ly", "er"):
         if len(w) - len(suffix) >= 3 and w.endswith(suffix):
             w = w[: -len(suffix)]
@@ -104,17 +109,18 @@ def numbers(text: str) -> set[str]:
 
 def pronouns_in(text: str) -> list[str]:
     """Personal pronouns left in ``text`` (an all-caps word such as "IT" is not one)."""
-    found = [w for w in words(text) if _fold(w) in PRONOUNS and not (len(w) > 1 and w.isupper())]
+    found = [w for w in words(text) if re.sub(r"'(?:s|re|ve|ll|d|m)$", "", _fold(w)) in PRONOUNS and not (len(w) > 1 and w.isupper())]
     m = _DEMONSTRATIVE_END.search(text)
     if m:
         found.append(m.group(1))
     return found
 
 
-def validate(fact: str, sources: str | Iterable[str], *, existing: Iterable[str] = ()) -> str | None:
+def validate(fact: str, sources: str | Iterable[str], *, existing: Iterable[str] = (), people: Iterable[str] = ()) -> str | None:
     """``None`` when ``fact`` is supported by ``sources`` (the message text, and optionally the
     same text with grounded dates); otherwise the reason it is rejected. ``existing``: texts of
-    memories shown to the extractor, only used to name contamination in the reason."""
+    memories shown to the extractor, only used to name contamination in the reason. ``people``:
+    names of the person's own people and pets; a fact may be about one of them instead of "User"."""
     srcs = [sources] if isinstance(sources, str) else list(sources)
     text = (fact or "").strip()
     if len(text) < MIN_CHARS:
@@ -123,9 +129,11 @@ def validate(fact: str, sources: str | Iterable[str], *, existing: Iterable[str]
         return "too long"
     if text.endswith("?"):
         return "a question, not a fact"
-    if not re.search(r"\bUser\b", text):
+    if not re.search(r"\bUser\b", text) and not any(re.match(re.escape(p) + r"\b", text) for p in people):
         return "not about the user (no 'User' subject)"
     left = pronouns_in(text)
+    if text.startswith("User: "):  # the person's own clause in another language: "me" is not English there
+        left = [w for w in left if _fold(w) != "me"]
     if left:
         return f"pronoun left: {', '.join(dict.fromkeys(left))}"
     src_words = [w for s in srcs for w in words(s)]
@@ -139,7 +147,7 @@ def validate(fact: str, sources: str | Iterable[str], *, existing: Iterable[str]
             return " (contamination: only an existing memory says this)"
         return " (hallucination)"
 
-    missing = [w for w in proper_nouns(text) if _fold(w) not in src_folded]
+    missing = [w for w in proper_nouns(text) if _fold(w) not in src_folded and re.sub("'s$", "", _fold(w)) not in src_folded]
     if missing:
         missing = list(dict.fromkeys(missing))
         return f"not in the message: {', '.join(missing)}{origin(missing)}"
@@ -149,7 +157,7 @@ def validate(fact: str, sources: str | Iterable[str], *, existing: Iterable[str]
     unsupported = []
     for w in words(text):
         f = _fold(w)
-        if w[0].isdigit() or f in STOPWORDS or f in TEMPLATE_WORDS or len(f) < 3 or f in src_folded:
+        if w[0].isdigit() or f in STOPWORDS or f in TEMPLATE_WORDS or (len(f) < 3 and not re.match(f"[{_CJK}]", f)) or f in src_folded:
             continue
         if stem(w) not in src_stems:
             unsupported.append(w)

@@ -141,14 +141,23 @@ def sentence_spans(text: str) -> list[Span]:
     return trimmed(text, spans)
 
 
+def clause_spans(text: str) -> list[Span]:
+    """The clauses of ``text``'s sentences (:func:`assistant.memory.capture.clauses.clause_cuts`):
+    "forget my cat" cuts ", and we have a cat called Pepper" and keeps "My partner Joost is a
+    carpenter"."""
+    from assistant.memory.capture.clauses import clause_cuts
+
+    return [c for s, e in sentence_spans(text) for c in clause_cuts(text, s, e)]
+
+
 def sentences(text: str) -> list[str]:
     return [text[s:e] for s, e in sentence_spans(text)]
 
 
 def covering_sentences(text: str, spans: Iterable[Span]) -> list[Span]:
-    """The sentences of ``text`` that overlap any of ``spans``."""
+    """The clauses (:func:`clause_spans`) of ``text`` that overlap any of ``spans``."""
     spans = list(spans)
-    return [(s, e) for s, e in sentence_spans(text) if any(a < e and s < b for a, b in spans)]
+    return [(s, e) for s, e in clause_spans(text) if any(a < e and s < b for a, b in spans)]
 
 
 def merge_spans(spans: Iterable[Span]) -> list[Span]:
@@ -170,11 +179,11 @@ def remove_spans(text: str, spans: Iterable[Span]) -> str:
         keep = text[pos:s]
         gap = text[pos:s][len(keep.rstrip()):] + text[e:len(text) - len(text[e:].lstrip())]
         out += keep.rstrip()
-        if out:
-            out += "\n" if "\n" in gap or "\n" in text[s:e] else " "
         pos = e
         while pos < len(text) and text[pos].isspace():
             pos += 1
+        if out and not (pos < len(text) and text[pos] in ".,;:!?。！？，；"):  # a cut clause leaves its sentence's "."
+            out += "\n" if "\n" in gap or "\n" in text[s:e] else " "
     out += text[pos:]
     return out.strip()
 

@@ -112,9 +112,9 @@ class Topic:
         return bool(self.aliases) and match.mentions(sentence, set(), self.aliases)
 
     def spans(self, text: str) -> tuple[list[match.Span], list[match.Span], list[match.Span]]:
-        """(sentences about X in its own words, about X through an alias, maybe about X)."""
+        """(clauses about X in its own words, about X through an alias, maybe about X)."""
         direct, alias, loose = [], [], []
-        for s, e in match.sentence_spans(text):
+        for s, e in match.clause_spans(text):
             if self.direct(text[s:e]):
                 direct.append((s, e))
             elif self.via_alias(text[s:e]):

@@ -1,0 +1,312 @@
+"""Cut a statement into clauses and resolve its pronouns, so that each clause stands on its own.
+
+    [c.text for c in clauses("My partner Joost is a carpenter, and we have a cat called Pepper.")]
+    # ["My partner Joost is a carpenter", "we have a cat called Pepper"]
+
+Splitting follows clause structure, not phrase lists (English, Spanish, Portuguese, German,
+French, Chinese):
+
+1. ``;`` / ``；`` always end a clause;
+2. a coordinator (and, but, so, while, y, e, pero, mas, und, aber, et, mais, 而且, 但是 ...) starts a
+   new clause when a comma comes before it, or when a *subject* follows it (a personal pronoun or
+   possessive: I, we, he, my, our, mi, nuestra, wir, unser, nous, notre, nós, 我 ...; or a
+   capitalised name followed by a lower-case word: "and Ana loves jazz");
+3. a comma followed directly by a subject starts a new clause (the comma splice "I'm 34, my wife
+   is 35"), unless the clause before it is subordinate ("When I was young, I lived in Lyon");
+4. a relative clause on a name ("my sister Ana, who lives in Porto, is a nurse"; who, que, qui,
+   der/die) becomes its own clause with the name as subject ("Ana lives in Porto"), and is cut
+   out of the clause it sits in ("my sister Ana is a nurse").
+
+Each :class:`Clause` keeps ``text`` (``message[start:end]`` verbatim: the source span) and
+``resolved``, the clause with its pronouns resolved (English):
+
+- ``our``/``ours`` -> ``my``/``mine`` (our daughter is the person's daughter), ``we``/``us`` -> the
+  marker ``WE`` (the person and their household: :func:`assistant.memory.capture.rules.third_person`
+  writes it as "User and <partner>" when the message names one partner, else "User's household");
+- ``he/she/they`` (and him/his/her/them/their) -> the one person named in the same or the previous
+  sentence, when exactly one was named there (never a guess between two names); otherwise left,
+  and a fact with a pronoun left is rejected by the validator;
+- a clause that opens with a relation and a name ("My partner Joost is a carpenter") is about the
+  name: ``resolved`` = "Joost is a carpenter" (the relation itself is a profile fact of its own).
+
+Pure: no I/O, no model.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable
+
+from assistant.memory.capture.cues import OWN_NAME, PAST, PERSON
+
+WE = "WE"  # marker for the person and their household (see the module docstring)
+
+
+@dataclass(frozen=True)
+class Clause:
+    text: str  # verbatim: message[start:end]
+    start: int
+    end: int
+    resolved: str  # pronouns resolved (see the module docstring)
+    sentence: int  # index of the sentence it belongs to
+    relation: tuple[str, str, str] | None = None  # ("My partner Joost", "partner", "Joost") it opens with
+
+
+_SUBJ_EN = r"(?:it|it['’]s|I|I['’](?:m|ve|d|ll)|we|we['’](?:re|ve|d|ll)|he|he['’]s|she|she['’]s|they|they['’](?:re|ve)|my|our|his|her|their)"
+_SUBJ_INTL = (r"(?:yo|mi|mis|nuestr[oa]s?|él|ella|ellos|ellas|tengo|tenemos|vivimos|vivo|trabajo|trabaja|es|somos|estamos"
+              r"|eu|meu|minha|meus|minhas|noss[oa]s?|ele|ela|eles|elas|temos|moramos|moro|sou|tenho"
+              r"|le|les|lo|nos|ich|wir|er|sie|mein|meine|meinen|meinem|unser|unsere|unseren|unserem"
+              r"|je|j['’]|nous|on|il|elle|ils|elles|mon|ma|mes|notre|nos)")
+SUBJECT = r"(?:(?i:" + _SUBJ_EN + r"|" + _SUBJ_INTL + r")(?=[\s,']|$)|[A-Z][\w'’-]+\s+(?!(?:and|or|y|e|und|et|ou|o)\b)[a-z])"
+COORD = r"(?:and(?: then| also)?|but|so|while|whereas|plus|y|e|pero|mas|mais|aber|und|sondern|doch|et|donc|então|así que)"
+_SPLIT = re.compile(
+    r"\s*[;；]\s*"
+    r"|\s*,\s*(?i:" + COORD + r")\s+"
+    r"|\s+(?i:" + COORD + r")\s+(?=" + SUBJECT + r")"
+    r"|\s*,\s*(?=" + SUBJECT + r")"
+    r"|\s*，\s*(?:而且|并且|但是|可是|所以|不过)?\s*(?=我|他|她|我们|他们|她们)"
+    r"|\s*，\s*(?:而且|并且|但是|可是|所以|不过)?\s*"
+)
+_VERBS = frozenset(
+    """live work study teach drive own have love like hate play run walk take use need want go visit cook make read write
+    train speak sing sell buy volunteer coach help look care spend plan hope try swim cycle ride knit paint do enjoy
+    prefer manage run lead build fix grow keep raise breed collect bake garden hike climb dance commute earn pay save
+    attend belong suffer struggle miss get""".split()
+)  # fmt: skip
+# a verb right after "and"/"und"/"e"/"y"/"et" with the subject left out: "I live in Cardiff and work in Newport"
+_SHARED = re.compile(r"(?:\s*,\s*(?:(?i:and|y|e|und|et|sowie)\s+)?|\s+(?i:and|y|e|und|et|sowie)\s+)(?=(?P<w>[a-zà-ÿäöüß][\w'’-]*)\s+\w)")
+_DE_FUNCTION = frozenset("der die das den dem des ein eine einen einem einer im in am an auf mit zu zum zur von bei für"
+                         " nach aus über unter vor so sehr auch noch nicht".split())  # fmt: skip
+
+
+def _verbish(word: str, sentence: str) -> bool:
+    """Whether ``word`` (after "and") is a verb whose subject is left out (see :data:`_SHARED`)."""
+    w = word.lower()
+    if re.search(r"\b(?:ich|und|der|die|das|ist|wir)\b", sentence, re.I) and re.search(r"\b(?:ich|wir|mein\w*|unser\w*)\b", sentence, re.I):
+        return w not in _DE_FUNCTION  # German: nouns are capitalised, so a lower-case word there is a verb
+    if w in _VERBS or w[:-1] in _VERBS or w[:-2] in _VERBS or w in PAST or (w.endswith("ed") and len(w) > 4):
+        return True
+    return len(w) > 3 and w.endswith("o") and w not in ("como", "pero", "todo", "tanto", "mucho", "muito")  # es/pt: 1st person
+
+
+_SUBORDINATE = re.compile(r"^(?:if|when|whether|because|since|although|though|unless|while|once|before|after|as soon as"
+                          r"|even if|in case|si|cuando|wenn|als|falls|ob|quand|lorsque|se|quando|como|como|如果|要是|当)\b", re.I)
+_RELATIVE_WORDS = PERSON[3:-1] + r"|rabbit|bunny|hamster|parrot|horse|pony|tortoise|guinea pig|chickens?|hens?|goldfish|budgie"
+_REL_NP = r"(?:(?i:my|our)\s+(?:[\w'’-]+\s+){0,2}?(?i:" + _RELATIVE_WORDS + r"))"
+_RELATIVE = re.compile(r"(?P<name>\b[A-Z][\w'’-]+(?:\s+(?:and|&)\s+[A-Z][\w'’-]+)?|\b" + _REL_NP + r"),?\s+(?P<who>who|que|qui|der|die)\s+"
+                       r"(?P<rest>[^,;]+?)(?=\s*(?:,|;|$))")
+# who or what a shared-subject clause goes on about: "I", "we", "Oscar", "my son Oscar", "my dad"
+_HEAD_SUBJECT = re.compile(r"^(?:(?P<rel>" + _REL_NP + r")(?:\s+(?P<name>[A-Z][\w'’-]+))?|(?P<pn>[Ii](?=['’\s])|[Ww]e(?=['’\s])|[Hh]e\b|[Ss]he\b"
+                           r"|[Tt]hey\b|[A-Z][\w'’-]+(?=\s+[a-z])))")
+_SENT = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
+_TRIM = " \t\n,;:，；：—–-.!。！"  # a question keeps its "?"
+
+
+def _trim(text: str, s: int, e: int) -> tuple[int, int]:
+    while s < e and text[s] in _TRIM:
+        s += 1
+    while e > s and text[e - 1] in _TRIM:
+        e -= 1
+    return s, e
+
+
+def _breaks(text: str, s: int, e: int) -> list[tuple[re.Match, bool]]:
+    found = [(m, False) for m in _SPLIT.finditer(text, s, e)]
+    sentence = text[s:e]
+    for m in _SHARED.finditer(text, s, e):
+        if _verbish(m["w"], sentence) and not any(o.start() <= m.start() < o.end() for o, _ in found):
+            found.append((m, True))
+    return sorted(found, key=lambda t: t[0].start())
+
+
+def _split(text: str, s: int, e: int) -> list[tuple[int, int, bool]]:
+    """(start, end, subject left out) of the clauses of ``text[s:e]`` by rules 1-3 of the module
+    docstring, and "and" + a verb (the subject of the clause before goes on)."""
+    out: list[tuple[int, int, bool]] = []
+    start, shared = s, False
+    for m, sh in _breaks(text, s, e):
+        head = text[start:m.start()]
+        if not re.search(r"\w", head) or m.end() >= e:
+            continue
+        if m.group().strip() == "," and _SUBORDINATE.match(head.strip()):
+            continue  # "When I was young, I lived in Lyon": one clause
+        if len(head.split()) < 2 and not re.search(r"[\u4e00-\u9fff]", head):
+            continue  # "Yes, I ..." / "Well, we ...": a filler, not a clause
+        if m.start() < start:
+            continue
+        out.append((start, m.start(), shared))
+        start, shared = m.end(), sh
+    out.append((start, e, shared))
+    return [(a, b, sh) for (a, b), sh in ((_trim(text, x, y), sh) for x, y, sh in out) if a < b]
+
+
+# ----------------------------------------------------------------------------- resolution
+
+_REL_NAME = re.compile(r"(?:^|(?<=[\s,;(]))(?P<np>(?i:my|our)\s+(?P<rel>(?:[\w'’-]+\s+){0,2}?(?i:" + _RELATIVE_WORDS + r"))(?:,)?\s+"
+                       r"(?P<name>[A-Z][\w'’-]+))(?:,)?\s+(?=[a-z])")
+# "Mi pareja Joost es ...", "Mein Mann Tariq ist ...", "Ma sœur Ana est ...", "Minha filha Leila tem ..."
+_REL_NAME_INTL = re.compile(r"^(?P<np>(?i:mi|mis|nuestr[oa]s?|mein|meine|meinen|unser|unsere|mon|ma|mes|notre|nos|meu|minha"
+                            r"|meus|minhas|noss[oa]s?)\s+(?P<rel>[\w-]+)(?:,)?\s+(?P<name>[A-Z][\w'’-]+))(?:,)?\s+(?=[a-zà-ÿ])")
+# "a brother called Ravi", "un gato que se llama Chispa", "uma cachorra chamada Pipoca", 妹妹叫张悦
+_NAMING = re.compile(r"(?:\b(?:called|named|llamad[oa]|se llama|chamad[oa]|se chama|namens|heißt|heisst|appel[ée]e?|s['’]appelle)\s+"
+                     r"|叫)(?P<name>[A-Z][\w'’-]+|[\u4e00-\u9fff]{2,3}(?=[，。,.\s]|$))")
+_OUR = re.compile(r"\b([Oo])ur(s?)\b")
+_WE = re.compile(r"\b(?:[Ww]e|us)\b(?!['’])|\b[Ww]e(?=['’])")
+_WE_CONTR = re.compile(r"\bWE['’](re|ve|d|ll)\b")
+_HE = re.compile(r"\b(?P<w>[Hh]e|[Ss]he|him|his|her)\b(?P<c>['’](?:s|re|ve|ll|d)\b)?")  # "they" is never one name
+_THEY_VERB = {"are": "is", "were": "was", "have": "has", "do": "does", "don't": "doesn't", "don’t": "doesn’t"}
+
+
+def _names_in(text: str, names: set[str]) -> list[str]:
+    """People named in ``text``: known names and "my sister Ana" names, in order of appearance."""
+    found = [(m.start("name"), re.sub(r"['’]s$", "", m["name"])) for m in OWN_NAME.finditer(text)]
+    found += [(m.start("name"), m["name"]) for m in re.finditer(_REL_NAME_INTL.pattern[1:], text)]
+    found += [(m.start("name"), m["name"]) for m in _NAMING.finditer(text)]
+    found += [(m.start("name"), m["name"]) for m in _REL_NAME.finditer(text)]
+    for n in names:
+        for m in re.finditer(r"\b" + re.escape(n) + r"\b", text):
+            found.append((m.start(), n))
+    return list(dict.fromkeys(n for _, n in sorted(found)))
+
+
+def people(text: str, known: Iterable[str] = ()) -> set[str]:
+    """The person's own people and pets named in ``text`` ("my partner Joost", "mi pareja Joost"),
+    plus the ``known`` names that occur in it."""
+    return set(_names_in(text, set(known)))
+
+
+def _resolve_third(text: str, name: str | None) -> str:
+    """he/she/they (and their other forms) -> ``name``; unchanged when there is no single name."""
+    if name is None:
+        return text
+
+    def sub(m: re.Match) -> str:
+        w, c = m["w"].lower(), (m["c"] or "").lower().replace("’", "'")
+        after = text[m.end():m.end() + 20]
+        if w in ("his", "their") or (w == "her" and re.match(r"\s+[a-z]", after) and not re.match(r"\s+(?:to|at|in|on|for|with|and|a|an|the)\b", after)):
+            return f"{name}'s"
+        if c in ("'re",):
+            return f"{name} is"
+        if c in ("'ve",):
+            return f"{name} has"
+        if c == "'ll":
+            return f"{name} will"
+        if c in ("'s", "'d"):
+            return f"{name}{m['c']}"
+        return name
+
+    out = _HE.sub(sub, text)
+    # "Ana have" -> "Ana has": a verb right after a resolved "they"
+    return re.sub(r"\b(" + re.escape(name) + r")\s+(are|were|have|do|don['’]t)\b", lambda m: f"{m[1]} {_THEY_VERB[m[2]]}", out) \
+        if re.search(r"\b[Tt]hey\b", text) else out
+
+
+def relation(text: str) -> tuple[str, str, str] | None:
+    """The relation and name a clause opens with: ("My partner Joost", "partner", "Joost")."""
+    rel = _REL_NAME.match(text) or _REL_NAME_INTL.match(text)
+    return (rel["np"], rel["rel"], rel["name"]) if rel else None
+
+
+# what "it" stands for: the thing the clause before has, drives, owns ... ("a Kia Niro", "eczema")
+_THING = re.compile(r"\b(?:have|has|had|got|drive|drives|own|owns|bought|use|uses|rent|rents)\s+(?:got\s+)?(?:an?\s+|the\s+|a new\s+)?"
+                    r"(?P<x>[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*)*|[a-z][\w-]+(?=\s+(?:my|our|for|since|at|in|on|with)\b|\s*$))")
+_IT = re.compile(r"\b(?P<w>[Ii]t)(?P<c>['’]s)?\b(?!['’])")
+
+
+def thing(resolved: str) -> str | None:
+    """The thing a clause has ("WE drive a Kia Niro" -> "Kia Niro"), for an "it" in the next clause."""
+    m = _THING.search(resolved)
+    return m["x"] if m and m["x"] not in ("it", "them", "that", "this", "to") else None
+
+
+def resolve_it(text: str, it: str | None) -> str:
+    if it is None:
+        return text
+    return _IT.sub(lambda m: it + (" is" if m["c"] else ""), text)
+
+
+def resolve(text: str, name: str | None, it: str | None = None) -> str:
+    """One clause with its pronouns resolved (see the module docstring)."""
+    t = resolve_it(text, it)
+    t = _OUR.sub(lambda m: ("M" if m[1] == "O" else "m") + ("ine" if m[2] else "y"), t)
+    t = _WE.sub(WE, t)
+    t = _WE_CONTR.sub(lambda m: f"{WE} " + {"re": "are", "ve": "have", "d": "had", "ll": "will"}[m[1].lower()], t)
+    rel = _REL_NAME.match(t)  # English only: other languages keep their words ("User: Mein Bruder Paul ist Banker")
+    if rel:
+        t = rel["name"] + " " + t[rel.end():]
+    return _resolve_third(t, name)
+
+
+def _referents(sentence: str, here: list[str]) -> list[str]:
+    """Whom he/she/they may stand for: the names of the sentence, else its unnamed "my dad"s."""
+    if here:
+        return here
+    return list(dict.fromkeys(m.group().lower() for m in re.finditer(r"\b" + _REL_NP, sentence)))
+
+
+def _subject(resolved: str, known: set[str]) -> str | None:
+    """The subject a clause hands on to a shared-subject clause after it ("I", "WE", "Oscar")."""
+    if resolved.startswith(WE):
+        return WE
+    m = _HEAD_SUBJECT.match(resolved)
+    if m is None:
+        return None
+    if m["pn"] and m["pn"][0].isupper() and m["pn"] not in ("I", "We", "He", "She", "They") and m["pn"] not in known:
+        return None  # a capitalised first word that is no known name ("Moro em ...")
+    return m["name"] or m["rel"] or m["pn"]
+
+
+def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
+    """The clauses of ``text`` in order, each with its pronouns resolved."""
+    names = set(known_names)
+    out: list[Clause] = []
+    previous: list[str] = []
+    for i, sm in enumerate(_SENT.finditer(text)):
+        s, e = _trim(text, sm.start(), sm.end())
+        if s >= e:
+            continue
+        sentence = text[s:e]
+        here = _names_in(sentence, names)
+        names.update(here)
+        candidates = _referents(sentence, here) or previous
+        single = candidates[0] if len(candidates) == 1 else None
+        last_subject: str | None = None
+        it: str | None = None
+        for a, b, shared in _split(text, s, e):
+            body = text[a:b]
+            rel = _RELATIVE.search(text, a, b)
+            if rel:
+                ante = rel["name"]
+                head = text[a:rel.end("name")]
+                tail_s, tail_e = _trim(text, rel.end(), b)
+                english = rel["who"] == "who"
+                rest = text[rel.start("rest"):rel.end("rest")]
+                rel_resolved = f"{ante} {rest}" if english else f"{head}, {rel['who']} {rest}"
+                main = head + (" " + text[tail_s:tail_e] if tail_s < tail_e and re.match(r"[a-zà-ÿ]", text[tail_s]) else "")
+                if main != head or len(head.split()) > len(ante.split()) + 1:
+                    out.append(Clause(main, a, tail_e if main != head else rel.end("name"), resolve(main, single), i, relation(main)))
+                out.append(Clause(rest, rel.start("rest"), rel.end("rest"), resolve(rel_resolved, single), i))
+                last_subject = ante
+                continue
+            if shared and last_subject:
+                resolved = resolve(f"{last_subject} {body}", single, it)
+            else:
+                resolved = resolve(body, single, it)
+            out.append(Clause(body, a, b, resolved, i, relation(body)))
+            last_subject = _subject(resolved, names) or last_subject
+            it = thing(resolved) or it
+        previous = candidates
+    return out
+
+
+def clause_cuts(text: str, s: int, e: int) -> list[tuple[int, int]]:
+    """Spans of the clauses of the sentence ``text[s:e]`` that can each be cut out and leave the
+    others reading well: a clause's span takes the connector before it (", and "), the first one
+    the connector after it. One span (s, e) for a one-clause sentence."""
+    parts = _split(text, s, e)
+    if len(parts) < 2:
+        return [(s, e)]
+    out = [(s, parts[1][0])]
+    out += [(parts[k - 1][1], parts[k][1]) for k in range(1, len(parts))]
+    return out

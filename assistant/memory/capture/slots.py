@@ -1,0 +1,104 @@
+"""The profile-slot rules of :mod:`assistant.memory.capture.rules` (see its docstring for the table).
+Pure: no I/O."""
+
+from __future__ import annotations
+
+import re
+
+from assistant.memory.capture.phrasing import _APOS, third_person
+
+# ----------------------------------------------------------------------------- slot rules
+
+def K(p: str) -> str:
+    return f"(?i:{p})"
+
+
+_CAP = r"(?:[A-Z](?:[\w'’&-]|\.(?=\w))*|\d[\w-]*)"
+_CONNECT = r"(?:de|da|do|di|du|del|la|le|van|von|der|den|of|on|upon|am|im|y|&)"
+
+
+def PN(name: str = "x") -> str:
+    """A proper-noun phrase: "New York", "Rio de Janeiro", "Ferrari 488 GTB"."""
+    return rf"(?P<{name}>{_CAP}(?:\s+(?:{_CAP}|{_CONNECT}(?=\s+[A-Z])))*)"
+
+
+_END = r"(?=\s*(?:[,.;:!?()]|$|\s(?i:because|but|since|and then|so that|which|who|when|though|although|and)\b))"
+OBJ = r"(?P<x>[^,.;:!?()]+?)" + _END
+SUBJ = r"(?:\b[Ii]\b|\b(?i:and)\b)"
+ADV = r"(?:\s+(?i:also|just|recently|now|still|currently|actually|really|finally|already|officially))*"
+ROLE = r"(?P<role>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,4}?)"
+_ROLE_END = r"(?=\s+(?i:at|for|in|with|since|on|the week|because|and|but|from)\b|\s*[,.;!?]|$)"
+_IM = r"(?:\b[Ii]" + _APOS + r"m|\b[Ii] am)"
+_REL_PARTNER = r"(?P<rel>wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|spouse)"
+_REL_FAMILY = (r"(?P<rel>mother|mom|mum|father|dad|sister|brother|son|daughter|grandmother|grandma|granny"
+               r"|grandfather|grandpa|aunt|uncle|cousin|niece|nephew|stepmother|stepfather|stepson|stepdaughter)")  # fmt: skip
+_NAMED = r"(?:" + _APOS + r"s name is|,| is called| is named| named| called|)\s+"
+_PET = (r"(?P<pet>(?:[a-z][\w-]*\s+){0,2}?(?:dog|puppy|cat|kitten|hamster|rabbit|bunny|parrot|budgie|bird|fish"
+        r"|goldfish|turtle|tortoise|snake|lizard|gecko|horse|pony|guinea pig|ferret|retriever|labrador|poodle"
+        r"|terrier|beagle|bulldog|spaniel|shepherd|husky|dachshund|corgi))")  # fmt: skip
+_DIET = (r"(?P<x>(?:an?\s+)?(?:strict\s+)?(?:vegetarian|vegan|pescatarian|pescetarian|gluten[- ]free|"
+         r"lactose[- ]intolerant|kosher|halal|teetotal(?:er)?|on an? [\w-]+ diet))\b")  # fmt: skip
+
+
+THE = r"(?P<the>(?i:the)\s+)?"
+
+
+def _the(m: re.Match) -> str:
+    return m["the"] or ""
+
+
+def _a(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
+def _slot_rules() -> list[tuple[re.Pattern, object]]:
+    R: list[tuple[str, object]] = [
+        (K(r"\bmy name(?:['’]s| is)\s+") + PN(), lambda m: ("name", f"User's name is {m['x']}.")),
+        (K(r"\bcall me\s+") + PN() + _END, lambda m: ("name", f"User's name is {m['x']}.")),
+        (r"^" + K(r"(?:hi|hello|hey)") + r"[,!]?\s+" + _IM + r"\s+" + PN() + r"(?=\s*(?:[,.!]|$))",
+         lambda m: ("name", f"User's name is {m['x']}.")),
+        (SUBJ + ADV + K(r"\s+(?:live|am living|['’]m living|reside)\s+in\s+") + THE + PN(),
+         lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
+        (SUBJ + ADV + K(r"\s+(?:moved|relocated)(?:\s+back)?") + r"(?:" + K(r"\s+from\s+") + PN("f") + ")?"
+         + K(r"\s+to\s+") + THE + PN(), lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
+        (_IM + K(r"\s+(?:originally\s+)?from\s+") + THE + PN(), lambda m: ("hometown", f"User is from {_the(m)}{m['x']}.")),
+        (SUBJ + K(r"\s+grew up in\s+") + THE + PN(), lambda m: ("hometown", f"User grew up in {_the(m)}{m['x']}.")),
+        (SUBJ + K(r"\s+was born in\s+") + THE + PN(), lambda m: ("hometown", f"User was born in {_the(m)}{m['x']}.")),
+        (SUBJ + ADV + K(r"\s+work(?:ing)?\s+(?P<p>at|for)\s+") + PN(),
+         lambda m: ("employer", f"User works {m['p'].lower()} {m['x']}.")),
+        (SUBJ + ADV + K(r"\s+(?:got|started|began|accepted)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role)\s+(?:at|with)\s+") + PN(),
+         lambda m: ("employer", f"User works at {m['x']}.")),
+        (SUBJ + ADV + K(r"\s+work\s+as\s+(?P<art>an?\s+)?") + ROLE + _ROLE_END,
+         lambda m: ("job_title", f"User works as {(m['art'] or '').strip() + ' ' if m['art'] else ''}{m['role']}.")),
+        (_IM + r"\s+(?P<art>an?)\s+" + ROLE + K(r"\s+(?:at|for)\s+") + PN(),
+         lambda m: ("job_title", f"User is {m['art']} {m['role']} at {m['x']}.")),
+        (SUBJ + ADV + K(r"\s+(?:got|was|have been|['’]ve been|just got)\s+promoted\s+to\s+") + ROLE + _ROLE_END
+         + r"(?:" + K(r"\s+(?:at|in)\s+") + PN() + ")?",
+         lambda m: ("job_title", f"User was promoted to {m['role']}" + (f" at {m['x']}." if m["x"] else "."))),
+        (K(r"\bmy\s+") + K(_REL_PARTNER) + K(_NAMED) + PN(), lambda m: ("partner", f"User's {m['rel']} is {m['x']}.")),
+        (SUBJ + K(r"(?:['’]m|\s+am|\s+got|\s+recently got)\s+(?P<st>married|engaged)\s+to\s+") + PN(),
+         lambda m: ("partner", f"User is {m['st'].lower()} to {m['x']}.")),
+        (K(r"\bmy\s+") + K(_REL_FAMILY) + K(_NAMED) + PN(),
+         lambda m: (f"family.{m['rel'].lower()}", f"User's {m['rel']} is {m['x']}.")),
+        (SUBJ + ADV + K(r"\s+(?:have|got|adopted|own)\s+(?:an?|one|my)\s+") + _PET
+         + r"(?:" + K(r"\s+(?:named|called)\s+") + PN() + ")?",
+         lambda m: ("pet", f"User has {_a(m['pet'])} {m['pet']}" + (f" named {m['x']}." if m["x"] else "."))),
+        (K(r"\bmy\s+") + _PET + K(_NAMED) + PN(), lambda m: ("pet", f"User has {_a(m['pet'])} {m['pet']} named {m['x']}.")),
+        (K(r"\bmy\s+birthday\s+is\s+(?:on\s+)?") + OBJ, lambda m: ("birthday", f"User's birthday is {m['x']}.")),
+        (SUBJ + K(r"\s+was\s+born\s+on\s+") + OBJ, lambda m: ("birthday", f"User was born on {m['x']}.")),
+        (_IM + ADV + K(r"\s+(?:(?:very|severely|deathly|really|mildly|a bit|slightly)\s+)?allergic\s+to\s+") + OBJ,
+         lambda m: ("allergy", f"User is allergic to {m['x']}.")),
+        (SUBJ + K(r"\s+have\s+(?P<art>an?)\s+") + r"(?P<x>[\w -]+?)" + K(r"\s+allergy\b"),
+         lambda m: ("allergy", f"User has {m['art']} {m['x']} allergy.")),
+        (_IM + ADV + r"\s+" + K(_DIET), lambda m: ("diet", f"User is {m['x']}.")),
+        (SUBJ + ADV + K(r"\s+(?P<neg>don['’]t|do not|never|no longer|can['’]t)\s+(?P<v>eat|drink)\s+") + OBJ,
+         lambda m: ("diet", third_person(f"I {m['neg']} {m['v']} {m['x']}").rstrip(".") + ".")),
+        (K(r"\bmy\s+(?:all[- ]time\s+)?(?P<fav>favou?rite)\s+") + r"(?P<thing>[\w-]+(?:\s+[\w-]+){0,2}?)"
+         + K(r"\s+(?P<v>is|are)\s+") + OBJ,
+         lambda m: (f"favourite.{m['thing'].lower().replace(' ', '_')}", f"User's {m['fav']} {m['thing']} {m['v']} {m['x']}.")),
+    ]
+    return [(re.compile(p), f) for p, f in R]
+
+
+SLOT_RULES = _slot_rules()
+
