@@ -225,7 +225,7 @@ def derived(c: Connection, scope: Scope) -> bool:
         left_texts = [scope.memory_cuts[i].kept if i in scope.memory_cuts else t for i, t in memory_texts(c, remaining).items()] + own
         names = gone - match.names_in(left_texts, gone)
         spans = [sp for n in scope.needles for sp in match.covering_sentences(text, match.find_spans(text, n))]
-        spans += [(s, e) for s, e in match.sentence_spans(text) if match.mentions(text[s:e], set(), names)]
+        spans += match.clauses_mentioning(text, names)
         if cut(scope, mid, text, spans):
             if mid not in scope.doomed:
                 scope.rebuilt.add(mid)

@@ -155,9 +155,25 @@ def sentences(text: str) -> list[str]:
 
 
 def covering_sentences(text: str, spans: Iterable[Span]) -> list[Span]:
-    """The clauses (:func:`clause_spans`) of ``text`` that overlap any of ``spans``."""
+    """The clauses (:func:`clause_spans`) of ``text`` whose own words overlap any of ``spans``.
+
+    Neighbouring clauses share their connector (", and " belongs to both spans, so either can be
+    cut and the rest reads well); only the part of a clause that no neighbour shares counts, or a
+    match in ", and we have a cat" would take "My partner Joost is a carpenter" with it."""
     spans = list(spans)
-    return [(s, e) for s, e in clause_spans(text) if any(a < e and s < b for a, b in spans)]
+    clauses = clause_spans(text)
+    out: list[Span] = []
+    for i, (s, e) in enumerate(clauses):
+        core_s, core_e = s, e
+        if i > 0 and clauses[i - 1][1] > s:
+            core_s = clauses[i - 1][1]
+        if i + 1 < len(clauses) and clauses[i + 1][0] < e:
+            core_e = clauses[i + 1][0]
+        if core_s >= core_e:
+            core_s, core_e = s, e
+        if any(a < core_e and core_s < b for a, b in spans):
+            out.append((s, e))
+    return out
 
 
 def merge_spans(spans: Iterable[Span]) -> list[Span]:
@@ -261,13 +277,15 @@ def identifiers_loose(text: str) -> set[str]:
 
 
 def supporting_sentences(text: str, claim: str, *, minimum: float = 0.5) -> list[Span]:
-    """The sentences of ``text`` that carry ``claim``: the claim itself where it occurs
-    verbatim (normalised), else the best-supporting sentences (score >= ``minimum``, or any
-    support at all when the text is one sentence; ties broken by the phrasing words they share)."""
+    """The clauses of ``text`` that carry ``claim``: the claim itself where it occurs
+    verbatim (normalised), else the best-supporting clauses (score >= ``minimum``, or any
+    support at all when the text is one clause; ties broken by the phrasing words they share).
+    Clauses, not sentences: "User has a cat named Pepper" is carried by ", and we have a cat
+    called Pepper", never by the "My partner Joost is a carpenter" before it."""
     direct = covering_sentences(text, find_spans(text, claim))
     if direct:
         return direct
-    spans = sentence_spans(text)
+    spans = clause_spans(text)
     if not spans:
         return []
     scored = [(support(text[s:e], claim), _tie(text[s:e], claim), (s, e)) for s, e in spans]
@@ -280,6 +298,11 @@ def supporting_sentences(text: str, claim: str, *, minimum: float = 0.5) -> list
 def _tie(sentence: str, claim: str) -> int:
     a = {stem(w) for w in words(claim)}
     return len(a & {stem(w) for w in words(sentence)})
+
+
+def clauses_mentioning(text: str, names: set[str]) -> list[Span]:
+    """The clauses of ``text`` (:func:`clause_spans`) that name one of ``names``."""
+    return [(s, e) for s, e in clause_spans(text) if mentions(text[s:e], set(), names)]
 
 
 def mentions(sentence: str, stems: set[str], names: set[str]) -> bool:
