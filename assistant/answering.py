@@ -9,9 +9,11 @@ answer (:mod:`assistant.memory.retrieval.answer`) and returns the :class:`Settle
 - a memory answer the reply **contradicts** (names the same thing without the answer, negates
   it, or says it does not know): the reply is replaced by the memory, addressed to the person
   ("You live in Porto."), ``correction="memory"``; the model's text is kept in ``model_reply``;
-- a question about the person with no memory answer, when the reply neither says it does not
-  know nor names anything from the injected memories: the reply is replaced by
-  :data:`UNKNOWN` (``correction="unknown"``) - a small model otherwise invents a fact;
+- a question asking for a fact of the person's life (never a general one: arithmetic,
+  knowledge, advice, translation, "my" in a request; :mod:`assistant.memory.retrieval.questions`)
+  with no memory answer, when memory is on and the reply neither says it does not know nor names
+  anything from the injected memories: the reply is replaced by :data:`UNKNOWN`
+  (``correction="unknown"``) - a small model otherwise invents a fact;
 - an empty reply (everything was an echo or a loop): the memory answer if any, else
   :data:`EMPTY` (``correction="empty"``).
 
@@ -30,6 +32,7 @@ from typing import Any, Literal, Sequence
 from assistant.engine.guard import GuardConfig
 from assistant.memory.retrieval import answer as memanswer
 from assistant.memory.retrieval.answer import MemoryAnswer
+from assistant.memory.retrieval import reply_check
 from assistant.memory.retrieval.perspective import rewrite
 
 UNKNOWN = "I don't know that yet: you haven't told me, and I have no memory of it."
@@ -56,24 +59,26 @@ def guard_config(*texts: str | None) -> GuardConfig:
     return GuardConfig().with_texts(PREAMBLE, OPEN_TAG, NOTE_HEADER, SUMMARY_HEADER, *texts)
 
 
-def settle(question: str, reply: str, answer: MemoryAnswer | None, hits: Sequence[Any], *, correct: bool = True) -> Settled:
+def settle(question: str, reply: str, answer: MemoryAnswer | None, hits: Sequence[Any], *, correct: bool = True,
+           memory_on: bool = True) -> Settled:  # fmt: skip
     """The reply the person is shown (see the module docstring). ``correct=False`` (a reply the
-    person stopped): the reply is never replaced, only the memory answer is attached."""
+    person stopped): the reply is never replaced, only the memory answer is attached.
+    ``memory_on=False`` (memory turned off): no memory refusal either."""
     if hits:  # the memory block says "User": a reply that copied it speaks to the person instead
         reply = rewrite(reply, "second", capital_only=True)
     text = reply.strip()
     if not correct:
-        return Settled(reply, answer.to_json(memanswer.contains(text, answer)) if answer is not None else None)
+        return Settled(reply, answer.to_json(reply_check.contains(text, answer)) if answer is not None else None)
     if answer is not None:
         if not text:
             return Settled(answer.statement, answer.to_json(False, True), "empty", reply)
-        check = memanswer.judge(text, answer, question)
-        if check.contradicted:
+        check = reply_check.judge(text, answer, question)
+        if check.contradicted and memanswer.about_person(question):  # a request's reply is never replaced
             return Settled(answer.statement, answer.to_json(False, True), "memory", reply)
         if check.in_reply:
-            reply = memanswer.address_person(reply, answer)
+            reply = reply_check.address_person(reply, answer)
         return Settled(reply, answer.to_json(check.in_reply), None)
-    if memanswer.about_person(question) and not memanswer.abstains(text) and not memanswer.grounded(text, hits, question):
+    if memory_on and memanswer.about_person(question) and not reply_check.abstains(text) and not reply_check.grounded(text, hits, question):
         return Settled(UNKNOWN_RELATED if hits else UNKNOWN, None, "unknown", reply)
     if not text:
         return Settled(EMPTY, None, "empty", reply)

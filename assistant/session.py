@@ -254,9 +254,10 @@ class ChatSession:
             return
         block_text, hits, answer = None, [], None
         if memory_on and self.retriever is not None:
-            block = inject.format_block(self.retriever.search(model_text, k=6), count_tokens=self.model.count_tokens)
+            found = self.retriever.search(model_text, k=6, include_rejected=True)  # below the threshold: answer forms may still match
+            block = inject.format_block(found, count_tokens=self.model.count_tokens)
             block_text, hits = block.text, block.hits
-            answer = memanswer.choose(model_text, hits)
+            answer = memanswer.choose(model_text, found, getattr(self.retriever, "matcher", None))
         user_input = inject.with_lead(model_text, answer, self.layout)
         assembled = self.context.prepare(user_input, memories_block=block_text, max_output_tokens=max_tokens)
         turn.budget = {**assembled.to_json(), "token_counting": _counting(self.model)}
@@ -281,7 +282,8 @@ class ChatSession:
         """The reply the person gets: the guarded model text, checked against the memory answer."""
         turn.stats = gen.stats
         turn.guard = {"stop_reason": guard.stop_reason, "cuts": [{"reason": c.reason, "text": c.text} for c in guard.cuts]}
-        settled = answering.settle(model_text, gen.text, answer, hits, correct=correct)
+        settled = answering.settle(model_text, gen.text, answer, hits, correct=correct,
+                                   memory_on=self.settings.memory_enabled and self.retriever is not None)
         turn.reply, turn.memory_answer = settled.reply, settled.memory_answer
         turn.correction, turn.model_reply = settled.correction, settled.model_reply
 

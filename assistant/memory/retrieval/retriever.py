@@ -69,6 +69,8 @@ from rapidfuzz.process import cdist
 
 from assistant.memory.retrieval import answerable as ans
 from assistant.memory.retrieval import gates
+from assistant.memory.retrieval import questions as qs
+from assistant.memory.retrieval.forms import AnswerMatcher
 from assistant.memory.retrieval import textmatch as tm
 from assistant.memory.store.sqlite import fts
 from assistant.memory.store.filters import MemoryFilter, select_sql
@@ -131,6 +133,7 @@ class Retriever:
         self.scope = scope
         self.min_candidates = int(min_candidates)
         self._embed = _embed_fn(embedder)
+        self.matcher = AnswerMatcher(self._embed)  # memory answers: question forms, cached (forms.py)
         self.cache = cache_for(store)
         self._stats_gen = -1
         self._rows_count: int | None = None
@@ -165,6 +168,18 @@ class Retriever:
     def slot_question(self, query: str) -> tuple[str, ...]:
         """Profile slots a slot-shaped question asks for (see ``textmatch.SLOT_QUESTIONS``)."""
         return tm.slot_question(fts.clean_query(query))
+
+    def _meant_slots(self, text: str, qv: np.ndarray) -> tuple[str, ...]:
+        """The profile slot a question asks for by meaning (:meth:`forms.AnswerMatcher.slots`), for
+        phrasings and languages the slot patterns miss ("Wo wohne ich?", "Remind me where I
+        live."): only the best slot, only for a question about the person's own fact (not "my
+        sister's", not a request)."""
+        if not self.matcher.available or not qs.asks_personal_fact(text) or ans.asked(text).relations:
+            return ()
+        core = qs.recall_core(text)
+        v = qv if core == text else self.embed_query(core)
+        found = self.matcher.slots(v)
+        return found[:1]
 
     def search(
         self,
@@ -204,6 +219,8 @@ class Retriever:
         )
         slots = self.slot_question(text) if kind_t is None or Kind.PROFILE in kind_t else ()
         qv = self._unit(vector) if vector is not None else self.embed_query(text)
+        if not slots and (kind_t is None or Kind.PROFILE in kind_t):
+            slots = self._meant_slots(text, qv)
         self.cache.sync(self.store)
         with self._lock:
             if self._stats_gen != self.cache.generation:
