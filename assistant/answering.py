@@ -85,6 +85,26 @@ def settle(question: str, reply: str, answer: MemoryAnswer | None, hits: Sequenc
     return Settled(reply)
 
 
+def for_history(reply: str, correction: str | None, memory_answer: dict[str, Any] | None) -> str | None:
+    """What the model sees of this turn's reply in later turns (issue 28.5: a refusal never
+    teaches it to refuse a question memory answers). ``None``: the turn is left out of the
+    history as sent (a code refusal, or a reply that says it does not know, with no memory
+    answer); a reply that says it does not know while the person was shown the memory answer
+    becomes that answer ("You live in Porto."); anything else is the reply as shown."""
+    if correction == "unknown":
+        return None
+    if memory_answer is not None and not memory_answer.get("in_reply") and reply_check.abstains(reply):
+        return str(memory_answer.get("statement") or memory_answer["text"])
+    if memory_answer is None and refuses(reply):
+        return None
+    return reply
+
+
+def refuses(reply: str) -> bool:
+    """A reply that only says it does not know (code's :data:`UNKNOWN` lines, or the model's)."""
+    return reply.strip() in (UNKNOWN, UNKNOWN_RELATED) or reply_check.abstains(reply)
+
+
 def since(iso: str | None) -> str:
     """"since March 2025" for an ISO date or datetime ("" when missing or unreadable)."""
     from datetime import datetime

@@ -302,8 +302,11 @@ class ChatSession:
         this was a retry: the message was captured when it failed) capture the message."""
         reply_msg = self.store.add_message(self.session_id, Role.ASSISTANT, turn.reply or "")
         turn.assistant_message_id = reply_msg.id
-        # what the person was shown (guarded, corrected) is what the next turn sees as history
-        self.context.record(assembled, model_text, turn.reply or "", user_id=user_msg.id, reply_id=reply_msg.id)
+        # what the person was shown (guarded, corrected) is what the next turn sees as history,
+        # except a refusal: it would teach the model to refuse what memory answers (issue 28.5)
+        seen = answering.for_history(turn.reply or "", turn.correction, turn.memory_answer)
+        if seen is not None:
+            self.context.record(assembled, model_text, seen, user_id=user_msg.id, reply_id=reply_msg.id)
         if hits:
             inject.log_injection(self.store, turn.turn_id, self.session_id, user_msg.id, hits, memory_answer=turn.memory_answer)
             turn.injected_memories = [_injected(h) for h in hits]
