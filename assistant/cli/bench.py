@@ -31,6 +31,7 @@ BENCHES = {
     "capture": "precision/recall of what capture keeps, on the labeled message set",
     "import": "user messages/s of 'keepsake import' (rules capture) vs one message at a time",
     "answers": "does the memory reach the person: seeded questions through the real ChatSession, scored by code",
+    "locomo": "LoCoMo conversations: Keepsake recall@5 vs dense MiniLM and BM25, answer shown vs naive RAG",
 }
 #: Benchmarks whose module name differs from the command ("import" is a Python keyword).
 MODULES = {"import": "imports"}
