@@ -36,6 +36,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from assistant.memory.consolidation.plans.claims import claims
+from assistant.memory.retrieval import answerable, questions
 from assistant.memory.retrieval.perspective import rewrite
 
 #: A form at least this close answers the question on its own.
@@ -197,3 +198,15 @@ class AnswerMatcher:
             out.append(float(sims[i : i + len(fs)].max()))
             i += len(fs)
         return out
+
+
+def meant_slots(matcher: AnswerMatcher, text: str, qv: np.ndarray, embed_query: Callable[[str], np.ndarray]) -> tuple[str, ...]:
+    """The profile slot a question asks for by meaning (:meth:`AnswerMatcher.slots`), for
+    phrasings and languages the slot patterns miss ("Wo wohne ich?", "Remind me where I live."):
+    only the best slot, only for a question about the person's own fact (not "my sister's", not
+    a request). ``qv``: the question's unit vector; the core of a recall request ("where I live")
+    is embedded with ``embed_query``."""
+    if not matcher.available or not questions.asks_personal_fact(text) or answerable.asked(text).relations:
+        return ()
+    core = questions.recall_core(text)
+    return matcher.slots(qv if core == text else embed_query(core))[:1]
