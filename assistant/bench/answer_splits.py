@@ -15,7 +15,9 @@ profile, facts) belong to its key.
 **Scores** (on top of ``correct``, ``in_reply``, ``loops``, ``leaks``, ``invented`` of
 :mod:`assistant.bench.answers`):
 
-- ``recall_at_5``: questions whose key's memories include one of the top 5 retrieved;
+- ``recall_at_5``: questions whose key's memories include one of the top 5 retrieved (what the
+  memory answer is chosen from, below the threshold included); ``injected_recall_at_5``: among
+  the top 5 that passed the threshold (what the model is shown);
 - ``general_refused``: general questions whose reply code replaced or refused
   (``correction`` "unknown" or "memory"); ``general_abstained``: the model itself said it did
   not know (model quality, for context);
@@ -81,14 +83,18 @@ def answer_text(ma: dict[str, Any] | None) -> str:
     return "\n".join([ma["text"], *(a["text"] for a in ma.get("also", []))])
 
 
-def recall_rows(retriever: Any, data: dict[str, Any], keys: dict[str, set[int]], k: int = 5) -> dict[str, bool]:
-    """question -> for each of its keys (one, or a list when two memories answer together), one
-    of the key's memories is among the top ``k`` retrieved."""
+def recall_rows(retriever: Any, data: dict[str, Any], keys: dict[str, set[int]], k: int = 5) -> dict[str, tuple[bool, bool]]:
+    """question -> (recall, injected recall): for each of its keys (one, or a list when two
+    memories answer together), one of the key's memories is among the top ``k`` the memory
+    answer is chosen from (``include_rejected``: below the threshold too, as a chat turn does),
+    and among the top ``k`` that passed the threshold (injected into the prompt)."""
     out = {}
     for q in data["questions"]:
-        ids = {h.memory.id for h in retriever.search(q["q"], k=k)}
+        hits = retriever.search(q["q"], k=k, include_rejected=True)
+        seen = {h.memory.id for h in hits}
+        injected = {h.memory.id for h in hits if h.passed_threshold}
         wanted = q["key"] if isinstance(q["key"], list) else [q["key"]]
-        out[q["q"]] = all(ids & keys.get(key, set()) for key in wanted)
+        out[q["q"]] = (all(seen & keys.get(key, set()) for key in wanted), all(injected & keys.get(key, set()) for key in wanted))
     return out
 
 
@@ -106,7 +112,8 @@ def code_only(retriever: Any, data: dict[str, Any], keys: dict[str, set[int]], l
         shown = answer_text(ma)
         rows.append({"kind": "question", "q": q["q"], "key": str(q["key"]), "lang": q["lang"], "style": q["style"],
                      "expect": q["expect"], "memory_answer": ma, "correct": _has(q["expect"], shown),
-                     "wrong_memory": ma is not None and not _has(q["expect"], shown), "recall_at_5": recall[q["q"]]})  # fmt: skip
+                     "wrong_memory": ma is not None and not _has(q["expect"], shown), "recall_at_5": recall[q["q"]][0],
+                     "injected_recall_at_5": recall[q["q"]][1]})  # fmt: skip
     for g in data["general"]:
         a = memanswer.choose(g["q"], retriever.search(g["q"], k=6, include_rejected=True), retriever.matcher)
         rows.append({"kind": "general", "q": g["q"], "refusable": asks_personal_fact(g["q"]), "memory_answer": a is not None})
@@ -128,6 +135,7 @@ def summary(rows: list[dict[str, Any]], code: bool = False) -> dict[str, Any]:
         "questions": len(qs),
         "correct": _rate(qs, "correct"),
         "recall_at_5": _rate(qs, "recall_at_5"),
+        "injected_recall_at_5": _rate(qs, "injected_recall_at_5"),
         "wrong_memory": sum(r["wrong_memory"] for r in qs),
         "general": len(gen),
         "never_said": len(never),
@@ -179,7 +187,7 @@ def with_model(runner: Any, retriever: Any, data: dict[str, Any], keys: dict[str
         row["in_reply"] = turn.correction is None and _has(q["expect"], model_text(turn))
         row["wrong_memory"] = ma is not None and not _has(q["expect"], answer_text(ma))
         row["idk"] = ma is None and (turn.correction == "unknown" or abstains(turn.reply))
-        row["recall_at_5"] = recall[q["q"]]
+        row["recall_at_5"], row["injected_recall_at_5"] = recall[q["q"]]
         rows.append(row)
     for g in gen:
         turn = runner.ask(g["q"])
