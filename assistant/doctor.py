@@ -103,7 +103,7 @@ MIN_FREE = 16 * 2**20  # bytes free under which doctor fails: the WAL, a checkpo
 def _database(p: Paths) -> Check:
     """Open the database as the app does and run ``PRAGMA quick_check`` (a damaged file is
     remembered: nothing more is written to it). No file yet is fine: it is made on first use."""
-    from assistant.memory.store import MemoryStore  # deferred: the store (SQLCipher, numpy)
+    from assistant.memory.store.facade import MemoryStore  # deferred: the store (SQLCipher, numpy)
 
     path = p.database
     if not path.exists():

@@ -154,7 +154,7 @@ class Services:
         folders and files are made private (0700/0600); on the first open, plaintext files an
         older Keepsake kept next to the database are moved into it and securely removed."""
         from assistant.context.redact import ContextSummaries  # deferred: SQLCipher (see the imports)
-        from assistant.memory.store import MemoryStore  # deferred: the store (SQLCipher, numpy)
+        from assistant.memory.store.facade import MemoryStore  # deferred: the store (SQLCipher, numpy)
         from assistant.memory.store.archive.migrate import migrate_plaintext
 
         p = self.profile.paths.ensure()

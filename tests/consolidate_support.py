@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from assistant.memory.records import Kind, Role, Source
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 from assistant.config import paths
 from store_fakes import FakeClock
 

@@ -59,7 +59,7 @@ def vector_at(query_vec: np.ndarray, cosine: float, seed: int) -> list[float]:
 
 def bow_store(path, emb: FakeBowEmbedder, now):
     """A real store at ``path`` embedding with the FAKE bag-of-words ``emb``, its clock fixed at ``now``."""
-    from assistant.memory.store import MemoryStore
+    from assistant.memory.store.facade import MemoryStore
     from store_fakes import FakeClock
 
     return MemoryStore(path, embed=emb.embed, clock=FakeClock(now))

@@ -15,7 +15,7 @@ from assistant.engine.chat import LlamaChatModel
 from assistant.memory.capture.capturer import Capturer
 from assistant.memory.capture.commands import forget_candidates, parse_command, remember
 from assistant.memory.records import Kind, Trust
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 from assistant.config import load_settings
 
 UTC = timezone.utc

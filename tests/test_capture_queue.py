@@ -13,7 +13,7 @@ from assistant import events
 from assistant.memory.capture.capturer import Capturer
 from assistant.memory.capture.queue import CaptureQueue
 from assistant.memory.records import Kind
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 from assistant.config import load_settings
 
 UTC = timezone.utc

@@ -15,7 +15,7 @@ from assistant.config import Settings
 from assistant.memory.capture.capturer import NOT_A_STATEMENT, Capturer
 from assistant.memory.records import Kind
 from assistant.memory.capture.statements import Act, classify
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 
 UTC = timezone.utc
 OBS = datetime(2024, 3, 18, 10, 0, tzinfo=UTC)

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 
 from assistant.cli import main
 from assistant.memory.records import Kind, Status
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 from assistant.config import paths
 from consolidate_support import Speaker, dt, minilm  # noqa: F401 - fixtures
 

@@ -12,7 +12,7 @@ import pytest
 
 from assistant.memory.consolidation.consolidator import ConsolidationConfig, Consolidator, list_runs
 from assistant.memory.records import Kind, Source, Status
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 from consolidate_support import clock, dt, minilm, store  # noqa: F401 - fixtures
 
 SECONDS = float(os.environ.get("KEEPSAKE_CONSOLIDATE_STRESS_SECONDS", "30"))

@@ -25,7 +25,7 @@ from assistant.context.facts import Fact, extract, salvage
 from assistant.context.window import SessionContext
 from assistant.engine import registry
 from assistant.engine.chat import LlamaChatModel
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 from assistant.config import paths
 
 

@@ -12,7 +12,7 @@ from assistant.cli import main
 from assistant.context.assembler import Assembler
 from assistant.context.note import MAX_NOTE_BYTES, NoteError, NoteStore, NoteTooLong
 from assistant.engine.chat import ChatMessage
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 from assistant.config import paths
 
 

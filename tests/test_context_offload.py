@@ -11,7 +11,7 @@ from assistant import events
 from assistant.context import offload
 from assistant.context.offload import OFFLOAD_CHARS, PREVIEW_CHARS
 from assistant.memory.errors import NotFound
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 from assistant.config import paths
 
 

@@ -155,7 +155,7 @@ def test_without_a_tokenizer_tokens_are_estimated_and_the_ratio_is_measured_fake
 def test_budget_json_of_a_turn_says_how_tokens_were_counted_fake_server(keepsake_home):
     from store_fakes import fake_hash_embedder
 
-    from assistant.memory.store import MemoryStore
+    from assistant.memory.store.facade import MemoryStore
     from assistant.session import ChatSession
 
     with BrokenServer("no_tokenizer") as server:

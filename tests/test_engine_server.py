@@ -152,7 +152,7 @@ def test_the_compaction_summary_is_written_through_the_server(remote, keepsake_h
     from test_context_compaction import conversation
 
     from assistant.context.compaction import Compactor
-    from assistant.memory.store import MemoryStore
+    from assistant.memory.store.facade import MemoryStore
 
     store = MemoryStore(paths().database)  # the summary's archive: the store's encrypted context archive
     try:

@@ -13,7 +13,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtWidgets import QApplication, QMessageBox  # noqa: E402
 
 from assistant.memory.records import Source  # noqa: E402
-from assistant.memory.store import MemoryStore  # noqa: E402
+from assistant.memory.store.facade import MemoryStore  # noqa: E402
 from assistant.config import paths
 from ui.backend import Backend, Provider  # noqa: E402
 from ui.main_window import MainWindow  # noqa: E402

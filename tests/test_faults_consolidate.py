@@ -29,7 +29,7 @@ from assistant.memory.consolidation import runs as runs_mod
 from assistant.memory.consolidation.owner import Owner, is_alive
 from assistant.memory.consolidation.undo import AlreadyUndone
 from assistant.memory.times import ts_to_db
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="fork + SIGKILL are POSIX")
 KILLS = int(os.environ.get("KEEPSAKE_FAULT_KILLS", "10"))

@@ -17,7 +17,7 @@ import pytest
 from store_fakes import TEST_KEY, fake_hash_embedder
 
 from assistant.memory.capture.importing.importers import import_file
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 from assistant.config import load_settings
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform == "win32", reason="fork + SIGKILL are POSIX")]

@@ -29,7 +29,7 @@ from assistant.memory.store.sqlite import integrity
 from assistant.memory.store.sqlite.db import DatabaseError, driver
 from assistant.memory.errors import DamagedError, DiskFullError, DiskIOError, LockedError, ReadOnlyError, WrongKeyError
 from assistant.memory.records import Source
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 from assistant.profile import Profile
 from assistant.services import Services
 
@@ -388,7 +388,7 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
     store_env = dict(os.environ, KEEPSAKE_HOME=str(home), PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring")
     subprocess.run([sys.executable, "-c", (
         "from assistant.config import paths\n"
-        "from assistant.memory.store import MemoryStore\n"
+        "from assistant.memory.store.facade import MemoryStore\n"
         "s = MemoryStore(paths().database, key_file=paths().key_file)\n"
         "for i in range(400): s.add(f'memory number {i} with enough words to make the listing long ' * 3)\n"
     )], env=store_env, check=True, timeout=600)  # fmt: skip

@@ -16,7 +16,7 @@ from assistant.memory.capture.capturer import Capturer
 from assistant.memory.capture.importing.read import Problems, open_export
 from assistant.memory.capture.importing.importers import ImportFormatError, import_file
 from assistant.memory.records import Kind, Trust
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 from assistant.config import load_settings
 
 UTC = timezone.utc

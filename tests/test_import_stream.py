@@ -73,7 +73,7 @@ import json, resource
 from assistant.config import Settings
 from assistant.memory.capture.capturer import Capturer
 from assistant.memory.capture.importing.importers import import_file
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 store = MemoryStore({str(tmp_path / 'rss.db')!r}, encrypted=False)
 cap = Capturer(store, use_llm=False, settings=Settings())
 import_file(store, {str(tmp_path / 'warm.jsonl')!r}, capturer=cap)  # imports and first use done

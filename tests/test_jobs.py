@@ -177,7 +177,7 @@ def test_a_failing_run_is_reported_and_the_scheduler_keeps_going(published):
 
 def test_real_consolidation_through_the_scheduler(published, tmp_path):
     from assistant.memory.records import Kind
-    from assistant.memory.store import MemoryStore
+    from assistant.memory.store.facade import MemoryStore
 
     store = MemoryStore(paths().database)
     store.add("User lives in Beijing.", kind=Kind.PROFILE, slot="home_city")

@@ -15,7 +15,7 @@ from assistant.memory.retrieval import answer as A
 from assistant.memory.retrieval import reply_check
 from assistant.memory.retrieval.perspective import rewrite
 from assistant.memory.retrieval.retriever import Retriever
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 
 DATA = json.loads(SET_PATH.read_text(encoding="utf-8"))
 

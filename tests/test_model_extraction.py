@@ -18,7 +18,7 @@ from assistant.jobs import TOPIC, ConsolidationJobs, status_from_store
 from assistant.memory.capture.importing import model_extraction
 from assistant.memory.capture.capturer import Capturer
 from assistant.memory.capture.importing.importers import import_file
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 from assistant.config import load_settings
 
 LINES = [

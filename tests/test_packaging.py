@@ -65,10 +65,11 @@ def test_icons_render_at_every_size(qapp, tmp_path):
 
 def test_spec_and_scripts_parse():
     compile((PKG / "keepsake.spec").read_text(encoding="utf-8"), "keepsake.spec", "exec")
-    for script in ("smoke.py", "prepare_models.py", "make_icons.py", "keepsake_entry.py"):
+    for script in ("smoke.py", "smoke_common.py", "smoke_install.py", "prepare_models.py", "make_icons.py",
+                   "keepsake_entry.py", "modules.py"):
         compile((PKG / script).read_text(encoding="utf-8"), script, "exec")
     if BASH:
-        for script in ("build.sh", "install.sh", "uninstall.sh"):
+        for script in ("build.sh", "install.sh", "uninstall.sh", "llama_wheel.sh", "make_deb.sh"):
             out = subprocess.run([BASH, "-n", str(PKG / script)], capture_output=True, text=True)
             assert out.returncode == 0, f"{script}: {out.stderr}"
 
@@ -76,6 +77,83 @@ def test_spec_and_scripts_parse():
 def test_makefile_has_package_target():
     text = (REPO / "Makefile").read_text(encoding="utf-8")
     assert "\npackage:" in text and "packaging/build.sh" in text
+
+
+def test_ci_builds_the_bundle_after_the_tests():
+    lines = [ln.strip() for ln in (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
+    assert "make test" in lines and "make package" in lines
+    assert lines.index("make test") < lines.index("make package")
+
+
+# -- every module in the bundle (packaging/modules.py) ---------------------------------------------
+def _modules_py():
+    sys.path.insert(0, str(PKG))
+    try:
+        import modules
+    finally:
+        sys.path.remove(str(PKG))
+    return modules
+
+
+def _planted_repo(root: Path) -> Path:
+    """A tiny checkout: assistant/ with a module loaded only by a string, ui/, and a data folder."""
+    (root / "assistant" / "memory").mkdir(parents=True)
+    (root / "assistant" / "__init__.py").write_text("")
+    (root / "assistant" / "memory" / "__init__.py").write_text(
+        "import importlib\nFacade = importlib.import_module(__name__ + '.facade').Facade\n")
+    (root / "assistant" / "memory" / "facade.py").write_text("class Facade: pass\n")
+    (root / "assistant" / "memory" / "broken.py").write_text("import a_runtime_dependency_nobody_declared\n")
+    (root / "assistant" / "data").mkdir()  # no __init__.py: not a package
+    (root / "assistant" / "data" / "tool.py").write_text("")
+    (root / "ui").mkdir()
+    (root / "ui" / "__init__.py").write_text("")
+    return root
+
+
+def test_the_bundle_module_list_comes_from_the_files_not_from_imports(tmp_path):
+    modules = _modules_py()
+    repo = _planted_repo(tmp_path)
+    names = modules.source_modules(repo)
+    # the string-imported facade and a module that cannot import are listed all the same
+    assert names == ["assistant", "assistant.memory", "assistant.memory.broken", "assistant.memory.facade", "ui"]
+    real = modules.source_modules(REPO)
+    assert "assistant.memory.store.facade" in real and "ui.app" in real and len(real) > 150
+
+
+def test_build_fails_naming_a_module_missing_from_the_archive(tmp_path):
+    repo = _planted_repo(tmp_path)
+    toc = tmp_path / "PYZ-00.toc"
+    # PyInstaller's TOC: a literal list of (name, path, typecode); the facade is not in it.
+    toc.write_text(repr([("assistant", "/x/assistant/__init__.py", "PYMODULE"),
+                         ("assistant.memory", "/x/assistant/memory/__init__.py", "PYMODULE"),
+                         ("assistant.memory.broken", "/x/b.py", "PYMODULE"), ("ui", "/x/ui/__init__.py", "PYMODULE")]))
+    out = subprocess.run([sys.executable, str(PKG / "modules.py"), "--repo", str(repo), "verify", str(toc)],
+                         capture_output=True, text=True)
+    assert out.returncode == 1
+    assert "module assistant.memory.facade is missing from the bundle" in out.stderr
+    assert "1 of 5 modules missing" in out.stderr
+
+
+def test_build_fails_naming_a_module_that_cannot_import_with_its_cause(tmp_path):
+    repo = _planted_repo(tmp_path)
+    out = subprocess.run([sys.executable, str(PKG / "modules.py"), "--repo", str(repo), "check-imports"],
+                         capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 1
+    assert "module assistant.memory.broken cannot be imported" in out.stderr
+    assert "a_runtime_dependency_nobody_declared" in out.stderr  # the cause, not just the name
+    assert "assistant.memory.facade" not in out.stderr  # the string import itself works
+
+
+def test_every_module_of_the_checkout_imports():
+    """What build.sh checks in the build venv, here in the test venv: no module of assistant/ or
+    ui/ fails to import (the bundle would silently lack it)."""
+    modules = _modules_py()
+    assert modules.import_failures(modules.source_modules(REPO)) == {}
+
+
+def test_no_module_is_loaded_by_a_string_in_the_store():
+    text = (REPO / "assistant" / "memory" / "store" / "__init__.py").read_text(encoding="utf-8")
+    assert "import_module" not in text and "__getattr__" not in text
 
 
 # -- install.sh / uninstall.sh against a fake bundle -----------------------------------------------
@@ -124,6 +202,31 @@ def _unquote_exec(value: str) -> list[str]:
             cur += ch
         i += 1
     return args + [cur]
+
+
+@pytest.mark.skipif(shutil.which("dpkg-deb") is None or BASH is None, reason="dpkg-deb not available")
+def test_deb_from_a_fake_bundle_installs_under_opt_with_a_menu_entry(tmp_path):
+    bundle = _fake_bundle(tmp_path)
+    out = subprocess.run([BASH, str(PKG / "make_deb.sh"), str(bundle), "9.8.7"], capture_output=True, text=True,
+                         env={**os.environ, "TMPDIR": str(tmp_path)}, timeout=120)
+    assert out.returncode == 0, out.stderr
+    deb = bundle.parent / "keepsake_9.8.7_amd64.deb"
+    fields = subprocess.run(["dpkg-deb", "-f", str(deb)], capture_output=True, text=True).stdout
+    assert "Package: keepsake" in fields and "Version: 9.8.7" in fields and "Architecture: amd64" in fields
+    assert "libxcb-cursor0" in fields and "libxcb-icccm4" in fields and "libc6 (>=" in fields
+    root = tmp_path / "root"
+    subprocess.run(["dpkg-deb", "-x", str(deb), str(root)], check=True)
+    assert os.readlink(root / "usr" / "bin" / "keepsake") == "/opt/keepsake/keepsake"
+    run = subprocess.run([str(root / "opt" / "keepsake" / "keepsake"), "--version"], capture_output=True, text=True)
+    assert run.stdout.strip() == "fake keepsake --version"
+    assert not (root / "opt" / "keepsake" / "install.sh").exists()  # dpkg owns the install
+    entry = _desktop_entry(root / "usr" / "share" / "applications" / "keepsake.desktop")
+    assert entry["Exec"] == "keepsake app" and entry["Icon"] == "keepsake"
+    assert (root / "usr" / "share" / "icons" / "hicolor" / "256x256" / "apps" / "keepsake.png").is_file()
+    # removal scripts only refresh caches: nothing in them touches a home folder
+    control = tmp_path / "control"
+    subprocess.run(["dpkg-deb", "-e", str(deb), str(control)], check=True)
+    assert "HOME" not in (control / "postrm").read_text() and "rm " not in (control / "postrm").read_text()
 
 
 @needs_bash

@@ -25,7 +25,7 @@ from assistant.memory.records import Kind, Source
 from assistant.memory.retrieval.retriever import DEFAULT_THRESHOLD, RESCUE_MIN, Retriever
 from assistant.memory.retrieval.vector_cache import cache_for
 from assistant.memory.retrieval.scoring import fuse
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 
 
 @pytest.fixture

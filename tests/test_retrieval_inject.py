@@ -19,7 +19,7 @@ from assistant.memory.records import Role, Source
 from assistant.memory.retrieval.retriever import Retriever
 from assistant.memory.retrieval.scoring import Hit
 from assistant.memory.retrieval.scoring import semantic_signal
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ from assistant.config import paths
 from assistant.engine.embedder import LlamaEmbedder
 from assistant.memory.records import Kind, Source
 from assistant.memory.retrieval.retriever import DEFAULT_THRESHOLD, Retriever
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 
 SET = json.loads((Path(__file__).parent / "data" / "retrieval_set.json").read_text(encoding="utf-8"))
 KEY = "5e" * 32

@@ -14,7 +14,7 @@ from store_fakes import FakeClock, dt, fake_hash_embedder
 from assistant.memory.errors import NotFound, VersionConflict
 from assistant.memory.entries import InjectionItem
 from assistant.memory.records import Actor, Kind, LinkType, Scope, Source, Status, Trust, UpdateType
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 from assistant.config import paths
 
 MEMORY_JSON_KEYS = {"id", "text", "kind", "status", "valid_at", "invalid_at", "created_at", "expired_at", "trust",

@@ -9,7 +9,7 @@ import pytest
 from store_fakes import FakeClock, dt, fake_hash_embedder
 
 from assistant.memory.records import Kind, Status, Trust, UpdateType
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 from assistant.memory.store.filters import MemoryFilter
 from assistant.config import paths
 

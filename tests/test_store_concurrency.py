@@ -18,7 +18,7 @@ from store_fakes import TEST_KEY, fake_hash_embedder
 
 from assistant.memory.errors import VersionConflict
 from assistant.memory.records import Source
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform == "win32", reason="uses fork")]
 

@@ -17,7 +17,7 @@ from assistant.config import paths
 from assistant.memory.errors import NotFound
 from assistant.memory.entries import InjectionItem
 from assistant.memory.records import Kind, LinkType, Source, Status
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 
 
 def _scenario(store: MemoryStore, mark: str) -> dict[str, int]:

@@ -10,7 +10,7 @@ from store_fakes import TEST_KEY, fake_hash_embedder
 from assistant.memory.store.sqlite import migrations
 from assistant.memory.store.sqlite.db import open_connection
 from assistant.memory.errors import StoreError
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 
 
 def _make_v1(db: Path) -> None:

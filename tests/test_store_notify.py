@@ -9,7 +9,7 @@ import pytest
 
 from assistant import events
 from assistant.memory.store.sqlite import notify
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from store_fakes import fake_hash_embedder
 
 from assistant.memory.records import Kind, Scope, Source, Trust, content_hash, normalize_text
 from assistant.memory.times import parse_iso, ts_from_db, ts_to_db
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 
 _counter = itertools.count()
 aware = st.datetimes(min_value=datetime(2, 1, 1), max_value=datetime(9998, 12, 31), timezones=st.timezones())

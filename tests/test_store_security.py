@@ -20,7 +20,7 @@ from assistant.config import paths
 from assistant.memory.store.sqlite import keys
 from assistant.memory.errors import KeyMissingError, StoreError, WrongKeyError
 from assistant.memory.records import Source
-from assistant.memory.store import MemoryStore
+from assistant.memory.store.facade import MemoryStore
 
 SECRETS = ["Dr. Okonkwo prescribed Lisinopril 10mg", "My bank PIN is 4417 at Sparkasse Heidelberg", "Ferrari 488 GTB"]
 

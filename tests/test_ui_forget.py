@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 from assistant.memory.capture.capturer import Capturer  # noqa: E402
 from assistant.memory.records import Kind  # noqa: E402
 from assistant.memory.forget.topic import propose, request_for  # noqa: E402
-from assistant.memory.store import MemoryStore  # noqa: E402
+from assistant.memory.store.facade import MemoryStore  # noqa: E402
 from assistant.config import load_settings, paths  # noqa: E402
 from ui.delete_dialog import CascadeDialog  # noqa: E402
 from ui.forget_dialog import ID_ROLE, ForgetDialog  # noqa: E402

@@ -230,7 +230,7 @@ def run(args) -> dict:
         return run_split(args)
     from assistant.memory.retrieval.inject import LAYOUTS  # deferred: the store (SQLCipher, numpy)
     from assistant.memory.retrieval.retriever import Retriever
-    from assistant.memory.store import MemoryStore
+    from assistant.memory.store.facade import MemoryStore
 
     if not SET_PATH.is_file():
         raise UserError(f"'keepsake bench answers' needs its data set {SET_PATH} (a source checkout: make bench)")

@@ -139,7 +139,7 @@ def judge(item: Labeled, stored: Sequence[StoredMemory]) -> Judged:
 
 def capture_all(items: Sequence[Labeled], *, chat_model: Any = None) -> tuple[list[Judged], float]:
     """Capture every message in a throwaway store; (verdicts, seconds spent capturing)."""
-    from assistant.memory.store import MemoryStore  # deferred: the store (SQLCipher, numpy)
+    from assistant.memory.store.facade import MemoryStore  # deferred: the store (SQLCipher, numpy)
 
     verdicts: list[Judged] = []
     spent = 0.0

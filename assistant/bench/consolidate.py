@@ -259,7 +259,7 @@ def _template_of(text: str) -> int:
 
 def build(home: Path, n: int, pool: int, seed: int, key: str) -> dict[str, Any]:
     """Write the store; returns facts about it (counts by kind, pool size, build time)."""
-    from assistant.memory.store import MemoryStore
+    from assistant.memory.store.facade import MemoryStore
     from assistant.memory.store.rows import IN_IDS  # deferred: the store (SQLCipher, numpy)
 
     t0 = time.perf_counter()
@@ -364,7 +364,7 @@ def _child() -> None:
     """Runs in a fresh process: open the store, consolidate once, print JSON on stdout."""
     key = sys.stdin.readline().strip()
     from assistant.memory.consolidation.consolidator import Consolidator  # deferred: the store (SQLCipher, numpy)
-    from assistant.memory.store import MemoryStore
+    from assistant.memory.store.facade import MemoryStore
 
     rss = _PeakRSS()
     store = MemoryStore(Profile.load().database, key=key)  # this child process is an edge: its KEEPSAKE_HOME

@@ -161,7 +161,7 @@ class CompactingSide:
 
     def __init__(self, model, window: int) -> None:
         from assistant.context.window import SessionContext  # deferred: the store (SQLCipher, numpy)
-        from assistant.memory.store import MemoryStore
+        from assistant.memory.store.facade import MemoryStore
 
         p = Profile.load().paths  # the bench's temporary KEEPSAKE_HOME: its archive holds the context
         self.store = MemoryStore(p.database, key_file=p.key_file)

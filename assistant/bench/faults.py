@@ -94,7 +94,7 @@ def _cli(env: dict[str, str], *args: str, timeout: float = 600) -> subprocess.Co
 
 
 def _check(db: Path, key: str) -> tuple[str, dict[str, int]]:
-    from assistant.memory.store import MemoryStore  # deferred: the store (SQLCipher, numpy)
+    from assistant.memory.store.facade import MemoryStore  # deferred: the store (SQLCipher, numpy)
 
     store = MemoryStore(db, key=key)
     try:

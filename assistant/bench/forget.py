@@ -73,7 +73,7 @@ def _median_ms(fn, targets) -> float:
 
 def run_size(n: int, repeat: int) -> dict[str, Any]:
     from assistant.memory.forget.topic import propose, request_for  # deferred: the store (SQLCipher, numpy)
-    from assistant.memory.store import MemoryStore
+    from assistant.memory.store.facade import MemoryStore
 
     with tempfile.TemporaryDirectory() as home:
         old = os.environ.get("KEEPSAKE_HOME")

@@ -85,7 +85,7 @@ def _timed(embed: Callable[[list[str]], Any], spent: dict[str, float]) -> Callab
 
 def _import_once(tmp: Path, name: str, path: Path, embed: Callable[[list[str]], Any], chunk: int) -> dict[str, Any]:
     from assistant.memory.capture.importing.importers import import_file  # deferred: the store (SQLCipher, numpy)
-    from assistant.memory.store import MemoryStore
+    from assistant.memory.store.facade import MemoryStore
 
     spent = {"s": 0.0, "texts": 0, "calls": 0}
     store = MemoryStore(tmp / f"{name}.db", key=secrets.token_hex(32), embed=_timed(embed, spent))

@@ -172,7 +172,7 @@ def _pct(values: list[float], q: float) -> float:
 
 def build_store(path: Path, texts: list[str], vectors: np.ndarray, seed: int, key: str | None = None) -> Any:
     """A store with these texts and vectors, written in bulk as valid store rows."""
-    from assistant.memory.store import MemoryStore  # deferred: the store (SQLCipher, numpy)
+    from assistant.memory.store.facade import MemoryStore  # deferred: the store (SQLCipher, numpy)
 
     store = MemoryStore(path, key=key or secrets.token_hex(32), dim=vectors.shape[1])
     rng = np.random.default_rng(seed + 2)
@@ -249,7 +249,7 @@ def measure_size(cfg: dict[str, Any]) -> dict[str, Any]:
     """Child 2: open the store like the app does and time searches; peak RSS is taken before
     the baseline's own copy of the matrix is loaded."""
     from assistant.memory.retrieval.retriever import Retriever  # deferred: the store (SQLCipher, numpy)
-    from assistant.memory.store import MemoryStore
+    from assistant.memory.store.facade import MemoryStore
 
     n, seed, k = cfg["n"], cfg["seed"], cfg["k"]
     store = MemoryStore(Path(cfg["db_path"]), key=cfg["key"])

@@ -113,7 +113,7 @@ def _bm25_top(store: Any, query: str, mapping: dict[int, str], user_ids: set[int
 def evaluate(data: dict[str, Any], embedder: Any, *, consolidate: bool = True, threshold: float | None = None) -> dict[str, Any]:
     """Run the three searches over ``data`` (see the module docstring)."""
     from assistant.memory.retrieval.retriever import DEFAULT_THRESHOLD, Retriever  # deferred: the store (SQLCipher, numpy)
-    from assistant.memory.store import MemoryStore
+    from assistant.memory.store.facade import MemoryStore
 
     questions, never = data["questions"], data.get("never_said", [])
     with tempfile.TemporaryDirectory(prefix="keepsake-quality-") as tmp_name:

@@ -49,7 +49,7 @@ def cmd_repair(args: argparse.Namespace) -> int:
     from assistant.memory.store.sqlite import integrity
     from assistant.memory.store.sqlite import keys
     from assistant.memory.store.sqlite import salvage
-    from assistant.memory.store import MemoryStore
+    from assistant.memory.store.facade import MemoryStore
 
     p = args.services.profile.paths
     path = p.database

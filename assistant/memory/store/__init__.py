@@ -1,6 +1,7 @@
 """The memory store: one encrypted SQLite file (SQLCipher via ``sqlcipher3``), opened with
 :class:`MemoryStore`, a facade over one small service per table or concern.
 
+    from assistant.memory.store.facade import MemoryStore
     store = MemoryStore(profile_db_path, embed=embedder.embed)   # key from the OS keyring
     mid = store.add("Lives in Lisbon", kind=Kind.PROFILE, slot="home_city",
                     source=Source(session_id=s.id, message_id=msg.id, observed_at=msg.observed_at))
@@ -60,32 +61,11 @@ Search indexes (for retrieval):
 
 from __future__ import annotations
 
-from typing import Any
-
 from assistant.memory.errors import KeyMissingError, NotFound, StoreError, VersionConflict, WrongKeyError
 
-__all__ = [
-    "MemoryStore",
-    "DeletePlan",
-    "ImportReport",
-    "StoreError",
-    "KeyMissingError",
-    "WrongKeyError",
-    "NotFound",
-    "VersionConflict",
-    "UNSET",
-]
-
-_FACADE = {"MemoryStore": "facade", "DeletePlan": "delete", "ImportReport": "portable", "UNSET": "memories"}
-
-
-def __getattr__(name: str) -> Any:
-    """``from assistant.memory.store import MemoryStore`` loads the facade on first use. Imported
-    here, in a function, to break a real cycle: the facade composes the Forgetter, whose holders
-    import this package's modules (``store.sqlite.db``, ``store.rows``) -- importing one of those
-    runs this ``__init__`` first."""
-    if name in _FACADE:
-        import importlib
-
-        return getattr(importlib.import_module(f"{__name__}.{_FACADE[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# The facade lives in :mod:`.facade` and is imported from there
+# (``from assistant.memory.store.facade import MemoryStore``), never re-exported here: the facade
+# composes the Forgetter, whose holders import this package's modules (``store.sqlite.db``,
+# ``store.rows``), so importing it from this ``__init__`` would make a cycle. Nothing is loaded by
+# a string (PyInstaller cannot see such imports; see packaging/modules.py).
+__all__ = ["StoreError", "KeyMissingError", "WrongKeyError", "NotFound", "VersionConflict"]
