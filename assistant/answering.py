@@ -119,9 +119,12 @@ def since(iso: str | None) -> str:
 
 
 def memory_line(memory_answer: dict[str, Any]) -> str:
-    """The "From your memory" line as plain text: the memory, its date and its id."""
+    """The "From your memory" line as plain text: the memory (the person's own message quoted:
+    "you said “I'm a pharmacist.”"), its date and its id, and any memory needed with it."""
     bits = [b for b in (since(memory_answer.get("valid_at")), f"memory #{memory_answer['memory_id']}") if b]
-    return f"From your memory: {memory_answer['text']} ({', '.join(bits)})"
+    text = f"you said \u201c{memory_answer['text']}\u201d" if memory_answer.get("episode") else memory_answer["text"]
+    also = "".join(f" + {a['text']} (memory #{a['memory_id']})" for a in memory_answer.get("also", []))
+    return f"From your memory: {text} ({', '.join(bits)}){also}"
 
 
 def show_memory_line(memory_answer: dict[str, Any] | None) -> bool:

@@ -67,6 +67,9 @@ def test_answer_json_has_the_fields_and_the_date_it_became_true(seeded):
     assert since(j["valid_at"]) == "since March 2025"
     assert memory_line(j) == f"From your memory: User lives in Porto. (since March 2025, memory #{j['memory_id']})"
     assert answer.statement == "You live in Porto."
+    quoted = dict(j, text="I live in Porto.", episode=True, also=[{"memory_id": 7, "text": "User's sister is Lucía."}])
+    assert memory_line(quoted).startswith("From your memory: you said \u201cI live in Porto.\u201d (since March 2025")
+    assert memory_line(quoted).endswith("+ User's sister is Lucía. (memory #7)")
 
 
 def _answer(text, question):
