@@ -280,7 +280,7 @@ def run_split(args) -> dict:
     """``--split dev|heldout`` (:mod:`assistant.bench.answer_splits`)."""
     from assistant.bench import answer_splits as S
     from assistant.memory.retrieval.retriever import Retriever  # deferred: the store (SQLCipher, numpy)
-    from assistant.memory.store import MemoryStore
+    from assistant.memory.store.facade import MemoryStore
 
     data = S.load(args.split)
     settings = args.services.settings

@@ -165,7 +165,7 @@ def run_conversation(path: Path, embedder: Any, model: Any, limit: int, home: st
     from assistant.memory.capture.capturer import Capturer
     from assistant.memory.records import Role
     from assistant.memory.retrieval.retriever import Retriever
-    from assistant.memory.store import MemoryStore
+    from assistant.memory.store.facade import MemoryStore
     from assistant.session import ChatSession
 
     conv = json.loads(path.read_text(encoding="utf-8"))
