@@ -43,7 +43,7 @@ _ADVICE = re.compile(
     r"|\btell\s+me\s+(?:how|a|an|some|about\s+(?!my\b|me\b))|\brecommend|\bsuggest|\bideas?\b|\bwrite\b|\bexplain\b"
     r"|\b(?:let's|lets)\b|\btips?\b|\bhow\s+(?:much|many)\s+(?:should|do\s+i\s+need)\b"
     r"|\b(?:cómo|como|qué|que|dónde|donde)\s+(?:puedo|podría|debo|debería|posso|poderia|devo|deveria)\b|\bcomment\s+(?:puis-je|pourrais-je|dois-je)\b"
-    r"|\b(?:que|quoi)\s+(?:puis-je|dois-je)\b|\b(?:wie|was|wo)\s+(?:kann|könnte|soll|sollte)\s+ich\b|\b(?:puedes|podrías|pourriez|pouvez|kannst|können|podes|pode)\b",
+    r"|\b(?:que|quoi)\s+(?:puis-je|dois-je)\b|\b(?:wie|was|wo)\s+(?:kann|könnte|soll|sollte)\s+ich\b|\b(?:puedes|podrías|pourriez|pouvez|kannst|können|podes|pode)\b|怎么办|如何|建议|帮我|推荐|应该",
     re.I,
 )
 
