@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from assistant import events
 from assistant.config import SERVER_CHOICE, Settings
-from assistant.engine import registry
+from assistant.engine import gguf_check, registry
 from assistant.engine.server import api_key
 from assistant.engine.errors import EngineError
 from assistant.privacy import make_private
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SMALL_EMBEDDER_BYTES = 200 * 1024 * 1024
+GGUF_VERDICTS_FILE = "gguf-verdicts.json"
 
 
 def embed_threads(path: Path, threads: int) -> int:
@@ -61,6 +62,10 @@ class Services:
         self._embedders: dict[Path, object] = {}
         self._chat_models: dict[tuple, object] = {}
         self._capture_queues: dict[Path, "CaptureQueue"] = {}
+        self._embedder_paths: dict[tuple[str, Path], Path] = {}
+        self._loaders: list[threading.Thread] = []
+        # A GGUF checked once is not parsed again by the next process (every CLI command is one).
+        gguf_check.remember_in(profile.paths.cache / GGUF_VERDICTS_FILE)
 
     @property
     def settings(self) -> Settings:
@@ -75,6 +80,8 @@ class Services:
     def close(self) -> None:
         """Stop the capture workers and free every cached model (they reload on next use), so
         llama.cpp frees its models while Python is still whole."""
+        for loader in self._loaders:  # a model still loading is freed below, not at interpreter exit
+            loader.join()
         with self._lock:
             queues = list(self._capture_queues.values())
             models = [*self._chat_models.values(), *self._embedders.values()]
@@ -94,10 +101,35 @@ class Services:
         self.close()
 
     # -- models ----------------------------------------------------------------------------------
+    def load_in_background(self, *loads) -> None:
+        """Run each ``load()`` (e.g. ``model.load``) on its own thread now, so a model file loads
+        while the caller opens the store and retrieves (llama.cpp loads without the GIL). A
+        failure is only logged: the caller's own use of that model raises it where it is
+        handled. :meth:`close` waits for these threads."""
+        def run(load) -> None:
+            try:
+                load()
+            except Exception:  # noqa: BLE001 - raised again by the foreground use
+                log.debug("background load failed", exc_info=True)
+
+        for load in loads:
+            t = threading.Thread(target=run, args=(load,), name="keepsake-load", daemon=True)
+            t.start()
+            self._loaders.append(t)
+
     def embedder_path(self, progress=None) -> Path:
         """The configured embedder's file (the default MiniLM is converted once, into the
-        profile's models folder, reporting through ``progress``)."""
-        return registry.resolve_embedder(self.settings.embed_model, self.profile.paths.models, progress=progress)
+        profile's models folder, reporting through ``progress``). Resolved once per setting: the
+        store, the retriever and the capture worker all ask for it."""
+        key = (self.settings.embed_model, self.profile.paths.models)
+        with self._lock:
+            path = self._embedder_paths.get(key)
+        if path is not None and path.is_file():
+            return path
+        path = registry.resolve_embedder(key[0], key[1], progress=progress)
+        with self._lock:
+            self._embedder_paths[key] = path
+        return path
 
     def embedder(self):
         """The configured embedder (default: converted MiniLM), loaded once per file."""

@@ -78,3 +78,81 @@ def test_discover_lists_defaults_and_dropped_files(converted_embedder_path, keep
     assert entries[registry.DEFAULT_CHAT_FILE].source == "default"
     assert entries["my-model.gguf"].source == "user" and entries["my-model.gguf"].error is None
     assert entries["broken.gguf"].error
+
+
+def test_text_file_renamed_gguf_is_rejected(tmp_path):
+    notes = tmp_path / "notes.gguf"
+    notes.write_text("These are my notes, not a model.\n" * 20, encoding="utf-8")
+    with pytest.raises(ModelError) as exc:
+        gguf_check.inspect(notes)
+    assert "notes.gguf" in str(exc.value) and "not a GGUF" in exc.value.reason
+
+
+def test_empty_file_is_rejected(tmp_path):
+    empty = tmp_path / "empty.gguf"
+    empty.write_bytes(b"")
+    with pytest.raises(ModelError, match="not a GGUF"):
+        gguf_check.inspect(empty)
+
+
+def test_gguf_cut_inside_its_metadata_names_the_damage(tmp_path):
+    # 100 kB of SmolLM2 ends inside the tokenizer's vocabulary array (the metadata is ~1.5 MB).
+    src = registry.default_chat_path()
+    cut = tmp_path / "cut-early.gguf"
+    with src.open("rb") as fh:
+        cut.write_bytes(fh.read(100_000))
+    with pytest.raises(ModelError) as exc:
+        gguf_check.inspect(cut)
+    assert "cut-early.gguf" in str(exc.value) and "truncated" in exc.value.reason
+
+
+def test_header_reader_agrees_with_the_gguf_package(converted_embedder_path):
+    # The fast reader skips arrays; gguf.GGUFReader builds every field. Same keys, same values,
+    # and the tensor data ends where the reader's tensor table says (MiniLM: a small vocabulary).
+    from gguf import GGUFReader
+
+    from assistant.engine import gguf_header
+
+    hdr = gguf_header.read_header(converted_embedder_path)
+    reader = GGUFReader(converted_embedder_path, "r")
+    assert hdr.keys == set(reader.fields) - {"GGUF.version", "GGUF.tensor_count", "GGUF.kv_count"}
+    for key in ("general.architecture", "bert.context_length", "bert.embedding_length", "bert.pooling_type"):
+        assert hdr.values[key] == reader.fields[key].contents()
+    assert hdr.tensor_count == len(reader.tensors)
+    assert hdr.data_end == max(t.data_offset + int(t.n_bytes) for t in reader.tensors)
+
+
+def test_ggml_block_table_matches_the_gguf_package():
+    from gguf.constants import GGML_QUANT_SIZES
+
+    from assistant.engine import gguf_header
+
+    known = {int(t): sizes for t, sizes in GGML_QUANT_SIZES.items()}
+    assert {t: known[t] for t in gguf_header.GGML_BLOCKS if t in known} == gguf_header.GGML_BLOCKS
+
+
+def test_verdict_is_kept_on_disk_for_the_next_process(tmp_path, monkeypatch):
+    # A new process starts with an empty in-memory cache: the verdict file answers without a
+    # header read; a changed file (other size/mtime) is read again.
+    from assistant.engine import gguf_header
+
+    model = tmp_path / "model.gguf"
+    shutil.copy(registry.default_chat_path(), model)
+    verdicts = tmp_path / "cache" / "verdicts.json"
+    monkeypatch.setattr(gguf_check, "_cache", {})
+    gguf_check.remember_in(verdicts)
+    try:
+        first = gguf_check.inspect(model)
+        assert verdicts.is_file()
+        monkeypatch.setattr(gguf_check, "_cache", {})  # "the next process"
+        calls = []
+        real = gguf_header.read_header
+        monkeypatch.setattr(gguf_header, "read_header", lambda p: calls.append(p) or real(p))
+        assert gguf_check.inspect(model) == first and calls == []
+        with model.open("r+b") as fh:  # cut: a new size, so the verdict no longer applies
+            fh.truncate(model.stat().st_size // 2)
+        with pytest.raises(ModelError, match="truncated"):
+            gguf_check.inspect(model)
+        assert calls == [model]
+    finally:
+        gguf_check.remember_in(None)

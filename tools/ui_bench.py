@@ -5,6 +5,7 @@ package. Each part prints one JSON line on stdout.
     python -m tools.ui_bench visible              # first paint of the main window
     python -m tools.ui_bench stall                # UI-thread stalls: reply streaming + capture + consolidation
     python -m tools.ui_bench inspector --n 100000 # inspector filter/sort/scroll over n memories
+    python -m tools.ui_bench ready                # window shown, then both models loaded (bench startup)
 
 :func:`main` is this child process's edge: it loads the profile (``KEEPSAKE_HOME``) and owns the
 services the parts use. Qt and the app's modules are imported inside the parts, after the clock
@@ -172,6 +173,31 @@ def part_visible(_args) -> dict[str, Any]:
         "qapplication_to_paint_ms": round((seen["paint"] - t_app_created) * 1000, 1),
         "in_process_total_ms": round((t_end - t_app) * 1000, 1),
     }
+
+
+def part_ready(args) -> dict[str, Any]:
+    """The app as ``ui.app.main`` starts it, until the embedder-backed memory and the chat model
+    are both ready (the first reply can stream); marks on the system's monotonic clock."""
+    from ui.app import create_app, setup_logging  # deferred: Qt
+    from ui.backend import Backend, Provider
+    from ui.main_window import MainWindow
+
+    app = create_app([sys.argv[0]])
+    setup_logging(args.services.profile.paths.logs)
+    backend = Backend(Provider(args.services))
+    window = MainWindow(backend)
+    window.show()
+    window_ns = time.monotonic_ns()
+    failed: list[str] = []
+    backend.modelFailed.connect(failed.append)
+    run_until(lambda: failed or (backend.memory_ready and backend.model_ready), args.timeout, "both models")
+    if failed:
+        raise RuntimeError(f"the chat model did not load: {failed[0]}")
+    marks = dict(backend.marks)
+    result = {"process_start_ns": T_START, "window_ns": window_ns, "ready_ns": max(marks["memory"], marks["model"]),
+              "memory_ns": marks["memory"], "model_ns": marks["model"], "search_available": backend.search_available}
+    app.processEvents()
+    return result
 
 
 def part_stall(args) -> dict[str, Any]:
@@ -396,14 +422,15 @@ def _bulk_insert(services, n: int) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.ui_bench")
-    parser.add_argument("part", choices=("visible", "stall", "inspector"))
+    parser.add_argument("part", choices=("visible", "stall", "inspector", "ready"))
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--pages", type=int, default=20)
     parser.add_argument("--seed", type=int, default=2000, help="memories seeded for the consolidation run (stall)")
     parser.add_argument("--max-tokens", type=int, default=160)
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds the ready part waits for the models")
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    part = {"visible": part_visible, "stall": part_stall, "inspector": part_inspector}[args.part]
+    part = {"visible": part_visible, "stall": part_stall, "inspector": part_inspector, "ready": part_ready}[args.part]
     from assistant.profile import Profile  # after T_START: part of what the visible part times
 
     args.services = Services(Profile.load())

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -66,9 +67,10 @@ class Provider:
         return self.services.open_store(with_embedder=with_embedder)
 
     def prepare_embedder(self, progress: Callable[[str], None]) -> None:
-        """Convert the default embedder once (reports what it does), then load it."""
+        """Convert the default embedder once (reports what it does), then load it (once: a
+        second call waits for the first)."""
         self.services.embedder_path(progress=progress)
-        self.services.embedder()
+        _ = self.services.embedder().dim  # loads the model file
 
     def chat_model(self, choice: str | None):
         """Load the chosen model; a model server is checked once (an unreachable one is still
@@ -185,6 +187,9 @@ class Backend(QObject):
         self.settings = None
         self.jobs = None
         self._closed = False
+        #: time.monotonic_ns() of start-up marks: "start", "memory" (embedder-backed store and
+        #: retrieval ready), "model" (chat model loaded); the bench and the log read them
+        self.marks: dict[str, int] = {}
 
         self.consolidation = Unavailable("Opening your memory…")
 
@@ -213,11 +218,17 @@ class Backend(QObject):
     # ------------------------------------------------------------------ start-up
     def start(self) -> None:
         """Open the store and load the models in the background (see the module docstring)."""
+        self.marks = {"start": time.monotonic_ns()}
         self.settings = self.provider.settings()
         self._subscribe_events()
         self.runner.submit(self._open_memory, on_progress=self._memory_progress, on_done=self._memory_done,
                            on_error=self._memory_failed, name="open-memory")  # fmt: skip
         if self.provider.load_models:
+            # The embedder's file loads now, alongside the store's opening and integrity check
+            # (which _open_memory does first) and the chat model: memory search is ready soon
+            # after the window instead of after the check.
+            self.runner.submit(self.provider.prepare_embedder, on_progress=lambda msg: self.status.emit(str(msg)),
+                               on_error=lambda _exc: None, name="load-embedder")  # fmt: skip
             self.load_model(self.settings.choice)
         else:
             self.modelFailed.emit("models are not loaded in this mode")
@@ -262,6 +273,7 @@ class Backend(QObject):
         self._store = store
         self.retriever = retriever
         self._store_event.set()
+        self._mark("memory")
         self.runner.submit(self._attach_capture, name="capture-queue")  # imports + journal replay: not here
         self.memoryReady.emit()
         self.runner.submit(self._warm_up, name="warm-up")
@@ -325,6 +337,7 @@ class Backend(QObject):
 
     def _model_done(self, model) -> None:
         self.chat_model = model
+        self._mark("model")
         self.runner.submit(self._attach_capture, name="capture-queue")
         path = getattr(model, "path", None)
         if getattr(model, "engine", "") == "openai":
@@ -333,6 +346,17 @@ class Backend(QObject):
                 self.error.emit(f"{describe(model.last_error)} Messages you send are kept and can be retried.")
             return
         self.modelReady.emit(model_label(path) if path is not None else str(getattr(model, "name", "model")))
+
+    def _mark(self, what: str) -> None:
+        """Record a start-up mark; once memory and model are both ready, log how long after
+        the start (the window is shown just before) the first reply could stream."""
+        if what in self.marks or "start" not in self.marks:
+            return
+        self.marks[what] = time.monotonic_ns()
+        if "memory" in self.marks and "model" in self.marks:
+            ms = {k: (self.marks[k] - self.marks["start"]) / 1e6 for k in ("memory", "model")}
+            log.info("ready for the first reply %.0f ms after start-up began (memory search %.0f ms, chat model %.0f ms)",
+                     max(ms.values()), ms["memory"], ms["model"])  # fmt: skip
 
     def _model_failed(self, exc) -> None:
         self.modelFailed.emit(describe(exc))

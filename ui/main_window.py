@@ -238,6 +238,11 @@ class MainWindow(QMainWindow):
 
         self.backend.call(self.backend.provider.discover_models, on_done=done, on_error=failed, name="discover-models")
 
+    def discover_models_again(self) -> None:
+        """A model was added (a catalog download): list the models anew."""
+        self._discovery = None
+        self.discover_models()
+
     def _model_progress(self, text: str, step: int, steps: int) -> None:
         self.progress.setVisible(True)
         self.progress.setRange(0, steps)

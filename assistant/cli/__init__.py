@@ -13,31 +13,43 @@ import argparse
 import sys
 
 from assistant import __version__
-from assistant.cli import bench, common, consolidate, core, engine, importer, memory, note, repair, sessions
-from assistant.engine.errors import EngineError, ModelError
-from assistant.memory.errors import StoreError
-from assistant.privacy import private_umask
-from assistant.profile import Profile
-from assistant.services import Services
+
+# The command modules, the profile and the services are imported inside build_parser/main, not
+# here: `keepsake --version` imports nothing else, and each module keeps its heavy imports (the
+# store, llama.cpp, numpy) inside the commands that use them.
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The whole command line. With ``argv``, only the benchmark it names (if any) is imported
+    for its options; without, every benchmark is (as for generated documentation)."""
+    from assistant.cli import bench, consolidate, core, engine, importer, memory, note, repair, sessions
+
     parser = argparse.ArgumentParser(prog="keepsake", description="Local-first assistant with an inspectable memory.")
     parser.add_argument("--version", action="version", version=f"keepsake {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (core, engine, memory, sessions, note, bench, importer, consolidate, repair):
+    for module in (core, engine, memory, sessions, note, importer, consolidate, repair):
         module.register(sub)
+    bench.register(sub, only=bench.named_in(argv) if argv is not None else None)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    private_umask()  # everything this process creates is the person's alone (0600 files, 0700 folders)
     argv = sys.argv[1:] if argv is None else argv
-    parser = build_parser()
+    if argv == ["--version"]:  # the one answer that needs no parser
+        print(f"keepsake {__version__}")
+        return 0
+    from assistant.privacy import private_umask
+
+    private_umask()  # everything this process creates is the person's alone (0600 files, 0700 folders)
+    parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error (already printed): its exit code
         return exc.code if isinstance(exc.code, int) else 2
+    from assistant.cli import common, core
+    from assistant.profile import Profile
+    from assistant.services import Services
+
     profile = Profile.load()
     if not getattr(args, "func", None):
         return core.launch_app(args, profile)
@@ -49,6 +61,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     """Run the command; what goes wrong becomes one line for the person (exit code 2)."""
+    from assistant.cli import common
+    from assistant.engine.errors import EngineError, ModelError
+    from assistant.memory.errors import StoreError
+
     try:
         return int(args.func(args) or 0)
     except BrokenPipeError:

@@ -14,7 +14,7 @@ from assistant.cli.common import UserError, add_json, dumps
 
 #: Benchmarks that measure in child Python processes (``sys.executable -m/-c``): a frozen
 #: desktop bundle has no Python interpreter to start, so they only run from a source checkout.
-CHILD_PROCESS_BENCHES = ("retrieval", "consolidate", "ui", "faults")
+CHILD_PROCESS_BENCHES = ("retrieval", "consolidate", "ui", "faults", "startup")
 
 
 def _needs_checkout(name: str) -> bool:
@@ -32,17 +32,31 @@ BENCHES = {
     "import": "user messages/s of 'keepsake import' (rules capture) vs one message at a time",
     "answers": "does the memory reach the person: seeded questions through the real ChatSession, scored by code",
     "locomo": "LoCoMo conversations: Keepsake recall@5 vs dense MiniLM and BM25, answer shown vs naive RAG",
+    "truth": "a change said in plain words stays true: now, as of a date, after tidy-up and after undo",
+    "startup": "cold start of --version, memory list/search, chat --once and the app vs the llama.cpp floor, empty and 10k memories",
 }
 #: Benchmarks whose module name differs from the command ("import" is a Python keyword).
 MODULES = {"import": "imports"}
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def named_in(argv: list[str]) -> str:
+    """The benchmark ``argv`` runs (``bench NAME ...``); "" when it runs none."""
+    if argv[:1] != ["bench"]:
+        return ""
+    return next((a for a in argv[1:] if not a.startswith("-")), "")
+
+
+def register(sub: argparse._SubParsersAction, only: str | None = None) -> None:
+    """``only``: import just this benchmark's module for its options (None: every one; "" or a
+    name no benchmark has: none), so commands other than ``bench NAME`` import no benchmark."""
     p = sub.add_parser("bench", help="run a benchmark")
     bsub = p.add_subparsers(dest="bench", metavar="NAME")
     for name, help_text in BENCHES.items():
         bp = bsub.add_parser(name, help=help_text)
         add_json(bp)
+        if only is not None and name != only:
+            bp.set_defaults(func=_missing, bench_name=name)  # never run: another command was parsed
+            continue
         try:
             module = importlib.import_module(f"assistant.bench.{MODULES.get(name, name)}")
         except ImportError:

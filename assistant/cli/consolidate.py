@@ -12,7 +12,6 @@ import sys
 
 from assistant.cli import argtypes
 from assistant.cli.common import UserError, add_json, emit, opened_store
-from assistant.jobs import status_from_store
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -143,6 +142,8 @@ def _jobs_extract(args: argparse.Namespace) -> int:
 
 def _jobs_status(args: argparse.Namespace) -> int:
     with opened_store(args.services) as store:
+        from assistant.jobs import status_from_store  # deferred: the scheduler, only for this command
+
         st = status_from_store(store, args.services.settings)
     last = st.last_run
     lines = [

@@ -11,13 +11,12 @@ import time
 from typing import Iterator
 
 from assistant.cli import argtypes
+from assistant.cli import models as models_cli
 from assistant.cli.common import UserError, add_json, dumps, emit
-from assistant.doctor import run_checks
 from assistant.engine import registry
 from assistant.engine.errors import EngineError, ModelError
 from assistant.engine.names import display_name
 from assistant.memory.capture import dates
-from assistant.services import Services
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,9 +26,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json(p)
     p.set_defaults(func=cmd_doctor)
 
-    p = sub.add_parser("models", help="list the default and discovered GGUF models")
+    p = sub.add_parser("models", help="list the local GGUF models; catalog/download/use: the curated catalog")
     add_json(p)
     p.set_defaults(func=cmd_models)
+    models_cli.register_actions(p)
 
     p = sub.add_parser("embed", help="embed a text with the configured embedder")
     p.add_argument("text")
@@ -56,6 +56,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 # -- doctor ------------------------------------------------------------------------------------
 def cmd_doctor(args) -> int:
+    from assistant.doctor import run_checks  # deferred: checks import every part they check
+
     report = run_checks(args.services.profile.with_settings(chat_settings(args)))
     if args.json:
         print(dumps(report))
@@ -141,22 +143,26 @@ def open_chat(args, settings, *, show_progress: bool, connect: bool = True):
     """Load everything a chat needs, one announced step at a time, so the first reply does not
     pay for it: the memory, the embedding model, the chat model (a model server is checked, with
     ``connect``; one that does not answer is reported and the chat opens anyway: messages are
-    kept and can be retried), then the one-time warm-ups (search's vector cache, date parsing)."""
-    from assistant.session import ChatSession  # deferred: the store (SQLCipher, numpy), not needed to open the app
-
+    kept and can be retried), then the one-time warm-ups (search's vector cache, date parsing).
+    Both model files and the date parser load on their own threads from the start, while the
+    memory opens (the steps then wait for what is not ready yet)."""
     services = args.services
     steps = _Steps(4, show_progress)
+    chat_model = services.chat_model(model=args.model, settings=settings)  # a wrong file: its reason, before anything loads
+    local = getattr(chat_model, "engine", "") != "openai"
+    services.load_in_background(lambda: services.embedder().dim, *((chat_model.load,) if local else ()), dates.preload)
+    from assistant.session import ChatSession  # deferred: the store (SQLCipher, numpy), not needed to open the app
+
     with steps.step("Opening your memory"):
         store = services.open_store()
     chat = None
-    try:  # the session is checked (or created) before anything slow is loaded
+    try:  # the session is checked (or created) before anything slow is waited for
         chat = ChatSession.open(services, args.session, incognito=args.incognito or None, store=store, settings=settings,
-                                chat_model=services.chat_model(model=args.model, settings=settings),
-                                retriever=services.retriever(store))  # fmt: skip
+                                chat_model=chat_model, retriever=services.retriever(store))  # fmt: skip
         embedder = services.embedder()
         with steps.step(f"Loading {display_name(embedder.path)} (memory search)"):
             _ = embedder.dim  # loads it
-        if getattr(chat.model, "engine", "") != "openai":
+        if local:
             with steps.step(f"Loading {display_name(chat.model.path)}"):
                 chat.model.load()
         else:
@@ -342,6 +348,8 @@ def _offer_terminal_chat(profile, reason: str) -> int:
         answer = "n"
     if answer not in ("", "y", "yes"):
         return 1
+    from assistant.services import Services
+
     with Services(profile) as services:
         ns = argparse.Namespace(session=None, model=None, incognito=False, max_tokens=512, temperature=None, once=None,
                                 json=False, retry=False, services=services)  # fmt: skip

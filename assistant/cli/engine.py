@@ -8,9 +8,6 @@ import sys
 from dataclasses import replace
 
 from assistant.cli.common import UserError, add_json, emit
-from assistant.doctor import engine_checks
-from assistant.engine.server import api_key
-from assistant.engine.server.client import Endpoint
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -33,6 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _engine_report(profile) -> dict:
+    from assistant.doctor import engine_checks  # deferred: imported by the command that runs it
+
     settings = profile.settings
     checks = [c.to_json() for c in engine_checks(profile)]
     return {"engine": "openai" if settings.uses_server else "llama.cpp", "url": settings.engine_url or None,
@@ -49,6 +48,9 @@ def cmd_show(args) -> int:
 
 
 def cmd_server(args) -> int:
+    from assistant.engine.server import api_key  # deferred: the keyring, the HTTP client
+    from assistant.engine.server.client import Endpoint
+
     services = args.services
     try:
         url = Endpoint.parse(args.url).url

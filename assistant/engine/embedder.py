@@ -327,6 +327,34 @@ def quiet_llama_logs() -> None:
 
         llama_cpp.llama_log_set(_callback, ctypes.c_void_p(0))
         _log_callback = _callback
+        _keep_std_streams()
+
+
+class _NoRedirect:
+    """Stands in for llama_cpp's ``suppress_stdout_stderr`` (see :func:`_keep_std_streams`)."""
+
+    def __init__(self, disable: bool = True) -> None:
+        pass
+
+    def __enter__(self) -> "_NoRedirect":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def _keep_std_streams() -> None:
+    """With ``verbose=False`` llama_cpp silences a model load by pointing file descriptors 1 and
+    2 at /dev/null and back, for the whole process. With models loading on worker threads (the
+    CLI and the app load both at once) that swallows what other threads print meanwhile, and two
+    overlapping loads can restore each other's /dev/null for good. The log callback above already
+    routes llama.cpp's output into logging, so the redirect is switched off."""
+    import importlib
+
+    for name in ("llama_cpp.llama", "llama_cpp._internals", "llama_cpp.llama_chat_format"):
+        module = importlib.import_module(name)  # deferred: llama.cpp
+        if hasattr(module, "suppress_stdout_stderr"):
+            module.suppress_stdout_stderr = _NoRedirect
 
 
 def _error_mark() -> int:

@@ -1,22 +1,28 @@
 """Check a GGUF file before llama.cpp sees it, so a bad file gives a clear reason.
 
 llama.cpp answers a broken file with a bare "Failed to load model"; this module reads the header
-with the ``gguf`` package and reports *why*: not a GGUF at all, truncated, unreadable metadata, or
-an architecture that does not fit the role (an encoder offered as the chat model, a decoder
-without pooling offered as the embedder).
+(:mod:`assistant.engine.gguf_header`: the few keys it needs and the tensor table, arrays skipped by
+their lengths; milliseconds, where ``gguf.GGUFReader`` took seconds) and reports *why*: not a GGUF
+at all, truncated, unreadable metadata, or an architecture that does not fit the role (an encoder
+offered as the chat model, a decoder without pooling offered as the embedder).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+import os
+import threading
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
 
+from assistant.engine import gguf_header
 from assistant.engine.errors import ModelError
 
 Role = Literal["chat", "embedding"]
 
 GGUF_MAGIC = b"GGUF"
+VERDICTS_VERSION = 1  # bump when GGUFInfo or the checks change: older verdicts are then ignored
 #: Encoder-only architectures: they embed, they cannot chat.
 ENCODER_ARCHES = frozenset({"bert", "nomic-bert", "nomic-bert-moe", "jina-bert-v2", "jina-bert-v3", "t5encoder", "modern-bert", "neo-bert"})
 
@@ -39,71 +45,105 @@ class GGUFInfo:
         return ("chat", "embedding") if self.has_pooling else ("chat",)
 
 
-def _field(reader, key: str):
-    f = reader.fields.get(key)
-    if f is None:
-        return None
-    try:
-        return f.contents()
-    except Exception:  # noqa: BLE001 - odd metadata types are treated as absent
-        return None
-
-
 _cache: dict[tuple[str, int, int], GGUFInfo] = {}
+_verdicts: Path | None = None  # the on-disk cache of good verdicts (see remember_in)
+_lock = threading.Lock()
+
+
+def remember_in(file: Path | None) -> None:
+    """Keep good verdicts in ``file`` (JSON, keyed by resolved path, size and mtime), so a new
+    process (every CLI command) reads no header of a file already checked; None: memory only.
+    Set by the edge that owns the profile (:class:`assistant.services.Services`)."""
+    global _verdicts
+    _verdicts = Path(file) if file is not None else None
 
 
 def inspect(path: Path | str) -> GGUFInfo:
     """Read a GGUF header; raise :class:`ModelError` naming the file and the reason.
 
-    Results are cached by (path, size, mtime): parsing the vocabulary arrays costs hundreds of
-    milliseconds of GIL time, and a changed file is read again."""
+    Results are cached by (path, size, mtime) in the process and, for good files, on disk
+    (:func:`remember_in`): a changed file is read again."""
     path = Path(path)
     if not path.is_file():
         raise ModelError(path, "file not found")
     st = path.stat()
     key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
-    if key not in _cache:
-        _cache[key] = _read(path, st.st_size)
-    return _cache[key]
+    with _lock:
+        info = _cache.get(key)
+        if info is None:
+            info = _load_verdict(key, path)
+        if info is None:
+            info = _read(path, st.st_size)
+            _save_verdict(key, info)
+        _cache[key] = info
+        return info
+
+
+def _load_verdicts(file: Path) -> dict:
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) and data.get("version") == VERDICTS_VERSION else {}
+
+
+def _load_verdict(key: tuple[str, int, int], path: Path) -> GGUFInfo | None:
+    if _verdicts is None:
+        return None
+    entry = _load_verdicts(_verdicts).get("files", {}).get(key[0])
+    if not isinstance(entry, dict) or [entry.get("size"), entry.get("mtime_ns")] != [key[1], key[2]]:
+        return None
+    try:
+        return GGUFInfo(path=path, **entry["info"])
+    except (KeyError, TypeError):
+        return None
+
+
+def _save_verdict(key: tuple[str, int, int], info: GGUFInfo) -> None:
+    if _verdicts is None:
+        return
+    data = _load_verdicts(_verdicts)
+    files = {k: v for k, v in data.get("files", {}).items() if Path(k).exists()}  # forget deleted files
+    fields = {k: v for k, v in asdict(info).items() if k != "path"}
+    files[key[0]] = {"size": key[1], "mtime_ns": key[2], "info": fields}
+    try:
+        _verdicts.parent.mkdir(parents=True, exist_ok=True)
+        tmp = _verdicts.with_name(f"{_verdicts.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"version": VERDICTS_VERSION, "files": files}), encoding="utf-8")
+        os.replace(tmp, _verdicts)
+    except OSError:  # only a speed-up: a read-only cache folder costs a header read next time
+        pass
 
 
 def _read(path: Path, size: int) -> GGUFInfo:
-    with path.open("rb") as fh:
-        head = fh.read(24)
-    if len(head) < 24 or head[:4] != GGUF_MAGIC:
-        raise ModelError(path, "not a GGUF file (missing GGUF magic bytes)")
-    version = int.from_bytes(head[4:8], "little")
-    if version not in (2, 3):
-        raise ModelError(path, f"unsupported GGUF version {version}")
     try:
-        from gguf import GGUFReader  # deferred: gguf, numpy
-
-        reader = GGUFReader(path, "r")
-    except Exception as exc:  # noqa: BLE001 - any parse failure means a damaged header
-        raise ModelError(path, f"damaged or truncated GGUF header ({type(exc).__name__}: {exc})") from None
-    try:
-        end = max((t.data_offset + int(t.n_bytes) for t in reader.tensors), default=0)
-    except Exception as exc:  # noqa: BLE001
-        raise ModelError(path, f"damaged tensor table ({exc})") from None
-    if end > size:
-        raise ModelError(path, f"truncated: tensors need {end} bytes, file has {size}")
-    if not reader.tensors:
+        hdr = gguf_header.read_header(path)
+    except gguf_header.HeaderError as exc:
+        reason = str(exc)
+        if not reason.startswith(("not a GGUF", "unsupported GGUF")):
+            reason = f"damaged or truncated GGUF header ({reason})"
+        raise ModelError(path, reason) from None
+    except (OSError, ValueError) as exc:  # unreadable, or mmap of an odd file
+        raise ModelError(path, f"cannot read the file ({exc})") from None
+    if hdr.data_end > size:
+        raise ModelError(path, f"truncated: tensors need {hdr.data_end} bytes, file has {size}")
+    if not hdr.tensor_count:
         raise ModelError(path, "GGUF has no tensors (vocabulary-only file?)")
-    arch = _field(reader, "general.architecture")
+    arch = hdr.values.get("general.architecture")
     if not isinstance(arch, str) or not arch:
         raise ModelError(path, "GGUF metadata has no general.architecture")
-    name = _field(reader, "general.name")
-    ctx = _field(reader, f"{arch}.context_length")
-    emb = _field(reader, f"{arch}.embedding_length")
+    name = hdr.values.get("general.name")
+    ctx = hdr.values.get(f"{arch}.context_length")
+    emb = hdr.values.get(f"{arch}.embedding_length")
     return GGUFInfo(
         path=path,
         arch=arch,
         name=name if isinstance(name, str) and name else path.stem,
         size_bytes=size,
-        context_length=int(ctx) if isinstance(ctx, int) else None,
-        embedding_length=int(emb) if isinstance(emb, int) else None,
-        has_pooling=f"{arch}.pooling_type" in reader.fields or arch in ENCODER_ARCHES,
-        has_chat_template="tokenizer.chat_template" in reader.fields,
+        context_length=int(ctx) if isinstance(ctx, int) and not isinstance(ctx, bool) else None,
+        embedding_length=int(emb) if isinstance(emb, int) and not isinstance(emb, bool) else None,
+        has_pooling=f"{arch}.pooling_type" in hdr.keys or arch in ENCODER_ARCHES,
+        has_chat_template="tokenizer.chat_template" in hdr.keys,
     )
 
 

@@ -95,8 +95,6 @@ def bundled_models_dir() -> Path | None:
 def default_embedder_path(models: Path, progress: Callable[[str], None] | None = None) -> Path:
     """The converted MiniLM GGUF, converting it on first use into ``models`` (the profile's
     models folder; cached afterwards)."""
-    from assistant.engine import convert_minilm  # deferred: numpy + gguf, only to convert once
-
     bundled = bundled_models_dir()
     if bundled is not None and (bundled / DEFAULT_EMBEDDER_FILE).is_file():
         return bundled / DEFAULT_EMBEDDER_FILE
@@ -108,6 +106,8 @@ def default_embedder_path(models: Path, progress: Callable[[str], None] | None =
                 return target
             except ModelError:
                 target.unlink()  # a damaged cache is rebuilt from the package
+        from assistant.engine import convert_minilm  # deferred: numpy + gguf (~0.5 s), only to convert once
+
         source = convert_minilm.default_source_zip()
         target.parent.mkdir(parents=True, exist_ok=True)
         if progress:
