@@ -9,9 +9,11 @@ answer (:mod:`assistant.memory.retrieval.answer`) and returns the :class:`Settle
 - a memory answer the reply **contradicts** (names the same thing without the answer, negates
   it, or says it does not know): the reply is replaced by the memory, addressed to the person
   ("You live in Porto."), ``correction="memory"``; the model's text is kept in ``model_reply``;
-- a question about the person with no memory answer, when the reply neither says it does not
-  know nor names anything from the injected memories: the reply is replaced by
-  :data:`UNKNOWN` (``correction="unknown"``) - a small model otherwise invents a fact;
+- a question asking for a fact of the person's life (never a general one: arithmetic,
+  knowledge, advice, translation, "my" in a request; :mod:`assistant.memory.retrieval.questions`)
+  with no memory answer, when memory is on and the reply neither says it does not know nor names
+  anything from the injected memories: the reply is replaced by :data:`UNKNOWN`
+  (``correction="unknown"``) - a small model otherwise invents a fact;
 - an empty reply (everything was an echo or a loop): the memory answer if any, else
   :data:`EMPTY` (``correction="empty"``).
 
@@ -30,6 +32,7 @@ from typing import Any, Literal, Sequence
 from assistant.engine.guard import GuardConfig
 from assistant.memory.retrieval import answer as memanswer
 from assistant.memory.retrieval.answer import MemoryAnswer
+from assistant.memory.retrieval import reply_check
 from assistant.memory.retrieval.perspective import rewrite
 
 UNKNOWN = "I don't know that yet: you haven't told me, and I have no memory of it."
@@ -56,28 +59,50 @@ def guard_config(*texts: str | None) -> GuardConfig:
     return GuardConfig().with_texts(PREAMBLE, OPEN_TAG, NOTE_HEADER, SUMMARY_HEADER, *texts)
 
 
-def settle(question: str, reply: str, answer: MemoryAnswer | None, hits: Sequence[Any], *, correct: bool = True) -> Settled:
+def settle(question: str, reply: str, answer: MemoryAnswer | None, hits: Sequence[Any], *, correct: bool = True,
+           memory_on: bool = True) -> Settled:  # fmt: skip
     """The reply the person is shown (see the module docstring). ``correct=False`` (a reply the
-    person stopped): the reply is never replaced, only the memory answer is attached."""
+    person stopped): the reply is never replaced, only the memory answer is attached.
+    ``memory_on=False`` (memory turned off): no memory refusal either."""
     if hits:  # the memory block says "User": a reply that copied it speaks to the person instead
         reply = rewrite(reply, "second", capital_only=True)
     text = reply.strip()
     if not correct:
-        return Settled(reply, answer.to_json(memanswer.contains(text, answer)) if answer is not None else None)
+        return Settled(reply, answer.to_json(reply_check.contains(text, answer)) if answer is not None else None)
     if answer is not None:
         if not text:
             return Settled(answer.statement, answer.to_json(False, True), "empty", reply)
-        check = memanswer.judge(text, answer, question)
-        if check.contradicted:
+        check = reply_check.judge(text, answer, question)
+        if check.contradicted and memanswer.about_person(question):  # a request's reply is never replaced
             return Settled(answer.statement, answer.to_json(False, True), "memory", reply)
         if check.in_reply:
-            reply = memanswer.address_person(reply, answer)
+            reply = reply_check.address_person(reply, answer)
         return Settled(reply, answer.to_json(check.in_reply), None)
-    if memanswer.about_person(question) and not memanswer.abstains(text) and not memanswer.grounded(text, hits, question):
+    if memory_on and memanswer.about_person(question) and not reply_check.abstains(text) and not reply_check.grounded(text, hits, question):
         return Settled(UNKNOWN_RELATED if hits else UNKNOWN, None, "unknown", reply)
     if not text:
         return Settled(EMPTY, None, "empty", reply)
     return Settled(reply)
+
+
+def for_history(reply: str, correction: str | None, memory_answer: dict[str, Any] | None) -> str | None:
+    """What the model sees of this turn's reply in later turns (issue 28.5: a refusal never
+    teaches it to refuse a question memory answers). ``None``: the turn is left out of the
+    history as sent (a code refusal, or a reply that says it does not know, with no memory
+    answer); a reply that says it does not know while the person was shown the memory answer
+    becomes that answer ("You live in Porto."); anything else is the reply as shown."""
+    if correction == "unknown":
+        return None
+    if memory_answer is not None and not memory_answer.get("in_reply") and reply_check.abstains(reply):
+        return str(memory_answer.get("statement") or memory_answer["text"])
+    if memory_answer is None and refuses(reply):
+        return None
+    return reply
+
+
+def refuses(reply: str) -> bool:
+    """A reply that only says it does not know (code's :data:`UNKNOWN` lines, or the model's)."""
+    return reply.strip() in (UNKNOWN, UNKNOWN_RELATED) or reply_check.abstains(reply)
 
 
 def since(iso: str | None) -> str:
@@ -94,9 +119,12 @@ def since(iso: str | None) -> str:
 
 
 def memory_line(memory_answer: dict[str, Any]) -> str:
-    """The "From your memory" line as plain text: the memory, its date and its id."""
+    """The "From your memory" line as plain text: the memory (the person's own message quoted:
+    "you said “I'm a pharmacist.”"), its date and its id, and any memory needed with it."""
     bits = [b for b in (since(memory_answer.get("valid_at")), f"memory #{memory_answer['memory_id']}") if b]
-    return f"From your memory: {memory_answer['text']} ({', '.join(bits)})"
+    text = f"you said \u201c{memory_answer['text']}\u201d" if memory_answer.get("episode") else memory_answer["text"]
+    also = "".join(f" + {a['text']} (memory #{a['memory_id']})" for a in memory_answer.get("also", []))
+    return f"From your memory: {text} ({', '.join(bits)}){also}"
 
 
 def show_memory_line(memory_answer: dict[str, Any] | None) -> bool:

@@ -257,9 +257,10 @@ class ChatSession:
             return
         block_text, hits, answer = None, [], None
         if memory_on and self.retriever is not None:
-            block = inject.format_block(self.retriever.search(model_text, k=6), count_tokens=self.model.count_tokens)
+            found = self.retriever.search(model_text, k=6, include_rejected=True)  # below the threshold: answer forms may still match
+            block = inject.format_block(found, count_tokens=self.model.count_tokens)
             block_text, hits = block.text, block.hits
-            answer = memanswer.choose(model_text, hits)
+            answer = memanswer.choose(model_text, found, getattr(self.retriever, "matcher", None))
         user_input = inject.with_lead(model_text, answer, self.layout)
         assembled = self.context.prepare(user_input, memories_block=block_text, max_output_tokens=max_tokens)
         turn.budget = {**assembled.to_json(), "token_counting": _counting(self.model)}
@@ -292,7 +293,8 @@ class ChatSession:
         """The reply the person gets: the guarded model text, checked against the memory answer."""
         turn.stats = gen.stats
         turn.guard = {"stop_reason": guard.stop_reason, "cuts": [{"reason": c.reason, "text": c.text} for c in guard.cuts]}
-        settled = answering.settle(model_text, gen.text, answer, hits, correct=correct)
+        settled = answering.settle(model_text, gen.text, answer, hits, correct=correct,
+                                   memory_on=self.settings.memory_enabled and self.retriever is not None)
         turn.reply, turn.memory_answer = settled.reply, settled.memory_answer
         turn.correction, turn.model_reply = settled.correction, settled.model_reply
 
@@ -311,8 +313,11 @@ class ChatSession:
         this was a retry: the message was captured when it failed) capture the message."""
         reply_msg = self.store.add_message(self.session_id, Role.ASSISTANT, turn.reply or "")
         turn.assistant_message_id = reply_msg.id
-        # what the person was shown (guarded, corrected) is what the next turn sees as history
-        self.context.record(assembled, model_text, turn.reply or "", user_id=user_msg.id, reply_id=reply_msg.id)
+        # what the person was shown (guarded, corrected) is what the next turn sees as history,
+        # except a refusal: it would teach the model to refuse what memory answers (issue 28.5)
+        seen = answering.for_history(turn.reply or "", turn.correction, turn.memory_answer)
+        if seen is not None:
+            self.context.record(assembled, model_text, seen, user_id=user_msg.id, reply_id=reply_msg.id)
         if hits:
             inject.log_injection(self.store, turn.turn_id, self.session_id, user_msg.id, hits, memory_answer=turn.memory_answer)
             turn.injected_memories = [_injected(h) for h in hits]

@@ -1,6 +1,8 @@
 """A stored session's history for the model, rebuilt from the store (after a restart, a model
 change, a delete).
 
+- Only answered turns, and not those the reply refused ("I don't know that yet"): a refusal in
+  the history teaches a small model to refuse later questions memory answers (issue 28.5).
 - Only answered turns: a message of the person that got no reply (the model failed) is left out,
   so the history keeps alternating user/assistant (several chat templates require it) and a
   retried message is not sent twice.
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from assistant.memory.retrieval.reply_check import abstains
 from assistant.context.state import ContextMessage
 from assistant.memory.records import Role
 
@@ -26,6 +29,9 @@ def answered_history(store, session_id: int, *, count_tokens: Callable[[str], in
     messages = [m for m in store.messages(session_id) if m.role in (Role.USER, Role.ASSISTANT)]
     kept = [m for i, m in enumerate(messages)
             if m.role == Role.ASSISTANT or (i + 1 < len(messages) and messages[i + 1].role == Role.ASSISTANT)]  # fmt: skip
+    # a refusal never teaches the model to refuse later turns (issue 28.5): such a turn is left out
+    refused = {i for i, m in enumerate(kept) if m.role == Role.ASSISTANT and abstains(m.content)}  # code's refusals say it too
+    kept = [m for i, m in enumerate(kept) if i not in refused and i + 1 not in refused]
     blocks = _sent_blocks(store, session_id, count_tokens) if count_tokens is not None else {}
     out = []
     for m in kept:

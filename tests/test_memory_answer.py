@@ -12,6 +12,7 @@ from assistant.answering import UNKNOWN, UNKNOWN_RELATED, memory_line, settle, s
 from assistant.bench.answers import SET_PATH, seed
 from assistant.engine.embedder import LlamaEmbedder
 from assistant.memory.retrieval import answer as A
+from assistant.memory.retrieval import reply_check
 from assistant.memory.retrieval.perspective import rewrite
 from assistant.memory.retrieval.retriever import Retriever
 from assistant.memory.store.facade import MemoryStore
@@ -31,7 +32,7 @@ def seeded(tmp_path_factory, converted_embedder_path):
 
 def choose(seeded, question):
     store, retriever = seeded
-    return A.choose(question, retriever.search(question, k=6))
+    return A.choose(question, retriever.search(question, k=6), retriever.matcher)
 
 
 @pytest.mark.parametrize("question, value", [
@@ -66,6 +67,9 @@ def test_answer_json_has_the_fields_and_the_date_it_became_true(seeded):
     assert since(j["valid_at"]) == "since March 2025"
     assert memory_line(j) == f"From your memory: User lives in Porto. (since March 2025, memory #{j['memory_id']})"
     assert answer.statement == "You live in Porto."
+    quoted = dict(j, text="I live in Porto.", episode=True, also=[{"memory_id": 7, "text": "User's sister is Lucía."}])
+    assert memory_line(quoted).startswith("From your memory: you said \u201cI live in Porto.\u201d (since March 2025")
+    assert memory_line(quoted).endswith("+ User's sister is Lucía. (memory #7)")
 
 
 def _answer(text, question):
@@ -82,14 +86,14 @@ def _answer(text, question):
     ("You don't live in Porto anymore.", False, True),  # negated
 ])  # fmt: skip
 def test_the_reply_is_checked_against_the_answer(reply, in_reply, contradicted):
-    check = A.judge(reply, _answer("User lives in Porto.", "Where do I live?"), "Where do I live?")
+    check = reply_check.judge(reply, _answer("User lives in Porto.", "Where do I live?"), "Where do I live?")
     assert (check.in_reply, check.contradicted) == (in_reply, contradicted)
 
 
 def test_numbers_must_all_be_there():
     answer = _answer("User's passport expires in March 2027.", "When does my passport expire?")
-    assert A.contains("It expires in March 2027.", answer)
-    assert not A.contains("It expires in March 2026.", answer)
+    assert reply_check.contains("It expires in March 2027.", answer)
+    assert not reply_check.contains("It expires in March 2026.", answer)
 
 
 def test_a_contradicting_reply_is_replaced_by_the_memory_and_marked():
@@ -124,9 +128,9 @@ def test_a_hedge_at_the_end_of_an_invented_answer_is_not_abstaining():
     # the default model's real reply to "What is my favourite colour?" with nothing stored
     invented = ("The most obvious answer would be blue, but there are many more. I can suggest some other colors. "
                 "I'm not sure about the rest of the options, but blue is very popular.")  # fmt: skip
-    assert not A.abstains(invented)
+    assert not reply_check.abstains(invented)
     assert settle("What is my favourite colour?", invented, None, []).correction == "unknown"
-    assert A.abstains("Hmm. I'm not sure: you never told me your favourite colour.")
+    assert reply_check.abstains("Hmm. I'm not sure: you never told me your favourite colour.")
 
 
 def test_a_reply_that_uses_a_retrieved_memory_is_not_called_invented(seeded):
@@ -204,19 +208,22 @@ def test_a_reply_built_from_an_unrelated_memory_is_not_grounded(seeded):
     assert settle("What's my name?", "Dana Reis.", None, hits).correction is None
 
 
-def test_a_stored_question_or_episode_is_never_the_answer(tmp_path, converted_embedder_path):
+def test_a_stored_question_is_never_the_answer_but_a_stated_episode_is(tmp_path, converted_embedder_path):
+    """Issue 28.3: where capture kept only the person's own message and it states the answer,
+    that message is the memory answer (quoted, ``episode``); a question stored before never is."""
     from assistant.memory.records import Kind
 
     embedder = LlamaEmbedder(converted_embedder_path, n_threads=1)
     store = MemoryStore(tmp_path / "q.db", key="5e" * 32, embed=embedder.embed)
     try:
         store.add("What is my dog called?", kind=Kind.EPISODE)  # the question, captured when asked before
+        retriever = Retriever(store, embedder)
+        hits = retriever.search("What is my dog called?", k=6)
+        assert A.choose("What is my dog called?", hits, retriever.matcher) is None
         store.add("I have a dog called Rex.", kind=Kind.EPISODE)
-        hits = Retriever(store, embedder).search("What is my dog called?", k=6)
-        assert hits and A.choose("What is my dog called?", hits) is None
-        store.add("User has a dog named Poppy.", kind=Kind.FACT)
-        hits = Retriever(store, embedder).search("What is my dog called?", k=6)
-        assert A.choose("What is my dog called?", hits).text == "User has a dog named Poppy."
+        hits = retriever.search("What is my dog called?", k=6)
+        answer = A.choose("What is my dog called?", hits, retriever.matcher)
+        assert answer.text == "I have a dog called Rex." and answer.episode and answer.statement == "You have a dog called Rex."
     finally:
         store.close()
         embedder.close()

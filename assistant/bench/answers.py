@@ -48,7 +48,7 @@ from assistant.context.assembler import DEFAULT_SYSTEM_PROMPT
 from assistant.engine import registry
 from assistant.engine.chat import LlamaChatModel
 from assistant.engine.embedder import LlamaEmbedder
-from assistant.memory.retrieval import answer as memanswer
+from assistant.memory.retrieval import reply_check
 from assistant.memory.records import Kind, Source
 
 SET_PATH = Path(__file__).resolve().parents[2] / "tests" / "data" / "answers_set.json"
@@ -58,6 +58,10 @@ _WORDS = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--split", choices=("legacy", "dev", "heldout"), default="legacy",
+                   help="question set: legacy (tests/data/answers_set.json, seeded as stored memories), dev or heldout "
+                        "(tests/data/answers_{dev,heldout}.json, seeded through the real capture; tune on dev only)")
+    p.add_argument("--code-only", action="store_true", help="dev/heldout: no chat model, score the memory answer code picks")
     p.add_argument("--model", metavar="GGUF", default=None, help="chat model (default: the configured one)")
     p.add_argument("--layout", default=None, help="memory-answer layout (default: the app's; 'all' compares every one)")
     p.add_argument("--runs", type=int, default=1, help="repeat the whole set N times")
@@ -173,7 +177,7 @@ def run_set(runner: Runner, data: dict, system_prompt: str, limit: int | None = 
     for q in never:
         turn = runner.ask(q)
         row = _score_turn(turn, system_prompt) | {"kind": "never_said", "q": q}
-        row["invented"] = turn.memory_answer is not None or not memanswer.abstains(turn.reply)
+        row["invented"] = turn.memory_answer is not None or not reply_check.abstains(turn.reply)
         rows.append(row)
     for c in data["commands"] if not limit else data["commands"][:2]:
         rows += _command(runner, c, system_prompt)
@@ -222,6 +226,8 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run(args) -> dict:
+    if getattr(args, "split", "legacy") != "legacy":
+        return run_split(args)
     from assistant.memory.retrieval.inject import LAYOUTS  # deferred: the store (SQLCipher, numpy)
     from assistant.memory.retrieval.retriever import Retriever
     from assistant.memory.store.facade import MemoryStore
@@ -270,6 +276,41 @@ def run(args) -> dict:
     return out
 
 
+def run_split(args) -> dict:
+    """``--split dev|heldout`` (:mod:`assistant.bench.answer_splits`)."""
+    from assistant.bench import answer_splits as S
+    from assistant.memory.retrieval.retriever import Retriever  # deferred: the store (SQLCipher, numpy)
+    from assistant.memory.store.facade import MemoryStore
+
+    data = S.load(args.split)
+    settings = args.services.settings
+    threads = args.threads or settings.threads
+    embedder = LlamaEmbedder(args.services.embedder_path(), n_threads=threads)
+    model = None if args.code_only else LlamaChatModel(registry.resolve_chat(args.model or settings.chat_model),
+                                                         n_ctx=settings.context_size, n_threads=threads)  # fmt: skip
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as home, keepsake_home(home):
+        store = MemoryStore(Path(home) / "bench.db", key="ab" * 32, embed=embedder.embed)
+        try:
+            keys = S.seed_said(store, data)
+            retriever = Retriever(store, embedder)
+            if model is None:
+                out = S.code_only(retriever, data, keys, args.limit)
+            else:
+                runner = Runner(store, model, retriever, args.layout)
+                out = S.with_model(runner, retriever, data, keys, DEFAULT_SYSTEM_PROMPT, args.limit)
+        finally:
+            store.close()
+            embedder.close()
+            if model is not None:
+                model.close()
+    out.update(split=args.split, model=model.name if model is not None else None, threads=threads,
+               seconds=round(time.perf_counter() - started, 1), memories=len(data["memories"]))  # fmt: skip
+    if not args.details:
+        out.pop("rows", None)
+    return out
+
+
 def _default_layout() -> str:
     from assistant.memory.retrieval.inject import DEFAULT_LAYOUT  # deferred: the store (SQLCipher, numpy)
 
@@ -296,6 +337,12 @@ def _merge(results: list[dict[str, Any]], model: str) -> dict[str, Any]:
 
 
 def format_text(result: dict) -> str:
+    if result.get("split"):
+        skip = ("rows", "by_lang", "by_style")
+        lines = [f"split {result['split']} ({result['model'] or 'code only'}, {result['seconds']} s)"]
+        lines += [f"  {k}: {v}" for k, v in result.items() if k not in skip and k not in ("split", "model", "seconds")]
+        lines += [f"  correct by language: {result['by_lang']}", f"  correct by style: {result['by_style']}"]
+        return "\n".join(lines)
     rows = result.get("by_layout") or [result]
     lines = [f"model {result['model']} ({result['threads']} threads, {result['seconds']} s)",
              f"{'layout':<12} {'runs':>4} {'questions':>9} {'correct':>7} {'in_reply':>8} {'mem.ans':>7} {'corrected':>9} "

@@ -31,6 +31,7 @@ BENCHES = {
     "capture": "precision/recall of what capture keeps, on the labeled message set",
     "import": "user messages/s of 'keepsake import' (rules capture) vs one message at a time",
     "answers": "does the memory reach the person: seeded questions through the real ChatSession, scored by code",
+    "locomo": "LoCoMo conversations: Keepsake recall@5 vs dense MiniLM and BM25, answer shown vs naive RAG",
     "truth": "a change said in plain words stays true: now, as of a date, after tidy-up and after undo",
     "startup": "cold start of --version, memory list/search, chat --once and the app vs the llama.cpp floor, empty and 10k memories",
 }

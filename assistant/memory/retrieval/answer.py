@@ -4,19 +4,18 @@ it, and checks the model's reply against it.
     answer = choose(question, hits)            # MemoryAnswer | None
     check = judge(reply, answer, question)     # ReplyCheck(in_reply, contradicted)
 
-**Confident answer** (:func:`choose`), first hit that qualifies, best first (profile, fact or
-experience memories only, never a question):
-
-1. a profile-slot answer (``Hit.slot_answer``: "where do I live" -> the ``home_city`` memory);
-2. a hit above the relevance threshold whose words cover the question's **focus**: the thing
-   asked about after "my" ("my dog" -> ``dog``; "my brother's name" -> ``brother``; "my car's
-   licence plate" -> ``car`` and ``licence``/``plate``), else at least one content word of the
-   question (or a linked entity). Words match by a light stem: equal after dropping
-   -s/-es/-ing/-ed, sharing their first :data:`PREFIX` letters ("allergy"/"allergic"), or
-   listed together in :data:`SYNONYMS` ("movie"/"film").
-
-So "What colour is my car?" is *not* answered by "User's favourite colour is green." (``car``
-is not covered) and "What is my brother's name?" not by "User's sister is Marta.".
+**Memory answer** (:func:`choose`, issue 28): never for a general question (arithmetic,
+knowledge, advice, translation: :mod:`.questions`). Candidates are the hits that passed (or a
+profile-slot answer) and state something: profile, fact and experience memories, and episodes
+(the person's own message, quoted). Whether one answers is decided by meaning: the question is
+compared with the memory's *question forms* (:mod:`.forms`: its slot's and claimed relation's
+questions in six languages, its own words in the person's voice), embedded by MiniLM. The
+lexical **focus** check is a fast path next to it: the thing asked about after "my" ("my dog"
+-> ``dog``; "my car's licence plate" -> ``car``, ``licence``/``plate``), else a content word of
+the question, matched by a light stem (equal after dropping -s/-es/-ing/-ed, sharing their first
+:data:`PREFIX` letters, or :data:`~.vocabulary.SYNONYMS`). A memory that does not cover the
+question's "my X" needs a clearly closer form, so "What colour is my car?" is not answered by
+"User's favourite colour is green.".
 
 **Checking the reply** (:func:`judge`): the answer's *key terms* are the memory's words the
 question did not already contain; its *strong* terms are the names and numbers among them
@@ -35,48 +34,23 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Sequence
 
-from assistant.memory.retrieval.perspective import first_to_second, rewrite
-from assistant.memory.records import Kind, Trust
 from assistant.memory.capture.validate import STOPWORDS
+from assistant.memory.records import Kind, Trust
+from assistant.memory.retrieval import forms
+from assistant.memory.retrieval.answerable import _about_pattern as about_pattern
+from assistant.memory.retrieval.answerable import asked, question_names, states_something
 from assistant.memory.retrieval.inject import source_label
+from assistant.memory.retrieval.perspective import first_to_second, rewrite
+from assistant.memory.retrieval.questions import asks_personal_fact, computes, recall_core, requests, speaks_of_self
+from assistant.memory.retrieval.vocabulary import GENERIC, MODIFIERS as _MODIFIERS, QUESTION_WORDS as _QUESTION_WORDS
+from assistant.memory.retrieval.vocabulary import ENGLISH_SELF, SYNONYMS
 
 PREFIX = 6  # "allergy"/"allergic" share "allerg"
-#: Kinds a memory answer comes from: statements written by capture or the person. Episodes are
-#: verbatim messages (first person, often questions), not answers.
+#: Kinds a memory answer comes from besides episodes (the person's verbatim message: an answer
+#: when it states something, see :func:`_eligible`).
 ANSWER_KINDS = frozenset({Kind.PROFILE, Kind.FACT, Kind.EXPERIENCE})
 _YES_NO = re.compile(r"^\s*(?:am|is|are|was|were|do|does|did|have|has|had|can|will)\b", re.I)
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\d+(?::\d+)?", re.UNICODE)
-#: Words of a question that do not say what is asked about.
-GENERIC = frozenset(
-    """user my me i i'm i've mine myself you your name names named call called tell know remember recall
-    what's who's where's when's how's favourite favorite best kind type sort thing things please again
-    said say told""".split()
-)
-_QUESTION_WORDS = frozenset("what which who whom whose where when why how".split())
-_MODIFIERS = frozenset("favourite favorite best old new current usual main".split())
-_NEGATION = re.compile(r"\b(?:not|no|never|n't|nor|isn['’]t|aren['’]t|don['’]t|doesn['’]t|wasn['’]t|weren['’]t)\b", re.I)
-_ABSTAIN = re.compile(
-    r"\b(?:i\s+(?:do\s+not|don['’]t|really\s+don['’]t)\s+(?:know|have|remember|recall)|not\s+sure|no\s+(?:information|idea|record|memory)"
-    r"|(?:haven['’]t|have\s+not|never)\s+(?:told|mentioned|said|shared)|not\s+(?:been\s+)?mentioned|can(?:not|['’]t)\s+(?:recall|find|tell)"
-    r"|(?:unable|not\s+able)\s+to\s+(?:find|provide|determine|know|tell|recall|access)|i['’]m\s+not\s+aware|don['’]t\s+know"
-    r"|no\s+way\s+(?:of|to)\s+know(?:ing)?|i\s+do\s+not\s+know"
-    # a small model's evasions: "as a text-based AI, I don't have personal experiences ..."
-    r"|\bas\s+an?\s+(?:[\w-]+\s+){0,2}(?:ai|model|assistant|chatbot)\b|i\s+(?:do\s+not|don['’]t)\s+have\s+(?:access|personal|real-time|the\s+ability))",
-    re.I,
-)
-_PERSON_Q = re.compile(
-    r"\bmy\b|^(?:who|what|which|where|when)\b.*\bme\b|\b(?:do|did|am|was|have|had|were|is)\s+i\b|\bi\s+(?:live|work|was born|grew up|like|love|prefer)\b|\bwho am i\b"
-    r"|\babout me\b",
-    re.I,
-)
-_ADVICE = re.compile(
-    r"\bhow\s+(?:do|can|could|should|would|might)\s+i\b|\b(?:what|where|when|which)\s+(?:can|could|should|would|might)\s+i\b"
-    r"|\b(?:what|where|when|which)\s+do\s+i\s+(?:need|find|get|go\s+to|make|fix|start|cook|bake|install|change|set|turn|write"
-    r"|ask|say|tell|handle|deal|apply|use|buy|choose|pick|know\s+if|do\s+(?:if|when|about|with|to))\b"
-    r"|\b(?:should|could|can|may|might)\s+i\b|\bhelp me\b|\b(?:can|could|would|will)\s+you\b|\brecommend\b|\bsuggest\b"
-    r"|\bideas?\b|\bwrite\b|\bexplain\b",
-    re.I,
-)
 
 
 @dataclass(frozen=True)
@@ -95,10 +69,13 @@ class MemoryAnswer:
     strong_terms: tuple[str, ...]
     slot: bool = False
     said_by_person: bool = False  # trust user_stated/user_confirmed: may be voiced as the person's words
+    episode: bool = False  # the person's own message, quoted
+    also: tuple[tuple[int, str], ...] = ()  # (id, text) of memories needed with it ("User's sister is Lucía.")
 
     def to_json(self, in_reply: bool, replaced: bool = False) -> dict[str, Any]:
         return {"text": self.text, "memory_id": self.memory_id, "valid_at": self.valid_at, "source": self.source,
-                "in_reply": bool(in_reply), "statement": self.statement, "replaced_reply": bool(replaced)}  # fmt: skip
+                "in_reply": bool(in_reply), "statement": self.statement, "replaced_reply": bool(replaced),
+                "episode": self.episode, "also": [{"memory_id": i, "text": t} for i, t in self.also]}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -123,14 +100,6 @@ def stem(word: str) -> str:
     return w
 
 
-#: Words people use for the same thing in a question and in a memory ("movie" / "film"). Only
-#: true synonyms: a relation ("car" / "drives") is not one.
-SYNONYMS = (
-    {"movie", "film"}, {"born", "birth", "birthday"}, {"job", "work", "occupation", "profession", "career"},
-    {"town", "city"}, {"trip", "travel", "holiday", "vacation", "journey"}, {"mom", "mum", "mother"},
-    {"dad", "father"}, {"kid", "child", "children"}, {"wife", "husband", "spouse", "partner"},
-    {"football", "soccer"}, {"team", "club"},
-)  # fmt: skip
 _SYNONYM = {w: frozenset(group) for group in SYNONYMS for w in group}
 
 
@@ -154,13 +123,9 @@ def content_words(text: str) -> list[str]:
 
 
 def about_person(question: str) -> bool:
-    """A question asking for a fact about the person ("What's my dog called?", "Where do I
-    live?"), not a request for help ("How do I fix my bike?", "Can you write ...")."""
-    q = question.strip()
-    if not q or len(q) > 300:
-        return False
-    asks = q.endswith("?") or bool(re.match(r"^(?:what|which|who|whom|whose|where|when|why|how|do|did|am|is|are|was|have|had)\b", q, re.I))
-    return asks and bool(_PERSON_Q.search(q)) and not _ADVICE.search(q)
+    """A question asking for a fact of the person's life ("What's my dog called?", "¿Dónde
+    vivo?"), not a general one or a request (:mod:`assistant.memory.retrieval.questions`)."""
+    return asks_personal_fact(question)
 
 
 def focus(question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -227,35 +192,160 @@ def _pool(m: Any) -> list[str]:
     return words(m.text) + [w for e in (m.entities or ()) for w in words(getattr(e, "name", e))]
 
 
-def qualifies(question: str, hit: Any) -> bool:
-    """Does this hit answer the question confidently (see the module docstring)?"""
+def qualifies(question: str, hit: Any, aliases: dict[str, str] | None = None) -> bool:
+    """The lexical fast path: the memory's words (or a name given to the asked relation) cover
+    the question's focus (see the module docstring)."""
     if hit.slot_answer:
         return True
     if not hit.passed_threshold:
         return False
-    pool = _pool(hit.memory)
+    pool = _pool(hit.memory) + [w for n, rel in (aliases or {}).items() if _names_in(n, hit.memory.text) for w in words(rel)]  # fmt: skip
     required, optional = focus(question)
     if required:
         return all(_covered(r, pool) for r in required)
     return any(_covered(o, pool) for o in optional)
 
 
-def choose(question: str, hits: Sequence[Any]) -> MemoryAnswer | None:
-    """The confident memory answer among ``hits`` (best first), or None."""
-    if not about_person(question) and not any(h.slot_answer for h in hits):
+def _eligible(hit: Any) -> bool:
+    """A statement that may answer: a profile, fact or experience, or an episode (the person's
+    own message) that states something; never a question."""
+    m = hit.memory
+    if not (hit.slot_answer or hit.passed_threshold or below_threshold(hit)) or m.text.rstrip().endswith(("?", "？")):
+        return False
+    if Kind(m.kind) in ANSWER_KINDS:
+        return True
+    return Kind(m.kind) == Kind.EPISODE and states_something(m.text)
+
+
+def below_threshold(hit: Any) -> bool:
+    """Out of the injected memories only for its cosine (no gate said it cannot answer): its
+    question forms may still answer (``Retriever.search(include_rejected=True)``)."""
+    return not hit.passed_threshold and hit.why_not.startswith("semantic score below")
+
+
+def aliases_of(hits: Sequence[Any]) -> dict[str, str]:
+    """Names the person gave their relations, from the hits: {"Lucía": "sister"} from a
+    ``family.sister`` slot or "User's sister is Lucía."."""
+    out: dict[str, str] = {}
+    for h in hits:
+        m = h.memory
+        slot = (m.slot or "").casefold()
+        rel = slot.split(".", 1)[1].replace("_", " ") if slot.startswith("family.") else slot if slot in ("partner",) else None
+        for r in asked(m.text.replace("User's", "my")).relations if rel is None else (rel,):
+            for n in question_names(m.text):
+                if n not in ("user", r):
+                    out.setdefault(n, r)
+    return out
+
+
+def names_relation(text: str, relation: str, aliases: dict[str, str]) -> bool:
+    """``text`` names ``relation`` by one of its words (six languages) or a name given to it."""
+    given = tuple(sorted(n for n, r in aliases.items() if r == relation))
+    return bool(about_pattern(relation, given).search(text))
+
+
+def _names_in(name: str, text: str) -> bool:
+    return bool(re.search(rf"\b{re.escape(name)}\b", text, re.I))
+
+
+def _ask_forms(question: str, aliases: dict[str, str]) -> list[str]:
+    """The question, and the question with "my <relation>" read as the name given to it
+    ("What does my sister do?" -> "What does Lucía do?")."""
+    out = [question, recall_core(question)]
+    for name, rel in aliases.items():
+        rx = re.compile(rf"\bmy\s+{re.escape(rel)}\b", re.I)
+        if rx.search(question):
+            out.append(rx.sub(name, question))
+    return out
+
+
+def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAnswer | None:
+    """The memory answer among ``hits``, or None. Never for a question answered from itself or
+    general knowledge (:func:`assistant.memory.retrieval.questions.computes`); for a request
+    ("Which medicine should I avoid?") only a memory whose forms are close and that covers its
+    "my X". A candidate (:func:`_eligible`)
+    answers when its question forms are close to the question (:mod:`.forms`: cosine >=
+    ``ANSWER_COSINE``; a question's "my X" the memory does not cover needs ``+FOCUS_MARGIN``), when
+    its words cover the question's focus and its forms are >= ``LEXICAL_COSINE`` close, or when it
+    is a profile-slot answer; the best scoring wins. A question that does not speak of the person
+    ("Who's Joost?") needs one of its names in the memory. A memory that names the asked relation
+    only by the name given to it ("Lucía is a pilot." for "my sister") brings the memory that
+    gives the name along (``also``)."""
+    if computes(question):
         return None
-    for hit in hits:
-        m = hit.memory
-        if Kind(m.kind) not in ANSWER_KINDS or m.text.rstrip().endswith("?") or not qualifies(question, hit):
-            continue  # an episode is the person's verbatim message (often the same question asked before)
-        key, strong = _terms(m.text, question)
-        if not key and _YES_NO.match(question):  # "Am I vegetarian?": the memory's own words are the answer
-            key = tuple(dict.fromkeys(w for w in content_words(m.text) if w != "user"))
-        if not key:
+    asks_help = requests(question)
+    qw = words(question)
+    english = any(w in ENGLISH_SELF for w in qw)
+    # "favorite color?": a question naming no one else is about the person
+    personal = speaks_of_self(question) or not question_names(question)
+    cands = [h for h in hits if _eligible(h)]
+    if not cands:
+        return None
+    aliases = aliases_of(hits)
+    forms_q = _ask_forms(question, aliases)
+    use_sem = matcher is not None and getattr(matcher, "available", False)
+    sem = matcher.scores(forms_q, [(h.memory.text, h.memory.slot) for h in cands], aliases) if use_sem else [0.0] * len(cands)
+    qnames = [n.casefold() for n in question_names(question)]
+    required, _ = focus(question)
+    rels = asked(question).relations
+    first = next((h for h in hits if h.passed_threshold and _eligible(h)), None)  # retrieval's best that passed
+    best: tuple[float, Any] | None = None
+    for h, s in zip(cands, sem):
+        lex = qualifies(question, h, aliases)
+        pool = _pool(h.memory) + [w for n, rel in aliases.items() if _names_in(n, h.memory.text) for w in words(rel)]
+        covers = not required or all(_covered(r, pool) for r in required)
+        if not personal and not any(_covered(n, pool) for n in qnames):
             continue
-        said = Trust(m.trust) >= Trust.USER_CONFIRMED
-        return MemoryAnswer(m.id, m.text, _date(m), source_label(m), rewrite(m.text, "second"), key, strong, hit.slot_answer, said)
-    return None
+        # the asked relation named (in any capture language, or by the name given to it): "mi padre" / "Mein Vater Andrés"
+        names_rel = any(names_relation(h.memory.text, r, aliases) for r in rels)
+        if rels and not names_rel and not h.slot_answer:
+            continue
+        if asks_help:  # "Which medicine should I avoid?": only a memory clearly about it
+            ok = use_sem and s >= forms.ANSWER_COSINE and covers
+        elif names_rel:
+            ok = True
+        elif below_threshold(h):
+            ok = use_sem and s >= forms.BELOW_COSINE and covers
+        elif use_sem:
+            top = h is first and (lex or english or s >= forms.BELOW_COSINE)  # retrieval's own best, on topic
+            ok = h.slot_answer or (s >= forms.ANSWER_COSINE and (covers or s >= forms.ANSWER_COSINE + FOCUS_MARGIN)) \
+                or (lex and english and s >= forms.LEXICAL_COSINE) or (top and covers and s >= forms.TOP_COSINE)
+        else:
+            ok = lex
+        if not ok:
+            continue
+        rank = s + (SLOT_BONUS if h.slot_answer else 0.0) + (0.05 if covers else 0.0) + (TOP_BONUS if h is first else 0.0)
+        if best is None or rank > best[0]:
+            best = (rank, h)
+    if best is None:
+        return None
+    return _answer(best[1], question, hits, aliases)
+
+
+FOCUS_MARGIN = 0.1  # calibrated on the dev split with forms.ANSWER_COSINE
+SLOT_BONUS = 0.1
+TOP_BONUS = 0.1
+
+
+def _answer(hit: Any, question: str, hits: Sequence[Any], aliases: dict[str, str]) -> MemoryAnswer | None:
+    m = hit.memory
+    episode = Kind(m.kind) == Kind.EPISODE
+    key, strong = _terms(m.text, question)
+    if not key and _YES_NO.match(question):  # "Am I vegetarian?": the memory's own words are the answer
+        key = tuple(dict.fromkeys(w for w in content_words(m.text) if w != "user"))
+    if not key:
+        return None
+    also: list[tuple[int, str]] = []
+    for name, rel in aliases.items():
+        if _names_in(name, m.text) and not _covered(rel, words(m.text)) and re.search(rf"\bmy\s+{re.escape(rel)}\b", question, re.I):
+            giver = next((h.memory for h in hits if h.memory.id != m.id and _names_in(name, h.memory.text)
+                          and _covered(rel, words(h.memory.text))), None)  # fmt: skip
+            if giver is not None:
+                also.append((giver.id, giver.text))
+    said = Trust(m.trust) >= Trust.USER_CONFIRMED
+    statement = first_to_second(m.text) if episode else rewrite(m.text, "second")
+    return MemoryAnswer(m.id, m.text, _date(m), source_label(m), statement, key, strong, hit.slot_answer, said,
+                        episode=episode, also=tuple(also))  # fmt: skip
 
 
 def logged(m: Any, signals: dict[str, float]) -> dict[str, Any] | None:
@@ -265,87 +355,3 @@ def logged(m: Any, signals: dict[str, float]) -> dict[str, Any] | None:
         return None
     a = MemoryAnswer(m.id, m.text, _date(m), source_label(m), rewrite(m.text, "second"), (), ())
     return a.to_json(bool(signals.get("in_reply")), bool(signals.get("replaced_reply")))
-
-
-# ----------------------------------------------------------------------------- checking
-
-
-def _negated(term: str, text: str) -> bool:
-    """``term`` occurs in ``text`` only right after a negation ("not green", "isn't a nurse")."""
-    found = False
-    for m in re.finditer(r"[^\W_]+(?:['’][^\W_]+)*|\d+(?::\d+)?", text):
-        if not same_word(m.group(0), term):
-            continue
-        found = True
-        window = text[max(0, m.start() - 30) : m.start()]
-        if not _NEGATION.search(window.split(",")[-1].split(".")[-1]):
-            return False
-    return found
-
-
-def abstains(reply: str) -> bool:
-    """The reply says it does not know, in its first two sentences: "The obvious answer is
-    blue ... I'm not sure about the rest" states something and only hedges at the end."""
-    opening = " ".join(re.split(r"(?<=[.!?])\s+", reply.strip(), maxsplit=2)[:2])
-    return bool(_ABSTAIN.search(opening))
-
-
-def contains(reply: str, answer: MemoryAnswer) -> bool:
-    rw = words(reply)
-    if answer.strong_terms:
-        present = [t for t in answer.strong_terms if _phrase_in(t, rw)]
-        numbers = [t for t in answer.strong_terms if t[0].isdigit()]
-        names = [t for t in answer.strong_terms if not t[0].isdigit()]
-        ok = all(t in present for t in numbers) and (not names or any(t in present for t in names))
-    else:
-        present = [t for t in answer.key_terms if _covered(t, rw)]
-        ok = 2 * len(present) >= len(answer.key_terms)
-    return ok and not any(_negated(t, reply) for t in present)
-
-
-def _phrase_in(term: str, reply_words: Sequence[str]) -> bool:
-    return term in reply_words or (not term.isdigit() and _covered(term, reply_words))
-
-
-def judge(reply: str, answer: MemoryAnswer, question: str) -> ReplyCheck:
-    """Does the reply say the memory answer, or contradict it (see the module docstring)?"""
-    if contains(reply, answer):
-        return ReplyCheck(True, False)
-    required, optional = focus(question)
-    subject = required or optional
-    rw = words(reply)
-    talks_about_it = any(_covered(s, rw) for s in subject)
-    negates = any(_negated(t, reply) for t in answer.key_terms)
-    return ReplyCheck(False, talks_about_it or negates or abstains(reply))
-
-
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*\s*|\n+")
-_FIRST_PERSON_START = re.compile(r"^\s*(?:I\b|I['’](?:m|ve|ll|d)\b|My\b)")
-
-
-def address_person(reply: str, answer: MemoryAnswer) -> str:
-    """Sentences that give the answer in the person's voice ("I'm a nurse.", the model speaking
-    as the person it read about) turned to the person ("You're a nurse."); the rest unchanged."""
-    terms = answer.strong_terms or answer.key_terms
-    out = []
-    for m in _SENTENCE.finditer(reply):
-        s = m.group(0)
-        if _FIRST_PERSON_START.match(s) and any(_covered(t, words(s)) for t in terms):
-            s = first_to_second(s)
-        out.append(s)
-    return "".join(out)
-
-
-def grounded(reply: str, hits: Sequence[Any], question: str) -> bool:
-    """The reply names something (a name, number or other word the question did not contain)
-    from an injected memory that is about what the question asks ("my grandmother's name" is not
-    answered from "User's name is Dana Reis.": ``grandmother`` is not in it)."""
-    rw = words(reply)
-    required, _ = focus(question)
-    for h in hits:
-        if required and not all(_covered(r, _pool(h.memory)) for r in required):
-            continue
-        key, strong = _terms(h.memory.text, question)
-        if any(_phrase_in(t, rw) for t in strong or key):
-            return True
-    return False

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable
 
+from assistant.memory.retrieval import vocabulary as V
+
 NAME_COSINE = 0.45
 
 # relation -> words that name it (a question naming any of them asks for the relation)
@@ -62,11 +64,13 @@ RELATIONS: dict[str, tuple[str, ...]] = {
     "fish": ("fish", "goldfish"),
     "pet": ("pet",),
 }  # fmt: skip
+for _rel, _words in V.RELATION_WORDS_INTL.items():
+    RELATIONS[_rel] = tuple(dict.fromkeys(RELATIONS.get(_rel, ()) + _words))
 _ANIMALS = ("dog", "puppy", "pup", "cat", "kitten", "fish", "goldfish", "hamster", "rabbit", "bunny", "parrot", "budgie",
             "bird", "turtle", "tortoise", "snake", "lizard", "gecko", "horse", "pony", "guinea pig", "ferret")  # fmt: skip
 _ROLES = frozenset({"boss", "colleague", "landlord", "dentist", "doctor", "vet", "teacher", "coach", "therapist"})
 # what a memory may say instead: any animal is a pet; "I'm an auntie" means a niece or nephew
-_ALSO_HAS: dict[str, tuple[str, ...]] = {"pet": _ANIMALS}
+_ALSO_HAS: dict[str, tuple[str, ...]] = {"pet": _ANIMALS, "child": RELATIONS["son"] + RELATIONS["daughter"]}
 _IMPLIED_WORDS = {"niece": ("auntie", "aunty", "aunt", "uncle"), "nephew": ("auntie", "aunty", "aunt", "uncle")}
 _IMPLIED = {
     "niece": r"\bI(?:['’]m| am| became| have become| is)\s+(?:an?\s+)?(?:auntie|aunty|aunt|uncle)\b",
@@ -75,7 +79,8 @@ _IMPLIED = {
 _ALIAS = {a: rel for rel, names in RELATIONS.items() for a in names}
 _ALIAS_RE = "|".join(sorted((re.escape(a) for a in _ALIAS), key=len, reverse=True))
 _MOD = r"(?:[\w'’-]+\s+){0,3}?"
-_Q_MY = re.compile(rf"\bmy\s+{_MOD}(?P<rel>{_ALIAS_RE})(?:['’]s|s)?\b", re.I)
+_POSS = "|".join(V.POSSESSIVES)
+_Q_MY = re.compile(rf"\b(?:{_POSS})\s+{_MOD}(?P<rel>{_ALIAS_RE})(?:['’]s|s)?\b", re.I)
 _Q_HAVE = re.compile(rf"\b(?:do|did)\s+I\s+(?:have|own|keep)\s+(?:an?|any|one|a\s+\w+)?\s*(?P<rel>{_ALIAS_RE})s?\b", re.I)
 _FAVOURITE = re.compile(r"\bfavou?rite\s+(?P<thing>[^\W\d_]+(?:\s+[^\W\d_]+)?)", re.I)
 _DISLIKE = re.compile(r"\b(?:dislikes?|disliked|hates?|hated|can['’]?t stand|not|never|don['’]?t|doesn['’]?t|allergic|avoids?)\b", re.I)
@@ -219,8 +224,8 @@ def lookup_words(relation: str) -> tuple[str, ...]:
 def _has_patterns(relation: str) -> tuple[re.Pattern[str], ...]:
     words = "|".join(re.escape(w) for w in sorted(relation_words(relation), key=len, reverse=True))
     pats = [
-        rf"\bmy\s+{_MOD}(?:{words})(?:s|es)?\b",
-        rf"\bI(?:\s+\w+)?\s+(?:have|has|had|got|adopted|own|owns|owned|bought|rescued)\s+(?:an?|one|two|three|my|our|a\s+new)?\s*{_MOD}(?:{words})s?\b",
+        rf"\b(?:{_POSS})\s+{_MOD}(?:{words})(?:s|es)?\b",
+        rf"\b(?:I|[Ww]e)(?:\s+\w+)?\s+(?:have|has|had|got|adopted|own|owns|owned|bought|rescued)\s+(?:an?|one|two|three|my|our|a\s+new)?\s*{_MOD}(?:{words})s?\b",
         rf"\b(?:{words})s?\s+of\s+mine\b",
     ]
     if relation in _ROLES:  # "the teacher is from Valencia": a particular person in the person's life
@@ -255,7 +260,7 @@ def relation_names(text: str, relation: str) -> set[str]:
     """Names the person gave ``relation`` in ``text`` (subject canonical): "my dog Pepper", "a dog
     named Pepper", "my partner Tom" -> {"pepper"} / {"tom"}."""
     words = "|".join(re.escape(w) for w in sorted(relation_words(relation), key=len, reverse=True))
-    rx = rf"\b(?:my|an?)\s+{_MOD}(?:{words})(?:,|\s+(?:is\s+)?(?:named|called)|\s+is|['’]s\s+name\s+is)?\s+(?-i:(?P<n>[A-Z][\w’'-]+))"
+    rx = rf"\b(?:my|our|an?)\s+{_MOD}(?:{words})(?:,|\s+(?:is\s+)?(?:named|called)|\s+is|['’]s\s+name\s+is)?\s+(?-i:(?P<n>[A-Z][\w’'-]+))"
     return {m["n"].casefold().removesuffix("'s").removesuffix("’s") for m in re.finditer(rx, text, re.I)}
 
 

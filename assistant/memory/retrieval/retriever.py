@@ -30,8 +30,8 @@ Pipeline for one query:
    (in at most ``max(3, 2%)`` of memories; signal ``keyword``), and, for a slot question, a
    memory whose text claims that relation ("We've moved into the house in Oldfield Park" for
    "which city do I live in"; signal ``relation``).
-5. **Profile slots** answer slot-shaped questions directly ("where do I live", "what's my name",
-   "where do I work": :data:`textmatch.SLOT_QUESTIONS`): the current memory stored under a
+5. **Profile slots** answer slot-shaped questions directly (:data:`textmatch.SLOT_QUESTIONS`,
+   else by meaning: :func:`forms.meant_slots`, "Wo wohne ich?"): the current memory under a
    matching ``slot`` is fetched by SQL, ranked first with score 1.0 and a ``slot`` signal.
 6. **One hit per source message first**: a profile, a fact and the episode of one message say
    one thing; the top ``k`` takes the best of each message, the others only fill what is left.
@@ -69,21 +69,14 @@ from rapidfuzz.process import cdist
 
 from assistant.memory.retrieval import answerable as ans
 from assistant.memory.retrieval import gates
+from assistant.memory.retrieval.forms import AnswerMatcher, meant_slots
 from assistant.memory.retrieval import textmatch as tm
 from assistant.memory.store.sqlite import fts
 from assistant.memory.store.filters import MemoryFilter, select_sql
 from assistant.memory.records import Kind, Scope, Status
 from assistant.memory.store.rows import MEMORY_COLUMNS, hydrate, ids_json
-from assistant.memory.retrieval.scoring import (
-    Hit,
-    EntityMatch,
-    Signal,
-    bm25_signal,
-    entity_signal,
-    fuse,
-    passes_threshold,
-    semantic_signal,
-)
+from assistant.memory.retrieval.scoring import (Hit, EntityMatch, Signal, bm25_signal, entity_signal, fuse,
+                                                passes_threshold, semantic_signal)  # fmt: skip
 from assistant.memory.retrieval.vector_cache import KIND_CODE, VecFilter, cache_for
 from assistant.memory.retrieval.vector_read import to_us
 
@@ -102,6 +95,8 @@ _BM25_SQL = ("SELECT rowid, bm25(memory_fts) FROM memory_fts WHERE memory_fts MA
 _VOCAB_SQL = "SELECT doc FROM temp.keepsake_memory_vocab WHERE term = ?"
 
 Embed = Callable[[list[str]], list[list[float]]]
+
+
 def _embed_fn(embedder: Any) -> Embed | None:
     if embedder is None:
         return None
@@ -131,6 +126,7 @@ class Retriever:
         self.scope = scope
         self.min_candidates = int(min_candidates)
         self._embed = _embed_fn(embedder)
+        self.matcher = AnswerMatcher(self._embed)  # memory answers: question forms, cached (forms.py)
         self.cache = cache_for(store)
         self._stats_gen = -1
         self._rows_count: int | None = None
@@ -204,6 +200,8 @@ class Retriever:
         )
         slots = self.slot_question(text) if kind_t is None or Kind.PROFILE in kind_t else ()
         qv = self._unit(vector) if vector is not None else self.embed_query(text)
+        if not slots and (kind_t is None or Kind.PROFILE in kind_t):  # by meaning: "Wo wohne ich?"
+            slots = meant_slots(self.matcher, text, qv, self.embed_query)
         self.cache.sync(self.store)
         with self._lock:
             if self._stats_gen != self.cache.generation:

@@ -1,0 +1,162 @@
+"""What a message asks, as far as memory answers need it (issue 28): is it a question about a
+fact of the person's life (memory may answer it, and "I don't know that yet" may be said when
+nothing comes close), or a general one (arithmetic, knowledge, advice, translation, a judgement;
+memory never refuses or replaces its reply)? Pure; no I/O.
+
+**About the person** (:func:`about_person`): a question (ends in "?", or starts with a question
+word of the six capture languages) that speaks of the person (:data:`vocabulary.SELF_WORDS`,
+"我", a Spanish first-person verb right after a question word: "¿Dónde vivo?").
+
+**General** (:func:`general`), whatever "my" it holds: it checks a claim that is not about the
+person ("Am I right that 2+2 is 4?"), carries its own data (an arithmetic expression, two or
+more numbers, a condition "if I weigh 70 kg ..."), asks for a translation, asks the assistant to
+do something ("suggest a gift for my mother's birthday", "how do I ...", "should I ..."), or asks
+for a judgement of the person's plan ("is my plan to learn Spanish in a month realistic?").
+
+**Personal fact** (:func:`asks_personal_fact`) = about the person and not general: the only
+questions a memory answer may be chosen for and the only ones "I don't know that yet" may
+answer.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from assistant.memory.retrieval import vocabulary as V
+
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\d+(?:[.,]\d+)?", re.UNICODE)
+_ARITH = re.compile(r"\d\s*(?:[-+*/×÷^=x]|plus|minus|times|divided|multiplied|squared|percent|%)\s*\d?", re.I)
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+_CONDITION = re.compile(r"\b(?:if|assuming|suppose|supposing|si|wenn|falls|se|caso)\s+(?:i|i'm|my|yo|mi|ich|mein\w*|je|j'|mon|ma|mes|eu|meu|minha)\b", re.I)
+_TRANSLATE = re.compile(
+    r"\btranslat|\bhow\s+(?:do|would|can)\s+(?:you|i|one)\s+(?:say|write|spell|pronounce)\b|\bwhat\s+does\s+.+\s+mean\b"
+    r"|\btradu[cz]|\bübersetz|\bwie\s+sagt\s+man\b|\bcomment\s+dit-on\b|\bcómo\s+se\s+dice\b|\bcomo\s+se\s+diz\b|翻译|怎么说",
+    re.I,
+)
+_SPANISH_SELF_VERB = re.compile(r"^[¿¡]?\s*(?:a\s+)?(?:qué|que|dónde|donde|cuándo|cuando|cómo|como|cuál|cual|con\s+quién|de\s+dónde|en\s+qué)\s+(?:\w+\s+)?\w+[oé]\b", re.I)
+_ADVICE = re.compile(
+    r"\bhow\s+(?:do|can|could|should|would|might|to)\s+i\b|\b(?:what|where|when|which)\s+(?:can|could|should|would|might)\s+i\b"
+    r"|\b(?:what|where|when|which)\s+do\s+i\s+(?:need|find|get|go\s+to|make|fix|start|cook|bake|install|change|set|turn|write"
+    r"|ask|say|tell|handle|deal|apply|use|buy|choose|pick|know\s+if|do\s+(?:if|when|about|with|to))\b"
+    r"|\b(?:should|could|can|may|might|shall)\s+i\b|\b(?:can|could|would|will)\s+you\b|\bhelp\s+me\b|\bgive\s+me\b"
+    r"|\btell\s+me\s+(?:how|a|an|some|about\s+(?!my\b|me\b))|\brecommend|\bsuggest|\bideas?\b|\bwrite\b|\bexplain\b"
+    r"|\b(?:let's|lets)\b|\btips?\b|\bhow\s+(?:much|many)\s+(?:should|do\s+i\s+need)\b"
+    r"|\b(?:cómo|como|qué|que|dónde|donde)\s+(?:puedo|podría|debo|debería|posso|poderia|devo|deveria)\b|\bcomment\s+(?:puis-je|pourrais-je|dois-je)\b"
+    r"|\b(?:que|quoi)\s+(?:puis-je|dois-je)\b|\b(?:wie|was|wo)\s+(?:kann|könnte|soll|sollte)\s+ich\b|\b(?:puedes|podrías|pourriez|pouvez|kannst|können|podes|pode)\b|怎么办|如何|建议|帮我|推荐|应该",
+    re.I,
+)
+
+
+def fold(text: str) -> str:
+    return unicodedata.normalize("NFC", text).casefold().replace("’", "'")
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(fold(text))
+
+
+def is_question(text: str) -> bool:
+    t = text.strip()
+    if not t or len(t) > 300:
+        return False
+    w = words(t)
+    return t.endswith(("?", "？")) or (bool(w) and w[0] in V.QUESTION_STARTS | V.RECALL_STARTS) or t.startswith("¿")
+
+
+def speaks_of_self(text: str) -> bool:
+    """The text refers to the person: a self word of the six languages, "我", or a Spanish
+    first-person verb right after a question word ("¿Dónde vivo?", "¿Qué hago?")."""
+    ws = words(text)
+    if any(w in V.SELF_WORDS or w.split("'")[0] + "'" in V.SELF_WORDS for w in ws):
+        return True
+    if any(c in text for c in V.SELF_CHARS):
+        return True
+    return bool(_SPANISH_SELF_VERB.match(text.strip()))
+
+
+def about_person(question: str) -> bool:
+    """A question that speaks of the person (see the module docstring); general or not."""
+    return is_question(question) and speaks_of_self(question)
+
+
+def _checks_claim(q: str) -> bool:
+    """"Am I right that 2+2 is 4?": the claim after the check phrase does not speak of the person."""
+    low = fold(q)
+    for phrase in V.CLAIM_CHECK:
+        i = low.find(phrase)
+        if i < 0:
+            continue
+        rest = low[i + len(phrase):]
+        rest = re.sub(r"^\s*(?:that|to\s+say|in\s+saying|que|dass|de\s+dire)\b", "", rest)
+        return not speaks_of_self(rest)
+    return False
+
+
+_RECALL = re.compile(
+    r"\b(?:remind|tell)\s+me\s+(?:again\s+)?(?:my|where|what|when|who|which|whether|if)\b|\b(?:remember|recall|know)\s+(?:my|where|what|when|who|which|whether|if)\b"
+    r"|\bdo\s+you\s+(?:remember|know|recall)\b",
+    re.I,
+)
+
+
+def _requests(q: str) -> bool:
+    if _RECALL.search(q):  # "can you remind me where I live?" asks memory, not for help
+        return False
+    ws = words(q)
+    while ws and ws[0] in ("please", "can", "could", "would", "will", "you", "por", "favor", "bitte", "pourriez", "vous",
+                           "pouvez", "podrías", "puedes", "pode", "poderia"):  # fmt: skip
+        ws = ws[1:]
+    return bool(ws) and ws[0] in V.REQUEST_WORDS or bool(_ADVICE.search(q))
+
+
+def _judgement(q: str) -> bool:
+    """"Is my plan to learn Spanish in a month realistic?": a judgement, not a recall."""
+    ws = words(q)
+    return bool(ws) and ws[0] in ("is", "are", "was", "would", "will", "does", "do") and any(w in V.JUDGEMENTS for w in ws[2:]) \
+        and not (len(ws) > 1 and ws[1] in ("i",) and ws[0] in ("am",))
+
+
+def carries_data(q: str) -> bool:
+    """The question brings what is needed to answer it: an arithmetic expression, two or more
+    numbers, or a condition about the person ("if I weigh 70 kg")."""
+    return bool(_ARITH.search(q)) or len(_NUMBER.findall(q)) >= 2 or bool(_CONDITION.search(q))
+
+
+def computes(question: str) -> bool:
+    """Answered from the question itself or from general knowledge, never from memory: it
+    checks a claim not about the person, carries its own data, or asks for a translation."""
+    q = question.strip()
+    return bool(q) and (_checks_claim(q) or carries_data(q) or bool(_TRANSLATE.search(q)))
+
+
+def requests(question: str) -> bool:
+    """Asks the assistant to do something or to judge ("Which medicine should I avoid?", "is
+    my plan realistic?"): a memory may help, but the reply is the model's."""
+    q = question.strip()
+    return bool(q) and (_requests(q) or _judgement(q))
+
+
+def general(question: str) -> bool:
+    """A general question or request, never refused or replaced (see the module docstring)."""
+    return computes(question) or requests(question)
+
+
+def asks_personal_fact(question: str) -> bool:
+    """About the person and not general: memory may answer it (and say it does not know)."""
+    return about_person(question) and not general(question)
+
+
+_RECALL_PREFIX = re.compile(
+    r"^\s*(?:(?:please|so|ok|okay|hey|and)\s*,?\s+)*(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
+    r"(?:remind\s+me|tell\s+me|recall|remember|do\s+you\s+(?:know|remember|recall)|i\s+forgot|i\s+can['’]?t\s+remember)"
+    r"\s+(?:again\s+)?(?:,\s*)?",
+    re.I,
+)
+
+
+def recall_core(question: str) -> str:
+    """The question inside a recall request: "Remind me where I live." -> "where I live.",
+    "Can you tell me my name?" -> "my name?" (unchanged when there is no such request)."""
+    core = _RECALL_PREFIX.sub("", question, count=1)
+    return core if core.strip() and core != question else question

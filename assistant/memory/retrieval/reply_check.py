@@ -1,0 +1,112 @@
+"""Checking the model's reply against the memory answer (:mod:`.answer`): does it say the
+answer, contradict it, or say it does not know? Pure; no I/O.
+
+The answer's *key terms* are the memory's words the question did not already contain; its
+*strong* terms are the names and numbers among them (capitalised words not starting a sentence,
+digits). The reply contains the answer (:func:`contains`) when it has every number and at least
+one name among the strong terms (or, without strong terms, at least half of the key terms), none
+of them negated ("not green"). It **contradicts** the answer (:func:`judge`) when it does not
+contain it and instead says something about the same thing: a sentence that names the
+question's focus without the answer ("Your job is a medical doctor."), negates a key term, or
+says it does not know (:func:`abstains`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+from assistant.memory.retrieval.answer import MemoryAnswer, ReplyCheck, _covered, _pool, _terms, focus, same_word, words
+from assistant.memory.retrieval.perspective import first_to_second
+
+_NEGATION = re.compile(r"\b(?:not|no|never|n't|nor|isn['’]t|aren['’]t|don['’]t|doesn['’]t|wasn['’]t|weren['’]t)\b", re.I)
+_ABSTAIN = re.compile(
+    r"\b(?:i\s+(?:do\s+not|don['’]t|really\s+don['’]t)\s+(?:know|have|remember|recall)|not\s+sure|no\s+(?:information|idea|record|memory)"
+    r"|(?:haven['’]t|have\s+not|never)\s+(?:told|mentioned|said|shared)|not\s+(?:been\s+)?mentioned|can(?:not|['’]t)\s+(?:recall|find|tell)"
+    r"|(?:unable|not\s+able)\s+to\s+(?:find|provide|determine|know|tell|recall|access)|i['’]m\s+not\s+aware|don['’]t\s+know"
+    r"|no\s+way\s+(?:of|to)\s+know(?:ing)?|i\s+do\s+not\s+know"
+    # a small model's evasions: "as a text-based AI, I don't have personal experiences ..."
+    r"|\bas\s+an?\s+(?:[\w-]+\s+){0,2}(?:ai|model|assistant|chatbot)\b|i\s+(?:do\s+not|don['’]t)\s+have\s+(?:access|personal|real-time|the\s+ability))",
+    re.I,
+)
+
+
+def _negated(term: str, text: str) -> bool:
+    """``term`` occurs in ``text`` only right after a negation ("not green", "isn't a nurse")."""
+    found = False
+    for m in re.finditer(r"[^\W_]+(?:['’][^\W_]+)*|\d+(?::\d+)?", text):
+        if not same_word(m.group(0), term):
+            continue
+        found = True
+        window = text[max(0, m.start() - 30) : m.start()]
+        if not _NEGATION.search(window.split(",")[-1].split(".")[-1]):
+            return False
+    return found
+
+
+def abstains(reply: str) -> bool:
+    """The reply says it does not know, in its first two sentences: "The obvious answer is
+    blue ... I'm not sure about the rest" states something and only hedges at the end."""
+    opening = " ".join(re.split(r"(?<=[.!?])\s+", reply.strip(), maxsplit=2)[:2])
+    return bool(_ABSTAIN.search(opening))
+
+
+def contains(reply: str, answer: MemoryAnswer) -> bool:
+    rw = words(reply)
+    if answer.strong_terms:
+        present = [t for t in answer.strong_terms if _phrase_in(t, rw)]
+        numbers = [t for t in answer.strong_terms if t[0].isdigit()]
+        names = [t for t in answer.strong_terms if not t[0].isdigit()]
+        ok = all(t in present for t in numbers) and (not names or any(t in present for t in names))
+    else:
+        present = [t for t in answer.key_terms if _covered(t, rw)]
+        ok = 2 * len(present) >= len(answer.key_terms)
+    return ok and not any(_negated(t, reply) for t in present)
+
+
+def _phrase_in(term: str, reply_words: Sequence[str]) -> bool:
+    return term in reply_words or (not term.isdigit() and _covered(term, reply_words))
+
+
+def judge(reply: str, answer: MemoryAnswer, question: str) -> ReplyCheck:
+    """Does the reply say the memory answer, or contradict it (see the module docstring)?"""
+    if contains(reply, answer):
+        return ReplyCheck(True, False)
+    required, optional = focus(question)
+    subject = required or optional
+    rw = words(reply)
+    talks_about_it = any(_covered(s, rw) for s in subject)
+    negates = any(_negated(t, reply) for t in answer.key_terms)
+    return ReplyCheck(False, talks_about_it or negates or abstains(reply))
+
+
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*\s*|\n+")
+_FIRST_PERSON_START = re.compile(r"^\s*(?:I\b|I['’](?:m|ve|ll|d)\b|My\b)")
+
+
+def address_person(reply: str, answer: MemoryAnswer) -> str:
+    """Sentences that give the answer in the person's voice ("I'm a nurse.", the model speaking
+    as the person it read about) turned to the person ("You're a nurse."); the rest unchanged."""
+    terms = answer.strong_terms or answer.key_terms
+    out = []
+    for m in _SENTENCE.finditer(reply):
+        s = m.group(0)
+        if _FIRST_PERSON_START.match(s) and any(_covered(t, words(s)) for t in terms):
+            s = first_to_second(s)
+        out.append(s)
+    return "".join(out)
+
+
+def grounded(reply: str, hits: Sequence[Any], question: str) -> bool:
+    """The reply names something (a name, number or other word the question did not contain)
+    from an injected memory that is about what the question asks ("my grandmother's name" is not
+    answered from "User's name is Dana Reis.": ``grandmother`` is not in it)."""
+    rw = words(reply)
+    required, _ = focus(question)
+    for h in hits:
+        if required and not all(_covered(r, _pool(h.memory)) for r in required):
+            continue
+        key, strong = _terms(h.memory.text, question)
+        if any(_phrase_in(t, rw) for t in strong or key):
+            return True
+    return False

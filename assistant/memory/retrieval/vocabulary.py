@@ -1,0 +1,100 @@
+"""The word lists retrieval and memory answers still use, in one place (issue 28).
+
+Whether a memory answers a question is decided by meaning (:mod:`.forms`, MiniLM); these lists
+only serve the fast paths and the structural checks of a question (:mod:`.questions`): who it
+is about, whether it carries its own data, what it asks to do. Six languages (the capture
+languages): en, zh, es, de, fr, pt.
+"""
+
+from __future__ import annotations
+
+#: Words of a question that do not say what is asked about.
+GENERIC = frozenset(
+    """user my me i i'm i've mine myself you your name names named call called tell know remember recall
+    what's who's where's when's how's favourite favorite best kind type sort thing things please again
+    said say told""".split()
+)
+QUESTION_WORDS = frozenset("what which who whom whose where when why how".split())
+MODIFIERS = frozenset("favourite favorite best old new current usual main full real first last whole".split())
+#: English words of a question speaking of the person (cross-language cosines are too noisy to
+#: trust retrieval's best memory on its own: see answer.choose).
+ENGLISH_SELF = frozenset("i my me we our us i'm i've mine myself".split())
+
+#: Words people use for the same thing in a question and in a memory ("movie" / "film"). Only
+#: true synonyms: a relation ("car" / "drives") is not one.
+SYNONYMS = (
+    {"movie", "film"}, {"born", "birth", "birthday"}, {"job", "work", "occupation", "profession", "career", "living"},
+    {"town", "city"}, {"trip", "travel", "holiday", "vacation", "journey"}, {"mom", "mum", "mother"},
+    {"dad", "father"}, {"kid", "child", "children"}, {"wife", "husband", "spouse", "partner"},
+    {"football", "soccer"}, {"team", "club"}, {"color", "colour"},
+)  # fmt: skip
+
+#: The person speaking of themselves, per language (folded words; zh: characters in the text).
+SELF_WORDS = frozenset(
+    """i me my mine myself i'm i've i'd
+    yo mi mis me conmigo
+    ich mich mir mein meine meinen meinem meiner meines
+    je j' moi mon ma mes m'
+    eu meu minha meus minhas comigo""".split()
+)  # fmt: skip
+SELF_CHARS = ("我",)
+#: Question words of the six languages (a question may also end in "?"/"？").
+QUESTION_STARTS = frozenset(
+    """what which who whom whose where when why how do did am is are was were have has had can could
+    qué que cuál cual cuáles quién quien quiénes dónde donde cuándo cuando cómo como cuánto cuántos
+    was wer wen wem wo wann wie welche welcher welches woher wohin
+    quoi quel quelle quels quelles qui où ou quand comment combien est-ce
+    qual quais quem onde quando quanto""".split()
+)  # fmt: skip
+#: Imperatives that ask memory to recall ("Tell me my name.", "Remind me where I live.").
+RECALL_STARTS = frozenset(
+    """tell remind recall remember name dime recuérdame recuerdame sag sage erinnere dis-moi rappelle-moi
+    diga lembra lembre-me""".split()
+)  # fmt: skip
+#: Asking the assistant to do something (not to recall): advice, writing, translation, maths.
+REQUEST_WORDS = frozenset(
+    """suggest recommend recommendation recommendations write draft compose translate translation explain
+    calculate compute convert summarise summarize rewrite rephrase proofread plan ideas idea tips advice
+    help list give make create generate describe compare brainstorm should could would might
+    sugiere sugerir recomienda recomiéndame traduce traducir explica escribe calcula ayúdame
+    vorschlagen empfiehl übersetze übersetzen erkläre schreibe berechne hilf
+    suggère recommande traduis traduire explique écris calcule aide-moi
+    sugira sugere recomende traduza traduzir explique escreva calcule ajude""".split()
+)  # fmt: skip
+#: Asking to check a general claim: "am I right that 2+2 is 4?" (the claim is what is asked).
+CLAIM_CHECK = ("am i right", "am i correct", "is it true", "is it right", "is it correct", "right that", "true that",
+               "correct that", "tengo razón", "es verdad", "es cierto", "habe ich recht", "stimmt es", "ai-je raison",
+               "est-il vrai", "c'est vrai", "tenho razão", "é verdade")  # fmt: skip
+#: A judgement asked about a plan or thing of the person's ("is my plan realistic?").
+JUDGEMENTS = frozenset(
+    """realistic reasonable possible feasible healthy safe normal good bad enough okay ok wise smart
+    worth fair correct right wrong""".split()
+)  # fmt: skip
+LANGUAGE_NAMES = frozenset(
+    """english spanish german french portuguese chinese mandarin italian japanese dutch russian arabic korean
+    inglés español alemán francés portugués chino englisch spanisch deutsch französisch portugiesisch
+    anglais espagnol allemand français portugais chinois inglês espanhol alemão francês português""".split()
+)  # fmt: skip
+
+#: The person's relations in the other capture languages (en words are in answerable.RELATIONS);
+#: Chinese is left out: regex word boundaries do not split Chinese text.
+RELATION_WORDS_INTL: dict[str, tuple[str, ...]] = {
+    "mother": ("madre", "mamá", "mutter", "mama", "mère", "maman", "mãe"),
+    "father": ("padre", "papá", "vater", "papa", "père", "pai"),
+    "sister": ("hermana", "schwester", "sœur", "soeur", "irmã"),
+    "brother": ("hermano", "bruder", "frère", "frere", "irmão"),
+    "son": ("boy", "hijo", "sohn", "fils", "filho"),
+    "daughter": ("girl", "hija", "tochter", "fille", "filha"),
+    "child": ("hijos", "niños", "kinder", "kindern", "enfants", "filhos"),
+    "partner": ("esposa", "esposo", "mujer", "marido", "frau", "ehefrau", "ehemann", "femme", "mari", "mulher"),
+    "friend": ("bff", "amigo", "amiga", "freund", "freundin", "ami", "amie"),
+    "grandmother": ("abuela", "großmutter", "grossmutter", "oma", "grand-mère", "mamie", "avó"),
+    "grandfather": ("abuelo", "großvater", "grossvater", "opa", "grand-père", "papi", "avô"),
+    "sister-in-law": ("sister-in-law", "sister in law", "cuñada", "schwägerin", "belle-sœur", "cunhada"),
+    "brother-in-law": ("brother-in-law", "brother in law", "cuñado", "schwager", "beau-frère", "cunhado"),
+    "cat": ("gato", "katze", "chat", "gata"),
+    "dog": ("perro", "hund", "chien", "cão", "cachorro"),
+}  # fmt: skip
+#: "my" / "our" in the six languages (before a relation word).
+POSSESSIVES = ("my", "our", "mi", "mis", "nuestra", "nuestro", "mein", "meine", "meinem", "meinen", "meiner", "unser",
+               "unsere", "ma", "mon", "mes", "notre", "nos", "minha", "meu", "meus", "minhas", "nossa", "nosso")  # fmt: skip

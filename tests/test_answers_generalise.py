@@ -1,0 +1,101 @@
+"""Issue 28: answers that generalise. Refusals only for facts of the person's life, never for a
+general question or with memory off; a refusal never reaches the next turn's history; the
+Must-show checks (pharmacist, 2+2, "¿Dónde vivo?") through the real chat model, MiniLM and store.
+Assertions are on what code decides (the memory answer, the correction), never on the 135M
+model's words. Tests named ``..._fake_model`` check logic with a scripted model."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from assistant.answering import UNKNOWN, for_history, settle
+from assistant.memory.retrieval import questions as Q
+from assistant.session import ChatSession
+from chat_fakes import ScriptedModel  # noqa: I001 - tests/ is on sys.path (rootdir conftest)
+
+GENERAL = [
+    "Am I right that 2+2 is 4?", "Am I right that water boils at 100 C?",
+    "What is my BMI if I weigh 70 kg and am 1.75 m tall?", "Suggest a gift for my mother's birthday",
+    "Is my plan to learn Spanish in a month realistic?", "How do I say 'my dog' in French?",
+    "Comment puis-je améliorer ma prononciation ?", "What's 17 times 23?",
+]  # fmt: skip
+PERSONAL = ["What do I do for a living?", "¿Dónde vivo?", "Wo wohne ich?", "Tell me my name.", "Remind me where I live.",
+            "In which city do I live?", "Où est-ce que j'habite ?", "Am I vegetarian?"]  # fmt: skip
+
+
+@pytest.mark.parametrize("question", GENERAL)
+def test_a_general_question_is_never_refused_or_replaced(question):
+    """Whatever the model answers (even a made-up "you"), code neither refuses nor replaces it."""
+    assert not Q.asks_personal_fact(question)
+    s = settle(question, "Yes, you are right: it is 4.", None, [])
+    assert s.correction is None and s.reply == "Yes, you are right: it is 4."
+
+
+@pytest.mark.parametrize("question", PERSONAL)
+def test_a_question_about_the_persons_life_may_be_refused(question):
+    assert Q.asks_personal_fact(question)
+    assert settle(question, "You live in Paris and work as a chef.", None, []).correction == "unknown"
+
+
+def test_memory_off_means_no_memory_refusal():
+    s = settle("Where do I live?", "You live in Paris.", None, [], memory_on=False)
+    assert s.correction is None and s.reply == "You live in Paris."
+
+
+def test_a_refusal_never_reaches_the_history():
+    # 28.5: the code refusal and a bare "I don't know" are left out; a "don't know" next to a
+    # memory answer the person was shown becomes that answer
+    assert for_history(UNKNOWN, "unknown", None) is None
+    assert for_history("I don't know where you live.", None, None) is None
+    ma = {"text": "User lives in Ghent.", "statement": "You live in Ghent.", "in_reply": False}
+    assert for_history("I'm not sure, you haven't told me.", None, ma) == "You live in Ghent."
+    assert for_history("Paris is the capital of France.", None, None) == "Paris is the capital of France."
+
+
+def test_a_refused_turn_is_left_out_of_the_next_prompt_fake_model(keepsake_home, converted_embedder_path, services):
+    model = ScriptedModel(["Your name is Bob.", "Hello!", "Fine."])
+    store = services.open_store()
+    session = ChatSession(store, model, store.create_session(title="t").id, settings=services.settings,
+                          retriever=services.retriever(store))  # fmt: skip
+    try:
+        first = session.send("What is my name?")
+        assert first.correction == "unknown" and first.reply == UNKNOWN  # invented about the person: refused
+        session.send("Hi there.")
+        session.send("And now?")
+        sent = [m.content for m in model.calls[2] if m.role in ("user", "assistant")]
+        assert UNKNOWN not in sent and "What is my name?" not in sent  # the refused turn is not in the history
+        assert "Hello!" in sent
+        # the same holds for a history rebuilt from the store (another process, a restart)
+        from assistant.session_history import answered_history
+
+        rebuilt = [m.content for m in answered_history(store, session.session_id)]
+        assert UNKNOWN not in rebuilt and "Hello!" in rebuilt
+    finally:
+        session.close()
+        store.close()
+
+
+def keepsake(*args: str) -> dict:
+    out = subprocess.run([sys.executable, "-m", "assistant.cli", *args, "--json"], capture_output=True, text=True,
+                         timeout=600, env=os.environ.copy())  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_must_show_pharmacist_two_plus_two_and_donde_vivo(converted_embedder_path):
+    """Issue 28, Must show, through the `keepsake` command: the memory answer (decided by code)
+    names the job and the city; 2+2 is neither refused nor replaced."""
+    job = keepsake("memory", "add", "User works as a pharmacist.")
+    city = keepsake("memory", "add", "User lives in Ghent.")
+    living = keepsake("chat", "--once", "What do I do for a living?")
+    assert living["memory_answer"] and living["memory_answer"]["memory_id"] == job["id"]
+    assert "pharmacist" in living["memory_answer"]["text"]
+    maths = keepsake("chat", "--once", "Am I right that 2+2 is 4?")
+    assert maths["correction"] not in ("unknown", "memory") and maths["memory_answer"] is None
+    where = keepsake("chat", "--once", "¿Dónde vivo?")
+    assert where["memory_answer"] and where["memory_answer"]["memory_id"] == city["id"]
