@@ -286,3 +286,6 @@ def test_joost_and_pepper_clause_by_clause_then_forget_the_cat_keeps_the_carpent
     left = {m.text for m in store.list(limit=50)}
     assert "Joost is a carpenter." in left and "User's partner is Joost." in left
     assert not any("Pepper" in t for t in left), left
+    # the episode and the person's own message keep the neighbouring clause, not just the facts
+    assert "My partner Joost is a carpenter." in left, left
+    assert store.get_message(msg.id).content == "My partner Joost is a carpenter."
