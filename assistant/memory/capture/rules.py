@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from typing import Any
 
 from assistant.memory.capture.dates import ground
 from assistant.memory.records import Kind
@@ -321,3 +322,14 @@ def _entities(fact: str) -> list[str]:
     """Proper-noun phrases of a fact ("Ferrari 488 GTB", "Olive Garden") for entity links."""
     found = re.findall(PN("e"), fact)
     return [e for e in dict.fromkeys(found) if e not in ("User", "User's") and not e[0].isdigit()]
+
+
+def relink_entities(store: Any, memory: Any) -> Any:
+    """After ``memory``'s text was edited: the proper nouns the new text names join its entity
+    links (the store already dropped the links the text no longer mentions). Returns the memory
+    as stored (re-read when links were added)."""
+    names = [n for n in _entities(memory.text) if n not in memory.entities]
+    if not names:
+        return memory
+    store.set_entities(memory.id, [*memory.entities, *names], actor="user")
+    return store.get(memory.id)
