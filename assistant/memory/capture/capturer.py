@@ -1,4 +1,4 @@
-"""Capture: turn what the person said into memories, on the hot path, ADD-only (DESIGN §5).
+"""Capture: turn what the person said into memories, on the hot path, ADD-only (docs/DESIGN.md §5).
 
     capturer = Capturer(store, chat_model)            # chat_model optional
     result = capturer.capture_message(message.id)     # CaptureResult(episode_id, memory_ids, rejected)

@@ -9,7 +9,7 @@ timezone-aware ``datetime``; a ``date`` means midnight UTC of that day for compa
 Naive datetimes raise ``ValueError``.
 
 :func:`resolve` decides a contradiction between an existing fact ``old`` and a ``new`` one
-(DESIGN section 8), first rule that applies wins:
+(docs/DESIGN.md §8), first rule that applies wins:
 
 1. ``old.invalid_at <= new.valid_at``  -> no conflict (old had already ended).
 2. ``new.invalid_at <= old.valid_at``  -> no conflict (new had ended before old began).
