@@ -97,6 +97,17 @@ def _models_folder(p: Paths) -> Check:
                  {"models_folder": str(p.models), "repo_models_folder": str(p.repo_models)})
 
 
+def _network(profile: Profile) -> Check:
+    """Which host Keepsake contacts, and when (nothing is contacted by doctor for this line)."""
+    from assistant.engine.catalog.download import endpoint
+
+    hub = endpoint()
+    server = profile.settings.engine_url if profile.settings.uses_server else None
+    detail = (f"no connection unless you ask: model downloads (`keepsake models download`, the app's Download) "
+              f"contact {hub} (HF_ENDPOINT)" + (f"; the chat uses the model server at {server}" if server else ""))  # fmt: skip
+    return Check("network", True, detail, {"download_endpoint": hub, "model_server": server})
+
+
 MIN_FREE = 16 * 2**20  # bytes free under which doctor fails: the WAL, a checkpoint and a delete's rewrite need room
 
 
@@ -237,6 +248,7 @@ def run_checks(profile: Profile) -> dict:
         ("keepsake", _keepsake), ("python", _python), ("llama", _llama), ("sqlite", _sqlite),
         ("encryption", lambda: _encryption(p)), ("paths", lambda: _paths(p)), ("write_access", lambda: _write_access(p)),
         ("space", lambda: _space(p)), ("database", lambda: _database(p)), ("models_folder", lambda: _models_folder(p)),
+        ("network", lambda: _network(profile)),
         ("models", lambda: _models(profile)), ("engine_checks", lambda: engine_checks(profile))]  # fmt: skip
     for name, step in steps:
         try:

@@ -21,7 +21,7 @@ trap 'rm -rf "$STAGE"' EXIT
 
 # The display stack the bundled Qt plugins link against but do not carry (X11/xcb, OpenGL/EGL,
 # fonts), plus the glibc the bundle was built against. Names exist in Debian 12 and Ubuntu 22.04+.
-GLIBC="$(ldd --version | head -n 1 | grep -oE '[0-9]+\.[0-9]+$')"
+GLIBC="$(getconf GNU_LIBC_VERSION | grep -oE "[0-9]+\.[0-9]+$")"  # "glibc 2.36" (no pipe that can SIGPIPE)
 DEPENDS="libc6 (>= $GLIBC), libgl1, libegl1, libfontconfig1, libfreetype6, libx11-6, libx11-xcb1, libxcb1, \
 libxkbcommon0, libxkbcommon-x11-0, libxcb-cursor0, libxcb-icccm4, libxcb-keysyms1, libxcb-image0, \
 libxcb-render-util0, libxcb-randr0, libxcb-shape0, libxcb-xfixes0, libxcb-xkb1"

@@ -89,23 +89,30 @@ def test_same_message_twice_adds_nothing(store):
     assert (snapshot(store), store.conn.execute("SELECT count(*) FROM memory_sources").fetchone()[0]) == before
 
 
-def test_hot_path_never_changes_an_existing_row(store):
+def test_hot_path_only_adds_and_ends_what_a_message_says_changed(store):
     """Existing memories (including ones the new messages repeat or the model is pointed at)
-    keep every column; new messages only ADD rows and sources."""
-    store.add("User lives in Shanghai.", kind=Kind.PROFILE, slot="home_city")
-    store.add("User's favourite restaurant is Olive Garden.", kind=Kind.PROFILE, slot="favourite.restaurant")
+    keep every column, except that an earlier state a message says changed ("I moved to
+    Berlin", "... is Nando's now") is ended: a new version with only its end (issue 23)."""
+    shanghai = store.add("User lives in Shanghai.", kind=Kind.PROFILE, slot="home_city")
+    olive = store.add("User's favourite restaurant is Olive Garden.", kind=Kind.PROFILE, slot="favourite.restaurant")
     store.add("User works at Tencent.", kind=Kind.PROFILE, slot="employer")
     rows_before, versions_before = snapshot(store)
     model = FakeQueuedModel(  # FAKE model: proposes repeats and references to existing memories
         {"facts": [{"text": "User lives in Shanghai.", "about": 0}, {"text": "User moved to Berlin.", "about": 1}]},
     )
     cap = Capturer(store, model, settings=load_settings)
+    store.core._clock.set(datetime(2031, 1, 2, 12, tzinfo=UTC))
     for text in ("I live in Shanghai.", "I moved to Berlin last month.", "My favourite restaurant is Nando's now.",
-                 "I work at Tencent."):
-        cap.capture_message(say(store, text).id)
+                 "I work at Tencent."):  # said a day after the memories above were learned
+        cap.capture_message(say(store, text, when=datetime(2031, 1, 2, tzinfo=UTC)).id)
     rows_after, versions_after = snapshot(store)
-    assert rows_after[: len(rows_before)] == rows_before
-    assert versions_after == versions_before == 0
+    assert versions_before == 0
+    for before, after in zip(rows_before, rows_after):
+        if before[0] not in (shanghai, olive):
+            assert after == before
+    ended = {m.id: m for m in (store.get(shanghai), store.get(olive))}
+    assert all(m.invalid_at is not None and m.version == 2 for m in ended.values())
+    assert ended[shanghai].text == "User lives in Shanghai."  # the text is never touched
     assert len(rows_after) > len(rows_before)
 
 

@@ -43,7 +43,8 @@ def test_knowledge_update_end_to_end(store, minilm, clock):
     shanghai = person.says("I moved to Shanghai last week", dt(2025, 3, 20))
     clock.set(dt(2025, 3, 25, 12))
     report = Consolidator(store).run(trigger="test")
-    assert report.applied.get("conflict", 0) >= 2 and report.conflicts == 0
+    # the move already retired Beijing on the hot path (issue 23); the run has nothing to redo
+    assert shanghai.retired and report.applied.get("conflict", 0) == 0 and report.conflicts == 0
 
     # the Beijing profile record: invalid from the week of 2025-03-10, superseded (not deleted)
     [profile] = [store.get(i) for i in beijing.memory_ids if store.get(i).kind is Kind.PROFILE]
@@ -146,7 +147,8 @@ def test_multi_valued_slots_and_same_values_are_not_conflicts(store):
 
 def test_same_start_is_left_undecided(store):
     sp = Speaker(store)
-    sp.fact("User works at Tesco.", dt(2024, 1, 1), kind=Kind.PROFILE, slot="employer", valid_at=dt(2024, 1, 1))
+    # both starts stated (said later than the start); an observed start is only a bound (issue 23)
+    sp.fact("User works at Tesco.", dt(2024, 1, 5), kind=Kind.PROFILE, slot="employer", valid_at=dt(2024, 1, 1))
     sp.fact("User works at Lidl.", dt(2024, 2, 1), kind=Kind.PROFILE, slot="employer", valid_at=dt(2024, 1, 1))
     report = Consolidator(store, config=ONLY_CONFLICTS).run(dry_run=True)
     assert invalidations(report) == []

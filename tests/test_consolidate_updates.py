@@ -32,7 +32,8 @@ def _mentioning(store, word, **kw):
 def test_beijing_to_shanghai_retires_every_copy_and_keeps_the_history(store, tmp_path, clock):
     _import(store, tmp_path, [("s1", "I live in Beijing, near the Drum Tower.", "2024-01-10T09:00:00"),
                               ("s2", "Big news: I moved to Shanghai last week!", "2025-03-20T09:00:00")])  # fmt: skip
-    before = _mentioning(store, "Beijing")
+    # the import's hot path already retired them (issue 23); the run keeps it that way
+    before = _mentioning(store, "Beijing", as_of=dt(2024, 6, 1))
     kinds = {m.kind for m in before}
     assert {Kind.PROFILE, Kind.FACT, Kind.EPISODE} <= kinds, [m.text for m in before]
     profile = next(m for m in before if m.kind is Kind.PROFILE)

@@ -204,3 +204,52 @@ def test_a_plan_said_in_the_present_tense_is_the_coming_date():
     assert ground("My surgery is on February 24.", said).valid_at == D(2025, 2, 24)
     assert ground("I had surgery on February 3.", said).valid_at == D(2025, 2, 3)
     assert ground("My party was on December 20.", said).valid_at == D(2024, 12, 20)
+
+
+# Plans by tense and cue (issue 23), all said on Thursday 2026-12-03: "is on Friday" is the next
+# day (2026-12-04), "last Friday" / "on Friday I went" the one before (2026-11-27).
+THU = datetime(2026, 12, 3, 10, 0, tzinfo=timezone.utc)
+PLANS = [
+    ("Remember that my dentist appointment is on Friday at 10.", D(2026, 12, 4)),
+    ("See you Friday!", D(2026, 12, 4)),
+    ("see you on Friday", D(2026, 12, 4)),
+    ("the party is this Friday", D(2026, 12, 4)),
+    ("I saw her last Friday.", D(2026, 11, 27)),
+    ("On Friday I went to the dentist.", D(2026, 11, 27)),
+    ("It was on Friday.", D(2026, 11, 27)),
+    ("my rent is due on the 14th", D(2026, 12, 14)),  # a present-tense plan: the coming 14th
+    ("We met on the 14th.", D(2026, 11, 14)),  # past: the last 14th
+    ("the exam is in two weeks", D(2026, 12, 14)),  # the week of Monday 2026-12-14
+    ("next month I start", D(2027, 1, 1)),
+    ("the dentist is tomorrow", D(2026, 12, 4)),
+    ("I moved to Accra in March.", D(2026, 3, 1)),  # past: the last March
+    ("My exam is in March.", D(2027, 3, 1)),  # a plan: the coming March
+]
+
+
+@pytest.mark.parametrize("text, day", PLANS, ids=[p[0] for p in PLANS])
+def test_plan_dates_by_tense_and_cue(text, day):
+    assert ground(text, THU).valid_at == day
+
+
+def test_see_you_friday_keeps_the_sentence_case():
+    assert ground("See you Friday!", THU).text == "See you on 2026-12-04!"
+
+
+def test_a_plan_whose_date_passed_reads_as_past():
+    from assistant.memory.capture.dates import tensed
+
+    text = "User's dentist appointment is on 2026-12-04 at 10."
+    said = THU  # Thursday 2026-12-03: the appointment is the next day
+    assert tensed(text, said, datetime(2026, 12, 4, 8, tzinfo=timezone.utc)) == text  # that day: still upcoming
+    assert tensed(text, said, datetime(2026, 12, 5, 8, tzinfo=timezone.utc)) == "User's dentist appointment was on 2026-12-04 at 10."
+    # a date that is not after the day it was said is not a plan: unchanged
+    assert tensed("User's birthday party is on 2026-12-01.", said, datetime(2027, 1, 1, tzinfo=timezone.utc)).endswith("is on 2026-12-01.")
+
+
+@pytest.mark.parametrize("text, day", [
+    ("I am vegetarian now, I switched in March.", D(2026, 3, 1)),  # a regular past verb: the last March
+    ("I am excited about the party on Friday.", D(2026, 12, 4)),  # "am excited" is not a past tense
+])
+def test_a_regular_past_verb_sets_the_tense(text, day):
+    assert ground(text, THU).valid_at == day

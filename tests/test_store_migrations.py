@@ -49,12 +49,14 @@ def test_v1_file_upgrades_to_latest(tmp_path: Path) -> None:
     assert store.schema_version == migrations.LATEST
     applied = migrations.applied(store.conn)
     assert [(v, n) for v, n, _ in applied] == [(m.version, m.name) for m in migrations.MIGRATIONS]
-    assert [n for _, n, _ in applied] == ["core", "fts", "vectors", "file_refs", "consolidation_runs", "context_archive"]
+    assert [n for _, n, _ in applied] == ["core", "fts", "vectors", "file_refs", "consolidation_runs", "context_archive", "start_kind"]
     # old rows are indexed by the FTS step, and still readable through the API
     assert store.conn.execute("SELECT rowid FROM memory_fts WHERE memory_fts MATCH 'lisbon'").fetchall()[0][0] == 1
     assert store.conn.execute("SELECT rowid FROM message_fts WHERE message_fts MATCH 'lisbon'").fetchall()[0][0] == 1
     m = store.get(1)
     assert m.text == "Lives in Lisbon" and m.sources[0].message_id == 1
+    # step 7: valid_at 2023-01-01 is not when it was said (2024-03-01): a stated start
+    assert m.start_kind == "stated" and m.to_json()["start_kind"] == "stated"
     # the old memory has no vector yet; backfill embeds it
     assert store.missing_vectors() == [(1, "Lives in Lisbon")]
     assert store.backfill_vectors() == 1 and store.missing_vectors() == []

@@ -81,8 +81,11 @@ def test_interval_table(old, new, rule, changes):
          [TemporalChange("old", 1, D(2025, 3, 10), NOW, Rule.SUPERSEDED)]),
         (fact(1, D(2024, 1, 10)), fact(2, observed=D(2025, 3, 20)), Rule.SUPERSEDED,
          [TemporalChange("old", 1, D(2025, 3, 20), NOW, Rule.SUPERSEDED)]),
-        (fact(1, observed=D(2025, 1, 1)), fact(2, D(2019, 1, 1)), Rule.NEW_IS_HISTORICAL,
-         [TemporalChange("new", 2, D(2025, 1, 1), NOW, Rule.NEW_IS_HISTORICAL)]),
+        # an observed start is only a bound: it never makes the later-learned, stated change
+        # historical (issue 23: "I live in Ghent" said 3 Dec, then "I moved ... last week");
+        # the old fact's start becomes unknown (clear_start)
+        (fact(1, observed=D(2025, 1, 1)), fact(2, D(2019, 1, 1)), Rule.SUPERSEDED,
+         [TemporalChange("old", 1, D(2019, 1, 1), NOW, Rule.SUPERSEDED, clear_start=True)]),
         # valid_at wins over observed_at
         (fact(1, D(2020, 1, 1), observed=D(2026, 1, 1)), fact(2, D(2021, 1, 1)), Rule.SUPERSEDED,
          [TemporalChange("old", 1, D(2021, 1, 1), NOW, Rule.SUPERSEDED)]),
@@ -220,7 +223,8 @@ def test_after_a_change_the_intervals_no_longer_overlap(old, new):
     old2, new2 = apply(old, changes), apply(new, changes)
     changed = old2 if changes[0].target == "old" else new2
     start = changed.valid_at or changed.observed_at
-    if start is not None:  # the invalidated fact keeps a non-empty interval
+    if start is not None and not changes[0].clear_start:  # the invalidated fact keeps a non-empty interval
+        # (unless its start was only observed and is cleared: true since some unknown time)
         assert instant(changed.invalid_at) > instant(start)
     # old and new no longer overlap: one ends where (or before) the other starts
     o_start, n_start = old2.valid_at or old2.observed_at, new2.valid_at or new2.observed_at

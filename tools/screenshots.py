@@ -24,6 +24,7 @@ from assistant.memory.entries import InjectionItem
 from assistant.memory.records import Source
 from assistant.profile import Profile
 from assistant.services import Services
+from tools import screenshots_catalog as catalog_scenes
 from ui import consolidation_service as cs
 
 UTC = timezone.utc
@@ -299,6 +300,9 @@ def scenes() -> list[Scene]:
         Scene("tidy-up", _tidy_up, (1280, 800)),
         Scene("settings", _settings),
         Scene("settings-server", _settings_server),
+        Scene("settings-models", catalog_scenes.settings_models),
+        Scene("first-run", catalog_scenes.first_run),
+        Scene("first-run-download", lambda st: catalog_scenes.first_run(st, downloading=True)),
         Scene("add-memory", _add_memory),
         Scene("edit-memory", _edit_memory),
         Scene("no-longer-true", _no_longer_true),

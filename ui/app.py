@@ -26,6 +26,7 @@ from assistant.profile import Profile
 from assistant.services import Services
 from ui import style
 from ui.backend import Backend, Provider
+from ui import first_run
 from ui.main_window import MainWindow
 
 log = logging.getLogger("keepsake.ui")
@@ -109,6 +110,7 @@ def main(argv: Sequence[str] | None = None, profile: Profile | None = None) -> i
         install_excepthook(window)
         window.show()
         log.info("window shown after %.0f ms", (time.perf_counter() - t0) * 1000)
+        first_run.maybe_offer(window)  # once: the recommended catalog model, Download / Not now
         return int(app.exec())
 
 

@@ -264,7 +264,7 @@ class ConsolidationPanel(QWidget):
 
         def done(run: RunView) -> None:
             self._proposed = run
-            n = len(run.changes or [])
+            n = run.total or len(run.changes or [])  # records, as a run counts what it applied
             self._say(f"{plural(n, 'change')} would be made. Nothing has been applied." if n else "Nothing to tidy up right now.")
             self._set_buttons(True)
             self._show_runs()

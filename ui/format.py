@@ -192,3 +192,13 @@ def model_label(path_or_name) -> str:
     """The model's display name, the same as ``keepsake models`` and ``doctor`` print."""
 
     return display_name(path_or_name)
+
+
+def true_since(valid_at: datetime | None, start_kind: str | None, said_at: datetime | None = None) -> str:
+    """When a memory became true, saying what kind of start it is (issue 23): a start the person
+    stated ("I moved last week") is ``2026-11-23``; one only observed (when it was said) is
+    ``at least 2026-12-03``; none (cleared when an earlier change ended it) is ``unknown``, with
+    when it was said if known."""
+    if valid_at is None:
+        return f"unknown (said {day(said_at)})" if said_at is not None else "not recorded"
+    return f"at least {day(valid_at)}" if start_kind == "observed" else day(valid_at)

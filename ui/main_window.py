@@ -219,6 +219,11 @@ class MainWindow(QMainWindow):
 
         self.backend.call(self.backend.provider.discover_models, on_done=done, on_error=failed, name="discover-models")
 
+    def discover_models_again(self) -> None:
+        """A model was added (a catalog download): list the models anew."""
+        self._discovery = None
+        self.discover_models()
+
     def _model_ready(self, name: str) -> None:
         self.status.finish("model", f"Model: {name}")
         model = self.backend.chat_model

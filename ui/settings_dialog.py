@@ -1,6 +1,6 @@
 """Settings: model, context size, memory on/off, idle minutes, nightly hour, the data folder,
-whether the memory is encrypted (and where its key lives), and the model server
-(:mod:`ui.server_settings`)."""
+whether the memory is encrypted (and where its key lives), the model server
+(:mod:`ui.server_settings`) and the model catalog (:mod:`ui.model_catalog`)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,8 @@ from PySide6.QtWidgets import (
 
 from assistant.memory.store.sqlite import keys
 from ui.backend import Backend
+from ui.model_catalog import CatalogPage
+from ui.model_download import DownloadController
 from ui.model_picker import ModelPicker
 from ui.server_settings import ServerSettings
 
@@ -127,6 +129,12 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(general, "General")
         self.server = ServerSettings(backend, s, self.tabs)
         self.tabs.addTab(self.server, "Model server")
+        self.downloads = DownloadController(backend.runner, backend.provider.paths.models, self)
+        self.catalog = CatalogPage(self.downloads, self.tabs)
+        self.catalog.useModel.connect(self.model.choose)
+        self.downloads.finished.connect(lambda _r: self._discover())
+        self.finished.connect(lambda _r: self.downloads.cancel())  # closing Settings cancels a download
+        self.tabs.addTab(self.catalog, "Models")
         lay.addWidget(self.tabs)
         note = QLabel("Changing the model, the server or the context size reloads the model in the background.", self)
         note.setObjectName("hint")
@@ -136,12 +144,16 @@ class SettingsDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         lay.addWidget(buttons)
-        backend.call(backend.provider.discover_models, on_done=lambda e: self.model.set_entries(e, current=self.model.current_choice),
-                     on_error=lambda _e: None, name="discover")  # fmt: skip
+        self._discover()
         if backend.store_ready:
             backend.read(encryption_info, on_done=self._show_encryption, on_error=self._encryption_failed, name="encryption")
         else:
             self._encryption_failed(None)
+
+    def _discover(self) -> None:
+        b = self.backend
+        b.call(b.provider.discover_models, on_done=lambda e: self.model.set_entries(e, current=self.model.current_choice),
+               on_error=lambda _e: None, name="discover")  # fmt: skip
 
     def _show_encryption(self, info: dict[str, Any]) -> None:
         if info["encrypted"]:

@@ -31,6 +31,7 @@ BENCHES = {
     "capture": "precision/recall of what capture keeps, on the labeled message set",
     "import": "user messages/s of 'keepsake import' (rules capture) vs one message at a time",
     "answers": "does the memory reach the person: seeded questions through the real ChatSession, scored by code",
+    "truth": "a change said in plain words stays true: now, as of a date, after tidy-up and after undo",
 }
 #: Benchmarks whose module name differs from the command ("import" is a Python keyword).
 MODULES = {"import": "imports"}

@@ -11,6 +11,7 @@ import time
 from typing import Iterator
 
 from assistant.cli import argtypes
+from assistant.cli import models as models_cli
 from assistant.cli.common import UserError, add_json, dumps, emit
 from assistant.doctor import run_checks
 from assistant.engine import registry
@@ -27,9 +28,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json(p)
     p.set_defaults(func=cmd_doctor)
 
-    p = sub.add_parser("models", help="list the default and discovered GGUF models")
+    p = sub.add_parser("models", help="list the local GGUF models; catalog/download/use: the curated catalog")
     add_json(p)
     p.set_defaults(func=cmd_models)
+    models_cli.register_actions(p)
 
     p = sub.add_parser("embed", help="embed a text with the configured embedder")
     p.add_argument("text")

@@ -18,6 +18,7 @@ from assistant.cli import argtypes
 from assistant.cli import forget as forget_cli
 from assistant.cli.common import UserError, add_json, emit, opened_store
 from assistant.engine.errors import ModelError
+from assistant.memory.capture.dates import tensed
 from assistant.memory.capture.rules import relink_entities
 from assistant.memory.errors import StoreError
 from assistant.memory.records import Actor, Kind, Source, Trust
@@ -88,9 +89,12 @@ def _line(m: Any) -> str:
         flags.append(f"ttl {fmt_date(m.expires_at)}")
     if m.pinned:
         flags.append("pinned")
-    since = f" since {fmt_date(m.valid_at)}" if m.valid_at else ""
+    at_least = "at least " if getattr(m, "start_kind", None) == "observed" else ""  # only when it was said
+    since = f" since {at_least}{fmt_date(m.valid_at)}" if m.valid_at else ""
     extra = f" [{', '.join(flags)}]" if flags else ""
-    return f"#{m.id:<5} {m.kind.value:<10} {m.text}{since}{extra}  ({m.trust.value}, v{m.version})"
+    said = min((x.observed_at for x in m.sources if x.observed_at), default=None)
+    text = tensed(m.text, said, datetime.now(timezone.utc))  # a plan whose day passed reads "was on ..."
+    return f"#{m.id:<5} {m.kind.value:<10} {text}{since}{extra}  ({m.trust.value}, v{m.version})"
 
 
 # -- registration ------------------------------------------------------------------------------
@@ -228,7 +232,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         "audit": [a.to_json() for a in audit],
         "injections": [{"turn_id": i.turn_id, "at": i.at.isoformat(), "score": i.score} for i in injections],
     }
-    lines = [_line(m), f"  valid: {fmt_date(m.valid_at)} → {fmt_date(m.invalid_at)}   known since {fmt_date(m.created_at)}"
+    kind = {"stated": " (stated)", "observed": " (at least: when it was said)"}.get(m.start_kind or "", "") if m.valid_at else ""
+    lines = [_line(m), f"  valid: {fmt_date(m.valid_at)}{kind} → {fmt_date(m.invalid_at)}   known since {fmt_date(m.created_at)}"
              + (f", superseded {fmt_date(m.expired_at)}" if m.expired_at else "")]  # fmt: skip
     lines.append("  sources:" if m.sources else "  sources: none")
     for s in m.sources:

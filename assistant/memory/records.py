@@ -252,6 +252,9 @@ class Memory:
     use_count: int = 0
     last_used_at: datetime | None = None
     updated_at: datetime | None = None  # system time this version was recorded
+    # what ``valid_at`` is: "stated" (the person gave the start: "since 2019", "last week") or
+    # "observed" (only when it was said: true *at least* since then); None without a start
+    start_kind: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -261,6 +264,7 @@ class Memory:
             "scope": self.scope.key,
             "status": self.status.value,
             "valid_at": iso(self.valid_at),
+            "start_kind": self.start_kind,
             "invalid_at": iso(self.invalid_at),
             "created_at": iso(self.created_at),
             "expired_at": iso(self.expired_at),
@@ -346,6 +350,24 @@ class NewMemory:
     status: Status = Status.ACTIVE
     created_at: datetime | None = None  # system time it became known (imports); default now
     embedding: tuple[float, ...] | None = None  # precomputed vector; else the store's embedder
+    start_kind: str | None = None  # "stated" | "observed"; None: inferred (see :func:`start_kind_of`)
+
+
+START_KINDS = ("stated", "observed")
+
+
+def start_kind_of(valid_at: datetime | None, sources: Iterable[Source], given: str | None = None) -> str | None:
+    """What a start is: ``given`` if set; else ``observed`` when ``valid_at`` is exactly when one
+    of the sources was said (capture's default start), ``stated`` for any other ``valid_at``,
+    None without one."""
+    if given is not None:
+        if given not in START_KINDS:
+            raise ValueError(f"start_kind must be one of {START_KINDS}, not {given!r}")
+        return given
+    if valid_at is None:
+        return None
+    said = {to_utc(s.observed_at) for s in sources if s.observed_at is not None}
+    return "observed" if to_utc(valid_at) in said else "stated"
 
 
 @dataclass(frozen=True)

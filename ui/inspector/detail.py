@@ -4,6 +4,7 @@ open that message in the chat), version history with "restore this version", and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from html import escape
 from typing import Any
 
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from assistant.memory.capture.dates import tensed
 from assistant.memory.errors import NotFound
 from ui.format import (
     ACTION_LABELS,
@@ -30,6 +32,7 @@ from ui.format import (
     local_time,
     plural,
     short_date,
+    true_since,
     version_label,
 )
 
@@ -174,12 +177,13 @@ class MemoryDetail(QScrollArea):
         ident.setObjectName("detailMeta")
         head.addWidget(ident)
         left.addLayout(head)
-        left.addWidget(_label(m.text, page, "detailTitle"))
+        said = min((x.observed_at for x in m.sources if x.observed_at), default=None)
+        left.addWidget(_label(tensed(m.text, said, datetime.now(timezone.utc)), page, "detailTitle"))  # "was on" once passed
         grid = QGridLayout()
         grid.setHorizontalSpacing(14)
         grid.setVerticalSpacing(4)
         rows = [
-            ("True from", short_date(m.valid_at) or "not recorded"),
+            ("True since", true_since(m.valid_at, m.start_kind, min((x.observed_at for x in m.sources if x.observed_at), default=None))),
             ("True until", short_date(m.invalid_at) or "still true"),
             ("Learned", local_time(m.created_at)),
         ]

@@ -1,4 +1,5 @@
-"""Capture: turn what the person said into memories, on the hot path, ADD-only (docs/DESIGN.md §5).
+"""Capture: turn what the person said into memories, on the hot path (docs/DESIGN.md §5; issue 23: a
+stated change also ends the earlier state here).
 
     capturer = Capturer(store, chat_model)            # chat_model optional
     result = capturer.capture_message(message.id)     # CaptureResult(episode_id, memory_ids, rejected)
@@ -31,8 +32,11 @@ For one user message, :meth:`Capturer.capture_message`:
    rejected ones are returned in ``CaptureResult.rejected`` as ``(text, reason)``, kept in
    ``Capturer.rejections`` (last 500) and logged (reason at INFO, text at DEBUG), never raised;
 5. ADDs everything in one ``add_many`` call (one embedding batch, one transaction): identical
-   normalized text dedups to the existing record and only adds this message as a source. No
-   existing memory row is ever updated or deleted here.
+   normalized text dedups to the existing record and only adds this message as a source;
+6. ends the earlier state a change states ("I moved to Antwerp last week" ends "I live in
+   Ghent" on the week of the move): :func:`assistant.memory.consolidation.hotpath.retire_after_capture`,
+   the same decision a consolidation run makes (a new version with ``invalid_at``, audited,
+   undoable; ``CaptureResult.retired``). No existing memory row is otherwise updated or deleted.
 
 Trust by source: ``user_stated`` for the person's own words (episode, rules, "remember that"),
 ``assistant_inferred`` for LLM-only facts that pass validation, ``imported`` for everything from
@@ -79,6 +83,7 @@ from assistant.memory.records import (
     Trust,
 )
 from assistant.memory.capture.validate import validate
+from assistant.memory.consolidation.hotpath import retire_after_capture
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +113,7 @@ class CaptureResult:
     llm_accepted: int = 0
     llm_error: str | None = None
     llm_prompt: str | None = None  # what the model was shown (for inspection and tests)
+    retired: list[int] = field(default_factory=list)  # earlier states this message ended (hot path)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -119,6 +125,7 @@ class CaptureResult:
             "skipped": self.skipped,
             "command": {"kind": self.command.kind, "text": self.command.text} if self.command else None,
             "statements": list(self.statements),
+            "retired": list(self.retired),
             "llm": {"proposed": self.llm_proposed, "accepted": self.llm_accepted, "error": self.llm_error},
         }
 
@@ -204,6 +211,11 @@ class Capturer:
             added = iter(self.store.add_many([spec for p in todo for spec in p.specs], actor=actor))
             for p in todo:
                 self._apply(p, [next(added) for _ in p.specs])
+            # a change said in plain words ends the earlier state now (issue 23), as a run would
+            for ch in retire_after_capture(self.store, [i for p in todo for i in p.result.created_ids]):
+                for p in todo:
+                    if ch.winner in p.result.created_ids or ch.memory_id in p.result.created_ids:
+                        p.result.retired.append(ch.memory_id)
         return [p.result for p in plans]
 
     def _plan(self, message_id: int, off: str | None, trust: Trust | None, use_llm: bool | None) -> _Plan:

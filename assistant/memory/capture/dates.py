@@ -54,6 +54,8 @@ _AFTER_ORDINAL = re.compile(r"\s*(?:$|[^\w\s]|(?:i|we|you|he|she|they|it|my|our|
                             r"but|so|when|because|was|were|is|will|to|for|with|the|a|of)\b)", re.I)
 _PAST = re.compile(r"\b(?:was|were|had|did|ago|last|yesterday|went|met|got|moved|started|finished|left|came|took|bought"
                    r"|sold|married|visited|flew|arrived|happened|quit|ended|began|graduated|used to)\b|了|过|去年|上个?月", re.I)
+_PAST_VERB = re.compile(r"\b(?:I|we|he|she|they)\s+(?:\w+ly\s+|just\s+|finally\s+|already\s+|also\s+)?\w+ed\b", re.I)  # "I switched", "we finally moved"
+_PRESENT = re.compile(r"\b(?:is|are|am|due)\b|['’]s\b", re.I)
 _SUBJECT = re.compile(r"\s+(?:is|was|were|has|had|will|seems|seemed)\b", re.I)
 _ZH_DIGIT = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"两": 2}
 _ZH_N = r"(?<![0-9])(?P<n>[0-9]{1,3}|[一二两三四五六七八九十]{1,3})"
@@ -89,6 +91,7 @@ class _Ask:  # a phrase to hand to dateparser
     granularity: str
     offset_days: int = 0
     nearest: bool = False  # no tense in the sentence: the nearer of the past and the future date
+    prefer: str | None = None  # "past" | "future": decided by the rule (else by the sentence's tense)
 
 
 @dataclass(frozen=True)
@@ -149,11 +152,40 @@ def _month_day(m: re.Match, obs: date, future: bool) -> _Ask | _Hit | None:
     return _Ask(f"{MONTHS[month - 1]} {int(m['day'])}", "en", "day", nearest=True)
 
 
+def _tense(m: re.Match) -> str | None:
+    """The tense of the sentence around ``m``: "past" (was, went, ago, last ...), "future" (will,
+    going to, next ...), "present" (is, are, 's, due: a plan as a present fact), else None."""
+    sentence = _sentence(m.string, m.start(), m.end())
+    if _PAST.search(sentence) or _PAST_VERB.search(sentence):
+        return "past"
+    if _FUTURE.search(sentence):
+        return "future"
+    return "present" if _PRESENT.search(sentence) else None
+
+
+def _weekday(m: re.Match, obs: date, future: bool) -> _Ask:
+    """"on Friday", "see you Friday": the past one only when the sentence speaks of the past
+    ("on Friday I went", "it was on Friday"), else the coming one ("is on Friday" said on a
+    Thursday is the next day)."""
+    return _Ask(m["wd"], "en", "day", prefer="past" if _tense(m) == "past" else "future")
+
+
+def _month(m: re.Match, obs: date, future: bool) -> _Hit:
+    """"in March": the most recent March (this one if it is March) unless the sentence speaks of
+    the future or states a plan in the present ("my exam is in March": the coming one)."""
+    month = 1 + [n[:3] for n in MONTHS].index(m["mon"][:3].title())
+    ahead = future or _tense(m) == "present"
+    year = obs.year + (1 if ahead and month < obs.month else 0) - (1 if not ahead and month > obs.month else 0)
+    return _Hit(date(year, month, 1), "month")
+
+
 def _ordinal(m: re.Match, obs: date, future: bool) -> _Hit | None:
-    """5号, or "on/since/... the 5th" followed by a clause boundary or a function word."""
+    """5号, or "on/since/... the 5th" followed by a clause boundary or a function word; the
+    next one when the sentence speaks of the future or states a plan in the present ("is due on
+    the 14th"), else the most recent one."""
     if "prep" in m.re.groupindex and not (m["prep"] and _AFTER_ORDINAL.match(m.string, m.end())):
         return None
-    d = nth_day(int(m["day"]), obs, future)
+    d = nth_day(int(m["day"]), obs, future or _tense(m) == "present")
     return _Hit(d, "day") if d else None
 
 
@@ -221,13 +253,14 @@ _EN_RULES: list[tuple[str, _Rule]] = [
     (_PREP + r"\b(?P<rel>last|next|this|previous|coming)\s+(?P<unit>week|month|year)\b",
      _en_relative),
     (_PREP + r"\b(?P<rel>last|next|this)\s+" + _WEEKDAY + r"\b", _en_relative),
-    (r"\b(?P<prep>on|since|until|till|by|before|after|from)\s+" + _WEEKDAY + r"\b",
-     lambda m, obs, future: _Ask(m["wd"], "en", "day")),
+    (r"\b(?P<prep>on|since|until|till|by|before|after|from)\s+" + _WEEKDAY + r"\b", _weekday),
+    (r"(?<=see you )" + _WEEKDAY + r"\b", _weekday),
     (_PREP + r"\bin\s+" + _N + r"\s+" + _UNIT + r"\b", _en_count),
     (_PREP + r"\b" + _N + r"\s+" + _UNIT + r"\s+ago\b", _en_count),
     (r"\b(?P<prep>in|since|during|until|by|before|after|from)\s+"
      r"(?P<year>1[89]\d\d|20\d\d)\b(?![-/.]\d)",
      lambda m, obs, future: _Hit(date(int(m["year"]), 1, 1), "year", absolute=True)),
+    (r"\b(?P<prep>in|since|during|until|by|before|after|from)\s+(?-i:" + _MON + r")\b(?!\s*\d)", _month),
     (_PREP + r"\b(?-i:" + _MON + r")\s+" + _DAY + _ORD + r"?\b" + _YEAR, _month_day),
     (_PREP + r"\b(?:the\s+)?" + _DAY + _ORD + r"?\s+(?:of\s+)?(?-i:" + _MON + ")" + _YEAR,
      _month_day),
@@ -286,7 +319,7 @@ def _span(m: re.Match, rule: _Rule, zh: bool, base: datetime) -> DateSpan | None
     future = bool(_FUTURE.search(sentence))
     found = rule(m, base.date(), future)
     if isinstance(found, _Ask):
-        day = _parse(found.phrase, found.lang, base, "future" if future else "past")
+        day = _parse(found.phrase, found.lang, base, found.prefer or ("future" if future else "past"))
         if found.nearest and day is not None and not future and not _PAST.search(sentence):
             ahead = _parse(found.phrase, found.lang, base, "future")
             if ahead is not None and (ahead - base.date()) < (base.date() - day):
@@ -301,7 +334,8 @@ def _span(m: re.Match, rule: _Rule, zh: bool, base: datetime) -> DateSpan | None
     else:
         subject = bool(_SUBJECT.match(m.string, m.end()))
         replacement = _render(start, found.granularity, m.groupdict().get("prep"), zh, subject)
-        if original[:1].isupper():
+        before = m.string[: m.start()].rstrip()
+        if original[:1].isupper() and (not before or before[-1] in ".!?。！？"):  # a sentence's start
             replacement = replacement[:1].upper() + replacement[1:]
     return DateSpan(m.start(), m.end(), original, replacement, start, end, found.granularity)
 
@@ -337,3 +371,25 @@ def ground(text: str, observed_at: datetime) -> Grounded:
         pos = s.end
     parts.append(text[pos:])
     return Grounded("".join(parts), spans[0].period_start if spans else None, spans)
+
+
+_PLAN = re.compile(r"\b(?P<verb>is|are|will be)\b(?P<rest>[^.;!?]*?\bon\s+(?P<d>\d{4}-\d{2}-\d{2}))")
+_WAS = {"is": "was", "are": "were", "will be": "was"}
+
+
+def tensed(text: str, said_at: datetime | None, now: datetime) -> str:
+    """A plan's text as of ``now``: "User's dentist appointment is on 2026-12-04 at 10." said on
+    2026-12-03 reads "... was on 2026-12-04 at 10." once 2026-12-04 is over. Only a date after
+    the day it was said (a plan) and before ``now``'s day changes tense; anything else is returned
+    unchanged. Pure: ``now`` is passed in."""
+    if said_at is None:
+        return text
+
+    def past(m: re.Match) -> str:
+        d = date.fromisoformat(m["d"])
+        if said_at.date() < d < now.date():
+            verb = _WAS[m["verb"].lower()]
+            return (verb.capitalize() if m["verb"][:1].isupper() else verb) + m["rest"]
+        return m.group(0)
+
+    return _PLAN.sub(past, text)

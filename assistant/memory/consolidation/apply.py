@@ -28,6 +28,7 @@ from typing import Any, Callable, Sequence
 
 from assistant.memory.consolidation.changes import Archive, Change, Consolidate, Invalidate, Merge, Purge
 from assistant.memory.consolidation.snapshot import load_recs
+from assistant.memory.consolidation.plans.temporal import stated
 from assistant.memory.store.sqlite.db import Connection
 from assistant.memory.store.sqlite import diagnose
 from assistant.memory.errors import VersionConflict
@@ -102,18 +103,22 @@ def _merge(store: Any, c: Connection, ch: Merge, run_id: str, fresh: dict[int, A
     return n
 
 
-def _invalidate(store: Any, c: Connection, ch: Invalidate, run_id: str, fresh: dict[int, Any]) -> int:
+def _invalidate(store: Any, c: Connection, ch: Invalidate, run_id: str | None, fresh: dict[int, Any],
+                actor: Actor = ACTOR) -> int:  # fmt: skip
     n = 0
     for mid in (ch.memory_id, *ch.followers):
         rec = fresh[mid]
+        extra: dict[str, Any] = {}
         if rec.valid_at is not None and rec.valid_at > ch.invalid_at:
-            continue  # would end before it began: leave it
+            if stated(rec.times()):
+                continue  # a stated start after the end: leave it (the planner never proposes it)
+            extra["valid_at"] = None  # only observed: true since some unknown time before the end
         why = ch.reason if mid == ch.memory_id else f"retired with #{ch.memory_id} (it states the same old value, or its message did), superseded by #{ch.winner}"
         store.update(mid, invalid_at=ch.invalid_at, expired_at=rec.expired_at or ch.expired_at,
-                     expected_version=rec.version, update_type=ch.update_type, actor=ACTOR, reason=why,
-                     run_id=run_id, action="invalidate")  # fmt: skip
+                     expected_version=rec.version, update_type=ch.update_type, actor=actor, reason=why,
+                     run_id=run_id, action="invalidate", **extra)  # fmt: skip
         n += 1
-    store.link(ch.winner, ch.memory_id, LinkType.SUPERSEDES, actor=ACTOR, run_id=run_id)
+    store.link(ch.winner, ch.memory_id, LinkType.SUPERSEDES, actor=actor, run_id=run_id)
     return n
 
 

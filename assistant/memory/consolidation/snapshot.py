@@ -19,11 +19,11 @@ from assistant.memory.store.sqlite.db import Connection
 from assistant.memory.records import Kind, Status, Trust
 from assistant.memory.times import ts_from_db, ts_to_db
 from assistant.memory.store.rows import IN_IDS, ids_json
-from assistant.memory.consolidation.plans.temporal import FactTimes
+from assistant.memory.consolidation.plans.temporal import FactTimes, past_statement
 
 _COLS = (
     "id, text, kind, scope, slot, valid_at, invalid_at, created_at, expired_at, trust, confidence, "
-    "content_hash, status, version, pinned, use_count, last_used_at, expires_at"
+    "content_hash, status, version, pinned, use_count, last_used_at, expires_at, start_kind"
 )
 
 
@@ -49,6 +49,7 @@ class Rec:
     use_count: int
     last_used_at: datetime | None
     expires_at: datetime | None
+    start_kind: str | None = None  # "stated" | "observed" (what valid_at is)
     observed_at: datetime | None = None  # earliest source observation
     observations: tuple[datetime, ...] = ()  # every distinct source observation time
     message_ids: tuple[int, ...] = ()
@@ -79,7 +80,7 @@ class Rec:
         """Interval-algebra view; a record without a source date counts as observed when it was
         created (it was true at least when Keepsake learned it)."""
         return FactTimes(self.id, self.valid_at, self.invalid_at, self.created_at, self.expired_at,
-                         self.observed_at or self.created_at)  # fmt: skip
+                         self.observed_at or self.created_at, self.start_kind, past_statement(self.text))  # fmt: skip
 
 
 def _rec(r: Any) -> Rec:
@@ -88,6 +89,7 @@ def _rec(r: Any) -> Rec:
         invalid_at=ts_from_db(r[6]), created_at=ts_from_db(r[7]), expired_at=ts_from_db(r[8]),  # type: ignore[arg-type]
         trust=Trust(r[9]), confidence=float(r[10]), content_hash=r[11], status=Status(r[12]), version=int(r[13]),
         pinned=bool(r[14]), use_count=int(r[15]), last_used_at=ts_from_db(r[16]), expires_at=ts_from_db(r[17]),
+        start_kind=r[18],
     )  # fmt: skip
 
 

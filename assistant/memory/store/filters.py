@@ -119,7 +119,7 @@ _SNAPSHOT = f"""
     SELECT v.memory_id, v.text, v.kind, m.scope, v.valid_at, v.invalid_at, m.created_at,
            v.expired_at, v.trust, v.confidence, v.content_hash, v.status, v.version, v.expires_at,
            v.pinned, v.slot, m.use_count, m.last_used_at, v.recorded_at, v.update_type, v.actor,
-           v.reason
+           v.reason, m.start_kind
     FROM memory_versions v JOIN memories m ON m.id = v.memory_id
     WHERE v.recorded_at <= :t AND v.superseded_at > :t AND m.created_at <= :t
 """

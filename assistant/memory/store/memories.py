@@ -23,6 +23,7 @@ from assistant.memory.records import (
     UpdateType,
     content_hash,
     normalize_text,
+    start_kind_of,
 )
 from assistant.memory.times import to_utc, ts_to_db, ttl_to_expiry
 from assistant.memory.store.core import Repository, StoreCore
@@ -153,6 +154,7 @@ class Memories(Repository):
         embed: bool = True,
         update_type: UpdateType | str | None = None,
         run_id: str | None = None,
+        start_kind: str | None = None,
     ) -> AddResult:
         """ADD-only write. Returns ``AddResult(id, created)``."""
         spec = NewMemory(
@@ -160,7 +162,7 @@ class Memories(Repository):
             sources=tuple(([source] if source is not None else []) + list(sources)), valid_at=valid_at,
             invalid_at=invalid_at, trust=Trust(trust), confidence=confidence, entities=tuple(entities), slot=slot,
             ttl=ttl, pinned=pinned, status=Status(status), created_at=created_at,
-            embedding=tuple(embedding) if embedding is not None else None,
+            embedding=tuple(embedding) if embedding is not None else None, start_kind=start_kind,
         )  # fmt: skip
         return self.add_many([spec], actor=actor, embed=embed, update_type=update_type, run_id=run_id)[0]
 
@@ -222,12 +224,13 @@ class Memories(Repository):
         cur = c.execute(
             "INSERT INTO memories(text, kind, scope, valid_at, invalid_at, created_at, expired_at, trust, "
             "confidence, content_hash, status, version, expires_at, pinned, slot, updated_at, update_type, "
-            "actor) VALUES (?,?,?,?,?,?,NULL,?,?,?,?,1,?,?,?,?,?,?)",
+            "actor, start_kind) VALUES (?,?,?,?,?,?,NULL,?,?,?,?,1,?,?,?,?,?,?,?)",
             (
                 spec.text, spec.kind.value, spec.scope.key, ts_to_db(spec.valid_at), ts_to_db(spec.invalid_at), created,
                 spec.trust.value, float(spec.confidence), content_hash(spec.text), spec.status.value,
                 ts_to_db(expires_at), int(spec.pinned), norm_slot(spec.slot), created,
                 UpdateType(update_type).value if update_type else None, actor.value,
+                start_kind_of(spec.valid_at, spec.sources, spec.start_kind),
             ),
         )  # fmt: skip
         mid = int(cur.lastrowid)

@@ -19,6 +19,7 @@ from typing import Any, Sequence
 from assistant.fileio import write_private_atomic
 from assistant.memory.store.sqlite.db import Connection
 from assistant.memory.records import (
+    START_KINDS,
     Actor,
     Kind,
     LinkType,
@@ -232,6 +233,7 @@ class Portable(Repository):
             slot=m.get("slot"), ttl=parse_iso(m.get("expires_at")) if m.get("expires_at") else None,
             pinned=bool(m.get("pinned")), status=status, actor=actor, created_at=parse_iso(m.get("created_at")),
             embed=False, update_type=UpdateType.IMPORT,
+            start_kind=m.get("start_kind") if m.get("start_kind") in START_KINDS else None,
         )  # fmt: skip
         mid = res.id
         expired = parse_iso(m.get("expired_at"))

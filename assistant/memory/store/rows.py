@@ -28,7 +28,7 @@ from assistant.memory.times import ts_from_db, ts_to_db
 MEMORY_COLUMNS = (
     "id", "text", "kind", "scope", "valid_at", "invalid_at", "created_at", "expired_at", "trust",
     "confidence", "content_hash", "status", "version", "expires_at", "pinned", "slot", "use_count",
-    "last_used_at", "updated_at", "update_type", "actor", "reason",
+    "last_used_at", "updated_at", "update_type", "actor", "reason", "start_kind",
 )  # fmt: skip
 MEMORY_SELECT = ", ".join(MEMORY_COLUMNS)
 
@@ -132,6 +132,7 @@ def hydrate(c: Connection, rows: Sequence[Any], known_at: datetime | None = None
             use_count=int(r[16]),
             last_used_at=ts_from_db(r[17]),
             updated_at=ts_from_db(r[18]),
+            start_kind=r[22] if len(r) > 22 else None,
             sources=tuple(sources[r[0]]),
             entities=tuple(entities[r[0]]),
             links=tuple(links[r[0]]),

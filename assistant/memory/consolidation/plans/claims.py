@@ -31,9 +31,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Iterable
 
+from assistant.memory.capture.dates import find_spans
 from assistant.memory.consolidation.plans.text import STOP_WORDS, _stem
 
 ANY = "*"
@@ -216,8 +218,27 @@ _RULES: list[tuple[str, str, str]] = [
     (ANY, _I + _BE + r"?\s*(?:no\s+longer|not\s+(?:\w+ing\s+)?anymore)\s+" + _PHRASE + _END, "ended"),
     (ANY, _I + _ADV + r"\s+(?:don['’]t|doesn['’]t|do\s+not|does\s+not|never)\s+" + _PHRASE + r"\s+(?:anymore|any\s+more)\b", "ended"),
     (ANY, _I + _ADV + r"\s+(?:switched|changed|moved|went|converted)\s+from\s+" + _PHRASE + r"\s+to\s+", "ended"),
+    # "I run every morning now instead of swimming": the replaced habit or preference ended
+    (ANY, _I + r"\b[^.;!?]*?\b(?:instead\s+of|rather\s+than)\s+" + _PHRASE + _END, "ended"),
 ]
 _COMPILED = [(rel, re.compile(p), kind) for rel, p, kind in _RULES]
+
+
+_SOME_DAY = datetime(2000, 1, 3, tzinfo=timezone.utc)  # any day: only where date phrases are matters here
+
+
+_GROUNDED = re.compile(r"\s(?:(?:on|since|from|until|in|the\s+week\s+of)\s+)?(?:(?:[A-Z][a-z]+\s+)?\d{4}(?:-\d\d-\d\d)?)\b")
+
+
+def _undated(phrase: str) -> str:
+    """``phrase`` without its date ("coffee yesterday" -> "coffee", "swimming on 2026-12-02" ->
+    "swimming"): what ended is the thing, not when."""
+    spans = find_spans(phrase, _SOME_DAY)
+    cut = spans[0].start if spans else len(phrase)
+    grounded = _GROUNDED.search(phrase)  # a date capture already wrote out ("on 2026-12-02")
+    if grounded is not None:
+        cut = min(cut, grounded.start())
+    return phrase[:cut].strip() if cut > 0 else phrase
 
 
 def _commute_value(phrase: str) -> frozenset[str]:
@@ -271,7 +292,7 @@ def _sentence_claims(text: str) -> list[Claim]:
             elif rel == "diet":
                 value = frozenset({norm_word(phrase.split()[-1])})
             elif rel == ANY:
-                value = head_words(phrase)
+                value = head_words(_undated(phrase))
             elif rel == "pet":
                 value = frozenset({norm_word(m["kind"]), proper_word(phrase)})
             else:

@@ -47,7 +47,7 @@ from assistant.memory.consolidation.llm import LLMJudge
 from assistant.memory.consolidation.snapshot import Rec, Snapshot, similar_pairs
 from assistant.memory.consolidation.plans.text import key_tokens
 from assistant.memory.records import Kind
-from assistant.memory.consolidation.plans.temporal import FactTimes, Rule, instant, resolve
+from assistant.memory.consolidation.plans.temporal import FactTimes, Rule, instant, resolve, said, stated
 from assistant.memory.consolidation.plans.temporal import decide as rule_of
 
 __all__ = ["ConflictConfig", "ConflictResult", "SINGLE_VALUED_SLOTS", "plan_conflicts", "single_valued"]
@@ -87,9 +87,20 @@ def _followers(snap: Snapshot, loser: Rec, winner: Rec, taken: set[int]) -> list
     return out
 
 
-def _starts_by(rec: Rec, until: datetime) -> bool:
+def _starts_by(rec: Rec, until: datetime, winner: Rec) -> bool:
+    """Whether ``rec`` (a copy of the loser) ends with it at ``until``: it started by then, or its
+    start is only observed and it was said no later than the winner (its start becomes unknown)."""
     start = rec.valid_at or rec.observed_at or rec.created_at
-    return start <= until
+    if start <= until:
+        return True
+    t = rec.times()
+    return not stated(t) and said(t) <= said(winner.times())
+
+
+def _said_before(old: Rec, new: Rec) -> bool:
+    """``old`` was first said before ``new`` ("I have a dog named Rex", then "I gave away my dog
+    Rex": the second message's own copy of the first does not keep it alive)."""
+    return old.observed_at is not None and new.observed_at is not None and old.observed_at < new.observed_at
 
 
 def plan_conflicts(snap: Snapshot, *, exclude: Iterable[int] = (), judge: LLMJudge | None = None,
@@ -132,7 +143,7 @@ def plan_conflicts(snap: Snapshot, *, exclude: Iterable[int] = (), judge: LLMJud
                       and c.id not in taken and not set(c.message_ids) & set(winner.message_ids)]  # fmt: skip
             stats["copies"] += len(copies)
             followers += copies
-        followers = [f for f in followers if _starts_by(f, until)]
+        followers = [f for f in followers if _starts_by(f, until, winner)]
         out.changes.append(Invalidate(
             memory_id=loser.id, invalid_at=until, expired_at=ch.expired_at, winner=winner.id, rule=ch.rule.name,
             via=via, reason=f"{why}: {ch.reason}", texts=(loser.text, winner.text),
@@ -194,8 +205,10 @@ def plan_conflicts(snap: Snapshot, *, exclude: Iterable[int] = (), judge: LLMJud
         for old in olds:
             if new.id in taken:
                 break
-            if old.id in taken or old.id == new.id or set(old.message_ids) & set(new.message_ids):
+            if old.id in taken or old.id == new.id:
                 continue
+            if set(old.message_ids) & set(new.message_ids) and not _said_before(old, new):
+                continue  # one message does not end what it says (a record it only repeats was said before)
             if claim.relation == ANY and old.row >= 0 and new.row >= 0 and float(snap.vectors[old.row] @ snap.vectors[new.row]) < config.ended_cosine:
                 continue
             if ends_something(old.text):

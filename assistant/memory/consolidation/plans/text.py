@@ -98,6 +98,8 @@ def _stem(word: str) -> str:
     for suffix in ("ing", "ied", "ies", "ed", "es", "s"):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             w = w[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
+            if suffix in ("ing", "ed") and len(w) >= 4 and w[-1] == w[-2] and w[-1] not in "aeiouylsz":
+                w = w[:-1]  # swimming -> swim, stopped -> stop (as "swims", "stops")
             break
     if w.endswith("e") and len(w) > 3:
         w = w[:-1]

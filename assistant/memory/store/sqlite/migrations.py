@@ -21,6 +21,10 @@ Steps:
    (``context_state``), the versions of the person's note (``note_versions``), the exports
    Keepsake wrote (``exports``: path and which memories/sessions, never their text) and the
    ``forget_generation`` counter (bumped by every delete; open sessions compare it).
+7. ``start_kind``: ``memories.start_kind`` says what ``valid_at`` is: ``stated`` (the person
+   gave the start: "since 2019", "last week") or ``observed`` (only when it was said: the fact
+   was true *at least* since then). Existing rows: ``observed`` when ``valid_at`` equals one of
+   their sources' ``observed_at``, ``stated`` for any other ``valid_at``, NULL without one.
 """
 
 from __future__ import annotations
@@ -88,6 +92,15 @@ def _context_archive(conn: Connection, ctx: MigrationContext) -> None:
     _script(conn, CONTEXT_ARCHIVE_SQL)
 
 
+def _start_kind(conn: Connection, ctx: MigrationContext) -> None:
+    conn.execute("ALTER TABLE memories ADD COLUMN start_kind TEXT CHECK (start_kind IS NULL OR start_kind IN ('stated','observed'))")
+    conn.execute(
+        "UPDATE memories SET start_kind = CASE WHEN valid_at IS NULL THEN NULL "
+        "WHEN EXISTS (SELECT 1 FROM memory_sources s WHERE s.memory_id = memories.id AND s.observed_at = memories.valid_at) "
+        "THEN 'observed' ELSE 'stated' END"
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core", _core),
     Migration(2, "fts", _fts),
@@ -95,6 +108,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "file_refs", _file_refs),
     Migration(5, "consolidation_runs", _consolidation_runs),
     Migration(6, "context_archive", _context_archive),
+    Migration(7, "start_kind", _start_kind),
 )
 LATEST = MIGRATIONS[-1].version
 

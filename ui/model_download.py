@@ -1,0 +1,104 @@
+"""A catalog download in the app: :class:`DownloadController` runs
+:func:`assistant.engine.catalog.download.download` on a worker thread (progress, result and
+errors come back through signals) and :class:`DownloadProgressView` shows it - a bar, the
+speed, the time left and Cancel. Cancel deletes the partial file; nothing is listed before the
+file is verified."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
+
+from assistant.engine.catalog import download as dl
+from assistant.engine.catalog.entries import CatalogEntry
+from ui.workers import Runner
+
+
+class DownloadController(QObject):
+    """One download at a time. ``progressed(DownloadProgress)``, ``finished(DownloadResult)``,
+    ``failed(message)``, ``cancelled()``."""
+
+    progressed = Signal(object)
+    finished = Signal(object)
+    failed = Signal(str)
+    cancelled = Signal()
+
+    def __init__(self, runner: Runner, models: Path, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.runner, self.models = runner, Path(models)
+        self.entry: CatalogEntry | None = None
+        self._cancel: threading.Event | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._cancel is not None
+
+    def start(self, entry: CatalogEntry) -> None:
+        if self.running:
+            return
+        self.entry, self._cancel = entry, threading.Event()
+        self.runner.submit(dl.download, entry, self.models, cancel=self._cancel, on_progress=self.progressed.emit,
+                           on_done=self._done, on_error=self._error, name=f"download-{entry.id}")  # fmt: skip
+
+    def cancel(self) -> None:
+        if self._cancel is not None:
+            self._cancel.set()
+
+    def _done(self, result) -> None:
+        self._cancel = None
+        self.finished.emit(result)
+
+    def _error(self, exc) -> None:
+        self._cancel = None
+        if isinstance(exc, dl.DownloadCancelled):
+            self.cancelled.emit()
+        elif isinstance(exc, dl.DownloadError):
+            self.failed.emit(str(exc))
+        else:
+            self.failed.emit(f"The download failed: {type(exc).__name__}: {exc}")
+
+
+class DownloadProgressView(QWidget):
+    """The model's name, a bar, "45% · 0.95 of 2.10 GB · 12.3 MB/s · 1 min 33 s left", Cancel."""
+
+    cancelClicked = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("downloadProgress")
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(6)
+        self.title = QLabel("", self)
+        self.title.setObjectName("downloadTitle")
+        self.title.setWordWrap(True)
+        lay.addWidget(self.title)
+        row = QHBoxLayout()
+        self.bar = QProgressBar(self)
+        self.bar.setRange(0, 1000)
+        self.bar.setTextVisible(False)
+        row.addWidget(self.bar, 1)
+        self.cancel = QPushButton("Cancel", self)
+        self.cancel.clicked.connect(self.cancelClicked)
+        row.addWidget(self.cancel)
+        lay.addLayout(row)
+        self.detail = QLabel("", self)
+        self.detail.setObjectName("hint")
+        self.detail.setWordWrap(True)
+        lay.addWidget(self.detail)
+
+    def begin(self, entry: CatalogEntry) -> None:
+        self.title.setText(f"Downloading {entry.name} ({entry.size_gb} GB)")
+        self.bar.setRange(0, 0)  # busy until the hub answers
+        self.detail.setText(f"Connecting to {dl.endpoint()}…")
+        self.cancel.setEnabled(True)
+
+    def set_progress(self, p: dl.DownloadProgress) -> None:
+        if p.phase in ("downloading", "verifying", "done") and p.total:
+            self.bar.setRange(0, 1000)
+            self.bar.setValue(int(p.fraction * 1000))
+        self.detail.setText(dl.progress_text(p))
+        self.cancel.setEnabled(p.phase != "done")
