@@ -25,7 +25,7 @@ def home_with_models(converted_embedder_path, keepsake_home):
 
 
 def test_chat_once_answers_with_every_stat(home_with_models):
-    # the reply's wording depends on the CPU (see DESIGN section 2): only its presence is asserted
+    # the reply's wording depends on the CPU (see docs/DESIGN.md §2): only its presence is asserted
     out = keepsake("chat", "--once", "Write one sentence about the sea.", "--temperature", "0", "--json")
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)

@@ -44,7 +44,8 @@ def test_add_list_show_edit_history(capsys) -> None:
     assert edited["version"] == 2 and edited["text"] == "I live in Porto"
     shown = run_json(capsys, "memory", "show", str(m["id"]))
     assert [v["text"] for v in shown["versions"]] == ["I live in Lisbon", "I live in Porto"]
-    assert [a["action"] for a in shown["audit"]] == ["add", "add_source", "edit"]
+    # the edit names Porto: its mention is linked (docs: mentions follow an edit)
+    assert [a["action"] for a in shown["audit"]] == ["add", "add_source", "edit", "set_entities"]
     hist = run_json(capsys, "memory", "history", str(m["id"]))
     assert [v["version"] for v in hist] == [1, 2]
     code, out, _ = run(capsys, "memory", "list")

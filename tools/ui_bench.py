@@ -29,106 +29,15 @@ from typing import Any, Callable
 
 from assistant.memory.records import NewMemory
 from assistant.services import Services
+from tools.stall_probe import StallProbe, baseline as _baseline, run_until
 from ui.consolidation_service import available
 
 T_START = time.monotonic_ns()  # as early as possible: the parent compares it with its spawn time
-
-PROBE_MS = 5
 
 
 def _emit(result: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(result) + "\n")
     sys.stdout.flush()
-
-
-# ---------------------------------------------------------------------------------------- helpers
-class StallProbe:
-    """Records the gaps between ticks of a precise 5 ms timer on the UI thread."""
-
-    def __init__(self, interval_ms: int = PROBE_MS) -> None:
-        from PySide6.QtCore import Qt, QTimer  # deferred: Qt
-
-        self.interval = interval_ms / 1000
-        self.timer = QTimer()
-        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
-        self.timer.setInterval(interval_ms)
-        self.timer.timeout.connect(self._tick)
-        self.gaps: list[float] = []
-        self._last: float | None = None
-        self.marks: list[tuple[str, int]] = []
-
-    def _tick(self) -> None:
-        now = time.perf_counter()
-        if self._last is not None:
-            self.gaps.append(now - self._last)
-        self._last = now
-
-    def start(self) -> None:
-        self._last = None
-        self.timer.start()
-
-    def stop(self) -> None:
-        self.timer.stop()
-
-    def mark(self, label: str) -> None:
-        self.marks.append((label, len(self.gaps)))
-
-    def stats(self, gaps: list[float] | None = None) -> dict[str, Any]:
-        g = sorted(self.gaps if gaps is None else gaps)
-        if not g:
-            return {"ticks": 0, "max_gap_ms": 0.0, "max_stall_ms": 0.0, "p99_gap_ms": 0.0, "stalls_over_50ms": 0}
-        p99 = g[min(len(g) - 1, int(len(g) * 0.99))]
-        return {
-            "ticks": len(g),
-            "max_gap_ms": round(g[-1] * 1000, 1),
-            "max_stall_ms": round(max(0.0, g[-1] - self.interval) * 1000, 1),
-            "p99_gap_ms": round(p99 * 1000, 1),
-            "median_gap_ms": round(statistics.median(g) * 1000, 2),
-            "stalls_over_50ms": sum(1 for x in g if x - self.interval > 0.050),
-        }
-
-    def phase(self, start_label: str, end_label: str | None = None) -> dict[str, Any]:
-        idx = {label: i for label, i in self.marks}
-        a = idx[start_label]
-        b = idx[end_label] if end_label else len(self.gaps)
-        return self.stats(self.gaps[a:b])
-
-
-def _baseline(probe: StallProbe, seconds: float = 2.0) -> dict[str, Any]:
-    """Probe gaps while the app does nothing: what the machine's load alone costs."""
-    probe.mark("baseline")
-    end = time.perf_counter() + seconds
-    run_until(lambda: time.perf_counter() >= end, seconds + 5)
-    probe.mark("baseline_end")
-    return probe.phase("baseline", "baseline_end")
-
-
-def run_until(cond: Callable[[], Any], timeout: float, what: str = "condition") -> float:
-    """Run the real event loop (no sleeping on the UI thread) until ``cond()``; returns seconds."""
-    from PySide6.QtCore import QEventLoop, QTimer  # deferred: Qt
-
-    start = time.perf_counter()
-    if cond():
-        return 0.0
-    loop = QEventLoop()
-    poll = QTimer()
-    poll.setInterval(2)
-    state = {"timeout": False}
-
-    def check() -> None:
-        if cond():
-            loop.quit()
-        elif time.perf_counter() - start > timeout:
-            state["timeout"] = True
-            loop.quit()
-
-    poll.timeout.connect(check)
-    poll.start()
-    loop.exec()
-    poll.stop()
-    if state["timeout"]:
-        raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
-    return time.perf_counter() - start
 
 
 # ---------------------------------------------------------------------------------------- parts
@@ -240,6 +149,7 @@ def part_stall(args) -> dict[str, Any]:
         "during_startup": probe.phase("startup", "baseline"),
         "baseline_idle": baseline,
         "models_ready_s": round(ready_s, 2),
+        "stall_sites": probe.top_sites(),  # what the UI thread ran during gaps over 40 ms
     }
     window.close()
     return result

@@ -154,6 +154,7 @@ class Backend(QObject):
     storeReady = Signal()  # reads work
     memoryReady = Signal()  # writes and search work (embedder loaded)
     modelProgress = Signal(str, int, int)  # message, step, steps
+    memoryProgress = Signal(str)  # opening the memory (embedder conversion...); "": over
     modelReady = Signal(str)  # chat model name
     modelFailed = Signal(str)
     #: The one change signal: a committed store write (assistant.memory.store.sqlite.notify.StoreChange), from
@@ -243,7 +244,7 @@ class Backend(QObject):
         if not self.provider.load_models:
             return light, None
         try:
-            self.provider.prepare_embedder(lambda msg: progress(("status", msg)))
+            self.provider.prepare_embedder(lambda msg: progress(("progress", msg)))
             full = self.provider.open_store(with_embedder=True)
         except Exception as exc:  # noqa: BLE001 - memory still works, without semantic search
             log.warning("embedder unavailable: %s", exc)
@@ -265,6 +266,8 @@ class Backend(QObject):
             self._start_watch()
         elif kind == "status":
             self.status.emit(str(value))
+        elif kind == "progress":
+            self.memoryProgress.emit(str(value))
         elif kind == "fault":  # readable but damaged: reads go on, writes are refused
             self._report(value)
 
@@ -275,6 +278,7 @@ class Backend(QObject):
         self._store_event.set()
         self._mark("memory")
         self.runner.submit(self._attach_capture, name="capture-queue")  # imports + journal replay: not here
+        self.memoryProgress.emit("")
         self.memoryReady.emit()
         self.runner.submit(self._warm_up, name="warm-up")
         self.runner.submit(self.provider.start_jobs, store, on_done=self._jobs_started,
@@ -327,6 +331,7 @@ class Backend(QObject):
     def _memory_failed(self, exc) -> None:
         self.memory_error = self.describe(exc)
         self._store_event.set()  # writes fail fast with the reason instead of waiting
+        self.memoryProgress.emit("")
         self._report(exc)
 
     def load_model(self, choice: str | None) -> None:

@@ -9,12 +9,13 @@ from datetime import datetime
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import QEasingCurve, QPropertyAnimation, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QLayout,
     QScrollArea,
     QSizePolicy,
     QToolButton,
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from ui.chat_controller import HistoryItem
+from ui.follow_bottom import FittedCanvas, FollowBottom
 from ui.format import local_time, short_date
 
 RENDER_INTERVAL_MS = 40  # a streaming reply re-renders its Markdown at most this often
@@ -292,7 +294,8 @@ class MessageWidget(QFrame):
 
 
 class ChatView(QScrollArea):
-    """A scrolling column of :class:`MessageWidget`; follows the bottom while a reply streams."""
+    """A scrolling column of :class:`MessageWidget`; shows the newest message (after a send, a
+    streamed piece, a retry, a reload, a resize) unless the person scrolled up (ui/follow_bottom.py)."""
 
     memoryClicked = Signal(int)
     retryRequested = Signal(object)  # the failed reply's MessageWidget
@@ -303,9 +306,10 @@ class ChatView(QScrollArea):
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        canvas = QWidget(self)
+        canvas = FittedCanvas(self)
         canvas.setObjectName("chatCanvas")
         outer = QHBoxLayout(canvas)
+        outer.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)  # see FittedCanvas
         outer.setContentsMargins(24, 18, 24, 18)
         outer.addStretch(1)
         self.column = QWidget(canvas)
@@ -330,10 +334,7 @@ class ChatView(QScrollArea):
         outer.addStretch(1)
         self.setWidget(canvas)
         self.messages: list[MessageWidget] = []
-        self._follow = True
-        self.verticalScrollBar().rangeChanged.connect(self._on_range)
-        self.verticalScrollBar().valueChanged.connect(self._on_scroll)
-        self._flash: QPropertyAnimation | None = None
+        self.follow = FollowBottom(self)
 
     # -- content ---------------------------------------------------------------------------------
     def clear(self) -> None:
@@ -342,7 +343,7 @@ class ChatView(QScrollArea):
             w.deleteLater()
         self.messages.clear()
         self.placeholder.setVisible(True)
-        self._follow = True
+        self.follow.to_bottom()
 
     def set_history(self, items: list[HistoryItem]) -> None:
         self.setUpdatesEnabled(False)
@@ -356,22 +357,23 @@ class ChatView(QScrollArea):
                     w.set_memories(item.injected)
         finally:
             self.setUpdatesEnabled(True)
-        self._follow = True
-        QTimer.singleShot(0, self.scroll_to_bottom)
+        self.follow.to_bottom()
+        self.follow.stick_later()  # once the reloaded messages are laid out
 
     def add_user(self, text: str, *, at: datetime | None = None) -> MessageWidget:
-        self._follow = True
-        return self._add("user", text, at=at or datetime.now().astimezone())
+        w = self._add("user", text, at=at or datetime.now().astimezone())
+        self.follow.to_bottom()  # the person sent it: show it
+        return w
 
     def start_reply(self) -> MessageWidget:
-        self._follow = True
+        """A reply begins (right after a send, or on Retry): followed unless the person scrolled up."""
         return self._add("assistant", "", at=datetime.now().astimezone())
 
     def _add(self, role: str, text: str, **kw: Any) -> MessageWidget:
         self.placeholder.setVisible(False)
         w = MessageWidget(role, text, parent=self.column, **kw)
         w.memoryClicked.connect(self.memoryClicked)
-        w.retryRequested.connect(lambda w=w: self.retryRequested.emit(w))
+        w.retryRequested.connect(lambda w=w: (self.follow.to_bottom(), self.retryRequested.emit(w)))
         self.list.insertWidget(self.list.count() - 1, w)
         self.messages.append(w)
         return w
@@ -412,28 +414,21 @@ class ChatView(QScrollArea):
         for other in self.messages:
             other.set_highlight(False)
         w.set_highlight(True)
-        self._follow = False
+        self.follow.stop()
         # ``w`` as the timers' context: Qt drops them if the message widget is deleted first
         # (a cleared or closed chat), instead of calling into a dead C++ object.
-        QTimer.singleShot(0, w, lambda: self.ensureWidgetVisible(w, 0, 80))
+        QTimer.singleShot(0, w, lambda: self.follow.move(lambda: self.ensureWidgetVisible(w, 0, 80)))
         QTimer.singleShot(4000, w, lambda: w.set_highlight(False))
         return True
 
-    # -- following the bottom ------------------------------------------------------------------------
-    def _on_scroll(self, value: int) -> None:
-        bar = self.verticalScrollBar()
-        self._follow = value >= bar.maximum() - 24
-
-    def _on_range(self, _lo: int, hi: int) -> None:
-        if self._follow:
-            self.verticalScrollBar().setValue(hi)
-
+    # -- following the bottom (ui/follow_bottom.py) -------------------------------------------------
     def scroll_to_bottom(self) -> None:
-        bar = self.verticalScrollBar()
-        if self._flash is not None:
-            self._flash.stop()
-        self._flash = QPropertyAnimation(bar, b"value", self)
-        self._flash.setDuration(120)
-        self._flash.setEasingCurve(QEasingCurve.Type.OutCubic)
-        self._flash.setEndValue(bar.maximum())
-        self._flash.start()
+        self.follow.to_bottom()
+
+    def newest_visible(self) -> bool:
+        """Whether the newest message's last line is inside the viewport."""
+        w = self.last()
+        if w is None:
+            return True
+        bottom = w.mapTo(self.viewport(), w.rect().bottomLeft()).y()
+        return 0 <= bottom <= self.viewport().height()

@@ -4,6 +4,8 @@ applied changes per run with undo, and Run now. Talks to a
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -22,6 +24,9 @@ from ui.errors import describe
 from ui.format import UPDATE_LABELS, local_time, plural
 
 RUN_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+NEXT_CHECK_MAX_S = 60.0
 
 
 def _when(value) -> str:
@@ -49,6 +54,10 @@ class ConsolidationPanel(QWidget):
         self._proposed: RunView | None = None
         self._state_message = False  # the message shows the panel's state, not an action's result
         self._status_gen = 0
+        self._next_check = QTimer(self)  # asks again once the shown next run has passed
+        self._next_check.setSingleShot(True)
+        self._next_check.timeout.connect(self._recheck)
+        self._stale = False
         lay = QVBoxLayout(self)
         lay.setContentsMargins(16, 14, 16, 12)
         lay.setSpacing(10)
@@ -151,12 +160,34 @@ class ConsolidationPanel(QWidget):
             return
         self.last.setText(f"Last run: {_when(st.last_run)}")
         self.next.setText(f"Next run: {_when(st.next_run)}")
+        self._check_again(st.next_run)
         left = st.model_extraction_left
         self.reading.setVisible(bool(left))
         self.reading.setText(f"The chat model still has {plural(left, 'imported message')} to read. It reads them while "
                              "the computer is idle; what you said in them is already in your memory." if left else "")
         self._set_state_message("Tidying up now…" if st.running else "")
         self._show_runs()
+
+    def _check_again(self, when) -> None:
+        """The shown next run must not stay on screen once it has passed: ask the scheduler again
+        1 s after it (a minute at the latest: the person's activity moves the idle run later)."""
+        if not isinstance(when, datetime):
+            self._next_check.stop()
+            return
+        left = (when - datetime.now(timezone.utc)).total_seconds()
+        self._next_check.start(int(min(max(left, 0.0) + 1.0, NEXT_CHECK_MAX_S) * 1000))
+
+    def _recheck(self) -> None:
+        if self.isVisible():
+            self.refresh()
+        else:
+            self._stale = True  # asked again when the tab is shown
+
+    def showEvent(self, event) -> None:  # noqa: N802
+        super().showEvent(event)
+        if self._stale:
+            self._stale = False
+            self.refresh()
 
     def _say(self, text: str) -> None:
         """The result (or progress) of something the person did: stays until the next one."""

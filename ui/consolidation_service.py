@@ -10,10 +10,11 @@ from __future__ import annotations
 import importlib.util
 import logging
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import Any, Protocol
 
 from assistant.jobs import ConsolidationJobs
+from assistant.next_run import next_run
 from ui.format import ACTION_LABELS
 
 log = logging.getLogger(__name__)
@@ -129,10 +130,7 @@ class JobsService:
         st = self.jobs.status()
         runs = [run_view(r) for r in list_runs(self.store, limit=15)]
         last = (st.last_run or {}).get("finished_at") or (st.last_run or {}).get("started_at")
-        nxt = st.next_nightly
-        if st.next_idle_in is not None:
-            idle_at = datetime.now(timezone.utc) + timedelta(seconds=st.next_idle_in)
-            nxt = min(x for x in (nxt, idle_at) if x is not None) if nxt is not None else idle_at
+        nxt = next_run(st, datetime.now(timezone.utc))
         return StatusView(True, "", last, nxt, bool(st.running), runs, st.model_extraction_left or 0)
 
     def preview(self) -> RunView:

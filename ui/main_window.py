@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
-    QProgressBar,
     QSplitter,
     QTabWidget,
     QToolButton,
@@ -29,17 +28,15 @@ from ui.chat_view import ChatView, MessageWidget
 from ui.composer import Composer
 from ui.consolidation_panel import ConsolidationPanel
 from ui.consolidation_service import ConsolidationService
-from ui.elided_label import ElidedLabel
 from ui.forget_dialog import confirm_forget
 from ui.inspector.inspector import Inspector
 from ui.model_picker import ModelPicker
 from ui.note_editor import NoteEditor
 from ui.sessions_panel import SessionsPanel
 from ui.settings_dialog import SettingsDialog
+from ui.status_state import StatusBar
 
 log = logging.getLogger(__name__)
-
-STATUS_MS = 6000
 
 
 class MainWindow(QMainWindow):
@@ -139,26 +136,9 @@ class MainWindow(QMainWindow):
         cl.addWidget(self.settings_button)
         self.tabs.setCornerWidget(corner, Qt.Corner.TopRightCorner)
 
-        bar = self.statusBar()
-        bar.setObjectName("statusBar")
-        bar.setSizeGripEnabled(False)
-        self.status_label = ElidedLabel("", bar)
-        self.status_label.setObjectName("statusText")
-        bar.addWidget(self.status_label, 3)
-        self.progress_label = ElidedLabel("", bar)
-        self.progress_label.setObjectName("statusText")
-        self.progress_label.setAlignment(Qt.AlignmentFlag.AlignRight)
-        bar.addPermanentWidget(self.progress_label, 2)
-        self.progress = QProgressBar(bar)
-        self.progress.setObjectName("loadProgress")
-        self.progress.setFixedWidth(120)
-        self.progress.setFixedHeight(6)
-        self.progress.setTextVisible(False)
-        self.progress.setVisible(False)
-        bar.addPermanentWidget(self.progress)
-        self._status_timer = QTimer(self)
-        self._status_timer.setSingleShot(True)
-        self._status_timer.timeout.connect(lambda: self._set_status(""))
+        self.statusBar().setObjectName("statusBar")
+        self.status = StatusBar(self.statusBar())  # one state: ui/status_state.py
+        self.status_label, self.progress_label, self.progress = self.status.label, self.status.progress_label, self.status.progress
 
         for seq, fn in ((QKeySequence.StandardKey.New, self.controller.new_session),
                         (QKeySequence("Ctrl+Shift+N"), self.new_private_session),
@@ -207,7 +187,8 @@ class MainWindow(QMainWindow):
         self.model_picker.popupAboutToShow.connect(self.discover_models)
         b.status.connect(self.show_status)
         b.error.connect(self.show_error)
-        b.modelProgress.connect(self._model_progress)
+        b.modelProgress.connect(lambda text, step, steps: self.status.start("model", text, step, steps))
+        b.memoryProgress.connect(lambda text: self.status.start("memory", text) if text else self.status.finish("memory"))
         b.modelReady.connect(self._model_ready)
         b.modelFailed.connect(self._model_failed)
         b.memoryReady.connect(self._memory_ready)
@@ -243,22 +224,14 @@ class MainWindow(QMainWindow):
         self._discovery = None
         self.discover_models()
 
-    def _model_progress(self, text: str, step: int, steps: int) -> None:
-        self.progress.setVisible(True)
-        self.progress.setRange(0, steps)
-        if steps:
-            self.progress.setValue(step)
-        self.progress_label.setText(text)
-
     def _model_ready(self, name: str) -> None:
-        self.progress.setVisible(False)
+        self.status.finish("model", f"Model: {name}")
         model = self.backend.chat_model
         if getattr(model, "engine", "") == "openai":  # the server's model is known once it answered
             self.model_picker.set_server(model.url, model.model_id or None)
         if self.backend.memory_ready:
             self.discover_models()
         self._model_name = name
-        self.progress_label.setText(f"Model: {name}")
         if self._model_choice_pending is not None:
             choice, self._model_choice_pending = self._model_choice_pending, None
             self.model_picker.confirm(choice)
@@ -270,17 +243,16 @@ class MainWindow(QMainWindow):
         self._update_banner()
 
     def _model_failed(self, message: str) -> None:
-        self.progress.setVisible(False)
         if self._model_choice_pending is not None:
             self._model_choice_pending = None
             self.model_picker.revert()
             current = "the previous model" if self.backend.model_ready else "no model"
             # the loading message goes: back to the model still in use (or none)
-            self.progress_label.setText(f"Model: {self._model_name}" if self.backend.model_ready and self._model_name else "")
+            self.status.finish("model", f"Model: {self._model_name}" if self.backend.model_ready and self._model_name else "")
             QMessageBox.warning(self, "This model can't be used", f"{message}\n\nKeepsake keeps using {current}.")
             return
+        self.status.finish("model", "No chat model" if self.backend.provider.load_models else "")
         if self.backend.provider.load_models:
-            self.progress_label.setText("No chat model")
             self.show_error(message)
             self.discover_models()  # so another model can be picked
         self._update_banner(model_error=message if self.backend.provider.load_models else None)
@@ -434,8 +406,7 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ status
     def show_status(self, text: str) -> None:
-        self.status_label.setProperty("error", False)
-        self._set_status(text)
+        self.status.say(text)
 
     def show_storage_fault(self, text: str) -> None:
         """The memory database cannot be used: say so in a dialog (once per message; the app
@@ -449,15 +420,7 @@ class MainWindow(QMainWindow):
         box.open()  # window-modal, does not block the event loop
 
     def show_error(self, text: str) -> None:
-        self.status_label.setProperty("error", True)
-        self._set_status(text)
-
-    def _set_status(self, text: str) -> None:
-        self.status_label.style().unpolish(self.status_label)
-        self.status_label.style().polish(self.status_label)
-        self.status_label.setText(text)
-        if text:
-            self._status_timer.start(STATUS_MS * (2 if self.status_label.property("error") else 1))
+        self.status.say(text, error=True)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         self.controller.close()

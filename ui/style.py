@@ -92,6 +92,7 @@ QScrollBar::add-page, QScrollBar::sub-page {{ background: transparent; }}
 #bubbleText {{ font-size: 10.5pt; }}
 #copyButton {{ border: none; color: #8a929b; background: transparent; padding: 2px 4px; }}
 #copyButton:hover {{ color: {ACCENT}; }}
+#jumpToNewest {{ background: {ACCENT}; color: white; border: none; border-radius: 12px; padding: 5px 14px; }}
 #memoriesToggle {{ border: none; background: transparent; color: {ACCENT}; padding: 2px 0; font-size: 9pt; }}
 #memoriesPanel {{ background: #fbf8f1; border: 1px solid #efe6d2; border-radius: 8px; }}
 #memoryAnswer {{ background: #f1f7f1; border: 1px solid #d5e7d5; border-radius: 8px; padding: 6px 10px; font-size: 9.5pt; }}

@@ -19,6 +19,7 @@ from assistant.cli import forget as forget_cli
 from assistant.cli.common import UserError, add_json, emit, opened_store
 from assistant.engine.errors import ModelError
 from assistant.memory.capture.dates import tensed
+from assistant.memory.capture.rules import relink_entities
 from assistant.memory.errors import StoreError
 from assistant.memory.records import Actor, Kind, Source, Trust
 
@@ -258,7 +259,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 @store_command
 def cmd_edit(args: argparse.Namespace) -> int:
     with opened_store(args.services, with_embedder=True) as store:
-        m = store.edit(args.id, args.text, expected_version=args.expected_version)
+        m = relink_entities(store, store.edit(args.id, args.text, expected_version=args.expected_version))
         report = store.purge_versions(args.id) if args.forget_old else None
     if report is not None:
         return forget_cli.finish(args, report, f"#{m.id} is now v{m.version}: {m.text}; the old wording was forgotten")

@@ -1,6 +1,6 @@
 """Context assembly: the messages sent to the model each turn, laid out for llama.cpp's prefix cache.
 
-Layout (stable first, volatile last; DESIGN section 7)::
+Layout (stable first, volatile last; docs/DESIGN.md §7)::
 
     system:    DEFAULT_SYSTEM_PROMPT            volatility 0, never changes
                + the person's note              volatility 0, changes only when they edit it

@@ -1,4 +1,4 @@
-"""The context window as a budget table of named sections (DESIGN section 7). Pure arithmetic.
+"""The context window as a budget table of named sections (docs/DESIGN.md §7). Pure arithmetic.
 
 Each :class:`Section` has a volatility (0 = stable prefix, 1 = changes now and then, 2 = changes
 every turn), a ``min_tokens`` floor and an optional ``max_tokens`` cap. :func:`allocate` splits a

@@ -1,6 +1,6 @@
 """Offload long content to the archive.
 
-The cheapest, fully reversible step of the compaction ladder (DESIGN section 7): content over
+The cheapest, fully reversible step of the compaction ladder (docs/DESIGN.md §7): content over
 ``OFFLOAD_CHARS`` is kept whole in the store's encrypted archive
 (:class:`assistant.memory.store.archive.context.ContextArchive`, ``store.context_archive``) and the context window keeps
 a ``PREVIEW_CHARS`` preview plus a pointer (the archive reference). The reference is derived

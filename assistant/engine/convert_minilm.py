@@ -2,7 +2,7 @@
 
 No torch, transformers or safetensors package: the safetensors header is parsed with json and
 the tensors are numpy views into the file's bytes. The output follows what llama.cpp's BERT
-loader expects (see DESIGN.md section 2), so llama.cpp's vectors match sentence-transformers:
+loader expects (see docs/DESIGN.md §2), so llama.cpp's vectors match sentence-transformers:
 
 - arch ``bert``, non-causal attention, MEAN pooling (from ``1_Pooling/config.json``);
 - tokenizer model ``bert`` (WordPiece) with the "phantom space" vocab: word-initial tokens get

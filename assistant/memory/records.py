@@ -1,4 +1,4 @@
-"""Typed memory records (DESIGN section 4): what a memory claims, when it was true, when we
+"""Typed memory records (docs/DESIGN.md §4): what a memory claims, when it was true, when we
 believed it, where it came from and how it changed.
 
 Two time axes, all datetimes timezone-aware and stored as fixed-width UTC ISO-8601 strings

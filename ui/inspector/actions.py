@@ -87,8 +87,14 @@ class MemoryActions(QObject):
     def edit_now(self, memory_id: int, text: str, *, valid_at: Any = _KEEP, expected_version: int | None = None) -> None:
         """New text (and, if given, a new "true since" day) as one new version."""
         extra = {} if valid_at is _KEEP else {"valid_at": valid_at}
-        self._update(lambda store: store.update(memory_id, text=text, expected_version=expected_version, action="edit",
-                                                **extra), memory_id, "Saved as a new version.")  # fmt: skip
+
+        def save(store):
+            from assistant.memory.capture.rules import relink_entities  # deferred: runs on a worker
+
+            m = store.update(memory_id, text=text, expected_version=expected_version, action="edit", **extra)
+            return relink_entities(store, m)  # the mentions follow the new text
+
+        self._update(save, memory_id, "Saved as a new version.")
 
     def restore_version(self, memory_id: int, version: int) -> None:
         self._update(lambda store: store.restore_version(memory_id, version), memory_id,

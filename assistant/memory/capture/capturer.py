@@ -1,4 +1,4 @@
-"""Capture: turn what the person said into memories, on the hot path (DESIGN §5; issue 23: a
+"""Capture: turn what the person said into memories, on the hot path (docs/DESIGN.md §5; issue 23: a
 stated change also ends the earlier state here).
 
     capturer = Capturer(store, chat_model)            # chat_model optional

@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Iterable
+from typing import Any, Iterable
 
 from assistant.memory.capture.clauses import WE, clauses
 from assistant.memory.capture.clauses import people as named_people
@@ -211,3 +211,13 @@ def _entities(fact: str) -> list[str]:
     found = re.findall(PN("e"), fact)
     return [e for e in dict.fromkeys(found) if e not in ("User", "User's") and not e[0].isdigit()]
 
+
+def relink_entities(store: Any, memory: Any) -> Any:
+    """After ``memory``'s text was edited: the proper nouns the new text names join its entity
+    links (the store already dropped the links the text no longer mentions). Returns the memory
+    as stored (re-read when links were added)."""
+    names = [n for n in _entities(memory.text) if n not in memory.entities]
+    if not names:
+        return memory
+    store.set_entities(memory.id, [*memory.entities, *names], actor="user")
+    return store.get(memory.id)

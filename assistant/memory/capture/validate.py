@@ -1,4 +1,4 @@
-"""Validate an extracted fact against the message it came from, before it is written (DESIGN §5).
+"""Validate an extracted fact against the message it came from, before it is written (docs/DESIGN.md §5).
 
 A fact passes when it is true to the words used:
 

@@ -1,4 +1,4 @@
-"""Background consolidation (DESIGN section 8): keep long-term memory clean, current and small
+"""Background consolidation (docs/DESIGN.md §8): keep long-term memory clean, current and small
 -- conservatively, reversibly and visibly.
 
     from assistant.memory.consolidation.consolidator import Consolidator

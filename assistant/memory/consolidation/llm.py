@@ -1,4 +1,4 @@
-"""Optional LLM checks for consolidation. The LLM chooses, code decides (DESIGN section 1):
+"""Optional LLM checks for consolidation. The LLM chooses, code decides (docs/DESIGN.md §1):
 
 - prompts show numbered items (integer ids 0..n-1, never database ids or UUIDs);
 - output is JSON-schema constrained (``chat_model.complete_json``) to a list of those integers;

@@ -1,4 +1,4 @@
-"""Hybrid retrieval over long-term memory (DESIGN section 6).
+"""Hybrid retrieval over long-term memory (docs/DESIGN.md §6).
 
     retriever = Retriever(store, embedder)               # threshold: DEFAULT_THRESHOLD
     hits = retriever.search("where do I live?", k=5)     # list[Hit], best first

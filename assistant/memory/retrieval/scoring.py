@@ -4,7 +4,7 @@ Pure functions, no I/O. Every function returns a :class:`Signal` (raw value, nor
 weight) so a result can explain itself; :func:`fuse` returns a :class:`Fused` holding the score
 and the signals it came from.
 
-Signals and formulas (DESIGN section 6):
+Signals and formulas (docs/DESIGN.md §6):
 
 - **semantic** (weight 1.0): ``normalized = clamp(cosine, 0, 1)``. Semantic search is the only
   source of candidates, and the relevance threshold is applied to this value *before* fusion

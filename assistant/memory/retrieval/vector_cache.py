@@ -1,7 +1,7 @@
 """An in-process float32 copy of the memory vectors, for brute-force semantic search.
 
 Why: sqlite-vec's brute-force KNN over float vectors is ~6x slower than a numpy matrix-vector
-product here (DESIGN section 3), and a point lookup in ``vec0`` costs ~1.5 ms. So retrieval keeps
+product here (docs/DESIGN.md §3), and a point lookup in ``vec0`` costs ~1.5 ms. So retrieval keeps
 one ``(n, dim)`` float32 matrix of the stored vectors plus the few columns the default filter
 needs (validity, expiry, TTL, status, kind, scope, created_at, version), and scores every row
 with one single-threaded matrix-vector product (``np.einsum``; see :meth:`VectorCache.search`).

@@ -7,6 +7,7 @@ concurrency for the consolidator). ``store.changes``.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from typing import Any, Sequence
 
@@ -20,6 +21,25 @@ from assistant.memory.store.reads import MemoryReads
 from assistant.memory.store.rows import IN_IDS, MEMORY_COLUMNS, VERSION_COLUMNS, hydrate, ids_json
 from assistant.memory.store.sqlite.db import Connection
 from assistant.memory.store.vectors import Vectors
+
+
+def mentions(text: str, name: str) -> bool:
+    """``name`` occurs in ``text`` as whole words, ignoring case ("Ghent" in "moved from ghent.",
+    not in "Ghentish")."""
+    return re.search(rf"(?<!\w){re.escape(name.casefold())}(?!\w)", text.casefold()) is not None
+
+
+def unlink_unmentioned(c: Connection, memory_id: int, text: str) -> list[str]:
+    """Entity links of ``memory_id`` whose name ``text`` no longer mentions go (entities nothing
+    links to any more with them); returns the names unlinked."""
+    linked = c.execute("SELECT e.id, e.name FROM entities e JOIN memory_entities me ON me.entity_id = e.id "
+                       "WHERE me.memory_id = ?", (memory_id,)).fetchall()  # fmt: skip
+    gone = [(eid, name) for eid, name in linked if not mentions(text, name)]
+    if gone:
+        ids = ids_json([eid for eid, _ in gone])
+        c.execute(f"DELETE FROM memory_entities WHERE memory_id = ? AND entity_id IN {IN_IDS}", (memory_id, ids))
+        c.execute(f"DELETE FROM entities WHERE id IN {IN_IDS} AND id NOT IN (SELECT entity_id FROM memory_entities)", (ids,))
+    return [name for _, name in gone]
 
 
 class MemoryChanges(Repository):
@@ -89,8 +109,9 @@ class MemoryChanges(Repository):
                 f"UPDATE memories SET {', '.join(f'{k} = ?' for k in sets)} WHERE id = ?",
                 (*sets.values(), memory_id),
             )
-            if "text" in diff:  # the old vector describes the old text
+            if "text" in diff:  # the old vector describes the old text; its mentions may be gone
                 self.vectors.put(c, memory_id, blob if embedded_text == diff["text"] else None)
+                unlink_unmentioned(c, memory_id, diff["text"])
             self.audit.add(
                 c, actor=actor, action=action, memory_id=memory_id, update_type=update_type,
                 from_version=cur["version"], to_version=cur["version"] + 1,

@@ -12,7 +12,7 @@
   for and kept only when every proper noun and number in it occurs in the episodes and it keeps
   their numbers/names/polarity (the same source validation as capture); otherwise the
   representative's text is used. Never invented.
-- Trust: the lowest of the episodes' (DESIGN section 9); confidence: the lowest too; sources:
+- Trust: the lowest of the episodes' (docs/DESIGN.md §9); confidence: the lowest too; sources:
   the union of the episodes' sources (added when applied); entities: the union.
 """
 

@@ -13,7 +13,7 @@ Two kinds of start: a *stated* start is a date the person gave ("since 2019", "l
 ``observed_at``): the fact was true *at least* since then, maybe long before.
 
 :func:`resolve` decides a contradiction between an existing fact ``old`` and a ``new`` one
-(DESIGN section 8 with issue 23), first rule that applies wins:
+(docs/DESIGN.md §8 with issue 23), first rule that applies wins:
 
 1. ``old.invalid_at <= new.start``     -> no conflict (old had already ended).
 2. ``new.invalid_at <= old.start``     -> no conflict (new had ended before old began).
