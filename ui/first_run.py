@@ -5,22 +5,13 @@ never forced: "Not now" and closing keep the tiny model, and Settings → Models
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from assistant.engine.catalog import download as dl
 from assistant.engine.catalog import machine, offer
 from assistant.engine.catalog.entries import CatalogEntry
 from assistant.engine.names import DEFAULT_CHAT_NAME
-from ui.model_download import DownloadController, DownloadProgressView
-
-
-def _label(text: str, parent: QWidget, name: str | None = None) -> QLabel:
-    label = QLabel(text, parent)
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    if name:
-        label.setObjectName(name)
-    return label
+from ui.model_download import DownloadController, DownloadProgressView, wrapped_label
 
 
 class FirstRunDialog(QDialog):
@@ -38,14 +29,14 @@ class FirstRunDialog(QDialog):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(24, 20, 24, 16)
         lay.setSpacing(12)
-        lay.addWidget(_label("Keepsake works offline right away", self, "pageTitle"))
-        lay.addWidget(_label(f"It comes with a tiny model ({DEFAULT_CHAT_NAME}) that runs on any computer, but it "
+        lay.addWidget(wrapped_label("Keepsake works offline right away", self, "pageTitle"))
+        lay.addWidget(wrapped_label(f"It comes with a tiny model ({DEFAULT_CHAT_NAME}) that runs on any computer, but it "
                              "cannot hold a real conversation. Your memory works the same with any model.", self))  # fmt: skip
-        self.offer = _label(f"Recommended for this computer: {entry.label()}. {entry.summary} "
+        self.offer = wrapped_label(f"Recommended for this computer: {entry.label()}. {entry.summary} "
                             f"Licence: {entry.license}.", self, "offer")  # fmt: skip
         lay.addWidget(self.offer)
         host = dl.endpoint().split("://", 1)[-1]
-        self.note = _label(f"Download contacts {host} once and checks the file (SHA-256) before Keepsake uses it. "
+        self.note = wrapped_label(f"Download contacts {host} once and checks the file (SHA-256) before Keepsake uses it. "
                            "Nothing is downloaded unless you click Download; Settings → Models has more models.",
                            self, "hint")  # fmt: skip
         lay.addWidget(self.note)
@@ -53,7 +44,7 @@ class FirstRunDialog(QDialog):
         self.progress.setVisible(False)
         self.progress.cancelClicked.connect(controller.cancel)
         lay.addWidget(self.progress)
-        self.message = _label("", self, "hint")
+        self.message = wrapped_label("", self, "hint")
         self.message.setVisible(False)
         lay.addWidget(self.message)
         lay.addStretch(1)

@@ -12,7 +12,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
-    QLabel,
     QPushButton,
     QScrollArea,
     QVBoxLayout,
@@ -22,16 +21,7 @@ from PySide6.QtWidgets import (
 from assistant.engine.catalog import download as dl
 from assistant.engine.catalog import entries as catalog
 from assistant.engine.catalog import machine
-from ui.model_download import DownloadController, DownloadProgressView
-
-
-def _label(text: str, parent: QWidget, name: str | None = None) -> QLabel:
-    label = QLabel(text, parent)
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    if name:
-        label.setObjectName(name)
-    return label
+from ui.model_download import DownloadController, DownloadProgressView, wrapped_label
 
 
 def facts(entry: catalog.CatalogEntry) -> str:
@@ -51,14 +41,14 @@ class CatalogRow(QFrame):
         grid.setContentsMargins(8, 8, 8, 8)
         grid.setHorizontalSpacing(12)
         title = entry.name + ("  ·  Recommended for this computer" if recommended else "")
-        self.title = _label(title, self, "catalogName")
+        self.title = wrapped_label(title, self, "catalogName")
         font = self.title.font()
         font.setBold(True)
         self.title.setFont(font)
         grid.addWidget(self.title, 0, 0)
         role = "chat" if entry.role == "chat" else "memory search (embeddings)"
-        grid.addWidget(_label(f"{facts(entry)} · {role}", self, "hint"), 1, 0)
-        grid.addWidget(_label(entry.summary, self), 2, 0)
+        grid.addWidget(wrapped_label(f"{facts(entry)} · {role}", self, "hint"), 1, 0)
+        grid.addWidget(wrapped_label(entry.summary, self), 2, 0)
         self.button = QPushButton("Download", self)
         grid.addWidget(self.button, 0, 1, 3, 1, Qt.AlignmentFlag.AlignVCenter)
         grid.setColumnStretch(0, 1)
@@ -96,12 +86,12 @@ class CatalogPage(QWidget):
         here = machine.probe(models)
         best = catalog.recommend(self.entries, here)
         host = dl.endpoint().split("://", 1)[-1]
-        lay.addWidget(_label(
+        lay.addWidget(wrapped_label(
             f"This computer: {here.total_ram / 1e9:.0f} GB RAM ({here.available_ram / 1e9:.1f} GB free), "
             f"{here.free_disk / 1e9:.0f} GB free disk. Models come from {host} only when you click Download, "
             "and are checked (SHA-256) before Keepsake lists them.", self, "hint"))  # fmt: skip
         if error:
-            lay.addWidget(_label(error, self))
+            lay.addWidget(wrapped_label(error, self))
         holder = QWidget(self)
         rows = QVBoxLayout(holder)
         rows.setContentsMargins(0, 0, 0, 0)
@@ -122,7 +112,7 @@ class CatalogPage(QWidget):
         self.progress.setVisible(False)
         self.progress.cancelClicked.connect(controller.cancel)
         lay.addWidget(self.progress)
-        self.message = _label("", self, "hint")
+        self.message = wrapped_label("", self, "hint")
         lay.addWidget(self.message)
         controller.progressed.connect(self.progress.set_progress)
         controller.finished.connect(self._finished)

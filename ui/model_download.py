@@ -9,12 +9,22 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
 from assistant.engine.catalog import download as dl
 from assistant.engine.catalog.entries import CatalogEntry
 from ui.workers import Runner
+
+
+def wrapped_label(text: str, parent: QWidget, name: str | None = None) -> QLabel:
+    """A plain-text, word-wrapped label (the catalog page and the first-run offer)."""
+    label = QLabel(text, parent)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    if name:
+        label.setObjectName(name)
+    return label
 
 
 class DownloadController(QObject):

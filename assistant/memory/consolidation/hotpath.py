@@ -21,12 +21,10 @@ import struct
 from datetime import datetime
 from typing import Any, Iterable
 
-import numpy as np
-
 from assistant.memory.consolidation.apply import _check, _invalidate
 from assistant.memory.consolidation.changes import Invalidate
 from assistant.memory.consolidation.plans.contradictions import ConflictConfig, plan_conflicts
-from assistant.memory.consolidation.snapshot import _COLS, Snapshot, _decorate, _rec
+from assistant.memory.consolidation.snapshot import _COLS, Snapshot, _decorate, _rec, load_vectors
 from assistant.memory.errors import VersionConflict
 from assistant.memory.records import Actor
 from assistant.memory.store.rows import IN_IDS, ids_json
@@ -70,20 +68,7 @@ def neighbourhood(c: Connection, now: datetime, dim: int, ids: Iterable[int], k:
     recs = {r[0]: _rec(r) for r in c.execute(
         f"SELECT {_COLS} FROM memories WHERE id IN {IN_IDS} AND status IN ('active', 'resolving') ORDER BY id", (j,))}  # fmt: skip
     _decorate(c, recs, ids_json(recs))
-    vectors = np.zeros((len(recs), dim), dtype=np.float32)
-    n = 0
-    for rowid, blob in c.execute(f"SELECT rowid, embedding FROM memory_vec WHERE rowid IN {IN_IDS}", (ids_json(recs),)):
-        rec = recs.get(rowid)
-        if rec is None or blob is None or len(blob) != unpack.size:
-            continue
-        vectors[n] = np.frombuffer(blob, dtype=np.float32)
-        rec.row = n
-        n += 1
-    vectors = vectors[:n]
-    if n:
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        vectors /= norms
+    vectors = load_vectors(c, recs, dim, f" WHERE rowid IN {IN_IDS}", (ids_json(recs),))
     return Snapshot(now, list(recs.values()), recs, vectors, [])
 
 

@@ -173,12 +173,21 @@ def load_snapshot(c: Connection, now: datetime, dim: int) -> Snapshot:
         f"SELECT {_COLS} FROM memories WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY id", (now_db,)
     )]  # fmt: skip
     _decorate(c, recs, None)
+    vectors = load_vectors(c, recs, dim)
+    ordered = list(recs.values())
+    return Snapshot(now, ordered, recs, vectors, expired)
+
+
+def load_vectors(c: Connection, recs: dict[int, Rec], dim: int, ids_sql: str = "", params: tuple = ()) -> np.ndarray:
+    """The unit vectors of ``recs`` (rows of ``memory_vec``, optionally ``WHERE rowid IN``
+    ``ids_sql``), one matrix row each; each record's ``row`` points at its vector (records
+    without a vector keep ``row`` unset)."""
     vectors = np.zeros((len(recs), dim), dtype=np.float32)
     n = 0
-    unpack = struct.Struct(f"{dim}f")
-    for rowid, blob in c.execute("SELECT rowid, embedding FROM memory_vec"):
+    size = struct.Struct(f"{dim}f").size
+    for rowid, blob in c.execute(f"SELECT rowid, embedding FROM memory_vec{ids_sql}", params):
         rec = recs.get(rowid)
-        if rec is None or blob is None or len(blob) != unpack.size:
+        if rec is None or blob is None or len(blob) != size:
             continue
         vectors[n] = np.frombuffer(blob, dtype=np.float32)
         rec.row = n
@@ -188,8 +197,7 @@ def load_snapshot(c: Connection, now: datetime, dim: int) -> Snapshot:
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
         vectors /= norms
-    ordered = list(recs.values())
-    return Snapshot(now, ordered, recs, vectors, expired)
+    return vectors
 
 
 def similar_pairs(
