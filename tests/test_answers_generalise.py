@@ -99,3 +99,17 @@ def test_must_show_pharmacist_two_plus_two_and_donde_vivo(converted_embedder_pat
     assert maths["correction"] not in ("unknown", "memory") and maths["memory_answer"] is None
     where = keepsake("chat", "--once", "¿Dónde vivo?")
     assert where["memory_answer"] and where["memory_answer"]["memory_id"] == city["id"]
+    # telling is not asking: the memory the message replaces is never shown as its answer
+    moved = keepsake("chat", "--once", "I moved to Antwerp last week.")
+    assert moved["memory_answer"] is None
+
+
+@pytest.mark.parametrize("text, telling", [
+    ("I moved to Antwerp last week.", True), ("Hi, I'm Marta. I live in Ghent and work as a nurse.", True),
+    ("My name is Dana.", True), ("Where do I live?", False), ("Tell me my name.", False),
+    ("wat's my nam", False), ("I forgot where my sister works again", False), ("I moved. Where do I live now?", False),
+])  # fmt: skip
+def test_a_message_that_tells_a_slot_and_asks_nothing_gets_no_memory_answer(text, telling):
+    from assistant.memory.retrieval.answer import tells
+
+    assert tells(text) is telling

@@ -31,9 +31,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, Sequence
 
+from assistant.memory.capture.rules import extract
+from assistant.memory.capture.statements import Act, classify
 from assistant.memory.capture.validate import STOPWORDS
 from assistant.memory.records import Kind, Trust
 from assistant.memory.retrieval import forms
@@ -41,7 +43,7 @@ from assistant.memory.retrieval.answerable import _about_pattern as about_patter
 from assistant.memory.retrieval.answerable import asked, question_names, states_something
 from assistant.memory.retrieval.inject import source_label
 from assistant.memory.retrieval.perspective import first_to_second, rewrite
-from assistant.memory.retrieval.questions import asks_personal_fact, computes, recall_core, requests, speaks_of_self
+from assistant.memory.retrieval.questions import asks_personal_fact, computes, is_question, recall_core, requests, speaks_of_self
 from assistant.memory.retrieval.vocabulary import GENERIC, MODIFIERS as _MODIFIERS, QUESTION_WORDS as _QUESTION_WORDS
 from assistant.memory.retrieval.vocabulary import ENGLISH_SELF, SYNONYMS
 
@@ -259,6 +261,22 @@ def _ask_forms(question: str, aliases: dict[str, str]) -> list[str]:
     return out
 
 
+#: Any instant: :func:`tells` reads only which profile slots a message states, never its dates.
+_SLOT_PROBE_AT = datetime(2000, 1, 1, tzinfo=timezone.utc)
+
+
+def tells(text: str) -> bool:
+    """The message tells something and asks nothing: no sentence is a question or a request
+    (capture's classifier), it does not read as a question, and capture's rules find a profile
+    slot it states ("I moved to Antwerp last week." -> home_city). Such a turn gets no memory
+    answer: the memory it would show is the one the message is replacing. A typo'd or indirect
+    question ("wat's my nam", "I forgot where my sister works") states no slot and is still
+    answered."""
+    if is_question(text) or any(u.act in (Act.QUESTION, Act.REQUEST) for u in classify(text).units):
+        return False
+    return any(c.slot for c in extract(text, _SLOT_PROBE_AT))
+
+
 def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAnswer | None:
     """The memory answer among ``hits``, or None. Never for a question answered from itself or
     general knowledge (:func:`assistant.memory.retrieval.questions.computes`); for a request
@@ -271,7 +289,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     ("Who's Joost?") needs one of its names in the memory. A memory that names the asked relation
     only by the name given to it ("Lucía is a pilot." for "my sister") brings the memory that
     gives the name along (``also``)."""
-    if computes(question):
+    if computes(question) or tells(question):
         return None
     asks_help = requests(question)
     qw = words(question)
