@@ -35,8 +35,7 @@ from assistant.memory.retrieval.answer import MemoryAnswer
 from assistant.memory.retrieval import reply_check
 from assistant.memory.retrieval.perspective import rewrite
 
-UNKNOWN = "I don't know that yet: you haven't told me, and I have no memory of it."
-UNKNOWN_RELATED = "I'm not sure: nothing I remember answers that. The memories I looked at are listed under this reply."
+UNKNOWN, UNKNOWN_RELATED = reply_check.UNKNOWN, reply_check.UNKNOWN_RELATED
 EMPTY = "Sorry, I don't have a good answer to that. Could you rephrase it?"
 
 Correction = Literal["memory", "unknown", "empty"]
@@ -88,21 +87,16 @@ def settle(question: str, reply: str, answer: MemoryAnswer | None, hits: Sequenc
 def for_history(reply: str, correction: str | None, memory_answer: dict[str, Any] | None) -> str | None:
     """What the model sees of this turn's reply in later turns (issue 28.5: a refusal never
     teaches it to refuse a question memory answers). ``None``: the turn is left out of the
-    history as sent (a code refusal, or a reply that says it does not know, with no memory
-    answer); a reply that says it does not know while the person was shown the memory answer
-    becomes that answer ("You live in Porto."); anything else is the reply as shown."""
+    history as sent (a code refusal: its wording is what the model copies into later turns); a
+    reply that says it does not know while the person was shown the memory answer becomes that
+    answer ("You live in Porto."); anything else is the reply as shown."""
     if correction == "unknown":
         return None
     if memory_answer is not None and not memory_answer.get("in_reply") and reply_check.abstains(reply):
         return str(memory_answer.get("statement") or memory_answer["text"])
-    if memory_answer is None and refuses(reply):
-        return None
+    # the model's own "I don't know" with no memory answer stays: it was true, and leaving a turn
+    # out breaks the append-only prefix a server's cache (and its token prediction) relies on
     return reply
-
-
-def refuses(reply: str) -> bool:
-    """A reply that only says it does not know (code's :data:`UNKNOWN` lines, or the model's)."""
-    return reply.strip() in (UNKNOWN, UNKNOWN_RELATED) or reply_check.abstains(reply)
 
 
 def since(iso: str | None) -> str:

@@ -1,8 +1,10 @@
 """A stored session's history for the model, rebuilt from the store (after a restart, a model
 change, a delete).
 
-- Only answered turns, and not those the reply refused ("I don't know that yet"): a refusal in
-  the history teaches a small model to refuse later questions memory answers (issue 28.5).
+- Only answered turns, and not those code refused ("I don't know that yet: ..."): its wording in
+  the history teaches a small model to refuse later questions memory answers (issue 28.5). The
+  same turns the live session leaves out (:func:`assistant.answering.for_history`), so a rebuilt
+  history is the one sent and a server's prompt cache still holds its prefix.
 - Only answered turns: a message of the person that got no reply (the model failed) is left out,
   so the history keeps alternating user/assistant (several chat templates require it) and a
   retried message is not sent twice.
@@ -16,11 +18,12 @@ change, a delete).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
-from assistant.memory.retrieval.reply_check import abstains
+from assistant.memory.retrieval.reply_check import CODE_REFUSALS
 from assistant.context.state import ContextMessage
-from assistant.memory.records import Role
+from assistant.memory.records import Role, Trust
 
 
 def answered_history(store, session_id: int, *, count_tokens: Callable[[str], int] | None = None,
@@ -29,22 +32,36 @@ def answered_history(store, session_id: int, *, count_tokens: Callable[[str], in
     messages = [m for m in store.messages(session_id) if m.role in (Role.USER, Role.ASSISTANT)]
     kept = [m for i, m in enumerate(messages)
             if m.role == Role.ASSISTANT or (i + 1 < len(messages) and messages[i + 1].role == Role.ASSISTANT)]  # fmt: skip
-    # a refusal never teaches the model to refuse later turns (issue 28.5): such a turn is left out
-    refused = {i for i, m in enumerate(kept) if m.role == Role.ASSISTANT and abstains(m.content)}  # code's refusals say it too
+    # a code refusal never teaches the model to refuse later turns (issue 28.5): such a turn is left out
+    refused = {i for i, m in enumerate(kept) if m.role == Role.ASSISTANT and m.content.strip() in CODE_REFUSALS}
     kept = [m for i, m in enumerate(kept) if i not in refused and i + 1 not in refused]
     blocks = _sent_blocks(store, session_id, count_tokens) if count_tokens is not None else {}
     out = []
     for m in kept:
-        block = blocks.get(m.id) if m.role == Role.USER else None
+        block, lead = blocks.get(m.id, (None, None)) if m.role == Role.USER else (None, None)
         if block:
-            out.append(ContextMessage("user", f"{block.strip()}\n\n{clip(m.content).strip()}", m.id, raw=m.content))
+            from assistant.memory.retrieval import inject  # deferred: rapidfuzz
+
+            text = inject.with_lead(clip(m.content).strip(), lead) if lead is not None else clip(m.content).strip()
+            out.append(ContextMessage("user", f"{block.strip()}\n\n{text}", m.id, raw=m.content))
         else:
             out.append(ContextMessage(m.role.value, m.content, m.id))
     return out
 
 
-def _sent_blocks(store, session_id: int, count_tokens: Callable[[str], int]) -> dict[int, str]:
-    """{user message id: the memory block injected into it}, rebuilt from the injection log."""
+@dataclass(frozen=True)
+class _Lead:
+    """The memory answer stated before the person's question when it was sent
+    (:func:`assistant.memory.retrieval.inject.with_lead`: only a memory the person said)."""
+
+    text: str
+    said_by_person: bool
+
+
+def _sent_blocks(store, session_id: int, count_tokens: Callable[[str], int]) -> dict[int, tuple[str, _Lead | None]]:
+    """{user message id: (the memory block injected into it, the memory answer stated before the
+    question or None)}, rebuilt from the injection log, so the rebuilt turn is the one sent (a
+    prefix-caching server still holds it)."""
     from assistant.memory.retrieval import inject  # deferred: rapidfuzz
     from assistant.memory.retrieval.retriever import Hit
 
@@ -58,6 +75,8 @@ def _sent_blocks(store, session_id: int, count_tokens: Callable[[str], int]) -> 
     for message_id, rows in by_message.items():
         hits = [Hit(memories[r.memory_id], r.score, (), True) for r in sorted(rows, key=lambda r: r.rank) if r.memory_id in memories]
         block = inject.format_block(hits, count_tokens=count_tokens)
+        answered = [memories[r.memory_id] for r in rows if r.memory_id in memories and (r.signals or {}).get("memory_answer")]
+        lead = _Lead(answered[0].text, Trust(answered[0].trust) >= Trust.USER_CONFIRMED) if answered else None
         if block.text:
-            blocks[message_id] = block.text
+            blocks[message_id] = (block.text, lead)
     return blocks

@@ -48,10 +48,10 @@ def test_memory_off_means_no_memory_refusal():
 
 
 def test_a_refusal_never_reaches_the_history():
-    # 28.5: the code refusal and a bare "I don't know" are left out; a "don't know" next to a
-    # memory answer the person was shown becomes that answer
+    # 28.5: the code refusal is left out; a "don't know" next to a memory answer the person was
+    # shown becomes that answer; the model's own "I don't know" with nothing to answer stays
     assert for_history(UNKNOWN, "unknown", None) is None
-    assert for_history("I don't know where you live.", None, None) is None
+    assert for_history("I don't know where you live.", None, None) == "I don't know where you live."
     ma = {"text": "User lives in Ghent.", "statement": "You live in Ghent.", "in_reply": False}
     assert for_history("I'm not sure, you haven't told me.", None, ma) == "You live in Ghent."
     assert for_history("Paris is the capital of France.", None, None) == "Paris is the capital of France."

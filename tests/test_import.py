@@ -106,7 +106,8 @@ def test_chatgpt_export_main_branch_only(store):
     texts = [m.text for m in store.list(include_all=True)]
     assert "User was promoted to assistant manager at Renault." in texts
     assert "User got promoted to assistant manager at Renault on 2023-05-21." in texts
-    assert "User's dog Rex turned 3 in May 2023." in texts
+    # one clause, two memories: who Rex is, and what the clause says of him (dates grounded on the message)
+    assert "User has a dog named Rex." in texts and "Rex turned 3 in May 2023." in texts
     assert not any("Lyon" in t for t in texts)
 
 

@@ -33,7 +33,8 @@ def _scenario(store: MemoryStore, mark: str) -> dict[str, int]:
     msg = store.add_message(s.id, "user", f"I go to the gym on Mondays. My gym locker code is {mark}, please remember it")
     reply = store.add_message(s.id, "assistant", f"Got it: your locker code is {mark}. Enjoy the gym!")
     src = Source(s.id, msg.id, speaker="user", extractor="rules", observed_at=msg.observed_at)
-    mid = store.add(f"The gym locker code is {mark}", source=src, entities=[f"locker {mark}", "gym"])
+    # an entity the edited text still names (an edit drops the links its new text no longer names)
+    mid = store.add(f"The gym locker code is {mark}", source=src, entities=[mark, "gym"])
     store.edit(mid, f"The gym locker code is {mark} (blue door)")
     store.invalidate(mid)  # one more version
     episode = store.add(msg.content, kind=Kind.EPISODE, source=src)

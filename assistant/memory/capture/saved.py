@@ -43,7 +43,9 @@ def note(store: Any, capture: Any, turn: Any, *, timeout: float = 120, hint: boo
         capture.flush(timeout=timeout)
     kept = saved_from(store, turn.user_message_id)
     turn.saved = [{"id": m.id, "text": m.text, "kind": m.kind.value} for m in kept]
-    notice = saved_notice(kept, hint=hint)
+    # "remember that ..." already said "Saved to memory: ..." for what it stored: one notice each
+    announced = set(getattr(turn, "remembered", ()) or ())
+    notice = saved_notice([m for m in kept if m.id not in announced], hint=hint)
     if notice and notice not in turn.notices:
         turn.notices.append(notice)
     return turn.saved

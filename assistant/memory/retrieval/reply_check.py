@@ -19,6 +19,12 @@ from typing import Any, Sequence
 from assistant.memory.retrieval.answer import MemoryAnswer, ReplyCheck, _covered, _pool, _terms, focus, same_word, words
 from assistant.memory.retrieval.perspective import first_to_second
 
+#: Code's own refusals (:mod:`assistant.answering` shows them): their wording is what a small
+#: model copies into later turns, so they never reach the history it sees (issue 28.5).
+UNKNOWN = "I don't know that yet: you haven't told me, and I have no memory of it."
+UNKNOWN_RELATED = "I'm not sure: nothing I remember answers that. The memories I looked at are listed under this reply."
+CODE_REFUSALS = (UNKNOWN, UNKNOWN_RELATED)
+
 _NEGATION = re.compile(r"\b(?:not|no|never|n't|nor|isn['’]t|aren['’]t|don['’]t|doesn['’]t|wasn['’]t|weren['’]t)\b", re.I)
 _ABSTAIN = re.compile(
     r"\b(?:i\s+(?:do\s+not|don['’]t|really\s+don['’]t)\s+(?:know|have|remember|recall)|not\s+sure|no\s+(?:information|idea|record|memory)"
