@@ -34,11 +34,11 @@ from assistant.memory.retrieval import answer as memanswer
 from assistant.memory.retrieval.answer import MemoryAnswer
 from assistant.memory.retrieval import reply_check
 from assistant.memory.retrieval.perspective import rewrite
+from assistant.memory.retrieval.questions import is_question, requests
 
-UNKNOWN, UNKNOWN_RELATED = reply_check.UNKNOWN, reply_check.UNKNOWN_RELATED
-EMPTY = "Sorry, I don't have a good answer to that. Could you rephrase it?"
+UNKNOWN, UNKNOWN_RELATED, EMPTY = reply_check.UNKNOWN, reply_check.UNKNOWN_RELATED, reply_check.EMPTY
 
-Correction = Literal["memory", "unknown", "empty"]
+Correction = Literal["memory", "unknown", "empty", "repeat"]
 
 
 @dataclass(frozen=True)
@@ -59,15 +59,23 @@ def guard_config(*texts: str | None) -> GuardConfig:
 
 
 def settle(question: str, reply: str, answer: MemoryAnswer | None, hits: Sequence[Any], *, correct: bool = True,
-           memory_on: bool = True) -> Settled:  # fmt: skip
+           memory_on: bool = True, earlier: Sequence[str] = ()) -> Settled:  # fmt: skip
     """The reply the person is shown (see the module docstring). ``correct=False`` (a reply the
     person stopped): the reply is never replaced, only the memory answer is attached.
-    ``memory_on=False`` (memory turned off): no memory refusal either."""
+    ``memory_on=False`` (memory turned off): no memory refusal either. ``earlier``: the
+    conversation's previous replies to other messages; a question or request whose reply repeats
+    one of them (:func:`~assistant.memory.retrieval.reply_check.repeats`) gets the memory answer,
+    else :data:`EMPTY` (``correction="repeat"``): the same "That sounds lovely!" after two pieces
+    of news is fine, "12*12 = 144." after "Give me a tip for sleeping better" is not."""
     if hits:  # the memory block says "User": a reply that copied it speaks to the person instead
         reply = rewrite(reply, "second", capital_only=True)
     text = reply.strip()
     if not correct:
         return Settled(reply, answer.to_json(reply_check.contains(text, answer)) if answer is not None else None)
+    if (is_question(question) or requests(question)) and reply_check.repeats(text, earlier):
+        if answer is not None:
+            return Settled(answer.statement, answer.to_json(False, True), "repeat", reply)
+        return Settled(EMPTY, None, "repeat", reply)
     if answer is not None:
         if not text:
             return Settled(answer.statement, answer.to_json(False, True), "empty", reply)
@@ -84,13 +92,27 @@ def settle(question: str, reply: str, answer: MemoryAnswer | None, hits: Sequenc
     return Settled(reply)
 
 
+def earlier_replies(history: Sequence[Any], question: str, last: int = 8) -> list[str]:
+    """The conversation's last ``last`` replies to *other* questions (``history``: the context's
+    user/assistant messages; a user message's ``raw`` is the person's text): asking the same
+    thing again may get the same answer, copying it into another question may not."""
+    asked = " ".join(question.casefold().split())
+    out, pending = [], None
+    for m in history:
+        if m.role == "user":
+            pending = " ".join((getattr(m, "raw", None) or m.content).casefold().split())
+        elif m.role == "assistant" and pending is not None and pending != asked:
+            out.append(m.content)
+    return out[-last:]
+
+
 def for_history(reply: str, correction: str | None, memory_answer: dict[str, Any] | None) -> str | None:
     """What the model sees of this turn's reply in later turns (issue 28.5: a refusal never
     teaches it to refuse a question memory answers). ``None``: the turn is left out of the
     history as sent (a code refusal: its wording is what the model copies into later turns); a
     reply that says it does not know while the person was shown the memory answer becomes that
     answer ("You live in Porto."); anything else is the reply as shown."""
-    if correction == "unknown":
+    if correction == "unknown" or reply.strip() == EMPTY:  # code's stand-ins: the model would copy them
         return None
     if memory_answer is not None and not memory_answer.get("in_reply") and reply_check.abstains(reply):
         return str(memory_answer.get("statement") or memory_answer["text"])

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from assistant.answering import UNKNOWN, for_history, settle
+from assistant.answering import EMPTY, UNKNOWN, for_history, settle
 from assistant.memory.retrieval import questions as Q
 from assistant.session import ChatSession
 from chat_fakes import ScriptedModel  # noqa: I001 - tests/ is on sys.path (rootdir conftest)
@@ -78,6 +78,41 @@ def test_a_refused_turn_is_left_out_of_the_next_prompt_fake_model(keepsake_home,
     finally:
         session.close()
         store.close()
+
+
+def test_a_reply_that_repeats_an_earlier_one_is_replaced_and_left_out_fake_model(keepsake_home, converted_embedder_path, services):
+    """A small model copies its previous answer into later turns: the copy is shown as EMPTY
+    (or the memory answer) and never reaches the history, so it cannot teach the next turn."""
+    same = "Ze klok och klok! Welcome to Antwerp! I'm happy to chat with you about your pet."
+    model = ScriptedModel([same, same + " ", "Four.", "Okay then."])
+    store = services.open_store()
+    session = ChatSession(store, model, store.create_session(title="t").id, settings=services.settings,
+                          retriever=services.retriever(store))  # fmt: skip
+    try:
+        first = session.send("Hi, tell me something nice.")
+        assert first.correction is None and first.reply == same
+        second = session.send("Am I right that 2+2 is 4?")
+        assert second.correction == "repeat" and second.reply == EMPTY and second.model_reply.strip() == same
+        third = session.send("Thanks.")
+        assert third.correction is None and third.reply == "Four."  # a new reply is not a repeat
+        session.send("Bye.")
+        sent = [m.content for m in model.calls[3] if m.role == "assistant"]
+        assert sent.count(same) == 1 and EMPTY not in sent  # the copy and its stand-in are not in the history
+        from assistant.session_history import answered_history
+
+        rebuilt = [m.content for m in answered_history(store, session.session_id)]
+        assert EMPTY not in rebuilt and rebuilt.count(same) == 1
+    finally:
+        session.close()
+        store.close()
+
+
+def test_repeats_needs_a_long_near_copy():
+    from assistant.memory.retrieval.reply_check import repeats
+
+    assert repeats("You live in Antwerp, a lovely city in Belgium.", ["you live in  antwerp, a lovely city in belgium"])
+    assert not repeats("You're welcome!", ["You're welcome!"])  # short courtesies may come twice
+    assert not repeats("You live in Antwerp, a lovely city in Belgium.", ["Your cat Pepper is three years old now."])
 
 
 def keepsake(*args: str) -> dict:

@@ -23,7 +23,24 @@ from assistant.memory.retrieval.perspective import first_to_second
 #: model copies into later turns, so they never reach the history it sees (issue 28.5).
 UNKNOWN = "I don't know that yet: you haven't told me, and I have no memory of it."
 UNKNOWN_RELATED = "I'm not sure: nothing I remember answers that. The memories I looked at are listed under this reply."
-CODE_REFUSALS = (UNKNOWN, UNKNOWN_RELATED)
+#: Shown when the model's reply was empty after the guard, or repeated an earlier reply word for word.
+EMPTY = "Sorry, I don't have a good answer to that. Could you rephrase it?"
+CODE_REFUSALS = (UNKNOWN, UNKNOWN_RELATED, EMPTY)
+REPEAT_MIN_CHARS = 24  # "You're welcome!" may come twice; a paragraph may not
+REPEAT_SIMILARITY = 92.0  # rapidfuzz ratio (0-100) of the normalised texts
+
+
+def repeats(reply: str, earlier: Sequence[str]) -> bool:
+    """``reply`` says again what an earlier reply of the conversation said: its normalised text
+    (casefolded, white space folded) is at least :data:`REPEAT_MIN_CHARS` long and
+    ``fuzz.ratio >= REPEAT_SIMILARITY`` with one of ``earlier``. A small model copies its previous
+    answer into every later turn ("Ze klok och klok! Welcome to Antwerp! ..." six times)."""
+    from rapidfuzz import fuzz
+
+    norm = " ".join(reply.casefold().split())
+    if len(norm) < REPEAT_MIN_CHARS:
+        return False
+    return any(fuzz.ratio(norm, " ".join(e.casefold().split())) >= REPEAT_SIMILARITY for e in earlier if e)
 
 _NEGATION = re.compile(r"\b(?:not|no|never|n't|nor|isn['’]t|aren['’]t|don['’]t|doesn['’]t|wasn['’]t|weren['’]t)\b", re.I)
 _ABSTAIN = re.compile(
