@@ -18,12 +18,11 @@ change, a delete).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from assistant.memory.retrieval.reply_check import CODE_REFUSALS
 from assistant.context.state import ContextMessage
-from assistant.memory.records import Role, Trust
+from assistant.memory.records import Role
 
 
 def answered_history(store, session_id: int, *, count_tokens: Callable[[str], int] | None = None,
@@ -42,26 +41,18 @@ def answered_history(store, session_id: int, *, count_tokens: Callable[[str], in
         if block:
             from assistant.memory.retrieval import inject  # deferred: rapidfuzz
 
-            text = inject.with_lead(clip(m.content).strip(), lead) if lead is not None else clip(m.content).strip()
+            text = inject.with_lead(clip(m.content).strip(), lead)  # the lead as it was sent (None: none)
             out.append(ContextMessage("user", f"{block.strip()}\n\n{text}", m.id, raw=m.content))
         else:
             out.append(ContextMessage(m.role.value, m.content, m.id))
     return out
 
 
-@dataclass(frozen=True)
-class _Lead:
-    """The memory answer stated before the person's question when it was sent
-    (:func:`assistant.memory.retrieval.inject.with_lead`: only a memory the person said)."""
-
-    text: str
-    said_by_person: bool
-
-
-def _sent_blocks(store, session_id: int, count_tokens: Callable[[str], int]) -> dict[int, tuple[str, _Lead | None]]:
+def _sent_blocks(store, session_id: int, count_tokens: Callable[[str], int]) -> dict[int, tuple[str, Any]]:
     """{user message id: (the memory block injected into it, the memory answer stated before the
     question or None)}, rebuilt from the injection log, so the rebuilt turn is the one sent (a
     prefix-caching server still holds it)."""
+    from assistant.memory.retrieval import answer as memanswer  # deferred with inject: rapidfuzz
     from assistant.memory.retrieval import inject  # deferred: rapidfuzz
     from assistant.memory.retrieval.retriever import Hit
 
@@ -75,8 +66,8 @@ def _sent_blocks(store, session_id: int, count_tokens: Callable[[str], int]) -> 
     for message_id, rows in by_message.items():
         hits = [Hit(memories[r.memory_id], r.score, (), True) for r in sorted(rows, key=lambda r: r.rank) if r.memory_id in memories]
         block = inject.format_block(hits, count_tokens=count_tokens)
-        answered = [memories[r.memory_id] for r in rows if r.memory_id in memories and (r.signals or {}).get("memory_answer")]
-        lead = _Lead(answered[0].text, Trust(answered[0].trust) >= Trust.USER_CONFIRMED) if answered else None
+        answers = (memanswer.from_log(memories[r.memory_id], r.signals) for r in rows if r.memory_id in memories)
+        lead = next((a for a in answers if a is not None), None)
         if block.text:
             blocks[message_id] = (block.text, lead)
     return blocks

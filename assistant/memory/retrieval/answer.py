@@ -360,16 +360,27 @@ def _answer(hit: Any, question: str, hits: Sequence[Any], aliases: dict[str, str
                           and _covered(rel, words(h.memory.text))), None)  # fmt: skip
             if giver is not None:
                 also.append((giver.id, giver.text))
-    said = Trust(m.trust) >= Trust.USER_CONFIRMED
     statement = first_to_second(m.text) if episode else rewrite(m.text, "second")
-    return MemoryAnswer(m.id, m.text, _date(m), source_label(m), statement, key, strong, hit.slot_answer, said,
+    return MemoryAnswer(m.id, m.text, _date(m), source_label(m), statement, key, strong, hit.slot_answer, said_by(m),
                         episode=episode, also=tuple(also))  # fmt: skip
 
 
-def logged(m: Any, signals: dict[str, float]) -> dict[str, Any] | None:
-    """The memory answer of a past turn, from its injection-log signals (``memory_answer``,
-    ``in_reply``, ``replaced_reply``; see :func:`assistant.memory.retrieval.inject.log_injection`)."""
-    if not signals.get("memory_answer"):
+def said_by(m: Any) -> bool:
+    """A memory the person said or confirmed (trust >= user_confirmed): it may be voiced as
+    their own words before their question (:func:`assistant.memory.retrieval.inject.with_lead`)."""
+    return Trust(m.trust) >= Trust.USER_CONFIRMED
+
+
+def from_log(m: Any, signals: dict[str, float] | None) -> MemoryAnswer | None:
+    """The memory answer of a past turn, rebuilt from its injection-log signals
+    (``memory_answer``; see :func:`assistant.memory.retrieval.inject.log_injection`), or None."""
+    if not (signals or {}).get("memory_answer"):
         return None
-    a = MemoryAnswer(m.id, m.text, _date(m), source_label(m), rewrite(m.text, "second"), (), ())
-    return a.to_json(bool(signals.get("in_reply")), bool(signals.get("replaced_reply")))
+    return MemoryAnswer(m.id, m.text, _date(m), source_label(m), rewrite(m.text, "second"), (), (), said_by_person=said_by(m))
+
+
+def logged(m: Any, signals: dict[str, float]) -> dict[str, Any] | None:
+    """The memory answer of a past turn as ``chat --json`` shows it (``in_reply``,
+    ``replaced_reply`` from the same signals)."""
+    a = from_log(m, signals)
+    return a.to_json(bool(signals.get("in_reply")), bool(signals.get("replaced_reply"))) if a is not None else None
