@@ -14,7 +14,8 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QDialog, QMessageBox  # noqa: E402
 
 import ui_testing as testing  # noqa: E402
-from ui.services.backend import Backend, Provider  # noqa: E402
+from ui.services.backend import Backend  # noqa: E402
+from ui.services.provider import Provider  # noqa: E402
 from ui.main_window import MainWindow  # noqa: E402
 
 MAX_TOKENS = 24  # keep the real model's replies short: the tests are about the UI

@@ -16,7 +16,8 @@ import ui_testing as testing  # noqa: E402
 from assistant.config import Settings, paths, save_settings  # noqa: E402
 from assistant.profile import Profile  # noqa: E402
 from assistant.services import Services  # noqa: E402
-from ui.services.backend import Backend, Provider  # noqa: E402
+from ui.services.backend import Backend  # noqa: E402
+from ui.services.provider import Provider  # noqa: E402
 from ui.main_window import MainWindow  # noqa: E402
 
 

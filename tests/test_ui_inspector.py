@@ -13,7 +13,8 @@ pytest.importorskip("pytestqt")
 from PySide6.QtWidgets import QDialog  # noqa: E402
 
 import ui_testing as testing  # noqa: E402
-from ui.services.backend import Backend, Provider  # noqa: E402
+from ui.services.backend import Backend  # noqa: E402
+from ui.services.provider import Provider  # noqa: E402
 from ui.main_window import MainWindow  # noqa: E402
 
 

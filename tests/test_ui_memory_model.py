@@ -12,13 +12,12 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import QModelIndex, Qt  # noqa: E402
 from PySide6.QtTest import QAbstractItemModelTester  # noqa: E402
 
+from ui.inspector.cells import COLUMN  # noqa: E402
+from ui.inspector.query import FACT_KINDS, MemoryQuery  # noqa: E402
 from ui.inspector.memory_model import (  # noqa: E402
-    COLUMN,
     MEMORY_ID_ROLE,
     SORT_ROLE,
     MemoryProxy,
-    FACT_KINDS,
-    MemoryQuery,
     MemoryTableModel,
     SyncLoader,
     store_fetch,

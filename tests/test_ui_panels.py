@@ -12,7 +12,8 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt  # noqa: E402
 
-from ui.services.backend import Backend, NoModelsProvider  # noqa: E402
+from ui.services.backend import Backend  # noqa: E402
+from ui.services.provider import NoModelsProvider  # noqa: E402
 from ui.main_window import MainWindow  # noqa: E402
 
 UTC = timezone.utc

@@ -138,7 +138,8 @@ class Studio:
     def __init__(self, home: str | Path) -> None:
         from assistant.context.note import NoteStore  # deferred: the store (SQLCipher, numpy)
         from ui.app import create_app  # deferred: Qt
-        from ui.services.backend import Backend, NoModelsProvider
+        from ui.services.backend import Backend
+        from ui.services.provider import NoModelsProvider
         from ui.main_window import MainWindow
 
         class SampleProvider(NoModelsProvider):

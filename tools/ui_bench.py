@@ -62,7 +62,8 @@ def part_visible(_args) -> dict[str, Any]:
                 QTimer.singleShot(0, app.quit)
             return False
 
-    from ui.services.backend import Backend, Provider  # deferred: Qt
+    from ui.services.backend import Backend  # deferred: Qt
+    from ui.services.provider import Provider  # deferred: Qt
 
     window = MainWindow(Backend(Provider(_args.services)))
     filt = FirstPaint()
@@ -88,7 +89,8 @@ def part_ready(args) -> dict[str, Any]:
     """The app as ``ui.app.main`` starts it, until the embedder-backed memory and the chat model
     are both ready (the first reply can stream); marks on the system's monotonic clock."""
     from ui.app import create_app, setup_logging  # deferred: Qt
-    from ui.services.backend import Backend, Provider
+    from ui.services.backend import Backend
+    from ui.services.provider import Provider
     from ui.main_window import MainWindow
 
     app = create_app([sys.argv[0]])
@@ -115,7 +117,8 @@ def part_stall(args) -> dict[str, Any]:
     pays one-time costs in background threads (the capture worker opens its store, first
     consolidation); both are reported, ``max_stall_ms`` is the worst of the two."""
     from ui.app import create_app  # deferred: Qt
-    from ui.services.backend import Backend, Provider
+    from ui.services.backend import Backend
+    from ui.services.provider import Provider
     from ui.main_window import MainWindow
 
     create_app([sys.argv[0]])
@@ -214,8 +217,9 @@ def part_inspector(args) -> dict[str, Any]:
     from PySide6.QtWidgets import QAbstractItemView  # deferred: Qt
 
     from ui.app import create_app  # deferred: Qt
-    from ui.services.backend import Backend, NoModelsProvider
-    from ui.inspector.memory_model import COLUMN
+    from ui.services.backend import Backend
+    from ui.services.provider import NoModelsProvider
+    from ui.inspector.cells import COLUMN
     from ui.main_window import MainWindow
 
     app = create_app([sys.argv[0]])

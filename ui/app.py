@@ -25,7 +25,8 @@ from assistant.privacy import private_umask
 from assistant.profile import Profile
 from assistant.services import Services
 from ui import style
-from ui.services.backend import Backend, Provider
+from ui.services.backend import Backend
+from ui.services.provider import Provider
 from ui.settings import first_run
 from ui.main_window import MainWindow
 

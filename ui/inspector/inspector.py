@@ -3,42 +3,25 @@ with the actions of :mod:`ui.inspector.actions` on the selection."""
 
 from __future__ import annotations
 
-from datetime import datetime, time
 from typing import Any
 
-from PySide6.QtCore import QDate, QEvent, QItemSelectionModel, Qt, QTimer, Signal
+from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QComboBox,
-    QDateEdit,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QLineEdit,
-    QMenu,
-    QPushButton,
-    QSplitter,
-    QTableView,
-    QToolButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QAbstractItemView, QSplitter, QVBoxLayout, QWidget
 
-from ui.services.backend import Backend
-from ui.format import KIND_LABELS, STATUS_LABELS, TRUST_LABELS, plural
+from ui.format import plural
+from ui.inspector.action_bar import ActionBar
 from ui.inspector.actions import MemoryActions
 from ui.inspector.detail import MemoryDetail, load_detail
-from ui.inspector.memory_model import COLUMN, MEMORY_ID_ROLE, MemoryProxy, MemoryQuery, MemoryTableModel
+from ui.inspector.filters import FilterBar
+from ui.inspector.memory_model import MEMORY_ID_ROLE, MemoryProxy, MemoryTableModel
+from ui.inspector.query import MemoryQuery
 from ui.inspector.search import BackendLoader, match_strength, search_memories, strong_matches
+from ui.inspector.table import MemoryTable
+from ui.services.backend import Backend
 
 SEARCH_DEBOUNCE_MS = 300
-#: When the table is narrow, these columns are hidden first (in this order) so that the Memory
-#: column keeps at least MEMORY_SHARE of the width (and MEMORY_MIN_PX); the detail shows them all.
-OPTIONAL_COLUMNS = ("uses", "learned", "source", "trust", "valid_from")
-MEMORY_SHARE, MEMORY_MIN_PX = 0.28, 280
 REFRESH_DEBOUNCE_MS = 250
-TIME_NOW, TIME_AS_OF, TIME_HISTORY = "now", "as_of", "history"
 
 
 class Inspector(QWidget):
@@ -69,110 +52,20 @@ class Inspector(QWidget):
         lay.setContentsMargins(16, 12, 16, 10)
         lay.setSpacing(8)
 
-        top = QHBoxLayout()
-        top.setSpacing(8)
-        self.search = QLineEdit(self)
-        self.search.setObjectName("memorySearch")
-        self.search.setPlaceholderText("Search by meaning or words")
-        self.search.setClearButtonEnabled(True)
-        self.search.setMinimumWidth(260)
-        top.addWidget(self.search, 3)
-        self.kind = self._combo("All facts", {**KIND_LABELS, "episode": "Your messages"})
-        self.kind.setToolTip("All facts: one row per fact (the message it came from is in its details).\n"
-                             "Your messages: the messages themselves, kept word for word.")
-        self.status = self._combo("In use", {"any": "Any status", **{k: v for k, v in STATUS_LABELS.items() if k != "deleted"}})
-        self.status.setToolTip("In use: active memories and those awaiting tidy-up (not faded ones)")
-        self.trust = self._combo("Known from: any", TRUST_LABELS)
-        self.trust.setToolTip("How Keepsake knows it")
-        self.time = QComboBox(self)
-        self.time.addItem("True now", TIME_NOW)
-        self.time.addItem("True on…", TIME_AS_OF)
-        self.time.addItem("Include history", TIME_HISTORY)
-        self.time.setToolTip("True now: what Keepsake believes today.\nTrue on…: what was true on a date.\n"
-                             "Include history: also superseded, no-longer-true and archived memories.")  # fmt: skip
-        self.as_of = QDateEdit(QDate.currentDate(), self)
-        self.as_of.setCalendarPopup(True)
-        self.as_of.setDisplayFormat("yyyy-MM-dd")
-        self.as_of.setVisible(False)
-        for w in (self.kind, self.status, self.trust, self.time, self.as_of):
-            top.addWidget(w)
-        lay.addLayout(top)
+        self.filters = FilterBar(self)
+        f = self.filters
+        self.search, self.kind, self.status, self.trust, self.time, self.as_of = f.search, f.kind, f.status, f.trust, f.time, f.as_of
+        lay.addWidget(f)
 
-        bar = QHBoxLayout()
-        bar.setSpacing(6)
-        self.add_button = self._button("Add…", "Add a memory yourself")
-        self.edit_button = self._button("Edit…", "Change the text (saved as a new version)")
-        self.invalidate_button = self._button("No longer true…", "It stopped being true at some date")
-        self.expiry_button = QToolButton(self)
-        self.expiry_button.setText("Expiry")
-        self.expiry_button.setObjectName("toolButton")
-        self.expiry_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        expiry_menu = QMenu(self.expiry_button)
-        self.set_expiry_action = expiry_menu.addAction("Set expiry…", self._set_expiry)
-        self.clear_expiry_action = expiry_menu.addAction("Clear expiry", self._clear_expiry)
-        self.expiry_button.setMenu(expiry_menu)
-        self.pin_button = self._button("Pin", "Pinned memories never fade with time")
-        self.delete_button = self._button("Delete…", "Delete for real (shows what goes first)")
-        self.delete_button.setObjectName("dangerLink")
-        self.forget_session_button = self._button("Forget conversation…", "Forget every memory learned only from this memory's conversation")
-        self.export_button = QToolButton(self)
-        self.export_button.setText("Export")
-        self.export_button.setObjectName("toolButton")
-        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        export_menu = QMenu(self.export_button)
-        self.export_selection_action = export_menu.addAction("Selected memories…", lambda: self.actions.export(self.selected_ids()))
-        export_menu.addAction("All memories…", lambda: self.actions.export(None))
-        self.export_button.setMenu(export_menu)
-        for w in (self.add_button, self.edit_button, self.invalidate_button, self.expiry_button, self.pin_button,
-                  self.delete_button, self.forget_session_button, self.export_button):  # fmt: skip
-            bar.addWidget(w)
-        bar.addStretch(1)
-        self.count_label = QLabel("", self)
-        self.count_label.setObjectName("countLabel")
-        bar.addWidget(self.count_label)
-        lay.addLayout(bar)
+        self.bar = ActionBar(self)
+        b = self.bar
+        self.add_button, self.edit_button, self.invalidate_button = b.add_button, b.edit_button, b.invalidate_button
+        self.pin_button, self.delete_button, self.count_label = b.pin_button, b.delete_button, b.count_label
+        lay.addWidget(b)
 
         self.splitter = QSplitter(Qt.Orientation.Vertical, self)
         self.splitter.setChildrenCollapsible(False)
-        self.table = QTableView(self.splitter)
-        self.table.setObjectName("memoryTable")
-        self.table.setModel(self.proxy)
-        self.table.setSortingEnabled(True)
-        self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.table.setAlternatingRowColors(True)
-        self.table.setShowGrid(False)
-        self.table.setWordWrap(False)
-        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.table.verticalHeader().setVisible(False)
-        self.table.verticalHeader().setDefaultSectionSize(30)
-        self.table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        self.table.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        header = self.table.horizontalHeader()
-        header.setHighlightSections(False)
-        header.setStretchLastSection(False)
-        header.setSectionResizeMode(COLUMN["text"], QHeaderView.ResizeMode.Stretch)
-        header.setMinimumSectionSize(48)
-        font = self.table.font()
-        font.setPointSizeF(max(8.0, font.pointSizeF() - 0.5))
-        self.table.setFont(font)
-        fm = self.table.fontMetrics()
-        samples = {"kind": "Your message", "valid_from": "2026-12-31", "valid_to": "2026-12-31", "learned": "2026-12-31",
-                   "trust": "You confirmed it", "source": "conversation 123", "status": "Expires 2026-12-31", "uses": "Uses"}  # fmt: skip
-        hfm = header.fontMetrics()
-        self._natural_widths: dict[str, int] = {}
-        for key, sample in samples.items():
-            header.setSectionResizeMode(COLUMN[key], QHeaderView.ResizeMode.Interactive)
-            title = str(self.model.headerData(COLUMN[key], Qt.Orientation.Horizontal))
-            width = max(fm.horizontalAdvance(sample), hfm.horizontalAdvance(title) + 12) + 30
-            self._natural_widths[key] = width
-            self.table.setColumnWidth(COLUMN[key], width)
-        self.empty = QLabel("", self.table.viewport())
-        self.empty.setObjectName("hint")
-        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.empty.setWordWrap(True)
-        self.table.viewport().installEventFilter(self)
+        self.table = MemoryTable(self.model, self.proxy, self.splitter)
         self.detail = MemoryDetail(self.splitter)
         self.detail.setMinimumHeight(180)
         self.table.setMinimumHeight(160)
@@ -184,20 +77,6 @@ class Inspector(QWidget):
         lay.addWidget(self.splitter, 1)
         self._update_actions()
 
-    def _combo(self, first: str, items: dict[str, str]) -> QComboBox:
-        c = QComboBox(self)
-        c.addItem(first, None)
-        for value, label in items.items():
-            c.addItem(label, value)
-        return c
-
-    def _button(self, text: str, tip: str) -> QPushButton:
-        b = QPushButton(text, self)
-        b.setObjectName("toolButton")
-        b.setToolTip(tip)
-        b.setCursor(Qt.CursorShape.PointingHandCursor)
-        return b
-
     def _wire(self) -> None:
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
@@ -205,10 +84,7 @@ class Inspector(QWidget):
         self._search_timer.timeout.connect(self.run_search)
         self.search.textChanged.connect(lambda _t: self._search_timer.start())
         self.search.returnPressed.connect(self.run_search)
-        for c in (self.kind, self.status, self.trust):
-            c.currentIndexChanged.connect(self.apply_filters)
-        self.time.currentIndexChanged.connect(self._time_changed)
-        self.as_of.dateChanged.connect(self.apply_filters)
+        self.filters.changed.connect(self.apply_filters)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
         self.model.pageLoaded.connect(self._page_loaded)
         self.model.modelReset.connect(self._update_empty)
@@ -217,7 +93,11 @@ class Inspector(QWidget):
         self.invalidate_button.clicked.connect(lambda: self._with_current(self.actions.invalidate))
         self.pin_button.clicked.connect(lambda: self._with_current(self.actions.toggle_pin))
         self.delete_button.clicked.connect(lambda: self.actions.delete(self.selected_ids()))
-        self.forget_session_button.clicked.connect(self._forget_session)
+        self.bar.forget_session_button.clicked.connect(self._forget_session)
+        self.bar.setExpiry.connect(self._set_expiry)
+        self.bar.clearExpiry.connect(self._clear_expiry)
+        self.bar.exportSelected.connect(lambda: self.actions.export(self.selected_ids()))
+        self.bar.exportAll.connect(lambda: self.actions.export(None))
         QShortcut(QKeySequence.StandardKey.Delete, self.table, activated=lambda: self.actions.delete(self.selected_ids()))
         self.detail.openMessage.connect(self.openMessage)
         self.detail.openMemory.connect(self.show_memory)
@@ -238,17 +118,7 @@ class Inspector(QWidget):
 
     # ------------------------------------------------------------------ queries
     def current_query(self) -> MemoryQuery:
-        mode = self.time.currentData()
-        as_of = None
-        if mode == TIME_AS_OF:
-            d = self.as_of.date().toPython()
-            as_of = datetime.combine(d, time(23, 59, 59)).astimezone()
-        return MemoryQuery(kind=self.kind.currentData(), status=self.status.currentData(), trust=self.trust.currentData(),
-                           as_of=as_of, include_history=mode == TIME_HISTORY)  # fmt: skip
-
-    def _time_changed(self) -> None:
-        self.as_of.setVisible(self.time.currentData() == TIME_AS_OF)
-        self.apply_filters()
+        return self.filters.query()
 
     def apply_filters(self) -> None:
         if not self.backend.store_ready:
@@ -426,7 +296,7 @@ class Inspector(QWidget):
         has_rows = self.model.rowCount() > 0
         loading = self.model.loading
         if has_rows or loading:
-            self.empty.setVisible(False)
+            self.table.show_empty(None)
             return
         if self.model.search_mode:
             text = "Nothing matches this search."
@@ -436,43 +306,10 @@ class Inspector(QWidget):
             text = "No memory matches these filters."
         else:
             text = "Nothing remembered yet.\nWhat you tell Keepsake in a conversation shows up here."
-        self.empty.setText(text)
-        self.empty.setGeometry(self.table.viewport().rect())
-        self.empty.setVisible(True)
-
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802
-        if obj is self.table.viewport() and event.type() == QEvent.Type.Resize:
-            self.empty.setGeometry(self.table.viewport().rect())
-            self.fit_columns(self.table.viewport().width())
-        return super().eventFilter(obj, event)
-
-    def fit_columns(self, available: int) -> None:
-        """Hide the optional columns, least useful first, until the Memory column gets
-        max(MEMORY_MIN_PX, MEMORY_SHARE * available); show them again when there is room.
-        E.g. 1220 px (a 1280 px window): the others take ~925, Memory would get 295 < 342, so
-        Uses goes and Memory gets 355; 940 px (the minimum): Uses, Learned and Source go and
-        Memory gets ~330 >= 280."""
-        need = max(MEMORY_MIN_PX, int(available * MEMORY_SHARE))
-        hidden: set[str] = set()
-        for key in (None, *OPTIONAL_COLUMNS):
-            if key is not None:
-                hidden.add(key)
-            if available - sum(w for k, w in self._natural_widths.items() if k not in hidden) >= need:
-                break
-        for key in self._natural_widths:
-            self.table.setColumnHidden(COLUMN[key], key in hidden)
+        self.table.show_empty(text)
 
     def _update_actions(self) -> None:
-        ids = self.selected_ids()
-        one = self._current_memory()
-        for b in (self.edit_button, self.invalidate_button, self.expiry_button, self.pin_button):
-            b.setEnabled(one is not None)
-        self.pin_button.setText("Unpin" if one is not None and one.pinned else "Pin")
-        self.clear_expiry_action.setEnabled(one is not None and one.expires_at is not None)
-        self.delete_button.setEnabled(bool(ids))
-        self.delete_button.setText(f"Delete {len(ids)}…" if len(ids) > 1 else "Delete…")
-        self.export_selection_action.setEnabled(bool(ids))
-        self.forget_session_button.setEnabled(one is not None and any(s.session_id is not None for s in one.sources))
+        self.bar.follow(self.selected_ids(), self._current_memory())
 
     def _current_memory(self) -> Any | None:
         ids = self.selected_ids()

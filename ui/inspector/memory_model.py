@@ -10,95 +10,21 @@ query (the filters changed meanwhile) is dropped.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, Callable, Protocol, Sequence
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont
 
-from assistant.memory.consolidation.plans import temporal
-from ui.format import KIND_LABELS, KIND_TIPS, TRUST_LABELS, day, short_date, source_label, status_label
+from ui.inspector.cells import COLUMNS, HEADER_TIPS, display, sort_key, tooltip
+from ui.inspector.query import MemoryQuery
 
 PAGE_SIZE = 200
 MEMORY_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 SORT_ROLE = Qt.ItemDataRole.UserRole + 2
 SCORE_ROLE = Qt.ItemDataRole.UserRole + 3
 
-COLUMNS: tuple[tuple[str, str], ...] = (
-    ("text", "Memory"),
-    ("kind", "Kind"),
-    ("valid_from", "True from"),
-    ("valid_to", "True until"),
-    ("learned", "Learned"),
-    ("trust", "Known from"),
-    ("source", "Source"),
-    ("status", "Status"),
-    ("uses", "Uses"),
-)
-COLUMN = {key: i for i, (key, _) in enumerate(COLUMNS)}
-
 Index = QModelIndex | QPersistentModelIndex
-
-
-#: The default view lists facts, one row each; the messages they came from (episodes) are under
-#: the "Your messages" kind filter and in each fact's sources, not listed beside it.
-FACT_KINDS = ("profile", "fact", "experience")
-
-
-@dataclass(frozen=True)
-class MemoryQuery:
-    """The inspector's filters, turned into ``list_memories`` keyword arguments."""
-
-    kind: str | None = None
-    status: str | None = None  # None: active + resolving (the default view); "any": every status
-    trust: str | None = None
-    text: str | None = None  # substring filter (hybrid search is separate)
-    as_of: datetime | None = None  # "true on this date"
-    include_history: bool = False  # superseded, no-longer-true and archived too
-
-    def kwargs(self) -> dict[str, Any]:
-        kw: dict[str, Any] = {"kind": self.kind or FACT_KINDS}
-        if self.status == "any":
-            kw["include_archived"] = True
-        elif self.status:
-            kw["status"] = self.status
-        if self.trust:
-            kw["trust"] = self.trust
-        if self.text:
-            kw["text"] = self.text
-        if self.as_of is not None:
-            kw["as_of"] = self.as_of
-        if self.include_history:
-            kw["include_all"] = True
-        return kw
-
-    def with_text(self, text: str | None) -> "MemoryQuery":
-        return replace(self, text=text or None)
-
-    def accepts(self, memory: Any, now: datetime | None = None) -> bool:
-        """Whether ``memory`` belongs in this view, by the store's own rules (a memory changed
-        in place leaves a view it no longer matches; search hits get the same filters).
-        Time: "true now" = valid now, not superseded, expiry not passed; "true on D" = valid on
-        D; history = no time filter (:func:`assistant.memory.consolidation.plans.temporal.visible`)."""
-        if memory.kind.value != self.kind if self.kind else memory.kind.value not in FACT_KINDS:
-            return False
-        if self.trust and memory.trust.value != self.trust:
-            return False
-        if self.status == "any" or self.include_history:
-            status_ok = memory.status.value != "deleted"
-        elif self.status:
-            status_ok = memory.status.value == self.status
-        else:
-            status_ok = memory.status.value in ("active", "resolving")
-        if not status_ok:
-            return False
-        if self.include_history:
-            return True
-        now = now or datetime.now(timezone.utc)
-        if self.as_of is None and memory.expires_at is not None and memory.expires_at <= now:
-            return False
-        return temporal.visible(temporal.FactTimes.of(memory), now=now, as_of=self.as_of)
 
 
 class Loader(Protocol):
@@ -265,7 +191,7 @@ class MemoryTableModel(QAbstractTableModel):
         else:
             column, order = self._sort
             key = COLUMNS[column][0]
-            self._rows.sort(key=lambda m: self._sort_key(m, key, 0), reverse=order == Qt.SortOrder.DescendingOrder)
+            self._rows.sort(key=lambda m: sort_key(m, key, 0), reverse=order == Qt.SortOrder.DescendingOrder)
             self._sorted = True
         where = {m.id: i for i, m in enumerate(self._rows)}
         self.changePersistentIndexList(
@@ -314,7 +240,7 @@ class MemoryTableModel(QAbstractTableModel):
             if role == Qt.ItemDataRole.DisplayRole:
                 return COLUMNS[section][1]
             if role == Qt.ItemDataRole.ToolTipRole:
-                return _HEADER_TIPS.get(COLUMNS[section][0])
+                return HEADER_TIPS.get(COLUMNS[section][0])
         elif orientation == Qt.Orientation.Vertical and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(self._rows):
             return str(section + 1)
         return None
@@ -333,15 +259,15 @@ class MemoryTableModel(QAbstractTableModel):
         m = self._rows[row]
         key = COLUMNS[col][0]
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._display(m, key)
+            return display(m, key)
         if role == MEMORY_ID_ROLE:
             return m.id
         if role == SORT_ROLE:
-            return self._sort_key(m, key, row)
+            return sort_key(m, key, row)
         if role == SCORE_ROLE:
             return self._scores.get(m.id)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(m, key)
+            return tooltip(m, key, self._scores.get(m.id), self._strong)
         if role == Qt.ItemDataRole.ForegroundRole:
             return QColor("#8a929b") if self._faded(m) or (self._strong is not None and m.id not in self._strong) else None
         if role == Qt.ItemDataRole.FontRole:
@@ -356,88 +282,10 @@ class MemoryTableModel(QAbstractTableModel):
             return Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
         return None
 
-    # ------------------------------------------------------------------ cell contents
     def _faded(self, m: Any) -> bool:
         if m.status.value in ("archived", "deleted") or m.expired_at is not None:
             return True
         return m.invalid_at is not None and m.invalid_at <= self._now
-
-    @staticmethod
-    def _display(m: Any, key: str) -> str:
-        if key == "text":
-            text = " ".join(m.text.split())
-            return ("★ " if m.pinned else "") + text
-        if key == "kind":
-            return KIND_LABELS.get(m.kind.value, m.kind.value)
-        if key == "valid_from":
-            return day(m.valid_at) or "—"
-        if key == "valid_to":
-            return day(m.invalid_at) or "now"
-        if key == "learned":
-            return day(m.created_at)
-        if key == "trust":
-            return TRUST_LABELS.get(m.trust.value, m.trust.value)
-        if key == "source":
-            return source_label(m.sources)
-        if key == "status":
-            return status_label(m)
-        if key == "uses":
-            return str(m.use_count)
-        return ""
-
-    @staticmethod
-    def _sort_key(m: Any, key: str, row: int) -> Any:
-        if key == "text":
-            return m.text.casefold()
-        if key == "kind":
-            return m.kind.value
-        if key == "valid_from":
-            return m.valid_at.isoformat() if m.valid_at else ""
-        if key == "valid_to":
-            return m.invalid_at.isoformat() if m.invalid_at else "9999"
-        if key == "learned":
-            return m.created_at.isoformat()
-        if key == "trust":
-            return m.trust.rank
-        if key == "source":
-            s = m.sources[0] if m.sources else None
-            return (s.session_id or 0) * 1_000_000 + (s.message_id or 0) if s else -1
-        if key == "status":
-            return m.status.value
-        if key == "uses":
-            return m.use_count
-        return row
-
-    def _tooltip(self, m: Any, key: str) -> str:
-        if key == "text":
-            score = self._scores.get(m.id)
-            extra = f"\n\nRelevance {score:.2f}" if score is not None else ""
-            if self._strong is not None:
-                extra += "\nClose match" if m.id in self._strong else "\nOnly loosely related to the search"
-            return f"#{m.id} · version {m.version}\n\n{m.text}{extra}"
-        if key == "source" and m.sources:
-            return "\n".join(source_label([s]) + f" · {s.speaker} · {s.extractor}" for s in m.sources)
-        if key == "kind":
-            return KIND_TIPS.get(m.kind.value, self._display(m, key))
-        if key == "status" and m.expires_at is not None:
-            return f"{status_label(m)} · forgotten automatically on {short_date(m.expires_at)}"
-        if key in ("valid_from", "valid_to", "learned"):
-            value = {"valid_from": m.valid_at, "valid_to": m.invalid_at, "learned": m.created_at}[key]
-            return short_date(value) or self._display(m, key)
-        return self._display(m, key)
-
-
-_HEADER_TIPS = {
-    "text": "What Keepsake remembers (★ pinned: never fades)",
-    "kind": "About you, a fact, one of your messages kept word for word, or a lesson about how to help you",
-    "valid_from": "When it became true",
-    "valid_to": "When it stopped being true (“now”: still true)",
-    "learned": "When Keepsake learned it",
-    "trust": "How Keepsake knows it: you said it, you confirmed it, or it is Keepsake's guess",
-    "source": "The conversation it came from",
-    "status": "Active; no longer true; replaced by a newer memory; expires on a date; awaiting tidy-up; faded",
-    "uses": "How many replies used it",
-}
 
 
 class MemoryProxy(QSortFilterProxyModel):

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ui.services.backend import Backend
-from ui.inspector.memory_model import FACT_KINDS, MemoryQuery, MemoryTableModel
+from ui.inspector.memory_model import MemoryTableModel
+from ui.inspector.query import FACT_KINDS, MemoryQuery
 
 SEARCH_K = 50
 #: The chat injects a memory only when its semantic similarity passes the retriever's threshold
