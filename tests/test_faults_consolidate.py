@@ -38,7 +38,7 @@ KILLS = int(os.environ.get("KEEPSAKE_FAULT_KILLS", "10"))
 @pytest.fixture(scope="module")
 def template(tmp_path_factory, converted_embedder_path, session_home) -> Path:
     """A ~600-memory store (explicit test key), built once; tests work on copies."""
-    from assistant.bench.consolidate import build
+    from assistant.bench.synthetic_store import build
 
     home = tmp_path_factory.mktemp("faults-template")
     old = os.environ.get("KEEPSAKE_HOME")

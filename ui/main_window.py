@@ -1,39 +1,24 @@
-"""The main window: conversations and chat, the memory inspector, the note, the tidy-up panel;
+"""The main window: the chat (ui/chat/chat_page.py), the memory inspector, the note, the tidy-up panel;
 model picker, "New private conversation" and settings in the tab bar's corner; progress and calm
 messages in the status bar."""
 
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QLabel,
-    QMainWindow,
-    QMessageBox,
-    QSplitter,
-    QTabWidget,
-    QToolButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QHBoxLayout, QMainWindow, QMessageBox, QTabWidget, QToolButton, QWidget
 
-from ui.services.backend import Backend
-from ui.chat.budget_bar import BudgetBar
 from ui.chat.chat_controller import ChatController
-from ui.chat.chat_view import ChatView, MessageWidget
-from ui.chat.composer import Composer
+from ui.chat.chat_page import ChatPage
+from ui.chat.note_editor import NoteEditor
+from ui.inspector.inspector import Inspector
+from ui.services.backend import Backend
+from ui.settings.model_picker import ModelPicker
+from ui.settings.settings_dialog import SettingsDialog
 from ui.tidyup.consolidation_panel import ConsolidationPanel
 from ui.tidyup.consolidation_service import ConsolidationService
-from ui.chat.forget_dialog import confirm_forget
-from ui.inspector.inspector import Inspector
-from ui.settings.model_picker import ModelPicker
-from ui.chat.note_editor import NoteEditor
-from ui.chat.sessions_panel import SessionsPanel
-from ui.settings.settings_dialog import SettingsDialog
 from ui.widgets.status_state import StatusBar
 
 log = logging.getLogger(__name__)
@@ -50,8 +35,6 @@ class MainWindow(QMainWindow):
         if self.backend.parent() is None:
             self.backend.setParent(self)
         self.controller = ChatController(self.backend, self)
-        self._reply: MessageWidget | None = None
-        self._user: MessageWidget | None = None
         self._model_choice_pending: str | None = None
         self._model_name: str | None = None  # the chat model in use (status bar)
         self._storage_faults_shown: set[str] = set()
@@ -69,44 +52,10 @@ class MainWindow(QMainWindow):
         self.tabs.setDocumentMode(True)
         self.setCentralWidget(self.tabs)
 
-        chat_page = QWidget(self.tabs)
-        chat_page.setObjectName("chatPage")
-        split = QSplitter(Qt.Orientation.Horizontal, chat_page)
-        split.setChildrenCollapsible(False)
-        split.setHandleWidth(1)
-        self.sessions = SessionsPanel(self.backend, split)
-        self.sessions.setMinimumWidth(220)
-        chat_area = QWidget(split)
-        chat_area.setObjectName("chatArea")
-        col = QVBoxLayout(chat_area)
-        col.setContentsMargins(0, 0, 0, 0)
-        col.setSpacing(0)
-        self.banner = QLabel("", chat_area)
-        self.banner.setObjectName("banner")
-        self.banner.setWordWrap(True)
-        self.banner.setVisible(False)
-        col.addWidget(self.banner)
-        self.chat_view = ChatView(chat_area)
-        col.addWidget(self.chat_view, 1)
-        bottom = QWidget(chat_area)
-        bottom.setObjectName("chatBottom")
-        bl = QVBoxLayout(bottom)
-        bl.setContentsMargins(24, 6, 24, 14)
-        bl.setSpacing(8)
-        self.budget = BudgetBar(bottom)
-        bl.addWidget(self.budget)
-        self.composer = Composer(bottom)
-        bl.addWidget(self.composer)
-        col.addWidget(bottom)
-        split.addWidget(self.sessions)
-        split.addWidget(chat_area)
-        split.setStretchFactor(0, 0)
-        split.setStretchFactor(1, 1)
-        split.setSizes([270, 1010])
-        page_lay = QHBoxLayout(chat_page)
-        page_lay.setContentsMargins(0, 0, 0, 0)
-        page_lay.addWidget(split)
-        self.tabs.addTab(chat_page, "Chat")
+        self.chat = ChatPage(self.backend, self.controller, self.tabs)
+        c = self.chat
+        self.sessions, self.banner, self.chat_view, self.budget, self.composer = c.sessions, c.banner, c.chat_view, c.budget, c.composer
+        self.tabs.addTab(self.chat, "Chat")
 
         self.inspector = Inspector(self.backend, self.tabs)
         self.tabs.addTab(self.inspector, "Memory")
@@ -155,32 +104,12 @@ class MainWindow(QMainWindow):
             self.addAction(act)
 
     def _wire(self) -> None:
-        b, c = self.backend, self.controller
-        self.sessions.sessionSelected.connect(lambda sid: c.open_session(sid))
-        self.sessions.newRequested.connect(c.new_session)
-        self.sessions.sessionDeleted.connect(self._session_deleted)
-        c.sessionOpened.connect(self._session_opened)
-        c.sessionCreated.connect(self._session_created)
-        c.userMessage.connect(self._user_message)
-        c.replyStarted.connect(self._reply_started)
-        c.replyPiece.connect(self._reply_piece)
-        c.replyFinished.connect(self._reply_finished)
-        c.replyFailed.connect(self._reply_failed)
-        c.busyChanged.connect(self.composer.set_busy)
-        c.incognitoChanged.connect(lambda _on: self._update_banner())
-        c.forgetRequested.connect(lambda cands, query: confirm_forget(b, self, cands, query=query))
-        c.budgetChanged.connect(self.budget.set_budget)
-        c.notice.connect(self.show_status)
-        c.contentDeleted.connect(self.chat_view.forget)
-        b.storeChanged.connect(lambda change: c.check_deleted(change, self.chat_view.message_ids()))
-        self.composer.sendRequested.connect(c.send)
-        self.composer.sendRequested.connect(lambda _t: b.note_activity())
-        self.composer.edit.textChanged.connect(b.note_activity)
-        self.composer.stopRequested.connect(c.stop)
+        b = self.backend
+        self.chat.status.connect(self.show_status)
+        self.chat.error.connect(self.show_error)
         self.private_button.clicked.connect(self.new_private_session)
         self.settings_button.clicked.connect(self.open_settings)
         self.chat_view.memoryClicked.connect(self.open_memory)
-        self.chat_view.retryRequested.connect(self._retry)
         self.inspector.openMessage.connect(self.open_message)
         self.inspector.statusMessage.connect(self.show_status)
         self.model_picker.modelChosen.connect(self._model_chosen)
@@ -201,7 +130,7 @@ class MainWindow(QMainWindow):
         s = self.backend.settings
         self.model_picker.current_choice = s.choice
         self.model_picker.set_server(s.engine_url or None, s.engine_model or None)
-        self._update_banner()
+        self.chat.update_banner()
 
     def discover_models(self) -> None:
         """List the GGUF files people added (reading GGUF headers is Python-heavy: done once the
@@ -240,7 +169,7 @@ class MainWindow(QMainWindow):
                 self.backend.settings = s.with_choice(choice)
                 self.backend.call(self.backend.provider.save_settings, self.backend.settings, name="save-settings")
             self.show_status(f"Now chatting with {name}.")
-        self._update_banner()
+        self.chat.update_banner()
 
     def _model_failed(self, message: str) -> None:
         if self._model_choice_pending is not None:
@@ -255,7 +184,7 @@ class MainWindow(QMainWindow):
         if self.backend.provider.load_models:
             self.show_error(message)
             self.discover_models()  # so another model can be picked
-        self._update_banner(model_error=message if self.backend.provider.load_models else None)
+        self.chat.update_banner(model_error=message if self.backend.provider.load_models else None)
 
     def _memory_ready(self) -> None:
         if self.backend.model_ready or not self.backend.provider.load_models:
@@ -268,84 +197,10 @@ class MainWindow(QMainWindow):
         self.controller.forget_chat()
         self.backend.load_model(choice)
 
-    # ------------------------------------------------------------------ chat events
-    def _session_opened(self, sid: int | None, session: Any, items: list) -> None:
-        self.chat_view.set_history(items)
-        self.sessions.select(sid)
-        self.budget.set_budget(None)
-        self._reply = self._user = None
-        if items and items[-1].role == "user":  # no reply stored (the model failed on it): offer Retry
-            self.chat_view.messages[-1].mark_unanswered()
-        if sid is None:
-            self.composer.edit.setFocus()
-
-    def _session_created(self, sid: int) -> None:
-        self.sessions.current_id = sid
-
-    def _session_deleted(self, sid: int) -> None:
-        if self.controller.session_id == sid:
-            self.controller.new_session()
-        self.show_status("Conversation deleted.")
-
-    def _user_message(self, text: str) -> None:
-        self._user = self.chat_view.add_user(text)
-
-    def _reply_started(self) -> None:
-        self._reply = self.chat_view.start_reply()
-
-    def _reply_piece(self, piece: str) -> None:
-        if self._reply is not None:
-            self._reply.append(piece)
-
-    def _reply_finished(self, turn) -> None:
-        if self._reply is not None and turn is not None:
-            self._reply.set_text(turn.reply)
-            self._reply.finish(
-                message_id=turn.assistant_message_id,
-                stopped=turn.stats.finish_reason == "cancelled",
-                injected=[m.to_json() for m in turn.injected_memories],
-                memory_answer=turn.memory_answer,
-                notices=turn.notices,
-            )
-        if self._user is not None and turn is not None:
-            self._user.message_id = turn.user_message_id
-        self._reply = None
-
-    def _retry(self, w: MessageWidget) -> None:
-        """Retry on a failed reply (which goes; the new reply takes its place) or on a stored
-        message without a reply."""
-        if self.controller.can_retry:
-            if w.role == "assistant":
-                self.chat_view.remove(w)
-            else:
-                w.mark_unanswered(False)
-            self.controller.retry()
-
-    def _reply_failed(self, message: str) -> None:
-        if self._reply is not None:
-            self._reply.finish(failed=message)
-        self._reply = None
-        self.show_error(message)
-
     def new_private_session(self) -> None:
         """A new conversation that nothing is remembered from; the current one is left as it is."""
         self.tabs.setCurrentIndex(0)
         self.controller.new_session(private=True)
-
-    def _update_banner(self, model_error: str | None = None) -> None:
-        s = self.backend.settings
-        text, kind = "", "info"
-        if model_error:
-            text, kind = f"The chat model could not be loaded: {model_error} Pick another one in the model list.", "error"
-        elif self.controller.incognito:
-            text = "Private conversation: nothing from it is remembered."
-        elif s is not None and not s.memory_enabled:
-            text = "Memory is off (Settings): Keepsake neither recalls nor remembers anything."
-        self.banner.setText(text)
-        self.banner.setProperty("kind", kind)
-        self.banner.style().unpolish(self.banner)
-        self.banner.style().polish(self.banner)
-        self.banner.setVisible(bool(text))
 
     # ------------------------------------------------------------------ cross links
     def open_memory(self, memory_id: int) -> None:
@@ -354,12 +209,7 @@ class MainWindow(QMainWindow):
 
     def open_message(self, session_id: int, message_id: int) -> None:
         self.tabs.setCurrentIndex(0)
-        self.sessions.select(session_id)
-        if self.controller.session_id == session_id and self.chat_view.find(message_id) is not None:
-            self.chat_view.highlight(message_id)
-            return
-        self.controller.open_session(session_id, highlight=message_id,
-                                     on_loaded=lambda mid: QTimer.singleShot(50, lambda: self.chat_view.highlight(mid)))  # fmt: skip
+        self.chat.open_message(session_id, message_id)
 
     def _focus_search(self) -> None:
         if self.tabs.currentWidget() is self.inspector:
@@ -402,7 +252,7 @@ class MainWindow(QMainWindow):
         if (new.idle_minutes, new.nightly_hour) != (old.idle_minutes, old.nightly_hour) and self.backend.jobs is not None:
             self.backend.restart_jobs()
         self.controller.forget_chat()
-        self._update_banner()
+        self.chat.update_banner()
 
     # ------------------------------------------------------------------ status
     def show_status(self, text: str) -> None:

@@ -109,7 +109,7 @@ def _check(db: Path, key: str) -> tuple[str, dict[str, int]]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from assistant.bench.consolidate import build_home  # deferred: numpy
+    from assistant.bench.synthetic_store import build_home  # deferred: numpy
 
     if getattr(args, "all", False):
         from assistant.bench import faults_all

@@ -53,7 +53,7 @@ def _home(models: Path) -> tuple[Path, dict[str, str]]:
 
 # ---------------------------------------------------------------------------------- races
 def races(n: int, models: Path, seed: int) -> dict[str, Any]:
-    from assistant.bench.consolidate import build_home  # deferred: numpy
+    from assistant.bench.synthetic_store import build_home  # deferred: numpy
     from assistant.memory.store.sqlite import keys
 
     import secrets

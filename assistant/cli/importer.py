@@ -13,7 +13,7 @@ import sys
 from typing import TextIO
 
 from assistant.cli.common import UserError, add_json, emit, open_cli_store
-from assistant.cli.memory import restore_export
+from assistant.cli.transfer import restore_export
 from assistant.memory.errors import StorageError
 
 MAX_PROBLEM_LINES = 20
