@@ -11,7 +11,7 @@ Topics used by Keepsake:
   :class:`assistant.context.compaction.CompactionEvent`.
 - ``"memory_deleted"``: a delete was committed (published by the Forgetter's ``open_sessions``
   after-holder, :mod:`assistant.services`); payload is the
-  :class:`assistant.memory.forget.report.ForgetReport`. Open chat sessions rebuild their context.
+  :class:`assistant.memory.store.forgetting.report.ForgetReport`. Open chat sessions rebuild their context.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from assistant.memory.retrieval import answer as memanswer
 from assistant.memory.capture import commands
 from assistant.memory.retrieval import inject
 from assistant.memory.errors import NotFound
+from assistant.memory.forget import topic
 from assistant.memory.retrieval.inject import DEFAULT_LAYOUT
 from assistant.memory.records import Role
 from assistant.session_history import answered_history
@@ -270,7 +271,7 @@ class ChatSession:
             saved = self.store.get(result.id).text
             turn.notices.append(f"Saved to memory: {saved}" if result.created else f"Already in memory: {saved}")
             return "Okay, I'll remember that."
-        found = commands.forget_candidates(self.store, self.retriever, cmd.text)
+        found = topic.propose(self.store, self.retriever, cmd.text)
         turn.forget_candidates = [c.to_json() for c in found]
         turn.forget_query = cmd.text
         ticked = sum(1 for c in found if c.pre_ticked)

@@ -13,7 +13,8 @@ from assistant.config import Settings
 from assistant.engine import registry
 from assistant.engine.chat import LlamaChatModel
 from assistant.memory.capture.capturer import Capturer
-from assistant.memory.capture.commands import forget_candidates, parse_command, remember
+from assistant.memory.capture.commands import parse_command, remember
+from assistant.memory.forget.topic import propose as forget_candidates
 from assistant.memory.records import Kind, Trust
 from assistant.memory.store.facade import MemoryStore
 from assistant.config import load_settings

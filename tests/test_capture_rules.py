@@ -7,11 +7,11 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from assistant.memory.capture.clauses import people
+from assistant.memory.language.clauses import people
 from assistant.memory.capture.commands import parse_command, remember_text
-from assistant.memory.capture.rules import conjugate, extract, third_person
+from assistant.memory.language.rules import conjugate, extract, third_person
 from assistant.memory.records import Kind
-from assistant.memory.capture.validate import pronouns_in, validate
+from assistant.memory.language.validate import pronouns_in, validate
 
 OBS = datetime(2023, 5, 22, 12, 0, tzinfo=timezone.utc)  # a Monday
 

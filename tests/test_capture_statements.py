@@ -14,7 +14,7 @@ from assistant.bench import capture as bench
 from assistant.config import Settings
 from assistant.memory.capture.capturer import NOT_A_STATEMENT, Capturer
 from assistant.memory.records import Kind
-from assistant.memory.capture.statements import Act, classify
+from assistant.memory.language.statements import Act, classify
 from assistant.memory.store.facade import MemoryStore
 
 UTC = timezone.utc

@@ -10,7 +10,7 @@ import pytest
 
 from assistant.memory.consolidation.consolidator import ConsolidationConfig, Consolidator
 from assistant.memory.consolidation.changes import Invalidate, Merge
-from assistant.memory.consolidation.plans.claims import Claim, claims, person_names
+from assistant.memory.language.claims import Claim, claims, person_names
 from assistant.memory.capture.importing.importers import import_file
 from assistant.memory.records import Kind, Status
 from assistant.memory.retrieval.retriever import Retriever

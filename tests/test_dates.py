@@ -1,4 +1,4 @@
-"""Date grounding (assistant.memory.capture.dates): relative dates against the observation date only."""
+"""Date grounding (assistant.memory.language.dates): relative dates against the observation date only."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assistant.memory.capture.dates import find_spans, ground, nth_day
+from assistant.memory.language.dates import find_spans, ground, nth_day
 
 PARIS = timezone(timedelta(hours=2))
 OBS = datetime(2023, 5, 22, 15, 30, tzinfo=PARIS)  # a Monday
@@ -166,7 +166,7 @@ def test_nth_day(day, observed, future, expected):
 
 
 def test_dateparser_is_imported_lazily():
-    code = "import sys, assistant.memory.capture.dates; print('dateparser' in sys.modules)"
+    code = "import sys, assistant.memory.language.dates; print('dateparser' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -237,7 +237,7 @@ def test_see_you_friday_keeps_the_sentence_case():
 
 
 def test_a_plan_whose_date_passed_reads_as_past():
-    from assistant.memory.capture.dates import tensed
+    from assistant.memory.language.dates import tensed
 
     text = "User's dentist appointment is on 2026-12-04 at 10."
     said = THU  # Thursday 2026-12-03: the appointment is the next day

@@ -8,7 +8,7 @@ import pytest
 from store_fakes import fake_hash_embedder
 
 from assistant.config import paths
-from assistant.memory.capture.rules import relink_entities
+from assistant.memory.language.rules import relink_entities
 from assistant.memory.store.facade import MemoryStore
 from assistant.memory.store.versions import mentions
 

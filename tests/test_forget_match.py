@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assistant.memory.forget import match
+from assistant.memory.language import match
 
 
 @given(st.text(alphabet=st.sampled_from(list("ab Z.\n\t  x1'")), max_size=60))

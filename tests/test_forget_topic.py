@@ -15,7 +15,7 @@ import pytest
 
 from assistant.cli import main
 from assistant.memory.capture.capturer import Capturer
-from assistant.memory.forget import match
+from assistant.memory.language import match
 from assistant.memory.forget.topic import propose, request_for
 from assistant.memory.records import Kind
 from assistant.config import load_settings
@@ -145,7 +145,7 @@ def test_keepsake_chat_lists_the_candidates_and_asks_before_deleting(store, serv
 
 def test_a_request_for_parts_is_refused_when_the_sentence_is_not_there(store):
     mid = store.add("User has a dog named Miso.")
-    from assistant.memory.forget.report import ForgetRequest, PartCut
+    from assistant.memory.store.forgetting.report import ForgetRequest, PartCut
 
     with pytest.raises(ValueError, match="does not hold"):
         store.forget(ForgetRequest(parts=(PartCut(mid, ("User has a cat.",)),)))

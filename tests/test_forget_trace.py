@@ -22,7 +22,7 @@ from assistant.config import Settings
 from assistant.services import OpenSessions, PromptCaches
 from assistant.context.note import NoteStore
 from assistant.memory.capture.capturer import Capturer
-from assistant.memory.capture.commands import forget_candidates
+from assistant.memory.forget.topic import propose as forget_candidates
 from assistant.memory.consolidation.consolidator import Consolidator
 from assistant.memory.forget.topic import request_for
 from assistant.memory.capture.importing.importers import import_file

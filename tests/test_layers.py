@@ -49,6 +49,11 @@ def test_the_real_tree_keeps_every_contract(tree):
     ("assistant.memory.errors", "import assistant.context.state", "Core layers"),
     ("assistant.session", "import ui.format", "The core never imports the UI"),
     ("ui.chat.chat_view", "import llama_cpp", "Widgets never touch SQL or llama.cpp"),
+    # inside the memory: siblings stay apart, and nothing below reaches up
+    ("assistant.memory.capture.capturer", "import assistant.memory.forget.topic", "Memory layers"),
+    ("assistant.memory.retrieval.gates", "import assistant.memory.consolidation.consolidator", "Memory siblings"),
+    ("assistant.memory.store.reads", "import assistant.memory.retrieval.retriever", "Memory layers"),
+    ("assistant.memory.language.rules", "import assistant.memory.store.rows", "Memory layers"),
 ])  # fmt: skip
 def test_a_deliberate_violation_fails_lint_imports(tree, tmp_path, module, line, contract):
     done = _lint(_with_line(tree, module, line, tmp_path))

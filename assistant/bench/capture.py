@@ -20,7 +20,7 @@ the old capture kept -- every message whole as an episode plus the rules' facts 
 - an **episode** is correct when, after removing every labeled span from it, only filler words
   are left ("hi", "by the way", "remember that" ...): it holds nothing but statements;
 - a **profile/fact** is correct when it is supported by the labeled spans alone (the capture
-  validator, :func:`assistant.memory.capture.validate.validate`, run against the spans and the spans with
+  validator, :func:`assistant.memory.language.validate.validate`, run against the spans and the spans with
   dates grounded), shares a content word with them (not only template words such as "lives") and
   contains none of the ``not`` strings.
 
@@ -45,10 +45,10 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from assistant.config import Settings
-from assistant.memory.capture import rules as extract_rules
+from assistant.memory.language import rules as extract_rules
 from assistant.memory.capture.capturer import Capturer
-from assistant.memory.capture.dates import ground
-from assistant.memory.capture.validate import STOPWORDS, TEMPLATE_WORDS, stem, validate, words
+from assistant.memory.language.dates import ground
+from assistant.memory.language.validate import STOPWORDS, TEMPLATE_WORDS, stem, validate, words
 
 OBSERVED = datetime(2024, 3, 18, 10, 0, tzinfo=timezone.utc)  # a Monday
 DEFAULT_SET = Path(__file__).resolve().parents[2] / "tests" / "data" / "capture_set.jsonl"

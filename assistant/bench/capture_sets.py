@@ -38,9 +38,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
 
-from assistant.memory.capture.clauses import people
-from assistant.memory.capture.dates import ground
-from assistant.memory.capture.validate import STOPWORDS, TEMPLATE_WORDS, stem, validate, words
+from assistant.memory.language.clauses import people
+from assistant.memory.language.dates import ground
+from assistant.memory.language.validate import STOPWORDS, TEMPLATE_WORDS, stem, validate, words
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
 SETS = {"dev": DATA / "capture_dev2.jsonl", "heldout": DATA / "capture_heldout2.jsonl"}

@@ -16,7 +16,7 @@ from assistant.cli.common import UserError, add_json, dumps, emit
 from assistant.engine import registry
 from assistant.engine.errors import EngineError, ModelError
 from assistant.engine.names import display_name
-from assistant.memory.capture import dates
+from assistant.memory.language import dates
 
 
 def register(sub: argparse._SubParsersAction) -> None:

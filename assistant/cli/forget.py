@@ -173,9 +173,9 @@ def _maintenance(store: Any, args: argparse.Namespace) -> Any:
 
 
 def store_candidates(services: Any, store: Any, text: str) -> list[Any]:
-    from assistant.memory.capture.commands import forget_candidates  # deferred: the store (SQLCipher, numpy)
+    from assistant.memory.forget import topic  # deferred: the store (SQLCipher, numpy)
 
-    return forget_candidates(store, _retriever(services, store), text)
+    return topic.propose(store, _retriever(services, store), text)
 
 
 def cmd_forget_versions(args: argparse.Namespace) -> int:

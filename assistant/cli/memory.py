@@ -18,8 +18,8 @@ from assistant.cli import argtypes
 from assistant.cli import forget as forget_cli
 from assistant.cli.common import UserError, add_json, emit, opened_store
 from assistant.engine.errors import ModelError
-from assistant.memory.capture.dates import tensed
-from assistant.memory.capture.rules import relink_entities
+from assistant.memory.language.dates import tensed
+from assistant.memory.language.rules import relink_entities
 from assistant.memory.errors import StoreError
 from assistant.memory.records import Actor, Kind, Source, Trust
 

@@ -89,7 +89,7 @@ class MemoryActions(QObject):
         extra = {} if valid_at is _KEEP else {"valid_at": valid_at}
 
         def save(store):
-            from assistant.memory.capture.rules import relink_entities  # deferred: runs on a worker
+            from assistant.memory.language.rules import relink_entities  # deferred: runs on a worker
 
             m = store.update(memory_id, text=text, expected_version=expected_version, action="edit", **extra)
             return relink_entities(store, m)  # the mentions follow the new text

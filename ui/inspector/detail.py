@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from assistant.memory.capture.dates import tensed
+from assistant.memory.language.dates import tensed
 from assistant.memory.errors import NotFound
 from ui.format import (
     ACTION_LABELS,

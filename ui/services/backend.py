@@ -26,7 +26,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from assistant import events
 from assistant.engine.errors import ModelError
-from assistant.memory.capture import dates
+from assistant.memory.language import dates
 from assistant.memory.store.sqlite import notify
 from assistant.memory.errors import StoreError
 from ui.tidyup import consolidation_service as cs

@@ -11,7 +11,7 @@ For one user message, :meth:`Capturer.capture_message`:
    person's (role ``user``), for a redacted one, and for a "forget ..." command (storing it would
    keep what the person asked to forget; the caller runs the confirmation flow of
    :mod:`assistant.memory.capture.commands`);
-2. keeps only what the message states about the person: :func:`assistant.memory.capture.statements.classify`
+2. keeps only what the message states about the person: :func:`assistant.memory.language.statements.classify`
    cuts it into sentences/clauses and keeps the statements (the person's life, people, plans,
    preferences, instructions). Questions, requests, commands and chit-chat stay in the conversation
    (the message row, searchable with ``keepsake sessions search``) and become no memory: a message
@@ -21,13 +21,13 @@ For one user message, :meth:`Capturer.capture_message`:
    = its first grounded date if that is earlier than when it was said, else when it was said (a
    plan for March said in January is known from January), with the message as its source; and extracts
    profile slots and facts from the statements only, with the deterministic rules
-   (:mod:`assistant.memory.capture.rules`) and, when a chat model is given and ``use_llm``, with
+   (:mod:`assistant.memory.language.rules`) and, when a chat model is given and ``use_llm``, with
    JSON-schema constrained extraction (:mod:`assistant.memory.capture.llm`), shown at most 8
    existing memories numbered 0..n-1 (retriever hits, else FTS matches, plus recent profile slots).
    Profiles and facts get ``valid_at`` like the episode: the date their sentence grounds (when
    earlier), else when the message was said (true at least since then: the consolidator orders
    an update and the facts it retires by these starts);
-4. validates every fact against the statements (:func:`assistant.memory.capture.validate.validate`): words
+4. validates every fact against the statements (:func:`assistant.memory.language.validate.validate`): words
    of the message's questions or requests do not support a fact;
    rejected ones are returned in ``CaptureResult.rejected`` as ``(text, reason)``, kept in
    ``Capturer.rejections`` (last 500) and logged (reason at INFO, text at DEBUG), never raised;
@@ -63,13 +63,13 @@ from typing import Any, Callable, Sequence
 
 from assistant.config import Settings
 from assistant.engine import control
-from assistant.memory.capture import rules as extract_rules
-from assistant.memory.capture.clauses import people as named_people
+from assistant.memory.language import rules as extract_rules
+from assistant.memory.language.clauses import people as named_people
 from assistant.memory.capture.commands import REMEMBER_EXTRACTOR, Command, keyword_search, parse_command, remember_text
-from assistant.memory.capture.dates import ground
+from assistant.memory.language.dates import ground
 from assistant.memory.capture.llm import MAX_EXISTING, LlmExtractor
-from assistant.memory.capture.rules import Candidate
-from assistant.memory.capture.statements import classify, own_names
+from assistant.memory.language.rules import Candidate
+from assistant.memory.language.statements import classify, own_names
 from assistant.memory.records import (
     DEFAULT_SCOPE,
     Actor,
@@ -83,7 +83,7 @@ from assistant.memory.records import (
     Source,
     Trust,
 )
-from assistant.memory.capture.validate import validate
+from assistant.memory.language.validate import validate
 from assistant.memory.consolidation.hotpath import retire_after_capture
 
 log = logging.getLogger(__name__)

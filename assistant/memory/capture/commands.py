@@ -5,10 +5,10 @@
 - "remember that X" stores X at once as a user-stated fact with confidence 1.0
   (:func:`remember`), in the third person ("remember that I parked on level 3" ->
   "User parked on level 3.").
-- "forget X" / "forget that X" / "delete the memory about X" NEVER deletes: :func:`forget_candidates`
-  returns the memories about X and the part of each that would go
-  (:mod:`assistant.memory.forget.topic`), the caller shows them (CLI prompt / UI dialog), and only
-  after the person confirms calls ``store.forget(topic.request_for(chosen))``.
+- "forget X" / "forget that X" / "delete the memory about X" NEVER deletes: the caller asks
+  :func:`assistant.memory.forget.topic.propose` for the memories about X and the part of each
+  that would go, shows them (CLI prompt / UI dialog), and only after the person confirms calls
+  ``store.forget(topic.request_for(chosen))``.
 
 :func:`keyword_search` is the FTS5 fallback used when no retriever is given (BM25 over memory
 text; the query is tokenized and every term quoted, so user text never reaches MATCH raw).
@@ -22,12 +22,11 @@ from datetime import datetime
 from typing import Any, Literal, Sequence
 
 from assistant.engine import control
-from assistant.memory.capture.dates import ground
-from assistant.memory.capture.rules import finish, third_person
+from assistant.memory.language.dates import ground
+from assistant.memory.language.rules import finish, third_person
 from assistant.memory.records import AddResult, Kind, Memory, Source, Trust
-from assistant.memory.capture.validate import STOPWORDS
+from assistant.memory.language.validate import STOPWORDS
 from datetime import time as dtime
-from assistant.memory.forget import topic
 
 REMEMBER_EXTRACTOR = "command.remember"
 EXTRACTOR_VERSION = "1"
@@ -133,10 +132,3 @@ def keyword_search(store: Any, query: str, k: int = 5, *, kinds: Sequence[Kind] 
     params.append(int(k))
     ids = [int(r[0]) for r in store.conn.execute(sql, params)]
     return store.get_many(ids)
-
-
-def forget_candidates(store: Any, retriever: Any, query: str, k: int = 12) -> list[Any]:
-    """What the person may mean by "forget <query>": :class:`~assistant.memory.forget.topic.Candidate` s
-    (memories about it, pre-ticked by confidence, with the part of each that would go). Never
-    deletes anything: show them, ask, then ``store.forget(topic.request_for(chosen))``."""
-    return topic.propose(store, retriever, query, k=k)

@@ -7,7 +7,7 @@ built from the schema (:meth:`LlamaChatModel.complete_json` uses ``LlamaGrammar.
 range-checked here and mapped back by the caller.
 
 The output is only a proposal: texts are normalized (first person -> "User", dates grounded) and
-then every one goes through :func:`assistant.memory.capture.validate.validate` in the capturer. With the
+then every one goes through :func:`assistant.memory.language.validate.validate` in the capturer. With the
 135M default model most proposals are copies of the existing memories or paraphrases with
 words the person never used, and are rejected: that is the point of validating.
 """
@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Sequence
 
-from assistant.memory.capture.dates import ground
-from assistant.memory.capture.rules import Candidate, finish, third_person
+from assistant.memory.language.dates import ground
+from assistant.memory.language.rules import Candidate, finish, third_person
 from assistant.memory.records import Kind
 from assistant.engine.chat import ChatMessage
 

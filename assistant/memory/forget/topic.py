@@ -28,9 +28,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from assistant.memory.forget import match
-from assistant.memory.forget.report import ForgetRequest, PartCut
-from assistant.memory.forget.scope import full_text
+from assistant.memory.language import match
+from assistant.memory.store.forgetting.report import ForgetRequest, PartCut
+from assistant.memory.store.forgetting.scope import full_text
 from assistant.memory.store.rows import IN_IDS, ids_json
 
 POOL = 500  # memories naming the topic looked at (all of them, in practice)

@@ -34,9 +34,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
-from assistant.memory.capture.rules import extract
-from assistant.memory.capture.statements import Act, classify
-from assistant.memory.capture.validate import STOPWORDS
+from assistant.memory.language.rules import extract
+from assistant.memory.language.statements import Act, classify
+from assistant.memory.language.validate import STOPWORDS
 from assistant.memory.records import Kind, Trust
 from assistant.memory.retrieval import forms
 from assistant.memory.retrieval.answerable import _about_pattern as about_pattern

@@ -13,7 +13,7 @@ loaded and cached by text; a question is compared with them.
 - the memory's text in the first person ("User lives in Porto." -> "I live in Porto."; an
   episode is already the person's words);
 - for a profile slot, or a relation the text claims
-  (:func:`assistant.memory.consolidation.plans.claims.claims`: "I'm a pharmacist at Boots" ->
+  (:func:`assistant.memory.language.claims.claims`: "I'm a pharmacist at Boots" ->
   ``job_title``), the questions that ask for it, in the six capture languages
   (:data:`SLOT_FORMS`): "What do I do for a living?", "¿En qué trabajo?", "Was bin ich von Beruf?" ...;
   ``family.<rel>`` and ``favourite.<thing>`` are filled in ("Who is my sister?", "What is my
@@ -35,7 +35,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from assistant.memory.consolidation.plans.claims import claims
+from assistant.memory.language.claims import claims
 from assistant.memory.retrieval import answerable, questions
 from assistant.memory.retrieval.perspective import rewrite
 

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from assistant.memory.retrieval import answerable as ans
 from assistant.memory.store.sqlite import fts
-from assistant.memory.consolidation.plans.claims import NAME_SLOTS, canonical_subject, claims, person_names
+from assistant.memory.language.claims import NAME_SLOTS, canonical_subject, claims, person_names
 from assistant.memory.store.filters import MemoryFilter, select_sql
 from assistant.memory.records import Kind
 from assistant.memory.store.rows import MEMORY_COLUMNS, ids_json

@@ -91,7 +91,7 @@ SLOT_QUESTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 _SLOT_RES = {slot: [re.compile(p) for p in pats] for slot, (_names, pats) in SLOT_QUESTIONS.items()}
 
-# Parameterized slots, named as capture names them (assistant.memory.capture.rules):
+# Parameterized slots, named as capture names them (assistant.memory.language.rules):
 # ``family.<relation>``, ``favourite.<thing>`` (spaces as "_"), ``pet``, ``allergy``, ``diet``.
 _RELATIVES = {
     "mother": ("mother", "mom", "mum", "mama"), "father": ("father", "dad", "papa"),

@@ -7,7 +7,7 @@
                     source=Source(session_id=s.id, message_id=msg.id, observed_at=msg.observed_at))
     store.list(as_of=datetime(2024, 6, 1, tzinfo=UTC))       # what was true then
     store.list(known_at=datetime(2024, 6, 1, tzinfo=UTC))    # what we believed then
-    store.delete(mid)                                        # really gone (see assistant.memory.forget)
+    store.delete(mid)                                        # really gone (see assistant.memory.store.forgetting)
 
 Services (each given the :class:`~.core.StoreCore` and the collaborators it uses, nothing else):
 ``store.core`` (:mod:`.core`: open, key, migrations, transactions, clock, checkpoints),

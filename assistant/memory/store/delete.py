@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from assistant.memory.forget.forgetter import Forgetter
+from assistant.memory.store.forgetting.forgetter import Forgetter
 from assistant.memory.store.core import Repository, StoreCore
-from assistant.memory.forget.report import ForgetReport, ForgetRequest
+from assistant.memory.store.forgetting.report import ForgetReport, ForgetRequest
 from assistant.memory.records import Actor, UpdateType
 from assistant.memory.times import ts_to_db
 

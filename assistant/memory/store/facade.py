@@ -7,7 +7,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Concatenate, Generic, ParamSpec, TypeVar, overload
 
-from assistant.memory.forget.forgetter import Forgetter
+from assistant.memory.store.forgetting.forgetter import Forgetter
 from assistant.memory.store.archive.context import ContextArchive
 from assistant.memory.store.core import StoreCore
 from assistant.memory.store.delete import Deletes

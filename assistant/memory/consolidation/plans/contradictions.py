@@ -41,11 +41,11 @@ from datetime import datetime
 from typing import Iterable
 
 from assistant.memory.consolidation.changes import Candidate, Expect, Invalidate
-from assistant.memory.consolidation.plans.claims import ANY, NAME_SLOTS, ends_something, person_names
+from assistant.memory.language.claims import ANY, NAME_SLOTS, ends_something, person_names
 from assistant.memory.consolidation.plans.relations import SINGLE_VALUED_SLOTS, Member, relation_groups, single_valued
 from assistant.memory.consolidation.llm import LLMJudge
 from assistant.memory.consolidation.snapshot import Rec, Snapshot, similar_pairs
-from assistant.memory.consolidation.plans.text import key_tokens
+from assistant.memory.language.text import key_tokens
 from assistant.memory.records import Kind
 from assistant.memory.consolidation.plans.temporal import FactTimes, Rule, instant, resolve, said, stated
 from assistant.memory.consolidation.plans.temporal import decide as rule_of

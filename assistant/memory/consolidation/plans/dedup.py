@@ -2,7 +2,7 @@
 
 1. ``hash``: same content hash (NFKC, casefolded, trailing punctuation dropped);
 2. ``normalized``: same text once punctuation and symbols are removed
-   (:func:`~assistant.memory.consolidation.plans.text.loose_normalize`);
+   (:func:`~assistant.memory.language.text.loose_normalize`);
 3. ``fuzzy``: rapidfuzz ratio >= 0.9 (best of ``ratio`` / ``token_sort_ratio``) AND cosine of
    the stored vectors >= 0.92, AND :func:`same_fact_guard` (same numbers, proper nouns,
    polarity, no content word substituted);
@@ -37,10 +37,10 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from assistant.memory.consolidation.changes import Candidate, Expect, Merge
-from assistant.memory.consolidation.plans.claims import NAME_SLOTS, canonical_text, claims, person_names
+from assistant.memory.language.claims import NAME_SLOTS, canonical_text, claims, person_names
 from assistant.memory.consolidation.llm import LLMJudge
 from assistant.memory.consolidation.snapshot import Rec, Snapshot, similar_pairs
-from assistant.memory.consolidation.plans.text import hard_guard, key_tokens, loose_normalize, ratio, same_fact_guard
+from assistant.memory.language.text import hard_guard, key_tokens, loose_normalize, ratio, same_fact_guard
 from assistant.memory.consolidation.plans.unionfind import UnionFind
 from assistant.memory.records import Kind
 

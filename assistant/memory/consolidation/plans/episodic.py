@@ -27,13 +27,13 @@ import numpy as np
 from assistant.memory.consolidation.changes import Candidate, Consolidate, Expect
 from assistant.memory.consolidation.llm import LLMJudge
 from assistant.memory.consolidation.snapshot import Rec, Snapshot, similar_pairs
-from assistant.memory.consolidation.plans.text import grounded_in, hard_guard, loose_normalize, same_fact_guard
+from assistant.memory.language.text import grounded_in, hard_guard, loose_normalize, same_fact_guard
 from assistant.memory.consolidation.plans.unionfind import UnionFind
 from assistant.memory.records import Kind, Trust
 import re
-from assistant.memory.capture.dates import ground
-from assistant.memory.capture.validate import validate
-from assistant.memory.capture.rules import finish, third_person
+from assistant.memory.language.dates import ground
+from assistant.memory.language.validate import validate
+from assistant.memory.language.rules import finish, third_person
 
 _DATE_HINT = None  # compiled lazily
 
@@ -80,7 +80,7 @@ def _grounded(rec: Rec) -> tuple[str, datetime | None] | None:
 
 
 def _capture_validate(fact: str, sources: list[str]) -> str | None:
-    """Capture's own source validation (:func:`assistant.memory.capture.validate.validate`)."""
+    """Capture's own source validation (:func:`assistant.memory.language.validate.validate`)."""
     return validate(fact, sources)
 
 

@@ -1,11 +1,11 @@
-"""The profile-slot rules of :mod:`assistant.memory.capture.rules` (see its docstring for the table).
+"""The profile-slot rules of :mod:`assistant.memory.language.rules` (see its docstring for the table).
 Pure: no I/O."""
 
 from __future__ import annotations
 
 import re
 
-from assistant.memory.capture.phrasing import _APOS, third_person
+from assistant.memory.language.phrasing import _APOS, third_person
 
 # ----------------------------------------------------------------------------- slot rules
 

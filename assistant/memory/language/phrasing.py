@@ -49,7 +49,7 @@ def conjugate(verb: str) -> str:
 def third_person(text: str, household: str = "User's household") -> str:
     """Rewrite a first-person statement about the person as a statement about "User"
     ("I live in Lyon and my sister visits me" -> "User lives in Lyon and User's sister visits User").
-    The marker ``WE`` (:mod:`assistant.memory.capture.clauses`: "we"/"us" resolved) becomes
+    The marker ``WE`` (:mod:`assistant.memory.language.clauses`: "we"/"us" resolved) becomes
     ``household`` ("User and Joost", or "User's household")."""
     text = re.sub(r"\bWE\b", household, text)
 

@@ -59,8 +59,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Iterable
 
-from assistant.memory.capture import cues as cue
-from assistant.memory.capture.cues import own_names
+from assistant.memory.language import cues as cue
+from assistant.memory.language.cues import own_names
 
 
 class Act(str, Enum):

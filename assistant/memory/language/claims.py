@@ -35,8 +35,8 @@ from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Iterable
 
-from assistant.memory.capture.dates import find_spans
-from assistant.memory.consolidation.plans.text import STOP_WORDS, _stem
+from assistant.memory.language.dates import find_spans
+from assistant.memory.language.text import STOP_WORDS, _stem
 
 ANY = "*"
 

@@ -11,7 +11,7 @@ and on a read snapshot for the preview.
 4. **Source messages** (``redact_sources``): only the sentences of a source message that carry
    a removed memory are removed (:func:`match.supporting_sentences`); the rest of the message
    stays. A verbatim episode carries every sentence it copies.
-5. **The cascade** (:mod:`assistant.memory.forget.cascade`): every other memory holding a
+5. **The cascade** (:mod:`assistant.memory.store.forgetting.cascade`): every other memory holding a
    removed sentence loses it (or goes when nothing is left), derived memories are rebuilt at
    once from what remains, assistant replies that repeat it lose those sentences.
 
@@ -28,8 +28,8 @@ from typing import Any, Iterable
 
 from assistant.memory.store.sqlite.db import Connection
 from assistant.memory.errors import NotFound
-from assistant.memory.forget import match
-from assistant.memory.forget.report import ForgetRequest, TextCut
+from assistant.memory.language import match
+from assistant.memory.store.forgetting.report import ForgetRequest, TextCut
 from assistant.memory.store.rows import IN_IDS, ids_json
 import os
 
@@ -117,7 +117,7 @@ def pieces_with_origin(c: Connection, mid: int) -> list[tuple[str, str]]:
 
 
 def plan(c: Connection, request: ForgetRequest) -> Scope:
-    from assistant.memory.forget import cascade  # cycle: cascade builds on this module's Scope
+    from assistant.memory.store.forgetting import cascade  # cycle: cascade builds on this module's Scope
 
     scope = Scope(request)
     if request.versions_of:

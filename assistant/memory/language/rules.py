@@ -1,7 +1,7 @@
 """Deterministic extraction for the common cases, so that even a tiny model captures them.
 
 ``extract(text, observed_at)`` splits a user message into sentences, grounds each one's
-relative dates against ``observed_at`` (:func:`assistant.memory.capture.dates.ground`), and returns
+relative dates against ``observed_at`` (:func:`assistant.memory.language.dates.ground`), and returns
 :class:`Candidate` facts written in the third person ("User lives in Shanghai."), keeping the
 person's own words for names and things ("Ferrari 488 GTB", "assistant manager").
 
@@ -35,14 +35,14 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Iterable
 
-from assistant.memory.capture.clauses import WE, clauses
-from assistant.memory.capture.clauses import people as named_people
-from assistant.memory.capture.cues import STANDING, imperative, own_names
-from assistant.memory.capture.dates import ground
-from assistant.memory.capture.phrasing import _APOS, conjugate, finish, third_person  # noqa: F401 - re-exported
-from assistant.memory.capture.slots import PN, SLOT_RULES
+from assistant.memory.language.clauses import WE, clauses
+from assistant.memory.language.clauses import people as named_people
+from assistant.memory.language.cues import STANDING, imperative, own_names
+from assistant.memory.language.dates import ground
+from assistant.memory.language.phrasing import _APOS, conjugate, finish, third_person  # noqa: F401 - re-exported
+from assistant.memory.language.slots import PN, SLOT_RULES
 from assistant.memory.records import Kind
-from assistant.memory.capture.validate import STOPWORDS, TEMPLATE_WORDS, proper_nouns, words
+from assistant.memory.language.validate import STOPWORDS, TEMPLATE_WORDS, proper_nouns, words
 
 EXTRACTOR = "rules"
 EXTRACTOR_VERSION = "1"

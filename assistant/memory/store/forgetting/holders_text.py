@@ -10,10 +10,10 @@ import json
 import re
 
 from assistant.memory.store.sqlite.db import Connection
-from assistant.memory.forget import match
-from assistant.memory.forget.cascade import reply_spans
-from assistant.memory.forget.holders import ApplyContext
-from assistant.memory.forget.scope import Scope, count
+from assistant.memory.language import match
+from assistant.memory.store.forgetting.cascade import reply_spans
+from assistant.memory.store.forgetting.holders import ApplyContext
+from assistant.memory.store.forgetting.scope import Scope, count
 from assistant.memory.times import ts_to_db
 from assistant.memory.store.rows import IN_IDS, ids_json
 

@@ -21,7 +21,7 @@ Each :class:`Clause` keeps ``text`` (``message[start:end]`` verbatim: the source
 ``resolved``, the clause with its pronouns resolved (English):
 
 - ``our``/``ours`` -> ``my``/``mine`` (our daughter is the person's daughter), ``we``/``us`` -> the
-  marker ``WE`` (the person and their household: :func:`assistant.memory.capture.rules.third_person`
+  marker ``WE`` (the person and their household: :func:`assistant.memory.language.rules.third_person`
   writes it as "User and <partner>" when the message names one partner, else "User's household");
 - ``he/she/they`` (and him/his/her/them/their) -> the one person named in the same or the previous
   sentence, when exactly one was named there (never a guess between two names); otherwise left,
@@ -38,7 +38,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from assistant.memory.capture.cues import OWN_NAME, PAST, PERSON
+from assistant.memory.language.cues import OWN_NAME, PAST, PERSON
 
 WE = "WE"  # marker for the person and their household (see the module docstring)
 

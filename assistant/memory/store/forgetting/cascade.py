@@ -1,6 +1,6 @@
 """The cascade of a forget: from the removed memories to every other copy of their text.
 
-Run by :func:`assistant.memory.forget.scope.plan` until nothing changes (a copy found in one
+Run by :func:`assistant.memory.store.forgetting.scope.plan` until nothing changes (a copy found in one
 round can have its own source message, whose removed sentence is looked for in the next):
 
 1. :func:`source_messages` - the sentences of each source message that carry a removed memory
@@ -26,9 +26,9 @@ from typing import Any
 
 from assistant.memory.store.archive.context import OFFLOAD_CHARS, pointer_text
 from assistant.memory.store.sqlite.db import Connection
-from assistant.memory.forget import match
-from assistant.memory.forget.report import TextCut
-from assistant.memory.forget.scope import _POINTER, Scope, cut, ids, memory_texts, pieces_of, pieces_with_origin
+from assistant.memory.language import match
+from assistant.memory.store.forgetting.report import TextCut
+from assistant.memory.store.forgetting.scope import _POINTER, Scope, cut, ids, memory_texts, pieces_of, pieces_with_origin
 from assistant.memory.store.rows import IN_IDS, ids_json
 
 MAX_ROUNDS = 8

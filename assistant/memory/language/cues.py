@@ -1,4 +1,4 @@
-"""The word lists and patterns :mod:`assistant.memory.capture.statements` decides with (English, with cues
+"""The word lists and patterns :mod:`assistant.memory.language.statements` decides with (English, with cues
 for Chinese, Spanish, German, French and Portuguese), and the small predicates built on them.
 Pure: no I/O."""
 

@@ -21,8 +21,8 @@ from datetime import datetime
 from typing import Any, Callable, Protocol
 
 from assistant.memory.store.sqlite.db import Connection
-from assistant.memory.forget import match
-from assistant.memory.forget.scope import Scope, count, ids
+from assistant.memory.language import match
+from assistant.memory.store.forgetting.scope import Scope, count, ids
 from assistant.memory.records import Actor, UpdateType, content_hash
 from assistant.memory.times import ts_to_db
 from assistant.memory.store.rows import IN_IDS, ids_json

@@ -8,7 +8,7 @@
   sentences, so "what stays" reads as text.
 - :func:`support`: how much of a claim (a memory, in the third person: "User has a dog named
   Miso.") a sentence carries (the person's words: "My dog is called Miso."). Content words are
-  crude stems (:func:`assistant.memory.capture.validate.stem`) without stop words; the words extractors
+  crude stems (:func:`assistant.memory.language.validate.stem`) without stop words; the words extractors
   use to phrase a fact ("named", "lives", "User") only break ties. Score = shared content stems /
   content stems of the claim, in [0, 1]; e.g. claim {dog, miso} vs sentence {dog, call, miso}:
   2 / 2 = 1.0.
@@ -24,8 +24,8 @@ import re
 import unicodedata
 from typing import Any, Iterable, Sequence
 
-from assistant.memory.capture.statements import trimmed
-from assistant.memory.capture.validate import STOPWORDS, TEMPLATE_WORDS, proper_nouns, stem, words
+from assistant.memory.language.statements import trimmed
+from assistant.memory.language.validate import STOPWORDS, TEMPLATE_WORDS, proper_nouns, stem, words
 
 Span = tuple[int, int]
 
@@ -142,10 +142,10 @@ def sentence_spans(text: str) -> list[Span]:
 
 
 def clause_spans(text: str) -> list[Span]:
-    """The clauses of ``text``'s sentences (:func:`assistant.memory.capture.clauses.clause_cuts`):
+    """The clauses of ``text``'s sentences (:func:`assistant.memory.language.clauses.clause_cuts`):
     "forget my cat" cuts ", and we have a cat called Pepper" and keeps "My partner Joost is a
     carpenter"."""
-    from assistant.memory.capture.clauses import clause_cuts
+    from assistant.memory.language.clauses import clause_cuts
 
     return [c for s, e in sentence_spans(text) for c in clause_cuts(text, s, e)]
 

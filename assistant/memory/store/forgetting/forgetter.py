@@ -27,10 +27,10 @@ import logging
 from dataclasses import replace
 from typing import Any, Callable, Iterable
 
-from assistant.memory.forget.holders import AfterHolder, ApplyContext, AuditText, Holder, InjectionLog, MemoryCuts, MemoryRows
-from assistant.memory.forget.holders_text import Archive, Generation, Messages, NoteVersions, Sessions, Summaries
-from assistant.memory.forget.report import ForgetReport, ForgetRequest, HolderResult, ProposedCopy, TextCut
-from assistant.memory.forget.scope import Scope, memory_texts, plan
+from assistant.memory.store.forgetting.holders import AfterHolder, ApplyContext, AuditText, Holder, InjectionLog, MemoryCuts, MemoryRows
+from assistant.memory.store.forgetting.holders_text import Archive, Generation, Messages, NoteVersions, Sessions, Summaries
+from assistant.memory.store.forgetting.report import ForgetReport, ForgetRequest, HolderResult, ProposedCopy, TextCut
+from assistant.memory.store.forgetting.scope import Scope, memory_texts, plan
 from assistant.memory.records import Actor
 from assistant.memory.store.sqlite.worklock import maintenance
 
