@@ -27,7 +27,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from assistant import events
 from assistant.engine.errors import ModelError
 from assistant.memory.language import dates
-from assistant.memory.store.sqlite import notify
+from assistant.memory.store import diagnostics
 from assistant.memory.errors import StoreError
 from ui.tidyup import consolidation_service as cs
 from ui.tidyup.consolidation_service import Unavailable
@@ -53,7 +53,7 @@ class Backend(QObject):
     memoryProgress = Signal(str)  # opening the memory (embedder conversion...); "": over
     modelReady = Signal(str)  # chat model name
     modelFailed = Signal(str)
-    #: The one change signal: a committed store write (assistant.memory.store.sqlite.notify.StoreChange), from
+    #: The one change signal: a committed store write (assistant.memory.store.diagnostics.StoreChange), from
     #: any thread or store object of this database. The two below are derived from it.
     storeChanged = Signal(object)
     memoriesChanged = Signal()  # memories were added/changed/deleted
@@ -76,7 +76,7 @@ class Backend(QObject):
         self.memory_error: str | None = None
         self._unsubscribe: list[Callable[[], None]] = []
         self._database = None  # the store's path, once open: changes to other databases are ignored
-        self._watch = None  # notify.ExternalWatch once the store is open
+        self._watch = None  # diagnostics.ExternalWatch once the store is open
         self._polling = False
         self._poll_timer = QTimer(self)
         self._poll_timer.setInterval(EXTERNAL_POLL_MS)
@@ -276,7 +276,7 @@ class Backend(QObject):
     def _subscribe_events(self) -> None:
         # Called on the publisher's thread (a worker, the capture queue, the tidy-up job): only
         # emit; Qt queues the signal to the UI thread.
-        self._unsubscribe.append(events.subscribe(notify.TOPIC, self._publish_store_change))
+        self._unsubscribe.append(events.subscribe(diagnostics.TOPIC, self._publish_store_change))
         self._unsubscribe.append(events.subscribe("consolidation", lambda payload: self.consolidationEvent.emit(payload)))
         self.storeChanged.connect(self._on_store_changed)
 
@@ -285,11 +285,11 @@ class Backend(QObject):
             self.storeChanged.emit(change)
 
     def _start_watch(self) -> None:
-        def started(marks) -> None:
-            self._watch = notify.ExternalWatch(self._database, marks)
+        def started(watch) -> None:
+            self._watch = watch
             self._poll_timer.start()
 
-        self.read(lambda store: notify.marks(store.conn), on_done=started, on_error=lambda _e: None, name="watch-start")
+        self.read(lambda store: store.watch_changes(), on_done=started, on_error=lambda _e: None, name="watch-start")
 
     def _poll_external(self) -> None:
         """Changes committed by another process (e.g. ``keepsake import`` in a terminal) reach
@@ -308,7 +308,7 @@ class Backend(QObject):
         def failed(_exc) -> None:
             self._polling = False
 
-        self.read(lambda store: watch.poll(store.conn), on_done=done, on_error=failed, name="watch-poll")
+        self.read(lambda store: store.poll_changes(watch), on_done=done, on_error=failed, name="watch-poll")
 
     def _on_store_changed(self, change) -> None:
         if self._watch is not None:

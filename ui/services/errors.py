@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from assistant.memory.store.sqlite import diagnose
-
-from assistant.memory.store.sqlite import integrity
+from assistant.memory.store import diagnostics
 
 
 def _names(exc: BaseException) -> set[str]:
@@ -28,11 +26,11 @@ def storage_fault(exc: BaseException, database: Path | None = None) -> str | Non
     if _names(exc) & STORAGE_FAULTS:
         return _sentence(str(exc))
     if database is not None and ("DatabaseError" in _names(exc) or isinstance(exc, OSError)):
-        known = diagnose.classify(exc, database)
+        known = diagnostics.classify(exc, database)
         if known is None or not (_names(known) & STORAGE_FAULTS):
             return None
         if _names(known) & {"DamagedError"}:
-            integrity.write_marker(database, str(exc))
+            diagnostics.remember_damage(database, str(exc))
         return _sentence(str(known))
     return None
 

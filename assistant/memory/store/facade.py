@@ -19,6 +19,7 @@ from assistant.memory.store.sessions import Sessions
 from assistant.memory.store.sqlite.db import RETRY_DEADLINE
 from assistant.memory.store.sqlite.integrity import Damage
 from assistant.memory.store.sqlite.keys import KeyInfo
+from assistant.memory.store.sqlite import notify
 from assistant.memory.store.vectors import Embed, Vectors
 from assistant.memory.store.versions import MemoryChanges
 
@@ -124,6 +125,15 @@ class MemoryStore:
     forget_generation = _Via("core", StoreCore.forget_generation)
     info = _Via("core", StoreCore.info)
     close = _Via("core", StoreCore.close)
+
+    def watch_changes(self) -> notify.ExternalWatch:
+        """A watch over changes other processes commit, starting now (poll it with
+        :meth:`poll_changes` on a store thread, apply a poll with ``watch.take``)."""
+        return notify.ExternalWatch(self.path, notify.marks(self.conn))
+
+    def poll_changes(self, watch: notify.ExternalWatch):
+        """What is new for ``watch`` since its marks (this thread's connection)."""
+        return watch.poll(self.conn)
 
     def __enter__(self) -> "MemoryStore":
         return self

@@ -1,0 +1,31 @@
+"""What the faces (the app, the CLI) ask the store about the database itself, without touching a
+connection or the SQLite layer: what a raw driver or OS error means for the person's database
+(damaged, full, read-only, locked, wrong key), remembering damage for the next start, and
+following changes that other processes commit.
+
+    fault = classify(exc, database)          # a StoreError the CLI would print, or None
+    remember_damage(database, str(exc))      # the next start says the file is damaged
+    watch = store.watch_changes()            # then, on a store thread: store.poll_changes(watch)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from assistant.memory.errors import StoreError
+from assistant.memory.store.sqlite import diagnose, integrity, notify
+
+#: The events topic of committed store writes (payload: :class:`StoreChange`), any thread.
+TOPIC = notify.TOPIC
+StoreChange = notify.StoreChange
+ExternalWatch = notify.ExternalWatch
+
+
+def classify(exc: BaseException, database: Path) -> StoreError | None:
+    """``exc`` (a driver or OS error) as the storage fault it is for ``database``, else None."""
+    return diagnose.classify(exc, database)
+
+
+def remember_damage(database: Path, detail: str) -> None:
+    """Mark ``database`` as damaged (an integrity marker beside it) so the next start says so."""
+    integrity.write_marker(database, detail)
