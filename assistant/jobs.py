@@ -48,7 +48,7 @@ from typing import Any, Callable
 
 from assistant import events
 from assistant.config import Settings
-from assistant.memory.consolidation.runs import last_run, list_runs
+from assistant.memory.store.tidying.runs import last_run, list_runs
 
 log = logging.getLogger(__name__)
 
@@ -310,8 +310,8 @@ class ConsolidationJobs:
                 self._fire(pending)
 
     def _recover(self) -> None:
-        """Roll back runs whose process is gone (:mod:`assistant.memory.consolidation.recover`)."""
-        from assistant.memory.consolidation.recover import recover_stale  # deferred: the store (SQLCipher, numpy)
+        """Roll back runs whose process is gone (:mod:`assistant.memory.store.tidying.recover`)."""
+        from assistant.memory.store.tidying.recover import recover_stale  # deferred: the store (SQLCipher, numpy)
 
         try:
             done = recover_stale(self.store)

@@ -50,3 +50,31 @@ def test_a_qt_import_would_be_caught(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("from PySide6.QtCore import QObject\nimport llama_cpp\n")
     assert {"PySide6", "llama_cpp"} <= _imports(bad)
+
+
+#: SQL outside assistant/memory/store/ (issue 27: SQL belongs in the store's services). The deletes
+#: (store/forgetting) and tidy-up's reads and writes (store/tidying) moved in; these files still
+#: hold statements of their own (benchmarks build their synthetic stores directly and are left
+#: out). The list may only shrink: a new file with SQL outside the store
+#: fails here, and so does a file that no longer has any (take it off the list).
+SQL_OUTSIDE_STORE = {
+    "assistant/doctor.py", "assistant/cli/repair.py",
+    "assistant/memory/retrieval/gates.py", "assistant/memory/retrieval/vector_read.py",
+    "assistant/memory/retrieval/retriever.py", "assistant/memory/retrieval/vector_cache.py",
+    "assistant/memory/forget/topic.py",
+    "assistant/memory/capture/saved.py", "assistant/memory/capture/commands.py", "assistant/memory/capture/capturer.py",
+    "assistant/memory/capture/importing/model_extraction.py", "assistant/memory/capture/importing/importers.py",
+}  # fmt: skip
+
+
+def _runs_sql(path: Path) -> bool:
+    """A call of ``.execute``/``.executemany``/``.executescript`` on anything (a connection, a cursor)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+               and n.func.attr in ("execute", "executemany", "executescript") for n in ast.walk(tree))  # fmt: skip
+
+
+def test_sql_stays_in_the_store():
+    found = {str(p.relative_to(ROOT)) for top in ("assistant", "ui") for p in (ROOT / top).rglob("*.py")
+             if "assistant/memory/store" not in p.as_posix() and "assistant/bench" not in p.as_posix() and _runs_sql(p)}  # fmt: skip
+    assert found == SQL_OUTSIDE_STORE

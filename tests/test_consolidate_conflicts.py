@@ -10,7 +10,7 @@ import pytest
 from assistant.config import Settings
 from assistant.memory.capture.capturer import Capturer
 from assistant.memory.consolidation.consolidator import ConsolidationConfig, Consolidator
-from assistant.memory.consolidation.changes import Invalidate
+from assistant.memory.store.tidying.changes import Invalidate
 from assistant.memory.records import Kind, LinkType, Role, Status, UpdateType
 from assistant.memory.retrieval.retriever import Retriever
 from consolidate_support import UTC, Speaker, clock, dt, minilm, store  # noqa: F401 - fixtures
@@ -206,7 +206,7 @@ def test_a_conflicting_concurrent_edit_is_not_overwritten(store):
     consolidator = Consolidator(store, config=ONLY_CONFLICTS)
     plan = consolidator.plan()
     store.edit(old, "User works at Tesco Extra.")  # the person edits while the run is planning
-    from assistant.memory.consolidation.apply import apply_changes
+    from assistant.memory.store.tidying.apply import apply_changes
 
     result = apply_changes(store, plan.changes, "test-run", retry_wait=0)
     assert result.conflicts == 1 and len(result.skipped) == 1 and not result.applied
@@ -224,7 +224,7 @@ def test_a_version_bump_without_a_relevant_change_is_retried(store):
     plan = Consolidator(store, config=ONLY_CONFLICTS).plan()
     store.pin(old)
     store.unpin(old)  # version +2, same fields
-    from assistant.memory.consolidation.apply import apply_changes
+    from assistant.memory.store.tidying.apply import apply_changes
 
     result = apply_changes(store, plan.changes, "test-run", retry_wait=0)
     assert result.conflicts == 1 and result.retried == 1 and not result.skipped

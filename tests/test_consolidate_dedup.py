@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.memory.consolidation.consolidator import ConsolidationConfig, Consolidator
-from assistant.memory.consolidation.changes import Merge
+from assistant.memory.store.tidying.changes import Merge
 from assistant.memory.language.text import hard_guard, same_fact_guard
 from assistant.memory.records import Kind, LinkType, Status, Trust, UpdateType
 from consolidate_support import Speaker, clock, dt, minilm, store  # noqa: F401 - fixtures

@@ -4,7 +4,7 @@ pointers and the lowest trust of its sources; nothing is invented."""
 from __future__ import annotations
 
 from assistant.memory.consolidation.consolidator import ConsolidationConfig, Consolidator
-from assistant.memory.consolidation.changes import Consolidate
+from assistant.memory.store.tidying.changes import Consolidate
 from assistant.memory.language.text import grounded_in
 from assistant.memory.records import Kind, LinkType, Status, Trust, UpdateType
 from consolidate_support import Speaker, clock, dt, minilm, store  # noqa: F401 - fixtures

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from assistant.memory.consolidation.consolidator import Consolidator, list_runs, undo
-from assistant.memory.consolidation.changes import Archive
-from assistant.memory.consolidation.undo import AlreadyUndone
+from assistant.memory.store.tidying.changes import Archive
+from assistant.memory.store.tidying.undo import AlreadyUndone
 from assistant.memory.errors import NotFound, StoreError
 from assistant.memory.records import Kind, LinkType, Status, Trust, UpdateType
 from consolidate_support import Speaker, clock, days, dt, minilm, store  # noqa: F401 - fixtures
@@ -41,7 +41,7 @@ def test_a_use_after_planning_stops_the_archive(store):
     c = Consolidator(store)
     plan = c.plan()
     store.record_use([old])  # no new version, but a decay input changed
-    from assistant.memory.consolidation.apply import apply_changes
+    from assistant.memory.store.tidying.apply import apply_changes
 
     res = apply_changes(store, plan.changes, "t", retry_wait=0)
     assert res.conflicts == 1 and len(res.skipped) == 1

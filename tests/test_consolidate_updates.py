@@ -9,7 +9,7 @@ import json
 import pytest
 
 from assistant.memory.consolidation.consolidator import ConsolidationConfig, Consolidator
-from assistant.memory.consolidation.changes import Invalidate, Merge
+from assistant.memory.store.tidying.changes import Invalidate, Merge
 from assistant.memory.language.claims import Claim, claims, person_names
 from assistant.memory.capture.importing.importers import import_file
 from assistant.memory.records import Kind, Status

@@ -24,10 +24,10 @@ from store_fakes import TEST_KEY
 from assistant.bench.faults import ownership_problems, store_digest
 from assistant.config import Settings
 from assistant.memory.consolidation.consolidator import ConsolidationConfig, Consolidator, list_runs, undo
-from assistant.memory.consolidation import owner as owner_mod
-from assistant.memory.consolidation import runs as runs_mod
-from assistant.memory.consolidation.owner import Owner, is_alive
-from assistant.memory.consolidation.undo import AlreadyUndone
+from assistant.memory.store.tidying import owner as owner_mod
+from assistant.memory.store.tidying import runs as runs_mod
+from assistant.memory.store.tidying.owner import Owner, is_alive
+from assistant.memory.store.tidying.undo import AlreadyUndone
 from assistant.memory.times import ts_to_db
 from assistant.memory.store.facade import MemoryStore
 
@@ -148,7 +148,7 @@ def test_undo_of_a_stale_run_rolls_it_back_and_the_cli_says_so(db, monkeypatch, 
 
 
 def test_a_run_that_raises_while_applying_rolls_itself_back(db, monkeypatch):
-    import assistant.memory.consolidation.apply as apply_mod
+    import assistant.memory.store.tidying.apply as apply_mod
 
     before, _ = _look(db)
     real, calls = apply_mod.apply_one, [0]

@@ -1,4 +1,4 @@
-"""Interval algebra (assistant.memory.consolidation.plans.temporal): every branch of the table, plus the predicates."""
+"""Interval algebra (assistant.memory.language.temporal): every branch of the table, plus the predicates."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assistant.memory.consolidation.plans.temporal import (
+from assistant.memory.language.temporal import (
     FactTimes,
     Rule,
     TemporalChange,

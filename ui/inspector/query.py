@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
 
-from assistant.memory.consolidation.plans import temporal
+from assistant.memory.language import temporal
 
 #: The default view lists facts, one row each; the messages they came from (episodes) are under
 #: the "Your messages" kind filter and in each fact's sources, not listed beside it.
@@ -49,7 +49,7 @@ class MemoryQuery:
         """Whether ``memory`` belongs in this view, by the store's own rules (a memory changed
         in place leaves a view it no longer matches; search hits get the same filters).
         Time: "true now" = valid now, not superseded, expiry not passed; "true on D" = valid on
-        D; history = no time filter (:func:`assistant.memory.consolidation.plans.temporal.visible`)."""
+        D; history = no time filter (:func:`assistant.memory.language.temporal.visible`)."""
         if memory.kind.value != self.kind if self.kind else memory.kind.value not in FACT_KINDS:
             return False
         if self.trust and memory.trust.value != self.trust:

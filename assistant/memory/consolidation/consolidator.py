@@ -38,19 +38,19 @@ from datetime import datetime
 from typing import Any, Callable
 
 from assistant.memory.store.sqlite.worklock import maintenance
-from assistant.memory.consolidation import runs as runs_mod
-from assistant.memory.consolidation.apply import ApplyResult, apply_changes, purge
-from assistant.memory.consolidation.changes import Candidate, Change, Invalidate, Merge, Purge
+from assistant.memory.store.tidying import runs as runs_mod
+from assistant.memory.store.tidying.apply import ApplyResult, apply_changes, purge
+from assistant.memory.store.tidying.changes import Candidate, Change, Invalidate, Merge, Purge
 from assistant.memory.consolidation.plans.contradictions import ConflictConfig, plan_conflicts
 from assistant.memory.consolidation.plans.decay_ttl import plan_decay, plan_ttl
 from assistant.memory.consolidation.plans.dedup import DedupConfig, plan_dedup
 from assistant.memory.consolidation.plans.episodic import EpisodicConfig, plan_episodic
 from assistant.memory.consolidation.llm import LLMJudge
-from assistant.memory.consolidation.owner import executing
-from assistant.memory.consolidation.recover import Recovered, recover_stale, rollback
-from assistant.memory.consolidation.runs import RunRecord, new_run_id
-from assistant.memory.consolidation.snapshot import load_snapshot
-from assistant.memory.consolidation.undo import UndoReport, undo_run
+from assistant.memory.store.tidying.owner import executing
+from assistant.memory.store.tidying.recover import Recovered, recover_stale, rollback
+from assistant.memory.store.tidying.runs import RunRecord, new_run_id
+from assistant.memory.store.tidying.snapshot import load_snapshot
+from assistant.memory.store.tidying.undo import UndoReport, undo_run
 from assistant.memory.consolidation.plans.decay import DEFAULT_POLICY, DecayPolicy
 from assistant.memory.records import Actor
 from assistant.memory.times import iso, to_utc
@@ -225,7 +225,7 @@ class Consolidator:
     def run(self, *, dry_run: bool = False, trigger: str = "manual", cancel: threading.Event | None = None) -> RunReport:
         """Plan, then (unless ``dry_run``) apply. Always recorded in ``consolidation_runs``.
 
-        All or nothing (:mod:`~assistant.memory.consolidation.recover`): runs left ``running``
+        All or nothing (:mod:`~assistant.memory.store.tidying.recover`): runs left ``running``
         by a process that is gone are rolled back first; a run that raises while applying rolls
         itself back before the error propagates. A cancelled run finishes with what it applied
         (undoable like any run)."""
@@ -311,7 +311,7 @@ def consolidate(store: Any, *, dry_run: bool = False, trigger: str = "manual", c
 
 
 def undo(store: Any, run_id: str, *, actor: Actor | str = Actor.USER) -> UndoReport:
-    """Revert run ``run_id`` (see :mod:`assistant.memory.consolidation.undo`)."""
+    """Revert run ``run_id`` (see :mod:`assistant.memory.store.tidying.undo`)."""
     return undo_run(store, run_id, actor=actor)
 
 

@@ -1,5 +1,5 @@
 """Contradictions: candidates come from rules (or, optionally, the LLM); the decision is always
-the interval algebra (:func:`assistant.memory.consolidation.plans.temporal.resolve`).
+the interval algebra (:func:`assistant.memory.language.temporal.resolve`).
 
 Candidates (proposed by code):
 
@@ -40,15 +40,15 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Iterable
 
-from assistant.memory.consolidation.changes import Candidate, Expect, Invalidate
+from assistant.memory.store.tidying.changes import Candidate, Expect, Invalidate
 from assistant.memory.language.claims import ANY, NAME_SLOTS, ends_something, person_names
 from assistant.memory.consolidation.plans.relations import SINGLE_VALUED_SLOTS, Member, relation_groups, single_valued
 from assistant.memory.consolidation.llm import LLMJudge
-from assistant.memory.consolidation.snapshot import Rec, Snapshot, similar_pairs
+from assistant.memory.store.tidying.snapshot import Rec, Snapshot, similar_pairs
 from assistant.memory.language.text import key_tokens
 from assistant.memory.records import Kind
-from assistant.memory.consolidation.plans.temporal import FactTimes, Rule, instant, resolve, said, stated
-from assistant.memory.consolidation.plans.temporal import decide as rule_of
+from assistant.memory.language.temporal import FactTimes, Rule, instant, resolve, said, stated
+from assistant.memory.language.temporal import decide as rule_of
 
 __all__ = ["ConflictConfig", "ConflictResult", "SINGLE_VALUED_SLOTS", "plan_conflicts", "single_valued"]
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from assistant.memory.consolidation.changes import Archive, Expect, Purge
-from assistant.memory.consolidation.snapshot import Snapshot
+from assistant.memory.store.tidying.changes import Archive, Expect, Purge
+from assistant.memory.store.tidying.snapshot import Snapshot
 from assistant.memory.consolidation.plans.decay import DEFAULT_POLICY, DecayPolicy, decay_rank
 from assistant.memory.records import Kind
 from assistant.memory.times import iso

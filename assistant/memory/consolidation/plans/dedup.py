@@ -36,10 +36,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from assistant.memory.consolidation.changes import Candidate, Expect, Merge
+from assistant.memory.store.tidying.changes import Candidate, Expect, Merge
 from assistant.memory.language.claims import NAME_SLOTS, canonical_text, claims, person_names
 from assistant.memory.consolidation.llm import LLMJudge
-from assistant.memory.consolidation.snapshot import Rec, Snapshot, similar_pairs
+from assistant.memory.store.tidying.snapshot import Rec, Snapshot, similar_pairs
 from assistant.memory.language.text import hard_guard, key_tokens, loose_normalize, ratio, same_fact_guard
 from assistant.memory.consolidation.plans.unionfind import UnionFind
 from assistant.memory.records import Kind

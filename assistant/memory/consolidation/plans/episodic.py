@@ -24,9 +24,9 @@ from typing import Iterable
 
 import numpy as np
 
-from assistant.memory.consolidation.changes import Candidate, Consolidate, Expect
+from assistant.memory.store.tidying.changes import Candidate, Consolidate, Expect
 from assistant.memory.consolidation.llm import LLMJudge
-from assistant.memory.consolidation.snapshot import Rec, Snapshot, similar_pairs
+from assistant.memory.store.tidying.snapshot import Rec, Snapshot, similar_pairs
 from assistant.memory.language.text import grounded_in, hard_guard, loose_normalize, same_fact_guard
 from assistant.memory.consolidation.plans.unionfind import UnionFind
 from assistant.memory.records import Kind, Trust

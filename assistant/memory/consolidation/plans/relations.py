@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from assistant.memory.language.claims import Claim, canonical_subject, claims, norm_word, slot_relation, value_words
-from assistant.memory.consolidation.snapshot import Rec
+from assistant.memory.store.tidying.snapshot import Rec
 from assistant.memory.language.text import key_tokens
 
 # Slots that hold one value at a time. Other slots (siblings, pets, allergies...) may hold many:

@@ -8,6 +8,7 @@ against one block (``chunk x block`` floats, 512 x 10k = 20 MB), never as an ``n
 
 from __future__ import annotations
 
+import logging
 import struct
 from dataclasses import dataclass
 from datetime import datetime
@@ -19,7 +20,9 @@ from assistant.memory.store.sqlite.db import Connection
 from assistant.memory.records import Kind, Status, Trust
 from assistant.memory.times import ts_from_db, ts_to_db
 from assistant.memory.store.rows import IN_IDS, ids_json
-from assistant.memory.consolidation.plans.temporal import FactTimes, past_statement
+from assistant.memory.language.temporal import FactTimes, past_statement
+
+log = logging.getLogger(__name__)
 
 _COLS = (
     "id, text, kind, scope, slot, valid_at, invalid_at, created_at, expired_at, trust, confidence, "
@@ -227,3 +230,46 @@ def similar_pairs(
             for h in hits:
                 yield a, a + 1 + int(h), float(row[h])
         del sims
+
+
+# -- the hot path's small snapshot (assistant.memory.consolidation.hotpath) ---------------------
+K_NEAREST = 24  # current records looked at per new record (by cosine)
+_CURRENT = "status = 'active' AND invalid_at IS NULL AND expired_at IS NULL"
+
+
+def neighbourhood(c: Connection, now: datetime, dim: int, ids: Iterable[int], k: int = K_NEAREST) -> Snapshot:
+    """A snapshot of the records a change among ``ids`` could retire: the records themselves, the
+    current records nearest each by vector (``k``), the scope's current profile slots (or, without
+    vectors, its most recent current records) and the records of the same messages."""
+    ids = sorted(set(ids))
+    want: set[int] = set(ids)
+    unpack = struct.Struct(f"{dim}f")
+    blobs: dict[int, bytes] = {}
+    for rowid, blob in c.execute(f"SELECT rowid, embedding FROM memory_vec WHERE rowid IN {IN_IDS}", (ids_json(ids),)):
+        if blob is not None and len(blob) == unpack.size:
+            blobs[rowid] = blob
+    for blob in list(blobs.values()):
+        try:
+            rows = c.execute("SELECT rowid FROM memory_vec WHERE embedding MATCH ? AND k = ?", (blob, k)).fetchall()
+        except Exception:  # noqa: BLE001 - an old sqlite-vec without knn: the slots below still count
+            log.debug("hot path: vector neighbours unavailable", exc_info=True)
+            rows = []
+        want.update(r[0] for r in rows)
+    scopes = [r[0] for r in c.execute(f"SELECT DISTINCT scope FROM memories WHERE id IN {IN_IDS}", (ids_json(ids),))]
+    for scope in scopes:
+        want.update(r[0] for r in c.execute(
+            f"SELECT id FROM memories WHERE scope = ? AND slot IS NOT NULL AND {_CURRENT}", (scope,)))  # fmt: skip
+        if not blobs:  # a store without an embedder: the most recent current records instead
+            want.update(r[0] for r in c.execute(
+                f"SELECT id FROM memories WHERE scope = ? AND {_CURRENT} ORDER BY id DESC LIMIT ?", (scope, k * 8)))  # fmt: skip
+    msgs = [r[0] for r in c.execute(
+        f"SELECT DISTINCT message_id FROM memory_sources WHERE message_id IS NOT NULL AND memory_id IN {IN_IDS}", (ids_json(ids),))]  # fmt: skip
+    if msgs:
+        want.update(r[0] for r in c.execute(
+            f"SELECT memory_id FROM memory_sources WHERE message_id IN {IN_IDS}", (ids_json(msgs),)))  # fmt: skip
+    j = ids_json(want)
+    recs = {r[0]: _rec(r) for r in c.execute(
+        f"SELECT {_COLS} FROM memories WHERE id IN {IN_IDS} AND status IN ('active', 'resolving') ORDER BY id", (j,))}  # fmt: skip
+    _decorate(c, recs, ids_json(recs))
+    vectors = load_vectors(c, recs, dim, f" WHERE rowid IN {IN_IDS}", (ids_json(recs),))
+    return Snapshot(now, list(recs.values()), recs, vectors, [])

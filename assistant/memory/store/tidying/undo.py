@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from assistant.memory.consolidation import runs
+from assistant.memory.store.tidying import runs
 from assistant.memory.store.sqlite.db import Connection
 from assistant.memory.errors import StoreError
 from assistant.memory.records import Actor, LinkType, UpdateType
@@ -213,7 +213,7 @@ def undo_run(store: Any, run_id: str, *, actor: Actor | str = Actor.USER) -> Und
         now = store.now()
         if record.is_live(now):
             raise StoreError(f"consolidation run {run_id} is still running; undo it when it has finished")
-        from assistant.memory.consolidation.recover import rollback  # cycle: recover undoes with take_back
+        from assistant.memory.store.tidying.recover import rollback  # cycle: recover undoes with take_back
 
         return rollback(store, record, now, reason="interrupted: its process ended before the run finished")
     report = take_back(store, run_id, f"undo:{run_id}", actor=actor)

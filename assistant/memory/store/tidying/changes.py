@@ -1,7 +1,7 @@
 """What a consolidation run proposes: one typed change per decision, each with its reason and
 the versions (plus a fingerprint of the fields the decision read) of every record it touches.
 
-Changes are plain frozen dataclasses; :mod:`assistant.memory.consolidation.apply` writes them.
+Changes are plain frozen dataclasses; :mod:`assistant.memory.store.tidying.apply` writes them.
 A change whose records moved on since planning is retried if the fields it depends on are
 unchanged (:meth:`Change.revalidate`), otherwise dropped for the next run.
 """
@@ -14,7 +14,7 @@ from typing import Any, Mapping, Union
 
 from assistant.memory.records import Trust, UpdateType
 from assistant.memory.times import iso
-from assistant.memory.consolidation.snapshot import Rec
+from assistant.memory.store.tidying.snapshot import Rec
 
 
 @dataclass(frozen=True)

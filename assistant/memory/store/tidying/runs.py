@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from assistant.memory.consolidation.owner import Owner, is_alive
+from assistant.memory.store.tidying.owner import Owner, is_alive
 from assistant.memory.errors import NotFound, StoreError
 from assistant.memory.times import iso, ts_from_db, ts_to_db
 

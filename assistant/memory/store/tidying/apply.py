@@ -15,7 +15,7 @@ overwritten: every update passes ``expected_version``.
 Audit: every write goes through the store's versioned update/link/add (audit rows with
 ``update_type`` and ``run_id``); the two writes the store has no API for -- uniting sources and
 entities onto a merge survivor -- are audited here with the row they added, so
-:mod:`~assistant.memory.consolidation.undo` can take exactly those rows back.
+:mod:`~assistant.memory.store.tidying.undo` can take exactly those rows back.
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from assistant.memory.consolidation.changes import Archive, Change, Consolidate, Invalidate, Merge, Purge
-from assistant.memory.consolidation.snapshot import load_recs
-from assistant.memory.consolidation.plans.temporal import stated
+from assistant.memory.store.tidying.changes import Archive, Change, Consolidate, Invalidate, Merge, Purge
+from assistant.memory.store.tidying.snapshot import load_recs
+from assistant.memory.language.temporal import stated
 from assistant.memory.store.sqlite.db import Connection
 from assistant.memory.store.sqlite import diagnose
 from assistant.memory.errors import VersionConflict

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from assistant.memory.consolidation import runs
-from assistant.memory.consolidation.owner import executing
-from assistant.memory.consolidation.undo import UndoReport, take_back
+from assistant.memory.store.tidying import runs
+from assistant.memory.store.tidying.owner import executing
+from assistant.memory.store.tidying.undo import UndoReport, take_back
 from assistant.memory.records import Actor
 
 log = logging.getLogger(__name__)
