@@ -35,6 +35,8 @@ from assistant.memory.retrieval.answer import MemoryAnswer
 from assistant.memory.retrieval import reply_check
 from assistant.memory.retrieval.perspective import rewrite
 from assistant.memory.retrieval.questions import is_question, requests
+from assistant.memory.wording import true_since_phrase
+from assistant.memory.wording import true_since_phrase
 
 UNKNOWN, UNKNOWN_RELATED, EMPTY = reply_check.UNKNOWN, reply_check.UNKNOWN_RELATED, reply_check.EMPTY
 
@@ -121,23 +123,11 @@ def for_history(reply: str, correction: str | None, memory_answer: dict[str, Any
     return reply
 
 
-def since(iso: str | None) -> str:
-    """"since March 2025" for an ISO date or datetime ("" when missing or unreadable)."""
-    from datetime import datetime
-
-    if not iso:
-        return ""
-    try:
-        when = datetime.fromisoformat(iso)
-    except ValueError:
-        return ""
-    return f"since {when.strftime('%B %Y')}"
-
-
 def memory_line(memory_answer: dict[str, Any]) -> str:
     """The "From your memory" line as plain text: the memory (the person's own message quoted:
     "you said “I'm a pharmacist.”"), its date and its id, and any memory needed with it."""
-    bits = [b for b in (since(memory_answer.get("valid_at")), f"memory #{memory_answer['memory_id']}") if b]
+    bits = [b for b in (true_since_phrase(memory_answer.get("valid_at"), memory_answer.get("start_kind")),
+                        f"memory #{memory_answer['memory_id']}") if b]  # fmt: skip
     text = f"you said \u201c{memory_answer['text']}\u201d" if memory_answer.get("episode") else memory_answer["text"]
     also = "".join(f" + {a['text']} (memory #{a['memory_id']})" for a in memory_answer.get("also", []))
     return f"From your memory: {text} ({', '.join(bits)}){also}"

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from assistant.answering import UNKNOWN, UNKNOWN_RELATED, memory_line, settle, show_memory_line, since
+from assistant.answering import UNKNOWN, UNKNOWN_RELATED, memory_line, settle, show_memory_line
 from assistant.bench.answers import SET_PATH, seed
 from assistant.engine.embedder import LlamaEmbedder
 from assistant.memory.retrieval import answer as A
@@ -64,11 +64,10 @@ def test_answer_json_has_the_fields_and_the_date_it_became_true(seeded):
     j = answer.to_json(in_reply=False)
     assert set(j) >= {"text", "memory_id", "valid_at", "source", "in_reply"}
     assert j["valid_at"].startswith("2025-03-01") and j["source"] == "answers-set (user)"
-    assert since(j["valid_at"]) == "since March 2025"
-    assert memory_line(j) == f"From your memory: User lives in Porto. (since March 2025, memory #{j['memory_id']})"
+    assert memory_line(j) == f"From your memory: User lives in Porto. (true since 2025-03-01, memory #{j['memory_id']})"
     assert answer.statement == "You live in Porto."
     quoted = dict(j, text="I live in Porto.", episode=True, also=[{"memory_id": 7, "text": "User's sister is Lucía."}])
-    assert memory_line(quoted).startswith("From your memory: you said \u201cI live in Porto.\u201d (since March 2025")
+    assert memory_line(quoted).startswith("From your memory: you said \u201cI live in Porto.\u201d (true since 2025-03-01")
     assert memory_line(quoted).endswith("+ User's sister is Lucía. (memory #7)")
 
 

@@ -172,7 +172,7 @@ def test_a_reply_that_misses_the_memory_shows_the_from_your_memory_line_fake_mod
     reply = window.chat_view.last("assistant")
     line = reply.memory_answer
     assert line is not None and line.isVisible()
-    assert "From your memory" in line.text() and "User lives in Porto." in line.text() and "since March 2025" in line.text()
+    assert "From your memory" in line.text() and "User lives in Porto." in line.text() and "true since 2025-03-01" in line.text()
     opened: list[int] = []
     window.chat_view.memoryClicked.connect(opened.append)
     line.linkActivated.emit(f"memory:{mid}")

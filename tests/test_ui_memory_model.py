@@ -125,7 +125,7 @@ def test_cells_show_the_memory_columns(qtbot, store):
     assert row["uses"] == "0"
     assert model.index(0, 0).data(MEMORY_ID_ROLE) == m.id
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
-    assert headers == ["Memory", "Kind", "True from", "True until", "Learned", "Known from", "Source", "Status", "Uses"]
+    assert headers == ["Memory", "Kind", "True since", "True until", "Learned", "Known from", "Source", "Status", "Uses"]
 
 
 def test_filters_map_to_the_store_query():

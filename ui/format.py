@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from assistant.engine.names import display_name
+from assistant.memory.wording import as_datetime as _as_dt
+from assistant.memory.wording import day, true_since  # noqa: F401 - the one wording of dates (assistant/memory/wording.py)
 
 KIND_LABELS = {"profile": "About you", "fact": "Fact", "episode": "Your message", "experience": "Lesson"}
 KIND_TIPS = {
@@ -83,19 +85,6 @@ COUNT_LABELS = {
 }
 
 
-def _as_dt(value: datetime | str | None) -> datetime | None:
-    if value is None or value == "":
-        return None
-    if isinstance(value, str):
-        try:
-            value = datetime.fromisoformat(value)
-        except ValueError:
-            return None
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
-    return value
-
-
 def local_time(value: datetime | str | None) -> str:
     """``2024-05-01 14:30`` in local time ("" for None)."""
     dt = _as_dt(value)
@@ -116,11 +105,6 @@ def _date_text(value: datetime | str | None, local_format: str) -> str:
 def short_date(value: datetime | str | None) -> str:
     """``2024-05-01`` (local) or ``2024-05-01 14:30`` when the time is not midnight UTC."""
     return _date_text(value, "%Y-%m-%d %H:%M")
-
-
-def day(value: datetime | str | None) -> str:
-    """``2024-05-01``: the local calendar day (UTC day for midnight-UTC dates, which are dates)."""
-    return _date_text(value, "%Y-%m-%d")
 
 
 def relative(value: datetime | str | None, now: datetime | None = None) -> str:
@@ -192,13 +176,3 @@ def model_label(path_or_name) -> str:
     """The model's display name, the same as ``keepsake models`` and ``doctor`` print."""
 
     return display_name(path_or_name)
-
-
-def true_since(valid_at: datetime | None, start_kind: str | None, said_at: datetime | None = None) -> str:
-    """When a memory became true, saying what kind of start it is (issue 23): a start the person
-    stated ("I moved last week") is ``2026-11-23``; one only observed (when it was said) is
-    ``at least 2026-12-03``; none (cleared when an earlier change ended it) is ``unknown``, with
-    when it was said if known."""
-    if valid_at is None:
-        return f"unknown (said {day(said_at)})" if said_at is not None else "not recorded"
-    return f"at least {day(valid_at)}" if start_kind == "observed" else day(valid_at)

@@ -22,6 +22,7 @@ from assistant.memory.language.dates import tensed
 from assistant.memory.language.rules import relink_entities
 from assistant.memory.errors import StoreError
 from assistant.memory.records import Actor, Kind, Source, Trust
+from assistant.memory.wording import TRUE_SINCE, true_since, true_since_phrase
 
 _DATE_HELP = "ISO-8601 (2024-05-01, 2024-05-01T14:30+02:00) or e.g. 'May 1 2024'"
 
@@ -90,8 +91,7 @@ def _line(m: Any) -> str:
         flags.append(f"ttl {fmt_date(m.expires_at)}")
     if m.pinned:
         flags.append("pinned")
-    at_least = "at least " if getattr(m, "start_kind", None) == "observed" else ""  # only when it was said
-    since = f" since {at_least}{fmt_date(m.valid_at)}" if m.valid_at else ""
+    since = f" {phrase}" if (phrase := true_since_phrase(m.valid_at, getattr(m, "start_kind", None))) else ""
     extra = f" [{', '.join(flags)}]" if flags else ""
     said = min((x.observed_at for x in m.sources if x.observed_at), default=None)
     text = tensed(m.text, said, datetime.now(timezone.utc))  # a plan whose day passed reads "was on ..."
@@ -223,8 +223,9 @@ def cmd_show(args: argparse.Namespace) -> int:
         "audit": [a.to_json() for a in audit],
         "injections": [{"turn_id": i.turn_id, "at": i.at.isoformat(), "score": i.score} for i in injections],
     }
-    kind = {"stated": " (stated)", "observed": " (at least: when it was said)"}.get(m.start_kind or "", "") if m.valid_at else ""
-    lines = [_line(m), f"  valid: {fmt_date(m.valid_at)}{kind} → {fmt_date(m.invalid_at)}   known since {fmt_date(m.created_at)}"
+    said = min((x.observed_at for x in m.sources if x.observed_at), default=None)
+    lines = [_line(m), f"  {TRUE_SINCE.lower()}: {true_since(m.valid_at, m.start_kind, said)} → until {fmt_date(m.invalid_at)}"
+             f"   known since {fmt_date(m.created_at)}"
              + (f", superseded {fmt_date(m.expired_at)}" if m.expired_at else "")]  # fmt: skip
     lines.append("  sources:" if m.sources else "  sources: none")
     for s in m.sources:

@@ -20,7 +20,8 @@ from PySide6.QtWidgets import (
 
 from ui.services.backend import Backend
 from ui.widgets.delete_dialog import CascadeDialog, report_done
-from ui.format import KIND_LABELS, plural, short_date
+from assistant.memory.wording import true_since_phrase
+from ui.format import KIND_LABELS, plural
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -34,7 +35,7 @@ def candidate_label(c: dict[str, Any]) -> str:
     """What the list shows for one candidate: the memory, the part that goes, why."""
     meta = [KIND_LABELS.get(c.get("kind", ""), c.get("kind", ""))]
     if c.get("valid_at"):
-        meta.append(f"since {short_date(c['valid_at'])}")
+        meta.append(true_since_phrase(c["valid_at"], c.get("start_kind")))
     meta.append(c.get("reason", ""))
     lines = [_clip(c.get("text", ""))]
     if not c.get("whole", True):

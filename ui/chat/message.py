@@ -14,7 +14,8 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
-from ui.format import local_time, short_date
+from assistant.memory.wording import true_since_phrase
+from ui.format import local_time
 
 RENDER_INTERVAL_MS = 40  # a streaming reply re-renders its Markdown at most this often
 
@@ -70,7 +71,7 @@ class MemoriesUsed(QWidget):
 def _memory_line(m: dict[str, Any]) -> str:
     bits = []
     if m.get("valid_at"):
-        bits.append(f"since {escape(short_date(m['valid_at']))}")
+        bits.append(escape(true_since_phrase(m["valid_at"], m.get("start_kind"))))
     bits.append(f"score {float(m.get('score') or 0):.2f}")
     src = m.get("source") or {}
     if src.get("session_id") is not None:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from assistant.memory.wording import TRUE_SINCE, true_since
 from ui.format import KIND_LABELS, KIND_TIPS, TRUST_LABELS, day, short_date, source_label, status_label
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("text", "Memory"),
     ("kind", "Kind"),
-    ("valid_from", "True from"),
+    ("valid_from", TRUE_SINCE),
     ("valid_to", "True until"),
     ("learned", "Learned"),
     ("trust", "Known from"),
@@ -82,8 +83,10 @@ def tooltip(m: Any, key: str, score: float | None = None, strong: set[int] | Non
         return KIND_TIPS.get(m.kind.value, display(m, key))
     if key == "status" and m.expires_at is not None:
         return f"{status_label(m)} · forgotten automatically on {short_date(m.expires_at)}"
-    if key in ("valid_from", "valid_to", "learned"):
-        value = {"valid_from": m.valid_at, "valid_to": m.invalid_at, "learned": m.created_at}[key]
+    if key == "valid_from":
+        return f"{TRUE_SINCE}: {true_since(m.valid_at, getattr(m, 'start_kind', None))}"
+    if key in ("valid_to", "learned"):
+        value = {"valid_to": m.invalid_at, "learned": m.created_at}[key]
         return short_date(value) or display(m, key)
     return display(m, key)
 

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from assistant.memory.language.dates import tensed
 from assistant.memory.errors import NotFound
+from assistant.memory.wording import TRUE_SINCE
 from ui.format import (
     ACTION_LABELS,
     ACTOR_LABELS,
@@ -183,7 +184,7 @@ class MemoryDetail(QScrollArea):
         grid.setHorizontalSpacing(14)
         grid.setVerticalSpacing(4)
         rows = [
-            ("True since", true_since(m.valid_at, m.start_kind, min((x.observed_at for x in m.sources if x.observed_at), default=None))),
+            (TRUE_SINCE, true_since(m.valid_at, m.start_kind, min((x.observed_at for x in m.sources if x.observed_at), default=None))),
             ("True until", short_date(m.invalid_at) or "still true"),
             ("Learned", local_time(m.created_at)),
         ]

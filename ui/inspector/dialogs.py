@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QPushButton,
 )
 
+from assistant.memory.wording import TRUE_SINCE
 from ui.format import KIND_LABELS, day
 
 
@@ -84,7 +85,7 @@ class MemoryDialog(QDialog):
         row.addWidget(self.since_on)
         row.addWidget(self.since)
         row.addStretch(1)
-        since_label = QLabel("True since", self)
+        since_label = QLabel(TRUE_SINCE, self)
         since_label.setBuddy(self.since)
         form.addRow(since_label, _wrap(row, self))
         lay.addLayout(form)

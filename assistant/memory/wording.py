@@ -1,0 +1,60 @@
+"""How a memory's dates are said to the person: one wording for the app (inspector, chat, forget
+dialog), the CLI and the "From your memory" line, so "true since" reads the same everywhere.
+
+A value at midnight UTC is a date (the person gave a day: its UTC day); anything else is a moment,
+shown as its local day. A start is *stated* (the person said when: "since 2019", "last week") or
+only *observed* (when it was said: true at least since then; issue 23):
+
+    day(datetime(2026, 11, 23, tzinfo=UTC))                  -> "2026-11-23"
+    true_since(datetime(2026, 11, 23, tzinfo=UTC), "stated")  -> "2026-11-23"
+    true_since(said, "observed")                              -> "at least 2026-12-03"
+    true_since(None, "observed", said)                        -> "unknown (said 2026-12-03)"
+    true_since_phrase("2026-11-23T00:00:00+00:00")            -> "true since 2026-11-23"
+    true_since_phrase(None)                                   -> ""
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+#: The label a start is shown under (the inspector's detail and column header, the CLI).
+TRUE_SINCE = "True since"
+
+
+def as_datetime(value: datetime | str | None) -> datetime | None:
+    """An aware datetime from a datetime or an ISO text (naive: UTC); None when missing or unreadable."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            return None
+    return value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
+
+
+def day(value: datetime | str | None) -> str:
+    """``2026-11-23``: the UTC day of a midnight-UTC value (a date), else the local day; "" for none."""
+    dt = as_datetime(value)
+    if dt is None:
+        return ""
+    utc = dt.astimezone(timezone.utc)
+    if (utc.hour, utc.minute, utc.second) == (0, 0, 0):
+        return utc.strftime("%Y-%m-%d")
+    return dt.astimezone().strftime("%Y-%m-%d")
+
+
+def true_since(valid_at: datetime | str | None, start_kind: str | None = None, said_at: datetime | str | None = None) -> str:
+    """The value shown under "True since": the day (stated start), "at least <day>" (observed
+    start), "unknown (said <day>)" (no start: an earlier change cleared it) or "not recorded"."""
+    if as_datetime(valid_at) is None:
+        return f"unknown (said {day(said_at)})" if as_datetime(said_at) is not None else "not recorded"
+    return f"at least {day(valid_at)}" if start_kind == "observed" else day(valid_at)
+
+
+def true_since_phrase(valid_at: datetime | str | None, start_kind: str | None = None) -> str:
+    """The same inside a line about a memory: "true since 2026-11-23", "true since at least
+    2026-12-03"; "" when it has no start (nothing to say)."""
+    if as_datetime(valid_at) is None:
+        return ""
+    return f"true since {true_since(valid_at, start_kind)}"
