@@ -56,8 +56,8 @@ def test_no_longer_true_leaves_the_true_now_view_at_once(qtbot, window):
     badges = [lbl.text() for lbl in insp.detail.findChildren(type(insp.count_label)) if lbl.objectName() == "badgeWarn"]
     assert "No longer true" in badges
     heads = _version_heads(insp)
-    assert heads[0].startswith("v2 · Marked no longer true")  # not "Your edit"
-    assert heads[1].startswith("v1 · Created")
+    assert heads[0].startswith("Marked no longer true by you")  # not "Edited by you"
+    assert heads[1].startswith("Added by you")
     qtbot.waitUntil(lambda: insp.count_label.text() == "1 memory", timeout=WAIT)
 
 
@@ -83,7 +83,7 @@ def test_a_change_made_elsewhere_reaches_the_list_and_the_detail(qtbot, window, 
                                 for i in range(insp.model.rowCount())), timeout=WAIT)  # fmt: skip
     qtbot.waitUntil(lambda: insp.detail.data.memory.text == "User's favourite tea is genmaicha.", timeout=WAIT)
     assert insp.model.memory_at(insp.model.row_of(mid)).text == "User's favourite tea is genmaicha."
-    assert _version_heads(insp)[0].startswith("v2 · Your edit")
+    assert _version_heads(insp)[0].startswith("Edited by you")
 
 
 def test_deleting_a_memory_updates_the_open_chat_and_shows_the_next_memory(qtbot, window):

@@ -27,7 +27,7 @@ ACTOR_LABELS = {"user": "you", "capture": "Keepsake", "consolidator": "tidy-up",
 #: Why a version exists, when a background process made it (``update_type``).
 UPDATE_LABELS = {
     None: "Created",
-    "user_edit": "Your edit",
+    "user_edit": "Edited by you",
     "conflict": "Replaced by a newer memory",
     "duplicate": "Merged with a duplicate",
     "consolidate": "Combined by tidy-up",
@@ -37,7 +37,7 @@ UPDATE_LABELS = {
 }
 #: What a change did (the audit ``action``), in the person's words.
 ACTION_LABELS = {
-    "add": "Created", "edit": "Your edit", "invalidate": "Marked no longer true", "set_ttl": "Expiry set",
+    "add": "Created", "edit": "Edited", "invalidate": "Marked no longer true", "set_ttl": "Expiry set",
     "clear_ttl": "Expiry cleared", "pin": "Pinned", "unpin": "Unpinned", "archive": "Faded",
     "restore": "Brought back", "restore_version": "Earlier version restored", "delete": "Deleted",
     "needs_regeneration": "Needs rebuilding", "add_source": "Another source added", "remove_source": "Source removed",
@@ -45,6 +45,17 @@ ACTION_LABELS = {
     "merge_duplicate": "Merged into another memory", "merge_survivor": "Duplicates merged in", "purge_ttl": "Expired",
     "undo": "Tidy-up undone", "update": "Changed", "append": "Added to", "version": "Changed",
 }  # fmt: skip
+#: Who made a memory's first version, in the version history.
+CREATED_LABELS = {"user": "Added by you", "capture": "Learned from a conversation", "import": "Imported",
+                  "consolidator": "Made by tidy-up", "system": "Created by Keepsake"}  # fmt: skip
+#: How one memory is linked to another, read from each side: (from the memory that is the link's
+#: source, from the memory it points to). ``supersedes``: the source replaced the target.
+LINK_LABELS = {
+    "supersedes": ("Replaces", "Replaced by"),
+    "evolve_to": ("Merged into", "Combines"),
+    "derived_from": ("Summarises", "Summarised in"),
+    "related": ("Related to", "Related to"),
+}
 EXTRACTOR_LABELS = {"cli": "added by you", "manual": "added by you", "command.remember": "you asked to remember",
                     "rules": "a conversation", "episode": "your message", "llm": "a conversation"}  # fmt: skip
 SECTION_LABELS = {
@@ -158,14 +169,26 @@ def status_label(memory, now: datetime | None = None) -> str:
 
 
 def version_label(version, action: str | None) -> str:
-    """What made this version, from its update type (background changes) or else from the
-    audited action ("invalidate" -> "Marked no longer true", not "Your edit")."""
+    """What made this version, in the person's words: who created it ("Learned from a
+    conversation"), else its update type (background changes: "Replaced by a newer memory"), else
+    the audited action, said as done by the person when they did it ("invalidate" by you ->
+    "Marked no longer true by you", not "Edited by you")."""
     kind = version.update_type.value if version.update_type else None
+    actor = version.actor.value if getattr(version, "actor", None) is not None else None
     if kind is None:
-        return UPDATE_LABELS[None]
+        return CREATED_LABELS.get(actor or "", UPDATE_LABELS[None])
     if kind == "user_edit" or kind not in UPDATE_LABELS:
-        return ACTION_LABELS.get(action or "", UPDATE_LABELS.get(kind, "Changed"))
+        what = ACTION_LABELS.get(action or "", UPDATE_LABELS.get(kind, "Changed"))
+        return f"{what} by you" if actor == "user" and not what.endswith(" by you") else what
     return UPDATE_LABELS[kind]
+
+
+def link_label(link, memory_id: int) -> tuple[str, int]:
+    """A link as read from memory ``memory_id``: (words, the other memory's id). On #12, which
+    replaced #10 (``12 supersedes 10``): ("Replaces", 10); on #10: ("Replaced by", 12)."""
+    outgoing = link.src_id == memory_id
+    words = LINK_LABELS.get(link.type.value, (link.type.value.replace("_", " "),) * 2)[0 if outgoing else 1]
+    return words, link.dst_id if outgoing else link.src_id
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

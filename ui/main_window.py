@@ -92,7 +92,8 @@ class MainWindow(QMainWindow):
         for seq, fn in ((QKeySequence.StandardKey.New, self.controller.new_session),
                         (QKeySequence("Ctrl+Shift+N"), self.new_private_session),
                         (QKeySequence("Ctrl+F"), self._focus_search),
-                        (QKeySequence("Ctrl+,"), self.open_settings)):  # fmt: skip
+                        (QKeySequence("Ctrl+,"), self.open_settings),
+                        (QKeySequence("Ctrl+Q"), self.close)):  # fmt: skip
             act = QAction(self)
             act.setShortcut(seq)
             act.triggered.connect(fn)

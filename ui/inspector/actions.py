@@ -189,6 +189,15 @@ class MemoryActions(QObject):
     def forget_session(self, session_id: int, title: str, *, confirm: Confirm | None = None) -> None:
         forget_session_memories(self.backend, self.widget, session_id, title, confirm=confirm)
 
+    def forget_memory_session(self, memory: Any, data: Any = None) -> None:
+        """"Forget conversation" on ``memory``: its first conversation, named by its title when
+        the detail (``data``) has it."""
+        src = next((s for s in memory.sources if s.session_id is not None), None)
+        if src is None:
+            return
+        info = next((i for i in data.sources if i.source.session_id == src.session_id), None) if data is not None else None
+        self.forget_session(src.session_id, info.session_title if info is not None and info.session_title else f"conversation {src.session_id}")
+
     # ------------------------------------------------------------------ export
     def export(self, ids: Sequence[int] | None) -> None:
         folder = self.backend.provider.paths.exports

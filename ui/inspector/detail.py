@@ -30,6 +30,7 @@ from ui.format import (
     KIND_LABELS,
     STATUS_LABELS,
     TRUST_LABELS,
+    link_label,
     local_time,
     plural,
     short_date,
@@ -209,10 +210,10 @@ class MemoryDetail(QScrollArea):
         grid.setColumnStretch(1, 1)
         left.addLayout(grid)
         if m.links:
-            links = " · ".join(f"<a href='memory:{link.dst_id if link.src_id == m.id else link.src_id}'>"
-                               f"{escape(link.type.value.replace('_', ' '))} #{link.dst_id if link.src_id == m.id else link.src_id}</a>"
-                               for link in m.links)  # fmt: skip
-            ll = _label(f"Linked: {links}", page, "fieldValue", rich=True)
+            links = " · ".join(f"{escape(words)} <a href='memory:{other}'>#{other}</a>"
+                               for words, other in (link_label(link, m.id) for link in m.links))  # fmt: skip
+            ll = _label(links, page, "fieldValue", rich=True)
+            ll.setObjectName("memoryLinks")
             ll.linkActivated.connect(self._link)
             left.addWidget(ll)
         left.addStretch(1)
@@ -227,7 +228,7 @@ class MemoryDetail(QScrollArea):
         for e in reversed(data.audit[-50:]):
             what = ACTION_LABELS.get(e.action, e.action.replace("_", " "))
             if e.from_version and e.to_version:
-                what += f" (v{e.from_version} → v{e.to_version})"
+                what += f" (version {e.from_version} → {e.to_version})"
             who = ACTOR_LABELS.get(e.actor.value, e.actor.value)
             middle.addWidget(_label(f"{local_time(e.at)} · {what} · by {who}", page, "auditLine"))
         if len(data.audit) > 50:
@@ -306,21 +307,19 @@ class MemoryDetail(QScrollArea):
         lay = QVBoxLayout(card)
         lay.setContentsMargins(12, 8, 12, 8)
         lay.setSpacing(4)
-        label = version_label(v, action)
-        by = "" if v.actor.value in ("user", "capture") else f" · by {ACTOR_LABELS.get(v.actor.value, v.actor.value)}"
         current = " · current" if v.superseded_at is None else ""
-        kept = " · text kept" if text_kept else ""
-        head = _label(f"v{v.version} · {label} · {local_time(v.recorded_at)}{by}{current}{kept}", card, "versionHead")
-        head.setToolTip(f"Recorded {local_time(v.recorded_at)} by {ACTOR_LABELS.get(v.actor.value, v.actor.value)}")
+        kept = " · your earlier wording" if text_kept else ""
+        head = _label(f"{version_label(v, action)} · {local_time(v.recorded_at)}{current}{kept}", card, "versionHead")
+        # the record's own terms (version number, the process's reason) only on hover
+        tip = f"Version {v.version}, recorded {local_time(v.recorded_at)} by {ACTOR_LABELS.get(v.actor.value, v.actor.value)}"
+        head.setToolTip(tip + (f"\n{v.reason}" if v.reason else ""))
         lay.addWidget(head)
         details = [v.text]
         if v.invalid_at is not None:
             details.append(f"(true until {short_date(v.invalid_at)})")
         if v.status.value != "active":
-            details.append(f"[{STATUS_LABELS.get(v.status.value, v.status.value)}]")
+            details.append(f"({STATUS_LABELS.get(v.status.value, v.status.value).lower()})")
         lay.addWidget(_label(" ".join(details), card, "versionText"))
-        if v.reason:
-            lay.addWidget(_label(v.reason, card, "hint"))
         if v.superseded_at is not None:
             row = QHBoxLayout()
             row.addStretch(1)

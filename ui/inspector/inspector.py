@@ -42,6 +42,10 @@ class Inspector(QWidget):
         self._search_gen = 0
         self._dirty = False
         self._changed_ids: set[int] = set()  # memories changed since the last refresh
+        #: the person changed the search or a filter: once the new list is in, a memory shown that
+        #: is not in it leaves the detail (a refresh after a change elsewhere keeps it)
+        self._detail_follows_list = False
+        self._refreshing = False
         self.total = 0
         self._build()
         self._wire()
@@ -88,6 +92,7 @@ class Inspector(QWidget):
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
         self.model.pageLoaded.connect(self._page_loaded)
         self.model.modelReset.connect(self._update_empty)
+        self.model.modelReset.connect(self._update_actions)  # a reset drops the selection without a signal
         self.add_button.clicked.connect(self.actions.add)
         self.edit_button.clicked.connect(lambda: self._with_current(self.actions.edit))
         self.invalidate_button.clicked.connect(lambda: self._with_current(self.actions.invalidate))
@@ -128,6 +133,7 @@ class Inspector(QWidget):
             return
         self._search_text = ""
         self._search_gen += 1  # a search still running must not replace this list when it returns
+        self._detail_follows_list = not self._refreshing
         q = self.current_query()
         self._remember_selection()
         self.count_label.setText("counting…")
@@ -156,6 +162,7 @@ class Inspector(QWidget):
             return
         self._search_text = text
         self._search_gen += 1
+        self._detail_follows_list = not self._refreshing
         gen = self._search_gen
         self.count_label.setText("searching…")
         q = self.current_query()
@@ -171,6 +178,7 @@ class Inspector(QWidget):
             self.model.set_results(memories, scores, strong=strong)
             self.count_label.setText(match_strength(text, memories, scores, strong))
             self._update_empty()
+            self._follow_list(complete=True)
 
         def run(store):
             memories, scores = search_memories(store, retriever, text, q)
@@ -198,10 +206,14 @@ class Inspector(QWidget):
     def refresh(self) -> None:
         """Reload what is shown (after memories changed elsewhere), keeping the selection."""
         changed, self._changed_ids = self._changed_ids, set()
-        if self._search_text:
-            self.run_search()
-        else:
-            self.apply_filters()
+        self._refreshing = True
+        try:
+            if self._search_text:
+                self.run_search()
+            else:
+                self.apply_filters()
+        finally:
+            self._refreshing = False
         if self.current_id is not None and (self.current_id in changed or not changed):
             self._reload_detail(self.current_id)
 
@@ -231,6 +243,23 @@ class Inspector(QWidget):
                 if len(ids) == 1 and ids[0] != self.current_id:
                     self._load_detail(ids[0])  # select_ids is silent: the detail follows here
         self._update_empty()
+        self._follow_list(complete=self.model.exhausted)
+
+    def _follow_list(self, *, complete: bool) -> None:
+        """After the person changed the search or a filter: the memory shown, if it is not in the
+        new list, leaves the detail (and the actions), so nothing stale stays beside the list.
+        ``complete``: every row is loaded (else a later page may still hold it)."""
+        if not self._detail_follows_list or self.current_id is None:
+            self._detail_follows_list = False
+            return
+        if self.model.row_of(self.current_id) >= 0:
+            self._detail_follows_list = False
+        elif complete:
+            self._detail_follows_list = False
+            self._pending_select = []
+            self.current_id = None
+            self.detail.show_empty("The memory you were looking at is not in this list. Select one to see it.")
+            self._update_actions()
 
     def select_ids(self, ids: list[int], *, scroll: bool = True) -> bool:
         sel = self.table.selectionModel()
@@ -335,16 +364,8 @@ class Inspector(QWidget):
 
     def _forget_session(self) -> None:
         m = self._current_memory()
-        if m is None:
-            return
-        src = next((s for s in m.sources if s.session_id is not None), None)
-        if src is not None:
-            title = f"conversation {src.session_id}"
-            if self.detail.data is not None:
-                info = next((i for i in self.detail.data.sources if i.source.session_id == src.session_id), None)
-                if info is not None and info.session_title:
-                    title = info.session_title
-            self.actions.forget_session(src.session_id, title)
+        if m is not None:
+            self.actions.forget_memory_session(m, self.detail.data)
 
     # ------------------------------------------------------------------ results of actions
     def _memory_changed(self, memory) -> None:
