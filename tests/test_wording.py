@@ -40,10 +40,11 @@ def memory(tmp_path):
     store.close()
 
 
-def test_every_face_says_it_the_same_way(memory):
-    pytest.importorskip("PySide6")
+def test_every_face_says_it_the_same_way(memory, request):
+    pytest.importorskip("pytestqt")
+    qtbot = request.getfixturevalue("qtbot")
     from ui.chat.forget_dialog import candidate_label
-    from ui.chat.message import _memory_line
+    from ui.chat.message import MemoryAnswerLine, _memory_line
     from ui.inspector.cells import COLUMNS, tooltip
 
     said = "true since 2026-11-23"
@@ -52,5 +53,8 @@ def test_every_face_says_it_the_same_way(memory):
     assert f"({said}, memory #{memory.id})" in memory_line({"text": memory.text, "memory_id": memory.id, "valid_at": valid_at})
     assert said in candidate_label({"text": memory.text, "kind": "fact", "valid_at": valid_at, "reason": "names Ghent"})
     assert said in _memory_line({"id": memory.id, "text": memory.text, "score": 0.9, "valid_at": valid_at})
+    line = MemoryAnswerLine({"memory_id": memory.id, "text": memory.text, "valid_at": valid_at})  # under a reply
+    qtbot.addWidget(line)
+    assert said in line.text()
     assert dict(COLUMNS)["valid_from"] == TRUE_SINCE
     assert tooltip(memory, "valid_from") == "True since: 2026-11-23"

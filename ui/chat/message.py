@@ -84,7 +84,7 @@ def _memory_line(m: dict[str, Any]) -> str:
 
 
 class MemoryAnswerLine(QLabel):
-    """"From your memory: <memory text> · since March 2025 · #12": the answer Keepsake's memory
+    """"From your memory: <memory text> · true since 2025-03-01 · #12": the answer Keepsake's memory
     holds, under a reply that did not say it (or that code replaced with it). The memory text
     is a link to the memory in the inspector."""
 
@@ -92,14 +92,12 @@ class MemoryAnswerLine(QLabel):
 
     def __init__(self, memory_answer: dict[str, Any], parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        from assistant.answering import since  # deferred: the store (SQLCipher, numpy), after the window shows
-
         self.memory_answer = dict(memory_answer)
         self.setObjectName("memoryAnswer")
         self.setWordWrap(True)
         self.setTextFormat(Qt.TextFormat.RichText)
         mid = int(memory_answer["memory_id"])
-        meta = " · ".join(b for b in (since(memory_answer.get("valid_at")), f"#{mid}") if b)
+        meta = " · ".join(b for b in (true_since_phrase(memory_answer.get("valid_at"), memory_answer.get("start_kind")), f"#{mid}") if b)
         note = ("<br><span style='color:#7a8088;font-size:small'>The model's reply did not match this memory, "
                 "so Keepsake answered from it.</span>") if memory_answer.get("replaced_reply") else ""  # fmt: skip
         self.setText(f"<b>From your memory:</b> <a href='memory:{mid}' style='text-decoration:none'>"
