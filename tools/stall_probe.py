@@ -1,7 +1,9 @@
 """A UI-thread stall probe for ``tools/ui_bench.py``: a precise 5 ms ``QTimer`` on the UI thread
 records the gaps between its ticks (a gap longer than the interval: the event loop was blocked or
 starved that long), and a watchdog thread records what the UI thread was running when a gap passes
-``WATCH_MS`` (its Python stack), so a stall names its cause."""
+``WATCH_MS`` (its Python stack), so a stall names its cause -- and what the other threads were
+running then (:meth:`StallProbe.top_others`): the UI thread often waits for the GIL, which a worker
+thread holds while it runs Python (a worker that is not parked in a wait is the suspect)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,13 @@ from typing import Any, Callable
 
 PROBE_MS = 5
 WATCH_MS = 40  # a gap this long gets the UI thread's stack recorded
+#: Innermost functions of a thread that waits (holds no GIL): left out of the other threads' list.
+PARKED = {"wait", "_wait_for_tstate_lock", "select", "poll", "get", "sleep", "_worker", "accept", "recv", "read"}
+
+
+def _stack(frame, depth: int) -> str:
+    stack = traceback.extract_stack(frame)[-depth:]
+    return " < ".join(f"{'/'.join(f.filename.rsplit('/', 2)[-2:])}:{f.lineno} {f.name}" for f in reversed(stack))
 
 
 class StallProbe:
@@ -32,6 +41,7 @@ class StallProbe:
         self._last: float | None = None
         self.marks: list[tuple[str, int]] = []
         self.sites: list[str] = []
+        self.others: list[str] = []  # "thread: innermost frames" of threads running Python during a stall
 
     def _tick(self) -> None:
         now = time.perf_counter()
@@ -61,9 +71,19 @@ class StallProbe:
                 continue
             self._stalled = True
             frame = sys._current_frames().get(self._ui)
+            frames = sys._current_frames()
+            frame = frames.get(self._ui)
             if frame is not None:
-                stack = traceback.extract_stack(frame)[-6:]
-                self.sites.append(" < ".join(f"{'/'.join(f.filename.rsplit('/', 2)[-2:])}:{f.lineno} {f.name}" for f in reversed(stack)))
+                self.sites.append(_stack(frame, 6))
+            names = {t.ident: t.name for t in threading.enumerate()}
+            for ident, other in frames.items():
+                if ident in (self._ui, threading.get_ident()) or other.f_code.co_name in PARKED:
+                    continue
+                self.others.append(f"{names.get(ident, ident)}: {_stack(other, 3)}")
+
+    def top_others(self, n: int = 8) -> list[dict[str, Any]]:
+        """The other threads' innermost frames seen most often during stalls, parked ones left out."""
+        return [{"stalls": k, "thread": site} for site, k in Counter(self.others).most_common(n)]
 
     def top_sites(self, n: int = 8) -> list[dict[str, Any]]:
         """The UI thread's stacks seen most often during gaps over WATCH_MS (innermost first)."""

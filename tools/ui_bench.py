@@ -153,6 +153,7 @@ def part_stall(args) -> dict[str, Any]:
         "baseline_idle": baseline,
         "models_ready_s": round(ready_s, 2),
         "stall_sites": probe.top_sites(),  # what the UI thread ran during gaps over 40 ms
+        "stall_others": probe.top_others(),  # what the other threads ran then (not parked)
     }
     window.close()
     return result
