@@ -7,6 +7,7 @@ build) :func:`make_service` returns :class:`Unavailable` and the panel says so c
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import logging
 from dataclasses import dataclass, field
@@ -82,7 +83,11 @@ NOT_AVAILABLE = ("Background tidying of memories (merging duplicates, resolving 
                  "memories) is not available in this build.")  # fmt: skip
 
 
+@functools.cache
 def available() -> bool:
+    """Whether this build has the scheduler and the consolidator. Asked once: ``find_spec`` takes
+    the import lock, which a worker importing a module holds (a 60 ms wait on the UI thread,
+    ``bench ui``'s stall_sites), and the answer cannot change while the app runs."""
     return importlib.util.find_spec("assistant.jobs") is not None and importlib.util.find_spec("assistant.memory.consolidation.consolidator") is not None
 
 
