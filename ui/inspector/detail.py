@@ -175,7 +175,7 @@ class MemoryDetail(QScrollArea):
             b.setObjectName(name)
             head.addWidget(b)
         head.addStretch(1)
-        ident = QLabel(f"#{m.id} · v{m.version}", page)
+        ident = QLabel(f"#{m.id} · version {m.version}", page)
         ident.setObjectName("detailMeta")
         head.addWidget(ident)
         left.addLayout(head)
