@@ -30,8 +30,7 @@ from typing import Any, Sequence
 
 from assistant.memory.language import match
 from assistant.memory.store.forgetting.report import ForgetRequest, PartCut
-from assistant.memory.store.forgetting.scope import full_text
-from assistant.memory.store.rows import IN_IDS, ids_json
+from assistant.memory.store.forgetting import finding
 
 POOL = 500  # memories naming the topic looked at (all of them, in practice)
 MAX_ALIASES = 20
@@ -128,22 +127,11 @@ class Topic:
 
 
 def _fts(store: Any, terms: set[str]) -> set[int]:
-    if not terms:
-        return set()
-    query = " OR ".join('"' + t.replace('"', '""') + '"*' for t in sorted(terms) if t)
-    sql = (
-        "SELECT m.id FROM memory_fts JOIN memories m ON m.id = memory_fts.rowid WHERE memory_fts MATCH ? "
-        f"AND m.status != 'deleted' ORDER BY bm25(memory_fts) LIMIT {POOL}"
-    )
-    try:
-        return {int(r[0]) for r in store.conn.execute(sql, (query,))}
-    except Exception:  # noqa: BLE001 - a term the FTS parser refuses: retrieval still proposes
-        return set()
+    return store.read(lambda c: finding.fts_ids(c, terms, POOL))
 
 
 def _person_names(store: Any) -> set[str]:
-    rows = store.conn.execute("SELECT text FROM memories WHERE slot = 'name' AND status != 'deleted'").fetchall()
-    return match.identifiers("\n".join(r[0] for r in rows))
+    return match.identifiers("\n".join(store.read(finding.name_texts)))
 
 
 def propose(store: Any, retriever: Any, query: str, *, k: int = 12) -> list[Candidate]:
@@ -182,25 +170,17 @@ def propose(store: Any, retriever: Any, query: str, *, k: int = 12) -> list[Cand
 
 
 def _rows(store: Any, ids: set[int]) -> dict[int, tuple[str, str | None, str]]:
-    """id -> (kind, valid_at, text); an offloaded episode's whole text in place of its pointer."""
-    rows = store.conn.execute(
-        f"SELECT id, kind, valid_at, text FROM memories WHERE id IN {IN_IDS} AND status IN ('active', 'resolving', 'archived')",
-        (ids_json(ids),),
-    ).fetchall()
-    return {int(r[0]): (r[1], r[2], full_text(store.conn, r[3])) for r in rows}
+    return store.read(lambda c: finding.memory_rows(c, ids))
 
 
 def _offloaded(store: Any, topic: Topic) -> set[int]:
     """Memories pointing at an offloaded text (a long message's episode) that names the topic."""
     out: set[int] = set()
     terms = [t for t in topic.terms() if t]
-    for ref, text in store.conn.execute("SELECT ref, text FROM context_offloads WHERE kind = 'message'").fetchall():
+    for ref, text in store.read(finding.offloaded_messages):
         low = text.casefold()
-        if not any(t in low for t in terms):
-            continue
-        if any(topic.spans(text)[:2]):
-            like = "%" + ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "]"
-            out |= {int(r[0]) for r in store.conn.execute("SELECT id FROM memories WHERE text LIKE ? ESCAPE '\\'", (like,))}
+        if any(t in low for t in terms) and any(topic.spans(text)[:2]):
+            out |= store.read(lambda c, ref=ref: finding.pointing_at(c, ref))
     return out
 
 
