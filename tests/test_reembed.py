@@ -203,3 +203,39 @@ def test_cli_use_embedder_json_and_a_missing_download(services, filled, other_mi
     assert out["memories"] == 24 and out["reembedded"] is True and out["embed_model"] == str(other_minilm.resolve())
     assert main(["models", "use", "embeddinggemma-300m"]) != 0
     assert "keepsake models download embeddinggemma-300m" in capsys.readouterr().err
+
+
+CTRL_C = r"""
+import os, signal, sys, time
+import keyring
+sys.path.insert(0, "tests")
+from conftest import MemoryKeyring
+keyring.set_keyring(MemoryKeyring())
+keyring.get_keyring().secrets.update(__SECRETS__)
+from assistant.cli import embedder_use, main
+shown = embedder_use._Progress.__call__
+def progress(self, p):
+    shown(self, p)
+    if p.done >= 16:  # the person presses Ctrl-C after the first batch (32 a batch: all 24, before the switch)
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.5)  # the main thread takes the signal and sets cancel before the next batch
+embedder_use._Progress.__call__ = progress
+sys.exit(main(["models", "use", sys.argv[1], "--embedder", "--json"]))
+"""
+
+
+def test_cli_ctrl_c_cancels_and_keeps_the_old_index(services, filled, other_minilm, keepsake_home):
+    import keyring
+    import signal
+
+    old = vectors(services)
+    code = CTRL_C.replace("__SECRETS__", repr(keyring.get_keyring().secrets))
+    proc = subprocess.run([sys.executable, "-c", code, str(other_minilm)], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "KEEPSAKE_HOME": str(keepsake_home)},
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
+    assert proc.returncode == 130, proc.stderr
+    assert "cancelled" in proc.stderr and "old index is kept" in proc.stderr and proc.stdout == ""
+    assert vectors(services) == old and meta(services).fingerprint == embedder_id.identify(services.embedder_path()).fingerprint
+    from assistant.profile import Profile
+
+    assert Profile.load(keepsake_home).settings.embed_model == "default"

@@ -70,21 +70,24 @@ def cmd_use_embedder(args) -> int:
     show = _Progress(plan.identity.name, not args.quiet)
     cancel = threading.Event()
     outcome: dict = {}
+    ended = threading.Event()
 
     def run() -> None:
         try:
             outcome["result"] = reembed.switch_embedder(services, plan, progress=show, cancel=cancel, force=args.reembed)
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread
             outcome["error"] = exc
+        finally:
+            ended.set()
 
-    worker = threading.Thread(target=run, name="keepsake-reembed")
-    worker.start()
-    try:
-        while worker.is_alive():
-            worker.join(0.2)
-    except KeyboardInterrupt:  # Ctrl-C: stop between two batches, the old index stays
-        cancel.set()
-        worker.join()
+    threading.Thread(target=run, name="keepsake-reembed", daemon=True).start()
+    # Wait on an Event, not Thread.join: a join interrupted by Ctrl-C may return at once the next
+    # time (the thread looks finished while it still runs).
+    while not ended.is_set():
+        try:
+            ended.wait(0.2)
+        except KeyboardInterrupt:  # Ctrl-C: stop between two batches, the old index stays
+            cancel.set()
     show.end()
     error = outcome.get("error")
     if isinstance(error, reembed.ReindexCancelled) or (cancel.is_set() and "result" not in outcome):
