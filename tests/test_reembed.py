@@ -189,9 +189,12 @@ def test_an_index_made_by_another_embedder_is_refused_on_open_fake_embedder(serv
         services.open_store()
     message = str(err.value)
     assert "made by fake-8d (8 dimensions)" in message and "all-MiniLM-L6-v2 (384 dimensions)" in message
-    assert "keepsake models use default" in message
+    assert "keepsake models use minilm --embedder" in message  # re-embed with the configured one...
+    assert "keepsake models use /nowhere/fake-8d.gguf --embedder" in message  # ...or go back
     store = services.open_store(with_embedder=False)  # listing still works
     assert len(store.read(lambda c: c.execute("SELECT id FROM memories").fetchall())) == 24
+    with pytest.raises(EmbedderMismatchError):  # a search with the configured embedder is refused too
+        services.retriever(store)
     store.close()
 
 

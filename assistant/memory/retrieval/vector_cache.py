@@ -395,8 +395,12 @@ _caches: "weakref.WeakKeyDictionary[Any, VectorCache]" = weakref.WeakKeyDictiona
 _caches_lock = threading.Lock()
 
 
-def cache_for(store: Any) -> VectorCache:
-    """The vector cache of a store object (created once; follows the store's deletes)."""
+def cache_for(store: Any, embedder: Any = None) -> VectorCache:
+    """The vector cache of a store object (created once; follows the store's deletes). With the
+    ``embedder`` that will search it: :class:`EmbedderMismatchError` when another one made the
+    index (:func:`vector_index.check_embedder`)."""
+    if embedder is not None:
+        vector_index.check_embedder(store, embedder)
     with _caches_lock:
         cache = _caches.get(store)
         if cache is None:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from assistant.engine.names import DEFAULT_EMBEDDER_FILE
 from assistant.memory.errors import EmbedderMismatchError
 from assistant.memory.store.rows import IN_IDS
 from assistant.memory.store.sqlite.db import Connection
@@ -93,15 +94,35 @@ def check(store: Any, fingerprint: str, name: str, dim: int, setting: str) -> In
     index = store.read(read_identity)
     if index.fingerprint == fingerprint and index.dim == dim:
         return index
-    if index.fingerprint is None and index.dim == dim and store.damage is None:
-        store.write(lambda c: record(c, fingerprint=fingerprint, name=name, setting=setting))
+    if index.fingerprint is None and index.dim == dim:
+        if store.damage is None:  # a damaged file is never written
+            store.write(lambda c: record(c, fingerprint=fingerprint, name=name, setting=setting))
         return store.read(read_identity)
     made_by = index.describe() if index.fingerprint else f"an unrecorded embedder ({index.dim} dimensions)"
-    back = f" or go back to it with `keepsake models use {index.setting}`" if index.setting else ""
+    back = f" or go back to it with `keepsake models use {cli_name(index.setting)} --embedder`" if index.setting else ""
     raise EmbedderMismatchError(
         f"the memory search index was made by {made_by}, but the configured embedder is {name} ({dim} dimensions); "
         f"their vectors do not compare, so the index is not used with it. Re-embed the memories with "
-        f"`keepsake models use {setting}`{back}")  # fmt: skip
+        f"`keepsake models use {cli_name(setting)} --embedder`{back}")  # fmt: skip
+
+
+def check_embedder(store: Any, embedder: Any) -> None:
+    """:func:`check` for the embedder object a search will use (a ``LlamaEmbedder``: its file's
+    identity). Other embedders (test fakes, plain functions) carry no identity: not checked."""
+    try:
+        ident = embedder.identity
+    except AttributeError:
+        return
+    except Exception:  # noqa: BLE001 - a missing or broken file: the search raises its own ModelError
+        return
+    check(store, ident.fingerprint, ident.name, ident.dim, str(embedder.path))
+
+
+def cli_name(setting: str) -> str:
+    """How ``keepsake models use`` names the embedder of a setting value (``minilm``: the default)."""
+    if not setting or setting == "default" or Path(setting).name == DEFAULT_EMBEDDER_FILE:
+        return "minilm"
+    return setting
 
 
 def text_hash(text: str) -> str:
