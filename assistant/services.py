@@ -207,6 +207,8 @@ class Services:
             if ident is not None and not self._index_follows(store, ident):
                 store.close()
                 return self.open_store(with_embedder=with_embedder, lock_wait=lock_wait, path=path)
+            if ident is not None:
+                vector_index.backfill_marked(store)  # stored without a vector by a process on the old index
             if store.path == p.database.resolve():
                 migrate_plaintext(store, p)
         return store

@@ -242,3 +242,19 @@ def test_cli_ctrl_c_cancels_and_keeps_the_old_index(services, filled, other_mini
     from assistant.profile import Profile
 
     assert Profile.load(keepsake_home).settings.embed_model == "default"
+
+
+def test_a_store_opened_before_the_switch_never_mixes_and_its_writes_are_embedded_later(services, filled, other_minilm):
+    from assistant.memory.errors import StoreError
+    from assistant.memory.retrieval.retriever import Retriever
+
+    stale = services.open_store()  # another process's view: MiniLM, the index before the switch
+    reembed.switch_embedder(services, reembed.plan_switch(services, str(other_minilm)))
+    mid = stale.add("My neighbour Pieter repairs bicycles on Saturdays.")
+    assert mid not in vectors(services)  # no vector of the old model in the new index
+    with pytest.raises(StoreError, match="rebuilt with another embedder"):
+        Retriever(stale, services.embedder().embed).search("Who repairs bicycles?", k=1)
+    stale.close()
+    services.open_store().close()  # the next open with the new embedder embeds what was left
+    assert mid in vectors(services)
+    assert top_text(services, "Who repairs bicycles?") == "My neighbour Pieter repairs bicycles on Saturdays."

@@ -8,7 +8,6 @@ import sys
 import threading
 import time
 
-from assistant import reembed
 from assistant.cli.common import UserError, emit
 from assistant.engine import gguf_check
 from assistant.engine.catalog import entries as catalog
@@ -43,7 +42,7 @@ class _Progress:
         self.name, self.enabled, self.tty = name, enabled, sys.stderr.isatty()
         self.t0, self.last = time.monotonic(), -1
 
-    def __call__(self, p: reembed.ReindexProgress) -> None:
+    def __call__(self, p) -> None:  # a ReindexProgress
         if not self.enabled:
             return
         spent = time.monotonic() - self.t0
@@ -61,6 +60,8 @@ class _Progress:
 
 
 def cmd_use_embedder(args) -> int:
+    from assistant import reembed  # deferred: the store (SQLCipher, numpy); `--help` imports this module
+
     services = args.services
     name = "default" if args.name.strip().lower() in (*DEFAULT_NAMES, "default") else args.name
     try:
@@ -98,7 +99,7 @@ def cmd_use_embedder(args) -> int:
         raise UserError(f"{error}; the old index and embedder are still in use") from None
     if error is not None:
         raise error
-    r: reembed.SwitchResult = outcome["result"]
+    r = outcome["result"]
     if r.reembedded:
         text = (f"Memory search uses {r.name} ({r.dim} dimensions) from now on: "
                 f"{r.memories:,} memories re-embedded in {r.seconds:.1f} s.")  # fmt: skip

@@ -11,7 +11,9 @@
   cache, its embedder) notices and stops instead of mixing vectors of two models;
 * ``embedder_switch_pending``: set by the switching transaction and cleared once the settings
   name the new embedder; found set on open, the settings are brought in line (a crash between the
-  two writes).
+  two writes);
+* ``vectors_missing``: a process still holding the old index stored a memory without its vector;
+  the next open with the new embedder embeds it (:func:`backfill_marked`).
 
 While a re-embedding runs (:mod:`.reindex`) two more tables exist: ``memory_vec_next`` (vec0 with
 the new dimension) and ``memory_vec_next_src`` (memory id -> hash of the text embedded). Search and
@@ -81,6 +83,21 @@ def record(c: Connection, *, fingerprint: str, name: str, setting: str, dim: int
         values["index_generation"] = str(generation(c) + 1)
         values["embedder_switch_pending"] = "1"
     c.executemany("INSERT OR REPLACE INTO store_meta(key, value) VALUES (?, ?)", list(values.items()))
+
+
+def mark_missing(c: Connection) -> None:
+    """A memory was stored without its vector (its process held the old index)."""
+    c.execute("INSERT OR REPLACE INTO store_meta(key, value) VALUES ('vectors_missing', '1')")
+
+
+def backfill_marked(store: Any) -> int:
+    """Embed the memories :func:`mark_missing` left without a vector (``store`` has the
+    configured embedder); returns how many."""
+    if store.damage is not None or store.vectors.embed is None or _meta(store.conn, "vectors_missing") is None:
+        return 0
+    n = store.backfill_vectors()
+    store.write(lambda c: c.execute("DELETE FROM store_meta WHERE key = 'vectors_missing'"))
+    return n
 
 
 def clear_pending(c: Connection) -> None:

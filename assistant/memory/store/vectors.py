@@ -45,6 +45,7 @@ class Vectors(Repository):
         c.execute("DELETE FROM memory_vec WHERE rowid = ?", (memory_id,))
         if blob is not None and vector_index.generation(c) != self.generation:
             log.warning("the embedder was switched by another process: memory %d is stored without a vector", memory_id)
+            vector_index.mark_missing(c)  # the next open with the new embedder embeds it
             blob = None
         if blob is not None:
             c.execute("INSERT INTO memory_vec(rowid, embedding) VALUES (?, ?)", (memory_id, blob))
