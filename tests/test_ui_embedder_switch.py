@@ -1,5 +1,5 @@
 """Settings → Models → Use on a downloaded embedder: the re-embedding runs off the UI thread with
-a progress bar and Cancel (ui/embedder_switch.py), fits at the page's minimum size, and Cancel
+a progress bar and Cancel (ui/settings/embedder_switch.py), fits at the page's minimum size, and Cancel
 keeps the old index. Real MiniLM (under another file identity, see tests/test_reembed.py), real
 store, offscreen Qt."""
 
@@ -14,10 +14,10 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from assistant import reembed  # noqa: E402
-from ui.embedder_switch import SwitchController  # noqa: E402
-from ui.model_catalog import CatalogPage  # noqa: E402
-from ui.model_download import DownloadController  # noqa: E402
-from ui.workers import Runner  # noqa: E402
+from ui.settings.embedder_switch import SwitchController  # noqa: E402
+from ui.settings.model_catalog import CatalogPage  # noqa: E402
+from ui.settings.model_download import DownloadController  # noqa: E402
+from ui.services.workers import Runner  # noqa: E402
 
 ENTRY = {"id": "minilm-test", "name": "MiniLM test", "role": "embedding", "repo": "keepsake-test/minilm",
          "file": "minilm-test.gguf", "size_bytes": 45_000_000, "sha256": None, "ram_gb": 0.2,

@@ -5,7 +5,7 @@ back through signals) and :class:`SwitchProgressView` shows it: a bar, "640 of 1
 about 5 s left", Cancel. Cancel stops between two batches; the old index and embedder stay in use.
 :class:`AppSwitch` is the thin adapter over :mod:`assistant.reembed` for the running app: after
 the switch it opens the memory again with the new embedder and hands it to the
-:class:`~ui.backend.Backend` (capture, tidy-up and open chats follow). No widget here touches the
+:class:`~ui.services.backend.Backend` (capture, tidy-up and open chats follow). No widget here touches the
 store or a model."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QV
 from assistant import reembed
 from assistant.engine.errors import ModelError
 from assistant.memory.errors import StoreError
-from ui.workers import Runner
+from ui.services.workers import Runner
 
 Run = Callable[..., Any]  # run(name, progress=..., cancel=...) -> result, on a worker thread
 

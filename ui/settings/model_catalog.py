@@ -3,7 +3,7 @@ and the running download's progress (bar, speed, time left, Cancel).
 
 Nothing contacts the network until Download is clicked. "Use" picks a downloaded chat model in
 the Chat model field (it loads when the settings are saved); on a downloaded embedding model it
-re-embeds every memory with it at once (:mod:`ui.embedder_switch`: progress, Cancel keeps the old
+re-embeds every memory with it at once (:mod:`ui.settings.embedder_switch`: progress, Cancel keeps the old
 index). Closing Settings cancels a running download (the partial file is removed) or
 re-embedding."""
 
@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
 from assistant.engine.catalog import download as dl
 from assistant.engine.catalog import entries as catalog
 from assistant.engine.catalog import machine
-from ui.embedder_switch import SwitchController, SwitchProgressView
-from ui.model_download import DownloadController, DownloadProgressView, wrapped_label
+from ui.settings.embedder_switch import SwitchController, SwitchProgressView
+from ui.settings.model_download import DownloadController, DownloadProgressView, wrapped_label
 
 
 def facts(entry: catalog.CatalogEntry) -> str:
