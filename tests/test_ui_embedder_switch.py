@@ -109,3 +109,25 @@ def test_cancel_keeps_the_old_index_and_the_page_fits(qtbot, runner, setup):
     assert store.read(lambda c: c.execute("SELECT rowid, embedding FROM memory_vec").fetchall()) == old
     assert services.retriever(store).search("Where is the key of locker 3?", k=1)[0].memory.text.startswith("Fact 3:")
     store.close()
+
+
+def test_the_app_adapter_hands_the_backend_a_store_with_the_new_embedder(setup):
+    from types import SimpleNamespace
+
+    from assistant.memory.store import vector_index
+    from ui.services.backend import Provider
+    from ui.settings.embedder_switch import AppSwitch
+
+    services, got = setup, {}
+    backend = SimpleNamespace(provider=Provider(services), capture=None,
+                              replace_memory=lambda store, retriever: got.update(store=store, retriever=retriever))  # fmt: skip
+    adapter = AppSwitch(backend)
+    adapter.apply(adapter.run("minilm-test", progress=lambda _p: None, cancel=threading.Event()))
+    store = got["store"]
+    try:
+        assert store.vectors.generation == store.read(vector_index.generation) == 1  # opened on the new index
+        assert got["retriever"].search("Where is the key of locker 3?", k=1)[0].memory.text.startswith("Fact 3:")
+        assert store.add("Fact 99: the spare key is under the mat.") in {r[0] for r in store.read(
+            lambda c: c.execute("SELECT rowid FROM memory_vec").fetchall())}  # written with its vector  # fmt: skip
+    finally:
+        store.close()
