@@ -287,7 +287,7 @@ def test_cache_candidates_match_sqlite_vec_knn(store, emb):
     q = rng.standard_normal(384).astype(np.float32)
     q /= np.linalg.norm(q)
     knn = [r[0] for r in store.conn.execute("SELECT rowid FROM memory_vec WHERE embedding MATCH ? AND k = 60", (q.tobytes(),))]
-    from assistant.memory.retrieval.vector_cache import VecFilter
+    from assistant.memory.retrieval.vector_filter import VecFilter
     from assistant.memory.retrieval.vector_read import to_us
 
     cache = cache_for(store)

@@ -22,7 +22,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
 from assistant import events
 from assistant.engine.errors import ModelError
@@ -33,13 +33,13 @@ from ui.tidyup import consolidation_service as cs
 from ui.tidyup.consolidation_service import Unavailable
 from ui.services.errors import describe, storage_fault
 from ui.services.provider import Provider
+from ui.services.store_watch import ExternalChanges
 from ui.format import model_label
 from ui.services.workers import Callback, Runner
 
 log = logging.getLogger(__name__)
 
 WRITE_WAIT_S = 300.0  # a write waits this long for the embedder-backed store
-EXTERNAL_POLL_MS = 2000  # how often changes made by other processes (the CLI) are looked for
 
 
 class Backend(QObject):
@@ -77,11 +77,7 @@ class Backend(QObject):
         self.memory_error: str | None = None
         self._unsubscribe: list[Callable[[], None]] = []
         self._database = None  # the store's path, once open: changes to other databases are ignored
-        self._watch = None  # diagnostics.ExternalWatch once the store is open
-        self._polling = False
-        self._poll_timer = QTimer(self)
-        self._poll_timer.setInterval(EXTERNAL_POLL_MS)
-        self._poll_timer.timeout.connect(self._poll_external)
+        self._external = ExternalChanges(self.read, self.storeChanged.emit, self)  # other processes' changes
         self.settings = None
         self.jobs = None
         self._closed = False
@@ -160,7 +156,7 @@ class Backend(QObject):
             self._reader = value
             self._database = value.path
             self.storeReady.emit()
-            self._start_watch()
+            self._external.start()
         elif kind == "status":
             self.status.emit(str(value))
         elif kind == "progress":
@@ -296,35 +292,8 @@ class Backend(QObject):
         if not self._closed and (self._database is None or change.database == self._database):
             self.storeChanged.emit(change)
 
-    def _start_watch(self) -> None:
-        def started(watch) -> None:
-            self._watch = watch
-            self._poll_timer.start()
-
-        self.read(lambda store: store.watch_changes(), on_done=started, on_error=lambda _e: None, name="watch-start")
-
-    def _poll_external(self) -> None:
-        """Changes committed by another process (e.g. ``keepsake import`` in a terminal) reach
-        the views through :attr:`storeChanged` too, within EXTERNAL_POLL_MS."""
-        watch = self._watch
-        if watch is None or self._polling or self._closed:
-            return
-        self._polling = True
-
-        def done(polled) -> None:
-            self._polling = False
-            change = watch.take(polled)
-            if change is not None and not self._closed:
-                self.storeChanged.emit(change)
-
-        def failed(_exc) -> None:
-            self._polling = False
-
-        self.read(lambda store: store.poll_changes(watch), on_done=done, on_error=failed, name="watch-poll")
-
     def _on_store_changed(self, change) -> None:
-        if self._watch is not None:
-            self._watch.announced(change)
+        self._external.announced(change)
         if change.memories_changed:
             self.memoriesChanged.emit()
         if change.sessions_changed:
@@ -387,7 +356,7 @@ class Backend(QObject):
 
     def shutdown(self) -> None:
         self._closed = True
-        self._poll_timer.stop()
+        self._external.stop()
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self._unsubscribe.clear()

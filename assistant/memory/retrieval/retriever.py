@@ -77,7 +77,8 @@ from assistant.memory.records import Kind, Scope, Status
 from assistant.memory.store.rows import MEMORY_COLUMNS, hydrate, ids_json
 from assistant.memory.retrieval.scoring import (Hit, EntityMatch, Signal, bm25_signal, entity_signal, fuse,
                                                 passes_threshold, semantic_signal)  # fmt: skip
-from assistant.memory.retrieval.vector_cache import KIND_CODE, VecFilter, cache_for
+from assistant.memory.retrieval.vector_cache import cache_for
+from assistant.memory.retrieval.vector_filter import KIND_CODE, VecFilter
 from assistant.memory.retrieval.vector_read import to_us
 
 DEFAULT_THRESHOLD = 0.33

@@ -36,39 +36,21 @@ from __future__ import annotations
 
 import threading
 import weakref
-from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
 import numpy as np
 
 from assistant.memory.errors import StoreError
-from assistant.memory.records import Kind, Status
 from assistant.memory.store import vector_index
+from assistant.memory.retrieval.vector_filter import KIND_CODE, MAX_US, MIN_US, STATUS_CODE, VecFilter, compute_mask
 from assistant.memory.retrieval.vector_read import LayoutError, read_vector_chunks, read_vectors, ts_us
 
-MIN_US = np.iinfo(np.int64).min
-MAX_US = np.iinfo(np.int64).max
 FULL_RELOAD_OVER = 256  # more changed vectors than this: reload everything instead of point lookups
 
-STATUS_CODE = {Status.ACTIVE.value: 0, Status.RESOLVING.value: 1, Status.ARCHIVED.value: 2, Status.DELETED.value: 3}
-KIND_CODE = {k.value: i for i, k in enumerate(Kind)}
 _META_SQL = (
     "SELECT id, valid_at, invalid_at, expired_at, expires_at, created_at, status, kind, scope, version, updated_at "
     "FROM memories"
 )
-
-
-@dataclass(frozen=True)
-class VecFilter:
-    """The default read filter, evaluated on the cached columns (mirrors query.build)."""
-
-    now_us: int
-    world_us: int | None = None  # as_of (world time); None = now
-    known_at_us: int | None = None  # system time: only created_at is checked here, SQL does the rest
-    include_archived: bool = False
-    kinds: tuple[int, ...] | None = None
-    scope: str | None = None
-    history: bool = False  # also what is no longer valid or believed (started by now; SQL re-checks)
 
 
 class VectorCache:
@@ -308,37 +290,7 @@ class VectorCache:
         return value
 
     def _compute_mask(self, f: VecFilter) -> tuple[np.ndarray, int]:
-        n = self.size
-        m = self.alive[:n] & self.has_vec[:n]
-        if f.scope is not None:
-            code = self._scopes.get(f.scope)
-            if code is None:
-                return np.zeros(n, dtype=bool), MAX_US
-            m &= self.scope[:n] == code
-        if f.known_at_us is not None:  # versions may differ at T: only what cannot change is checked
-            return m & (self.created_at[:n] <= f.known_at_us), MAX_US
-        active = self.status[:n] == STATUS_CODE[Status.ACTIVE.value]  # resolving is never retrieved
-        m &= (active | (self.status[:n] == STATUS_CODE[Status.ARCHIVED.value])) if f.include_archived else active
-        if f.kinds is not None:
-            m &= np.isin(self.kind[:n], f.kinds)
-        world = f.world_us if f.world_us is not None else f.now_us
-        if f.history:
-            m &= self.valid_at[:n] <= world
-        else:
-            m &= (self.valid_at[:n] <= world) & (self.invalid_at[:n] > world)
-        now_cols = [self.expires_at[:n]]
-        if f.history:
-            now_cols.append(self.valid_at[:n])
-        elif f.world_us is None:
-            m &= self.expired_at[:n] > f.now_us
-            now_cols += [self.valid_at[:n], self.invalid_at[:n], self.expired_at[:n]]
-        m &= self.expires_at[:n] > f.now_us
-        until = MAX_US  # the next instant at which a row's state changes with the clock
-        for col in now_cols:
-            later = col[col > f.now_us]
-            if later.size:
-                until = min(until, int(later.min()))
-        return m, until
+        return compute_mask(self, self._scopes.get(f.scope) if f.scope is not None else None, f)
 
     def search(self, query: np.ndarray, f: VecFilter, n: int, skip: int = 0) -> tuple[list[int], list[float]]:
         """Memory ids and cosines of the best ``n`` rows after the first ``skip``, best first."""
