@@ -81,6 +81,38 @@ def store_digest(conn: Any, now_db: str) -> str:
     return h.hexdigest()
 
 
+LOGICAL_TABLES = (
+    ("memories", "SELECT * FROM memories ORDER BY id"),
+    ("versions", "SELECT * FROM memory_versions ORDER BY memory_id, version"),
+    ("links", "SELECT * FROM memory_links ORDER BY src_id, dst_id, type"),
+    ("sources", "SELECT * FROM memory_sources ORDER BY id"),
+    ("entities", "SELECT * FROM entities ORDER BY id"),
+    ("memory_entities", "SELECT * FROM memory_entities ORDER BY memory_id, entity_id"),
+    ("vectors", "SELECT rowid, embedding FROM memory_vec ORDER BY rowid"),
+    ("fts", "SELECT rowid, * FROM memory_fts ORDER BY rowid"),
+    ("fts_match", "SELECT rowid FROM memory_fts WHERE memory_fts MATCH 'user OR i' ORDER BY rowid"),
+)  # fmt: skip
+
+
+def logical_state(conn: Any) -> dict[str, str]:
+    """Per table, a hash of every row and column of the store's logical content: memories (all
+    columns, version numbers and timestamps included), their version history, links, sources,
+    entities, vectors and the full-text index (its rows, and what a MATCH finds through the
+    index). Audit rows and the runs table are left out: they record the undo itself."""
+    out = {}
+    for name, sql in LOGICAL_TABLES:
+        h = hashlib.sha256()
+        for row in conn.execute(sql):
+            h.update(repr(tuple(row)).encode())
+        out[name] = h.hexdigest()[:16]
+    try:  # the index agrees with the memories' text (external content: SELECT * reads the table)
+        conn.execute("INSERT INTO memory_fts(memory_fts, rank) VALUES ('integrity-check', 1)")
+        out["fts_integrity"] = "ok"
+    except Exception as exc:  # noqa: BLE001 - reported as the state
+        out["fts_integrity"] = str(exc)
+    return out
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kills", type=whole(0, 10_000, "--kills"), default=25, help="SIGKILLs of keepsake consolidate (default 25)")
     parser.add_argument("--n", type=whole(10, 1_000_000, "--n"), default=3000, help="memories in the store (default 3000)")

@@ -297,8 +297,8 @@ class Consolidator:
         except Exception:  # noqa: BLE001 - the original error is what the caller must see
             log.exception("could not roll back consolidation run %s; the next start will", report.run_id)
 
-    def undo(self, run_id: str, *, actor: Actor | str = Actor.USER) -> UndoReport:
-        return undo_run(self.store, run_id, actor=actor)
+    def undo(self, run_id: str, *, actor: Actor | str = Actor.USER, cascade: bool = False) -> UndoReport:
+        return undo_run(self.store, run_id, actor=actor, cascade=cascade)
 
     def runs(self, limit: int | None = 20) -> list[RunRecord]:
         return runs_mod.list_runs(self.store, limit=limit)
@@ -310,9 +310,10 @@ def consolidate(store: Any, *, dry_run: bool = False, trigger: str = "manual", c
     return Consolidator(store, chat_model=chat_model, config=config).run(dry_run=dry_run, trigger=trigger)
 
 
-def undo(store: Any, run_id: str, *, actor: Actor | str = Actor.USER) -> UndoReport:
-    """Revert run ``run_id`` (see :mod:`assistant.memory.consolidation.undo`)."""
-    return undo_run(store, run_id, actor=actor)
+def undo(store: Any, run_id: str, *, actor: Actor | str = Actor.USER, cascade: bool = False) -> UndoReport:
+    """Revert run ``run_id`` (see :mod:`assistant.memory.consolidation.undo`); ``cascade``:
+    undo the later runs that touched the same memories first."""
+    return undo_run(store, run_id, actor=actor, cascade=cascade)
 
 
 def list_runs(store: Any, limit: int | None = 20) -> list[RunRecord]:
