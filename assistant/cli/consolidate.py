@@ -54,7 +54,8 @@ def _run(args: argparse.Namespace) -> int:
     chat_model = None
     if args.llm:
         chat_model = args.services.chat_model()
-    with opened_store(args.services, with_embedder=args.llm) as store:
+    # the embedder is loaded to apply: the facts a run creates get their vector in the run
+    with opened_store(args.services, with_embedder=bool(args.llm) or not args.dry_run) as store:
         consolidator = Consolidator(store, chat_model=chat_model, config=ConsolidationConfig(use_llm=bool(args.llm)))
         report = consolidator.run(dry_run=args.dry_run, trigger="cli")
     data = report.to_json()

@@ -29,6 +29,7 @@ integer ids from lists the code gave it, and code checks every pick.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -282,6 +283,21 @@ class Consolidator:
         report.errors = res.errors
         report.stats["transactions"] = res.transactions
         report.stats["cancelled"] = bool(cancel is not None and cancel.is_set())
+        report.stats["new_vectors"] = self._embed_created(run_id)
+
+    def _embed_created(self, run_id: str) -> dict[str, int]:
+        """Every memory the run created gets its vector now (one embed call for those the plan
+        could not embed, e.g. when the embedder failed mid-plan), so vector search finds them
+        right after the run; FTS rows come with the insert (triggers). Without an embedder they
+        stay in ``missing`` (logged) and are embedded by the next run that has one."""
+        created = sorted({e.memory_id for e in self.store.audit(run_id=run_id) if e.action == "add" and e.memory_id})
+        done = self.store.vectors.backfill(ids=created) if created and self.store.vectors.embed is not None else 0
+        have = {r[0] for r in self.store.conn.execute(
+            "SELECT rowid FROM memory_vec WHERE rowid IN (SELECT value FROM json_each(?))", (json.dumps(created),))}  # fmt: skip
+        missing = [mid for mid in created if mid not in have]
+        if missing:
+            log.warning("consolidation run %s: %d new memories have no vector yet (no embedder)", run_id, len(missing))
+        return {"created": len(created), "embedded_after_apply": done, "missing": len(missing)}
 
     def _failed(self, report: RunReport, exc: BaseException) -> None:
         """Roll back what the failed run applied and record it. If even that fails (the disk is
