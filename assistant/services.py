@@ -199,6 +199,8 @@ class Services:
         store.forgetter.register(OpenSessions())
         if store.damage is None and store.path == p.database.resolve():  # a damaged file is never written (keepsake repair reads it)
             migrate_plaintext(store, p)
+        if store.damage is None:
+            _recover_runs(store)
         return store
 
     def retriever(self, store) -> "Retriever":
@@ -254,3 +256,14 @@ class OpenSessions:
 
     def after(self, report) -> dict[str, int]:
         return {"open_sessions": events.publish("memory_deleted", report)}
+
+
+def _recover_runs(store) -> None:
+    """Roll back consolidation runs a killed process left half-applied (logged once each; see
+    :func:`assistant.memory.consolidation.recover.recover_on_open`). Never stops the open."""
+    from assistant.memory.consolidation.recover import recover_on_open  # deferred: the store (SQLCipher, numpy)
+
+    try:
+        recover_on_open(store)
+    except Exception:  # noqa: BLE001 - the next open or run tries again
+        log.exception("rolling back an interrupted consolidation run failed; the next start tries again")

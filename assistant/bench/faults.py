@@ -8,7 +8,7 @@ included); it is undone (``keepsake consolidate undo RUN``), which must bring th
 
 Then ``kills`` rounds: start ``keepsake consolidate``, SIGKILL it after ``uniform(0, 1.1 T)``
 (a round whose run already finished counts as "finished"), then *the next start*: ``keepsake
-consolidate --dry-run`` (it rolls back stale runs and applies nothing). Checks after every round:
+consolidate --dry-run`` (opening the store rolls back stale runs; it applies nothing). Checks after every round:
 
 - ``running``: runs left ``running`` (must be 0);
 - ``unowned``: changes no run owns (:func:`ownership_problems`, must be 0);
@@ -130,6 +130,14 @@ def _cli(env: dict[str, str], *args: str, timeout: float = 600) -> subprocess.Co
                           timeout=timeout)  # fmt: skip
 
 
+def _rolled_back(env: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """Run id -> what its rollback took back, for every run rolled back after an interruption
+    (on the store's open or by a run; :mod:`assistant.memory.consolidation.recover`)."""
+    out = _cli(env, "consolidate", "runs", "--limit", "100", "--json")
+    rows = json.loads(out.stdout) if out.returncode == 0 else []
+    return {r["run_id"]: r["details"].get("rolled_back") or {} for r in rows if r.get("state") == "rolled back"}
+
+
 def _check(db: Path, key: str) -> tuple[str, dict[str, int]]:
     from assistant.memory.store.facade import MemoryStore  # deferred: the store (SQLCipher, numpy)
 
@@ -181,6 +189,7 @@ def _rounds(args: argparse.Namespace, rng: random.Random, env: dict[str, str], d
     rounds: list[dict[str, Any]] = []
     for i in range(args.kills):
         before, _ = _check(db, key)
+        known = _rolled_back(env)  # before the round (listing runs opens the store: it is a start too)
         delay = rng.uniform(0.0, 1.1 * wall)
         proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "consolidate", "--json"], env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
@@ -192,8 +201,8 @@ def _rounds(args: argparse.Namespace, rng: random.Random, env: dict[str, str], d
             killed = True
         out, _err = proc.communicate()
         finished_id = json.loads(out)["run_id"] if not killed and proc.returncode == 0 and out.strip() else None
-        nxt = _cli(env, "consolidate", "--dry-run", "--json")  # the next start
-        rolled = json.loads(nxt.stdout).get("rolled_back", []) if nxt.returncode == 0 else []
+        nxt = _cli(env, "consolidate", "--dry-run", "--json")  # the next start (its open rolls back a killed run)
+        rolled = [r for rid, r in _rolled_back(env).items() if rid not in known] if nxt.returncode == 0 else []
         digest, owned = _check(db, key)
         outcome = "rolled back" if rolled else ("finished" if finished_id else "not started")
         undo_ok = None
@@ -206,7 +215,7 @@ def _rounds(args: argparse.Namespace, rng: random.Random, env: dict[str, str], d
             undo_ok = _cli(env, "consolidate", "undo", finished_id).returncode == 0
             digest, owned = _check(db, key)
         rounds.append({"round": i, "delay_s": round(delay, 3), "killed": killed, "outcome": outcome,
-                       "changes_rolled_back": sum(r["versions"] + r["unlinked"] + r["facts_removed"] for r in rolled),
+                       "changes_rolled_back": sum(r.get("versions", 0) + r.get("unlinked", 0) + r.get("facts_removed", 0) for r in rolled),
                        "exact": digest == before, "undo_ok": undo_ok, **owned})  # fmt: skip
     return {
         "n": args.n, "kills": args.kills, "store": info, "run_wall_s": round(wall, 2),

@@ -119,7 +119,7 @@ def _runs(args: argparse.Namespace) -> int:
     states = [r.state(now) for r in rows]
     lines = [
         f"{r.run_id}  {r.started_at:%Y-%m-%d %H:%M}  {r.trigger:<10} {'dry-run ' if r.dry_run else ''}{state}"
-        f"{' (the next run rolls it back)' if state == 'interrupted' else ''}: {_counts(r.counts)}"
+        f"{' (the next start of Keepsake rolls it back)' if state == 'interrupted' else ''}: {_counts(r.counts)}"
         for r, state in zip(rows, states)
     ] or ["no consolidation runs yet"]
     emit(args, [dict(r.to_json(), state=state) for r, state in zip(rows, states)], "\n".join(lines))
