@@ -24,6 +24,7 @@ from assistant.memory.store.sqlite import diagnose
 from assistant.memory.store.sqlite.diagnose import folder_writable, free_bytes
 from assistant.memory.errors import StoreError
 from assistant.profile import Profile
+from assistant.services import database_key_reader
 
 
 @dataclass
@@ -238,7 +239,7 @@ def engine_checks(profile: Profile) -> list[Check]:
     p = profile.paths
     key_from = api_key.location(url, p)
     try:
-        model = OpenAIChatModel(url, model=settings.engine_model or None, api_key=api_key.load(url, p),
+        model = OpenAIChatModel(url, model=settings.engine_model or None, api_key=api_key.load(url, p, secret=database_key_reader(profile)),
                                 read_timeout=min(settings.engine_timeout, 30.0), n_ctx=settings.context_size,
                                 local_models=lambda: registry.local_chat_models(p))  # fmt: skip
         try:

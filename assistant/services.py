@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from assistant import events
 from assistant.config import SERVER_CHOICE, Settings
@@ -166,7 +166,7 @@ class Services:
         if not url:
             raise EngineError("config", url, "no model server URL is configured (Settings → Model server)")
         p = self.profile.paths
-        secret = api_key.load(url, p)
+        secret = api_key.load(url, p, secret=database_key_reader(self.profile))
         key = ("openai", url, settings.engine_model, settings.context_size, settings.engine_timeout, secret)
         with self._lock:
             if key not in self._chat_models:
@@ -267,3 +267,18 @@ def _recover_runs(store) -> None:
         recover_on_open(store)
     except Exception:  # noqa: BLE001 - the next open or run tries again
         log.exception("rolling back an interrupted consolidation run failed; the next start tries again")
+
+
+def database_key_reader(profile) -> Callable[[], str | None]:
+    """A function giving ``profile``'s database key (64 hex characters), made if the database
+    has none yet: the model server's API key is encrypted with it when there is no OS keyring
+    (:mod:`assistant.engine.server.api_key`)."""
+
+    def read() -> str | None:
+        from assistant.memory.store.sqlite import keys  # deferred: keyring
+
+        if profile.key.key is not None:
+            return keys.normalize_key(profile.key.key)
+        return keys.get_or_create_key(profile.paths.database, profile.key.key_file)[0]
+
+    return read
