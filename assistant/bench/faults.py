@@ -121,7 +121,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--all", action="store_true",
                         help="the whole fault suite at small sizes (kills, forget-vs-tidy-up races, bad inputs, server "
                              "misbehaviours): --kills 5 --n 400 unless given; see assistant/bench/faults_all.py")
-    parser.add_argument("--races", type=whole(0, 1000, "--races"), default=20, help="--all: forget-vs-tidy-up races (default 20)")
+    parser.add_argument("--races", type=whole(0, 1000, "--races"), default=20, help="--all / --races-only: forget-vs-tidy-up races (default 20)")
+    parser.add_argument("--races-only", action="store_true",
+                        help="only the forget-vs-tidy-up races: false 'damaged' reports, forgets that did not complete")
     parser.add_argument("--engine-timeout", type=float, default=3.0, help="--all: engine_timeout of the server trials (default 3 s)")
 
 
@@ -151,6 +153,12 @@ def _check(db: Path, key: str) -> tuple[str, dict[str, int]]:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from assistant.bench.consolidate import build_home  # deferred: numpy
 
+    if getattr(args, "races_only", False):
+        from assistant.bench import faults_all
+
+        result = faults_all.races(args.races, args.services.profile.paths.models, args.seed)
+        result["suite"] = "races"
+        return result
     if getattr(args, "all", False):
         from assistant.bench import faults_all
 
@@ -233,6 +241,10 @@ def _rounds(args: argparse.Namespace, rng: random.Random, env: dict[str, str], d
 
 
 def format_text(result: dict[str, Any]) -> str:
+    if result.get("suite") == "races":
+        from assistant.bench import faults_all
+
+        return faults_all.race_text(result)
     if result.get("suite") == "all":
         from assistant.bench import faults_all
 

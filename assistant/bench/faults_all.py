@@ -80,14 +80,32 @@ def races(n: int, models: Path, seed: int) -> dict[str, Any]:
             _co, ce = tidy.communicate(timeout=600)
             left, _ = _cli(env, "memory", "list", "--json")
             dog = [m for m in json.loads(left.stdout or "[]") if "dog" in m["text"].lower()] if left.returncode == 0 else None
+            check, _ = _cli(env, "doctor", "--json")
+            intact = check.returncode in (0, 1) and all(c.get("ok") for c in json.loads(check.stdout or "{}").get("checks", [])
+                                                         if c.get("name") == "database")  # fmt: skip
+            done = forget.returncode == 0 and dog == []
             rows.append({"forget_rc": forget.returncode, "consolidate_rc": tidy.returncode, "forget_s": round(forget_s, 2),
                          "damaged": "damaged" in fe + ce or (db.parent / (db.name + ".damaged")).exists(),
+                         "database_intact": intact, "forget_completed": done,
                          "dog_left": None if dog is None else len(dog)})  # fmt: skip
     finally:
         shutil.rmtree(home, ignore_errors=True)
+    waits = sorted(r["forget_s"] for r in rows)
     return {"runs": n, "store": info["memories"], "false_damaged": sum(r["damaged"] for r in rows),
             "forget_failed": sum(r["forget_rc"] != 0 for r in rows), "dog_left": sum(r["dog_left"] or 0 for r in rows),
+            "forget_completed": sum(r["forget_completed"] for r in rows),
+            "database_intact": sum(r["database_intact"] for r in rows), "consolidate_failed": sum(r["consolidate_rc"] != 0 for r in rows),
+            "forget_s_median": waits[len(waits) // 2] if waits else None, "forget_s_max": waits[-1] if waits else None,
             "rounds": rows}  # fmt: skip
+
+
+def race_text(ra: dict[str, Any]) -> str:
+    ok = ra["false_damaged"] == 0 and ra["forget_completed"] == ra["runs"]
+    return (f"forget racing a tidy-up: {ra['runs']} runs on {ra['store']} memories: false 'damaged' {ra['false_damaged']}, "
+            f"forgets completed {ra['forget_completed']}/{ra['runs']} (failed {ra['forget_failed']}, dog memories left "
+            f"{ra['dog_left']}), tidy-ups failed {ra['consolidate_failed']}, database intact after {ra['database_intact']}/"
+            f"{ra['runs']}; forget took {ra['forget_s_median']} s median, {ra['forget_s_max']} s max -> "
+            f"{'ok' if ok else 'FAILED'}")  # fmt: skip
 
 
 # ------------------------------------------------------------------------------ bad inputs
@@ -201,8 +219,7 @@ def format_text(r: dict[str, Any]) -> str:
 
     s, b, ra = r["server"], r["bad_inputs"], r["races"]
     lines = [faults.format_text(r["kills"]),
-             f"forget racing a tidy-up: {ra['runs']} runs on {ra['store']} memories: false 'damaged' {ra['false_damaged']}, "
-             f"forgets failed {ra['forget_failed']}, dog memories left {ra['dog_left']}",
+             race_text(ra),
              f"bad inputs: import with an overflow date on line 2 of 3 -> exit {b['import_overflow_line']['exit_code']}, "
              f"{b['import_overflow_line']['imported']} imported, {b['import_overflow_line']['skipped']} skipped; "
              f"--valid-at -1 refused: {b['valid_at_minus_1']['refused']}; 0-byte database refused: {b['zero_byte_db']['refused']} "
