@@ -75,3 +75,18 @@ def test_a_later_edit_is_kept_and_the_rest_of_the_chain_still_undone(store, cloc
     undo(store, b.run_id)
     undo(store, a.run_id)
     assert store.get(archived[0]).text == "User prefers oat milk in a flat white."  # never overwritten
+
+
+def test_the_cli_refuses_naming_the_later_run_then_cascades(store, clock, capsys):
+    _mix(store)
+    before = logical_state(store.conn)
+    a, b = _two_runs(store, clock)
+    from assistant.cli import main
+
+    assert main(["consolidate", "undo", a.run_id]) == 2
+    err = capsys.readouterr().err
+    assert b.run_id in err and "--cascade" in err and len(err.strip().splitlines()) == 1
+    assert main(["consolidate", "undo", a.run_id, "--cascade"]) == 0
+    out = capsys.readouterr().out
+    assert f"undid later run {b.run_id} first" in out and f"undid run {a.run_id}" in out
+    assert logical_state(store.conn) == before
