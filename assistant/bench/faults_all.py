@@ -2,8 +2,9 @@
 
 - **kills**: the SIGKILL rounds of :mod:`assistant.bench.faults` (``--kills``, small store).
 - **races**: ``memory forget "my dog" --yes`` with a ``consolidate`` started ``uniform(0.5, 4)``
-  s later, ``--races`` times: false "damaged" reports (must be 0), forgets that failed, and
-  whether the dog memories are gone.
+  s later, ``--races`` times (``--races-only``: just these): false "damaged" reports (must be 0),
+  forgets completed (exit 0 and no dog memory left), the database intact after (``doctor``), and
+  how many rounds really overlapped (the tidy-up started while the forget was still running).
 - **bad inputs**: an import with an out-of-range date on line 2 of 3 (exit code, imported /
   skipped), ``--valid-at -1`` (refused), a 0-byte database with a key (refused, not replaced).
 - **server**: a loopback fake server that streams forever / sends keep-alives / empty deltas /
@@ -72,7 +73,9 @@ def races(n: int, models: Path, seed: int) -> dict[str, Any]:
             start = time.perf_counter()
             forget = subprocess.Popen([sys.executable, "-m", "assistant.cli", "memory", "forget", "my dog", "--yes", "--json"],
                                       env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
-            time.sleep(rng.uniform(0.5, 4.0))
+            delay = rng.uniform(0.5, 4.0)
+            time.sleep(delay)
+            overlapped = forget.poll() is None  # the tidy-up starts while the forget is still running
             tidy = subprocess.Popen([sys.executable, "-m", "assistant.cli", "consolidate"], env=env,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
             fo, fe = forget.communicate(timeout=600)
@@ -85,6 +88,7 @@ def races(n: int, models: Path, seed: int) -> dict[str, Any]:
                                                          if c.get("name") == "database")  # fmt: skip
             done = forget.returncode == 0 and dog == []
             rows.append({"forget_rc": forget.returncode, "consolidate_rc": tidy.returncode, "forget_s": round(forget_s, 2),
+                         "tidy_after_s": round(delay, 2), "overlapped": overlapped,
                          "damaged": "damaged" in fe + ce or (db.parent / (db.name + ".damaged")).exists(),
                          "database_intact": intact, "forget_completed": done,
                          "dog_left": None if dog is None else len(dog)})  # fmt: skip
@@ -93,7 +97,7 @@ def races(n: int, models: Path, seed: int) -> dict[str, Any]:
     waits = sorted(r["forget_s"] for r in rows)
     return {"runs": n, "store": info["memories"], "false_damaged": sum(r["damaged"] for r in rows),
             "forget_failed": sum(r["forget_rc"] != 0 for r in rows), "dog_left": sum(r["dog_left"] or 0 for r in rows),
-            "forget_completed": sum(r["forget_completed"] for r in rows),
+            "forget_completed": sum(r["forget_completed"] for r in rows), "overlapped": sum(r["overlapped"] for r in rows),
             "database_intact": sum(r["database_intact"] for r in rows), "consolidate_failed": sum(r["consolidate_rc"] != 0 for r in rows),
             "forget_s_median": waits[len(waits) // 2] if waits else None, "forget_s_max": waits[-1] if waits else None,
             "rounds": rows}  # fmt: skip
@@ -101,7 +105,8 @@ def races(n: int, models: Path, seed: int) -> dict[str, Any]:
 
 def race_text(ra: dict[str, Any]) -> str:
     ok = ra["false_damaged"] == 0 and ra["forget_completed"] == ra["runs"]
-    return (f"forget racing a tidy-up: {ra['runs']} runs on {ra['store']} memories: false 'damaged' {ra['false_damaged']}, "
+    return (f"forget racing a tidy-up: {ra['runs']} runs on {ra['store']} memories ({ra.get('overlapped', '?')} with the "
+            f"tidy-up started while the forget ran): false 'damaged' {ra['false_damaged']}, "
             f"forgets completed {ra['forget_completed']}/{ra['runs']} (failed {ra['forget_failed']}, dog memories left "
             f"{ra['dog_left']}), tidy-ups failed {ra['consolidate_failed']}, database intact after {ra['database_intact']}/"
             f"{ra['runs']}; forget took {ra['forget_s_median']} s median, {ra['forget_s_max']} s max -> "
