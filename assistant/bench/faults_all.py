@@ -1,8 +1,9 @@
 """`keepsake bench faults --all [--json]`: the fault trials of issue 26 at `make bench` size.
 
 - **kills**: the SIGKILL rounds of :mod:`assistant.bench.faults` (``--kills``, small store).
-- **races**: ``memory forget "my dog" --yes`` with a ``consolidate`` started ``uniform(0.5, 4)``
-  s later, ``--races`` times (``--races-only``: just these): false "damaged" reports (must be 0),
+- **races**: ``memory forget "my dog" --yes`` with a ``consolidate`` started ``uniform(-1.5, 1)``
+  s later (negative: the tidy-up first; the issue's 0.5-4 s let a 0.8 s forget finish first in 18
+  of 20 rounds), ``--races`` times (``--races-only``: just these): false "damaged" reports (must be 0),
   forgets completed (exit 0 and no dog memory left), the database intact after (``doctor``), and
   how many rounds really overlapped (the tidy-up started while the forget was still running).
 - **bad inputs**: an import with an out-of-range date on line 2 of 3 (exit code, imported /
@@ -66,18 +67,24 @@ def races(n: int, models: Path, seed: int) -> dict[str, Any]:
     keys._write_key_file(home / "config" / "db.key", {str(db): key})
     rng = random.Random(seed)
     rows = []
+    forget_cmd = [sys.executable, "-m", "assistant.cli", "memory", "forget", "my dog", "--yes", "--json"]
+    tidy_cmd = [sys.executable, "-m", "assistant.cli", "consolidate"]
     try:
         for _ in range(n):
             for t in ("My dog is called Miso.", "My dog loves the beach.", "I walk my dog every morning."):
                 _cli(env, "memory", "add", t)
-            start = time.perf_counter()
-            forget = subprocess.Popen([sys.executable, "-m", "assistant.cli", "memory", "forget", "my dog", "--yes", "--json"],
-                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
-            delay = rng.uniform(0.5, 4.0)
-            time.sleep(delay)
-            overlapped = forget.poll() is None  # the tidy-up starts while the forget is still running
-            tidy = subprocess.Popen([sys.executable, "-m", "assistant.cli", "consolidate"], env=env,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+            # the tidy-up starts up to 1.5 s before or 1 s after the forget (each process needs ~0.6 s
+            # of imports before it touches the database), so most rounds really overlap
+            delay = rng.uniform(-1.5, 1.0)
+            first, second = (forget_cmd, tidy_cmd) if delay >= 0 else (tidy_cmd, forget_cmd)
+            p1 = subprocess.Popen(first, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            t1 = time.perf_counter()
+            time.sleep(abs(delay))
+            overlapped = p1.poll() is None  # the second starts while the first still runs
+            p2 = subprocess.Popen(second, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            t2 = time.perf_counter()
+            forget, tidy = (p1, p2) if delay >= 0 else (p2, p1)
+            start = t1 if delay >= 0 else t2
             fo, fe = forget.communicate(timeout=600)
             forget_s = time.perf_counter() - start
             _co, ce = tidy.communicate(timeout=600)
@@ -88,7 +95,7 @@ def races(n: int, models: Path, seed: int) -> dict[str, Any]:
                                                          if c.get("name") == "database")  # fmt: skip
             done = forget.returncode == 0 and dog == []
             rows.append({"forget_rc": forget.returncode, "consolidate_rc": tidy.returncode, "forget_s": round(forget_s, 2),
-                         "tidy_after_s": round(delay, 2), "overlapped": overlapped,
+                         "tidy_after_s": round(delay, 2), "overlapped": overlapped,  # negative: the tidy-up first
                          "damaged": "damaged" in fe + ce or (db.parent / (db.name + ".damaged")).exists(),
                          "database_intact": intact, "forget_completed": done,
                          "dog_left": None if dog is None else len(dog)})  # fmt: skip
@@ -105,8 +112,8 @@ def races(n: int, models: Path, seed: int) -> dict[str, Any]:
 
 def race_text(ra: dict[str, Any]) -> str:
     ok = ra["false_damaged"] == 0 and ra["forget_completed"] == ra["runs"]
-    return (f"forget racing a tidy-up: {ra['runs']} runs on {ra['store']} memories ({ra.get('overlapped', '?')} with the "
-            f"tidy-up started while the forget ran): false 'damaged' {ra['false_damaged']}, "
+    return (f"forget racing a tidy-up: {ra['runs']} runs on {ra['store']} memories ({ra.get('overlapped', '?')} where one "
+            f"started while the other ran): false 'damaged' {ra['false_damaged']}, "
             f"forgets completed {ra['forget_completed']}/{ra['runs']} (failed {ra['forget_failed']}, dog memories left "
             f"{ra['dog_left']}), tidy-ups failed {ra['consolidate_failed']}, database intact after {ra['database_intact']}/"
             f"{ra['runs']}; forget took {ra['forget_s_median']} s median, {ra['forget_s_max']} s max -> "
