@@ -31,6 +31,9 @@ For one user message, :meth:`Capturer.capture_message`:
    of the message's questions or requests do not support a fact;
    rejected ones are returned in ``CaptureResult.rejected`` as ``(text, reason)``, kept in
    ``Capturer.rejections`` (last 500) and logged (reason at INFO, text at DEBUG), never raised;
+   of the facts that say the same thing in other words (the slot "User has a cat named Pepper."
+   and the clause "User and Joost have a cat called Pepper."), the more specific one is kept
+   (:func:`assistant.memory.capture.dedupe.one_each`; the others are rejected with the reason);
 5. ADDs everything in one ``add_many`` call (one embedding batch, one transaction): identical
    normalized text dedups to the existing record and only adds this message as a source;
 6. ends the earlier state a change states ("I moved to Antwerp last week" ends "I live in
@@ -67,6 +70,7 @@ from assistant.memory.capture import rules as extract_rules
 from assistant.memory.capture.clauses import people as named_people
 from assistant.memory.capture.commands import REMEMBER_EXTRACTOR, Command, keyword_search, parse_command, remember_text
 from assistant.memory.capture.dates import ground
+from assistant.memory.capture.dedupe import one_each
 from assistant.memory.capture.llm import MAX_EXISTING, LlmExtractor
 from assistant.memory.capture.rules import Candidate
 from assistant.memory.capture.statements import classify, own_names
@@ -313,6 +317,11 @@ class Capturer:
             result.llm_accepted += int(c.extractor == llm_name)
             if not any(a.text.casefold() == c.text.casefold() for a in accepted):
                 accepted.append(c)  # the same fact from two extractors: the first (more trusted) wins
+        # the same statement in other words (a slot and its clause, rules and LLM): stored once
+        accepted, same = one_each(accepted, embed=getattr(getattr(self.store, "vectors", None), "embed", None))
+        for c, kept in same:
+            result.llm_accepted -= int(c.extractor == llm_name)
+            self._reject(msg.id, c, f"says what {kept.text!r} says (stored once)", result)
         for c in accepted:
             llm = c.extractor == llm_name
             trust = Trust.lowest([base_trust, Trust.ASSISTANT_INFERRED]) if llm else base_trust
