@@ -72,7 +72,7 @@ from assistant.memory.capture.commands import REMEMBER_EXTRACTOR, Command, keywo
 from assistant.memory.capture.dates import ground
 from assistant.memory.capture.dedupe import one_each
 from assistant.memory.capture.llm import MAX_EXISTING, LlmExtractor
-from assistant.memory.capture.rules import Candidate
+from assistant.memory.capture.rules import Candidate, names_relation
 from assistant.memory.capture.statements import classify, own_names
 from assistant.memory.records import (
     DEFAULT_SCOPE,
@@ -184,8 +184,9 @@ class Capturer:
 
     def known_names(self) -> set[str]:
         """Names of the person's own people and pets, so "Tom's band played tonight" counts as a
-        statement about their life: the names in current partner/family/pet profile memories, then
-        every "my partner Tom" this capturer has seen in a statement since."""
+        statement about their life: the names in current partner/family/pet profile memories and in
+        facts that name a relation ("User's neighbour is Pieter."), then every "my partner Tom"
+        this capturer has seen in a statement since."""
         if self._names is None:
             rows = self.store.conn.execute(
                 "SELECT DISTINCT e.name FROM entities e JOIN memory_entities me ON me.entity_id = e.id "
@@ -193,7 +194,24 @@ class Capturer:
                 "AND m.expired_at IS NULL AND (m.slot IN ('partner', 'pet') OR m.slot LIKE 'family.%')"
             ).fetchall()  # fmt: skip
             self._names = {str(r[0]) for r in rows if str(r[0])[:1].isupper()}
+            # "User's brother is Kasper." kept as a fact (no slot for the relation): Kasper too
+            facts = self.store.conn.execute(
+                "SELECT e.name, m.text FROM entities e JOIN memory_entities me ON me.entity_id = e.id "
+                "JOIN memories m ON m.id = me.memory_id WHERE m.kind = 'fact' AND m.status = 'active' "
+                "AND m.expired_at IS NULL AND m.text LIKE 'User''s %'"
+            ).fetchall()  # fmt: skip
+            self._names |= {str(n) for n, t in facts if names_relation(str(n), str(t))}
         return self._names
+
+    def _learn(self, accepted: Sequence[Candidate]) -> None:
+        """The people and pets a message just named join :meth:`known_names` (the next message
+        may speak of them by name alone: "My brother is Kasper." then "Kasper repairs bikes.")."""
+        names = self.known_names()
+        for c in accepted:
+            if c.slot in ("partner", "pet") or (c.slot or "").startswith("family."):
+                names.update(e for e in c.entities if e[:1].isupper())
+            elif c.kind is Kind.FACT:
+                names.update(e for e in c.entities if names_relation(e, c.text))
 
     # ------------------------------------------------------------------ public
 
@@ -322,6 +340,7 @@ class Capturer:
         for c, kept in same:
             result.llm_accepted -= int(c.extractor == llm_name)
             self._reject(msg.id, c, f"says what {kept.text!r} says (stored once)", result)
+        self._learn(accepted)
         for c in accepted:
             llm = c.extractor == llm_name
             trust = Trust.lowest([base_trust, Trust.ASSISTANT_INFERRED]) if llm else base_trust
