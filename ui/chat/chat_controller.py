@@ -18,8 +18,8 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from assistant.memory.errors import NotFound
-from ui.backend import Backend
-from ui.delete_dialog import report_done
+from ui.services.backend import Backend
+from ui.widgets.delete_dialog import report_done
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """The "Saved: ..." line under a reply: what capture kept from the person's message, each item
 with an "undo" link that takes exactly that memory back (deleted for real, through the same store
-service as ``keepsake memory delete ID``; the widget only asks, :class:`ui.chat_controller.ChatController`
+service as ``keepsake memory delete ID``; the widget only asks, :class:`ui.chat.chat_controller.ChatController`
 does it). A taken-back item reads "Not kept: ..."; a message that stored nothing shows no line."""
 
 from __future__ import annotations

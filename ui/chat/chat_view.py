@@ -23,10 +23,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.chat_controller import HistoryItem
-from ui.follow_bottom import FittedCanvas, FollowBottom
+from ui.chat.chat_controller import HistoryItem
+from ui.chat.follow_bottom import FittedCanvas, FollowBottom
 from ui.format import local_time, short_date
-from ui.saved_line import SAVED, SAVED_PREFIX, TAKEN_BACK, SavedLine
+from ui.chat.saved_line import SAVED, SAVED_PREFIX, TAKEN_BACK, SavedLine
 
 RENDER_INTERVAL_MS = 40  # a streaming reply re-renders its Markdown at most this often
 COLUMN_MAX_WIDTH = 860
@@ -258,7 +258,7 @@ class MessageWidget(QFrame):
         self.notices.setVisible(bool(notices))
 
     def set_saved(self, saved: list[dict[str, Any]]) -> None:
-        """What capture kept from the person's message, each with "undo" (ui/saved_line.py)."""
+        """What capture kept from the person's message, each with "undo" (ui/chat/saved_line.py)."""
         if self.saved_line is not None:
             self.saved_line.deleteLater()
             self.saved_line = None
@@ -315,7 +315,7 @@ class MessageWidget(QFrame):
 
 class ChatView(QScrollArea):
     """A scrolling column of :class:`MessageWidget`; shows the newest message (after a send, a
-    streamed piece, a retry, a reload, a resize) unless the person scrolled up (ui/follow_bottom.py)."""
+    streamed piece, a retry, a reload, a resize) unless the person scrolled up (ui/chat/follow_bottom.py)."""
 
     memoryClicked = Signal(int)
     retryRequested = Signal(object)  # the failed reply's MessageWidget
@@ -461,7 +461,7 @@ class ChatView(QScrollArea):
         QTimer.singleShot(4000, w, lambda: w.set_highlight(False))
         return True
 
-    # -- following the bottom (ui/follow_bottom.py) -------------------------------------------------
+    # -- following the bottom (ui/chat/follow_bottom.py) -------------------------------------------------
     def scroll_to_bottom(self) -> None:
         self.follow.to_bottom()
 
