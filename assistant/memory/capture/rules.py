@@ -126,7 +126,10 @@ _SUBJECT_DROPPED = re.compile(r"^(?:(?:just|finally|recently|also|officially)\s+
 # word at most ("I feel great so far", "honestly feeling a bit tired today") -- nothing named, counted or dated
 _FEELING = re.compile(r"^(?:(?:[Ii]|[Ii]['’]m|[Ii] am|WE|we['’]re)\s+)?(?:(?:[a-z]+ly|just|still|so|really|pretty|quite|a bit|kind of)\s+)*"
                       r"(?:feel|feels|felt|feeling)\s+(?:(?:[a-z]+ly|so|really|pretty|quite|very|a bit|a little|kind of)\s+)*"
-                      r"[a-z]+(?:\s+(?:so far|today|now|right now|lately|at the moment|these days|again))?[.!]*$")
+                      r"[a-z]+(?:\s+(?:so far|today|now|right now|lately|at the moment|these days|again|on \d{4}-\d\d-\d\d))?[.!]*$"
+                      # "I'm so tired today", "we're really excited": a degree word before one adjective is a mood
+                      r"|^(?:[Ii]['’]m|[Ii] am|WE are|WE['’]re|[Ww]e['’]re)\s+(?:so|really|very|super|pretty|quite|totally|absolutely"
+                      r"|a bit|kind of|kinda|soo+)\s+[a-z]+(?:\s+(?:so far|today|now|right now|lately|at the moment|these days|again|on \d{4}-\d\d-\d\d))?[.!]*$")
 _NUMBER_WORDS = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty"
                            r"|sixty|seventy|eighty|ninety|hundred)\b", re.I)
 
