@@ -145,6 +145,37 @@ def _database(p: Paths) -> Check:
         store.close()
 
 
+def _search_index(profile: Profile) -> Check:
+    """Which embedder made the search index, and whether it is the configured one (vectors of
+    two models do not compare: the app refuses to mix them, see :mod:`assistant.reembed`)."""
+    from assistant.engine import embedder_id
+    from assistant.memory.store import vector_index
+    from assistant.memory.store.facade import MemoryStore  # deferred: the store (SQLCipher, numpy)
+
+    p = profile.paths
+    if not p.database.exists():
+        return Check("search index", True, "no database yet (the index is made with the configured embedder)")
+    store = MemoryStore(p.database, key_file=p.key_file, retry_deadline=10.0, busy_timeout=5.0)
+    try:
+        index = store.read(vector_index.read_identity)
+        partial = store.read(vector_index.has_partial)
+    finally:
+        store.close()
+    ident = embedder_id.identify(registry.resolve_embedder(profile.settings.embed_model, p.models))
+    data = {"made_by": index.name or None, "dim": index.dim, "fingerprint": index.fingerprint, "generation": index.generation,
+            "configured": ident.name, "configured_fingerprint": ident.fingerprint, "partial_rebuild": partial}  # fmt: skip
+    extra = "; a re-embedding is running or was stopped (the next open drops its partial index)" if partial else ""
+    if index.fingerprint is None:
+        ok = index.dim == ident.dim
+        return Check("search index", ok, f"{index.dim} dimensions, embedder not recorded yet (recorded on the next open"
+                     f"{'' if ok else f'; the configured {ident.describe()} does not fit: keepsake models use NAME --embedder'}){extra}", data)  # fmt: skip
+    if index.fingerprint != ident.fingerprint or index.dim != ident.dim:
+        return Check("search index", False, f"made by {index.describe()}, but the configured embedder is {ident.describe()}: "
+                     f"re-embed with `keepsake models use {vector_index.cli_name(profile.settings.embed_model)} --embedder` "
+                     f"or go back with `keepsake models use {vector_index.cli_name(index.setting)} --embedder`{extra}", data)  # fmt: skip
+    return Check("search index", True, f"made by {index.describe()}, the configured embedder{extra}", data)
+
+
 def _write_lock_free(store) -> Exception | None:
     """Whether a writer gets the database's write lock within 2 s (taken and released at once,
     nothing written); the locked error otherwise."""
@@ -249,7 +280,8 @@ def run_checks(profile: Profile) -> dict:
         ("encryption", lambda: _encryption(p)), ("paths", lambda: _paths(p)), ("write_access", lambda: _write_access(p)),
         ("space", lambda: _space(p)), ("database", lambda: _database(p)), ("models_folder", lambda: _models_folder(p)),
         ("network", lambda: _network(profile)),
-        ("models", lambda: _models(profile)), ("engine_checks", lambda: engine_checks(profile))]  # fmt: skip
+        ("models", lambda: _models(profile)), ("search_index", lambda: _search_index(profile)),
+        ("engine_checks", lambda: engine_checks(profile))]  # fmt: skip
     for name, step in steps:
         try:
             result = step()

@@ -120,6 +120,7 @@ class ChatController(QObject):
         self._queued: str | None = None
         self._last_text: str | None = None  # the message of the running/failed turn (Retry resends it)
         backend.modelReady.connect(self._on_model_ready)
+        backend.memoryReplaced.connect(self.forget_chat)  # a new embedder: the next turn opens the chat anew
 
     # ------------------------------------------------------------------ sessions
     def new_session(self, private: bool | None = None) -> None:

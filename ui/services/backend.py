@@ -164,6 +164,7 @@ class Backend(QObject):
     sessionsChanged = Signal()  # conversations were created/renamed/deleted or got messages
     consolidationEvent = Signal(object)
     storageFault = Signal(str)  # the database cannot be used (damaged, full, read-only, locked, key): a dialog
+    memoryReplaced = Signal()  # the embedder was switched: a new store and retriever (open chats are rebuilt)
 
     def __init__(self, provider: Provider, runner: Runner | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -310,6 +311,17 @@ class Backend(QObject):
     def _jobs_failed(self, exc) -> None:
         self.consolidation = cs.Unavailable(f"Background tidying could not start: {describe(exc)}")
         self.consolidationEvent.emit({"started": False})
+
+    def replace_memory(self, store, retriever) -> None:
+        """After the embedder was switched (:mod:`ui.settings.embedder_switch`): the new embedder-backed
+        store and retriever serve from now on; capture and the tidy-up restart on them."""
+        self._store, self.retriever = store, retriever
+        self.settings = self.provider.settings()
+        with self._capture_lock:
+            self.capture = None
+        self.runner.submit(self._attach_capture, name="capture-queue")
+        self.restart_jobs()
+        self.memoryReplaced.emit()
 
     def restart_jobs(self) -> None:
         """Apply new idle/nightly settings: a fresh scheduler (a run in progress finishes first)."""
