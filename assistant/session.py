@@ -269,7 +269,9 @@ class ChatSession:
             result = commands.remember(self.store, cmd, message=message)
             turn.remembered = [result.id]
             saved = self.store.get(result.id).text
-            turn.notices.append(f"Saved to memory: {saved}" if result.created else f"Already in memory: {saved}")
+            notice = f"Saved to memory: {saved}" if result.created else f"Already in memory: {saved}"
+            turn.notices.append(notice)
+            turn.notice_ids[notice] = [result.id]
             return "Okay, I'll remember that."
         found = topic.propose(self.store, self.retriever, cmd.text)
         turn.forget_candidates = [c.to_json() for c in found]

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLayout, QScrollArea,
 from ui.chat.chat_controller import HistoryItem
 from ui.chat.follow_bottom import FittedCanvas, FollowBottom
 from ui.chat.message import MessageWidget
+from ui.chat.saved_line import SAVED, TAKEN_BACK
 
 COLUMN_MAX_WIDTH = 860
 
@@ -22,6 +23,7 @@ class ChatView(QScrollArea):
 
     memoryClicked = Signal(int)
     retryRequested = Signal(object)  # the failed reply's MessageWidget
+    takeBackRequested = Signal(int)  # "undo" on a saved memory
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -58,6 +60,7 @@ class ChatView(QScrollArea):
         self.setWidget(canvas)
         self.messages: list[MessageWidget] = []
         self.follow = FollowBottom(self)
+        self.saved: dict[int, list[dict[str, Any]]] = {}  # reply id -> its "Saved" line, kept across reloads
 
     # -- content ---------------------------------------------------------------------------------
     def clear(self) -> None:
@@ -78,6 +81,8 @@ class ChatView(QScrollArea):
                     w.set_memory_answer(item.memory_answer)
                 if item.injected:
                     w.set_memories(item.injected)
+                if item.message_id in self.saved:  # a reload (e.g. after an undo cut the message)
+                    w.set_saved(self.saved[item.message_id])
         finally:
             self.setUpdatesEnabled(True)
         self.follow.to_bottom()
@@ -96,10 +101,26 @@ class ChatView(QScrollArea):
         self.placeholder.setVisible(False)
         w = MessageWidget(role, text, parent=self.column, **kw)
         w.memoryClicked.connect(self.memoryClicked)
+        w.takeBackRequested.connect(self.takeBackRequested)
         w.retryRequested.connect(lambda w=w: (self.follow.to_bottom(), self.retryRequested.emit(w)))
         self.list.insertWidget(self.list.count() - 1, w)
         self.messages.append(w)
         return w
+
+    def keep_saved(self, w: MessageWidget) -> None:
+        """Remember the "Saved: ..." line of the reply ``w``, so a reload of its conversation shows it."""
+        if w.message_id is not None and w.saved_line is not None:
+            self.saved[w.message_id] = w.saved_line.items
+
+    def taken_back(self, memory_id: int, ok: bool) -> None:
+        """An "undo" finished: the item reads "Not kept" (or "Saved" again when the delete failed)."""
+        for w in self.messages:
+            if w.saved_line is not None:
+                w.saved_line.set_state(memory_id, TAKEN_BACK if ok else SAVED)
+        for items in self.saved.values():
+            for s in items:
+                if int(s["id"]) == int(memory_id):
+                    s["state"] = TAKEN_BACK if ok else SAVED
 
     def message_ids(self) -> list[int]:
         return [w.message_id for w in self.messages if w.message_id is not None]

@@ -15,6 +15,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
 
 from assistant.memory.wording import true_since_phrase
+from ui.chat.saved_line import SAVED_PREFIX, SavedLine
 from ui.format import local_time
 
 RENDER_INTERVAL_MS = 40  # a streaming reply re-renders its Markdown at most this often
@@ -112,6 +113,7 @@ class MessageWidget(QFrame):
 
     memoryClicked = Signal(int)
     retryRequested = Signal()
+    takeBackRequested = Signal(int)  # a memory id from the "Saved: ..." line
 
     def __init__(self, role: str, text: str = "", *, at: datetime | None = None, message_id: int | None = None,
                  redacted: bool = False, parent: QWidget | None = None) -> None:  # fmt: skip
@@ -159,6 +161,7 @@ class MessageWidget(QFrame):
         self.notices.setWordWrap(True)
         self.notices.setVisible(False)
         lay.addWidget(self.notices)
+        self.saved_line: SavedLine | None = None
         self.body = QLabel(self)
         self.body.setObjectName("bubbleText")
         self.body.setWordWrap(True)
@@ -206,7 +209,8 @@ class MessageWidget(QFrame):
 
     def finish(self, *, message_id: int | None = None, stopped: bool = False, failed: str | None = None,
                injected: list[dict[str, Any]] | None = None, at: datetime | None = None,
-               memory_answer: dict[str, Any] | None = None, notices: list[str] | None = None) -> None:  # fmt: skip
+               memory_answer: dict[str, Any] | None = None, notices: list[str] | None = None,
+               saved: list[dict[str, Any]] | None = None) -> None:  # fmt: skip
         if message_id is not None:
             self.message_id = message_id
         if at is not None:
@@ -220,6 +224,9 @@ class MessageWidget(QFrame):
             if not self.text:
                 self.body.setTextFormat(Qt.TextFormat.PlainText)
                 self.body.setText(failed)
+        if saved:  # the "Saved: ..." notice becomes the line with an undo per item
+            notices = [n for n in notices or () if not n.startswith(SAVED_PREFIX)]
+            self.set_saved(saved)
         if notices:
             self.set_notices(notices)
         self.set_memory_answer(memory_answer)
@@ -236,6 +243,19 @@ class MessageWidget(QFrame):
         """Code-written notices ("Saved to memory: ...") at the top of the reply."""
         self.notices.setText("\n".join(f"\u2713 {n}" for n in notices))
         self.notices.setVisible(bool(notices))
+
+    def set_saved(self, saved: list[dict[str, Any]]) -> None:
+        """What capture kept from the person's message, each with "undo" (ui/chat/saved_line.py)."""
+        if self.saved_line is not None:
+            self.saved_line.deleteLater()
+            self.saved_line = None
+        if not saved:
+            return
+        self.saved_line = SavedLine(saved, self)
+        self.saved_line.takeBackRequested.connect(self.takeBackRequested)
+        self.saved_line.memoryClicked.connect(self.memoryClicked)
+        lay = self.layout()
+        lay.insertWidget(lay.indexOf(self.notices) + 1, self.saved_line)
 
     def set_memory_answer(self, memory_answer: dict[str, Any] | None) -> None:
         """Show the "From your memory" line when the reply did not say the answer (or was

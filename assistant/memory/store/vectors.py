@@ -3,6 +3,8 @@ the memory when an embedder is loaded, backfilled later otherwise. ``store.vecto
 
 from __future__ import annotations
 
+import json
+
 import struct
 from typing import Callable, Sequence
 
@@ -60,6 +62,12 @@ class Vectors(Repository):
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         return [(r[0], r[1]) for r in self.conn.execute(sql)]
+
+    def having(self, ids: Sequence[int]) -> set[int]:
+        """Which of ``ids`` have a vector."""
+        rows = self.conn.execute("SELECT rowid FROM memory_vec WHERE rowid IN (SELECT value FROM json_each(?))",
+                                 (json.dumps([int(i) for i in ids]),))  # fmt: skip
+        return {int(r[0]) for r in rows}
 
     def backfill(self, batch: int = 64, ids: Sequence[int] | None = None) -> int:
         """Embed memories that have no vector; returns how many were embedded."""
