@@ -16,7 +16,9 @@ from assistant.cli.common import UserError, add_json, dumps, emit
 from assistant.engine import registry
 from assistant.engine.errors import EngineError, ModelError
 from assistant.engine.names import display_name
-from assistant.memory.capture import dates
+
+# The date-phrase module (dozens of regexes) is imported by the chat that uses it, not by every
+# command that builds this parser.
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -146,15 +148,21 @@ def open_chat(args, settings, *, show_progress: bool, connect: bool = True):
     kept and can be retried), then the one-time warm-ups (search's vector cache, date parsing).
     Both model files and the date parser load on their own threads from the start, while the
     memory opens (the steps then wait for what is not ready yet)."""
+    from assistant.memory.capture import dates
+
     services = args.services
     steps = _Steps(4, show_progress)
     chat_model = services.chat_model(model=args.model, settings=settings)  # a wrong file: its reason, before anything loads
     local = getattr(chat_model, "engine", "") != "openai"
     services.load_in_background(lambda: services.embedder().dim, *((chat_model.load,) if local else ()), dates.preload)
-    from assistant.session import ChatSession  # deferred: the store (SQLCipher, numpy), not needed to open the app
-
     with steps.step("Opening your memory"):
         store = services.open_store()
+    # What the memory's first write and first search wait for is read now, in the background:
+    # the integrity check (before the first write) and the vectors (before the first search).
+    store.verify_soon()
+    services.warm_vectors(store)
+    from assistant.session import ChatSession  # deferred: retrieval, capture, context; imported meanwhile
+
     chat = None
     try:  # the session is checked (or created) before anything slow is waited for
         chat = ChatSession.open(services, args.session, incognito=args.incognito or None, store=store, settings=settings,

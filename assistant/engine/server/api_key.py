@@ -12,15 +12,15 @@ import json
 import logging
 import os
 
-import keyring
-import keyring.errors
-
 from assistant.config import Paths
 from assistant.fileio import write_private_atomic
 
 SERVICE = "keepsake"
 ENV = "KEEPSAKE_ENGINE_API_KEY"
 log = logging.getLogger(__name__)
+
+# keyring (and its backend discovery) is imported when a key is first looked up: Services
+# imports this module, and most commands never use a model server.
 
 
 def _user(url: str) -> str:
@@ -55,6 +55,9 @@ def load(url: str, p: Paths) -> str | None:
     env = os.environ.get(ENV)
     if env:
         return env
+    import keyring
+    import keyring.errors
+
     try:
         value = keyring.get_password(SERVICE, _user(url))
     except (keyring.errors.KeyringError, RuntimeError):
@@ -64,6 +67,9 @@ def load(url: str, p: Paths) -> str | None:
 
 def save(url: str, key: str | None, p: Paths) -> str:
     """Store (or with ``key`` empty, remove) the key for ``url``; returns where it went."""
+    import keyring
+    import keyring.errors
+
     key = (key or "").strip()
     file_keys = _read_file(p)
     if not key:
@@ -91,6 +97,9 @@ def location(url: str, p: Paths) -> str:
     """Where the key for ``url`` comes from, for doctor and settings ("none" when there is none)."""
     if os.environ.get(ENV):
         return f"the environment ({ENV})"
+    import keyring
+    import keyring.errors
+
     try:
         if keyring.get_password(SERVICE, _user(url)):
             return f"the OS keyring ({type(keyring.get_keyring()).__name__})"
