@@ -222,7 +222,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     with opened_store(args.services) as store:
         items = store.list(kind=args.kind, as_of=as_of, known_at=known_at, include_all=args.all, text=args.text,
                            limit=args.limit, offset=args.offset)  # fmt: skip
-    emit(args, [m.to_json() for m in items], "\n".join(_line(m) for m in items) or "no memories")
+    emit(args, [m.to_json() for m in items], lambda: "\n".join(_line(m) for m in items) or "no memories")
     return 0
 
 

@@ -35,7 +35,6 @@ from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Iterable
 
-from assistant.memory.capture.dates import find_spans
 from assistant.memory.consolidation.plans.text import STOP_WORDS, _stem
 
 ANY = "*"
@@ -240,6 +239,8 @@ _GROUNDED = re.compile(r"\s(?:(?:on|since|from|until|in|the\s+week\s+of)\s+)?(?:
 def _undated(phrase: str) -> str:
     """``phrase`` without its date ("coffee yesterday" -> "coffee", "swimming on 2026-12-02" ->
     "swimming"): what ended is the thing, not when."""
+    from assistant.memory.capture.dates import find_spans  # its patterns: compiled with the first claim read
+
     spans = find_spans(phrase, _SOME_DAY)
     cut = spans[0].start if spans else len(phrase)
     grounded = _GROUNDED.search(phrase)  # a date capture already wrote out ("on 2026-12-02")
