@@ -84,7 +84,9 @@ from assistant.memory.records import (
     Trust,
 )
 from assistant.memory.capture.validate import validate
-from assistant.memory.consolidation.hotpath import retire_after_capture
+
+# The consolidation hot path (its plans and their patterns: ~0.1 s to import) is imported when a
+# capture first stores something: a turn that captures nothing never needs it.
 
 log = logging.getLogger(__name__)
 
@@ -209,6 +211,8 @@ class Capturer:
             todo = [p for p in plans if p.specs and p.actor is actor]
             if not todo:
                 continue
+            from assistant.memory.consolidation.hotpath import retire_after_capture  # deferred (see the imports)
+
             added = iter(self.store.add_many([spec for p in todo for spec in p.specs], actor=actor))
             for p in todo:
                 self._apply(p, [next(added) for _ in p.specs])
