@@ -59,16 +59,13 @@ import collections
 import logging
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, tzinfo
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from assistant.config import Settings
 from assistant.engine import control
-from assistant.memory.capture import rules as extract_rules
-from assistant.memory.capture.clauses import people as named_people
 from assistant.memory.capture.commands import REMEMBER_EXTRACTOR, Command, keyword_search, parse_command, remember_text
 from assistant.memory.capture.dates import ground
 from assistant.memory.capture.llm import MAX_EXISTING, LlmExtractor
-from assistant.memory.capture.rules import Candidate
 from assistant.memory.capture.statements import classify, own_names
 from assistant.memory.records import (
     DEFAULT_SCOPE,
@@ -85,8 +82,11 @@ from assistant.memory.records import (
 )
 from assistant.memory.capture.validate import validate
 
-# The consolidation hot path (its plans and their patterns: ~0.1 s to import) is imported when a
-# capture first stores something: a turn that captures nothing never needs it.
+# The extraction rules and clauses (their patterns: ~0.1 s to import) are imported when a message
+# first holds a statement, and the consolidation hot path (~0.1 s) when a capture first stores
+# something: a question turn never needs either.
+if TYPE_CHECKING:
+    from assistant.memory.capture.rules import Candidate
 
 log = logging.getLogger(__name__)
 
@@ -292,6 +292,10 @@ class Capturer:
             valid_at=_valid_from(grounded.valid_at, observed.tzinfo, msg.observed_at), trust=base_trust,
             confidence=1.0,
         )]  # fmt: skip
+        from assistant.memory.capture import rules as extract_rules
+        from assistant.memory.capture.clauses import people as named_people
+        from assistant.memory.capture.rules import Candidate
+
         cands: list[Candidate] = []
         if cmd is not None and cmd.kind == "remember":
             fact, valid = remember_text(cmd.text, observed)

@@ -23,7 +23,7 @@ from typing import Any, Literal, Sequence
 
 from assistant.engine import control
 from assistant.memory.capture.dates import ground
-from assistant.memory.capture.rules import finish, third_person
+from assistant.memory.capture.phrasing import finish, third_person  # not via rules: a question turn needs none of its patterns
 from assistant.memory.records import AddResult, Kind, Memory, Source, Trust
 from assistant.memory.capture.validate import STOPWORDS
 from datetime import time as dtime
