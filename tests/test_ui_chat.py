@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QDialog, QMessageBox  # noqa: E402
 
 import ui_testing as testing  # noqa: E402
-from ui.backend import Backend, Provider  # noqa: E402
+from ui.services.backend import Backend, Provider  # noqa: E402
 from ui.main_window import MainWindow  # noqa: E402
 
 MAX_TOKENS = 24  # keep the real model's replies short: the tests are about the UI
@@ -123,8 +123,8 @@ def test_private_conversation_captures_nothing_and_the_current_one_keeps_its_mod
 
 
 def test_forget_command_asks_before_deleting(qtbot, window, monkeypatch):
-    from ui.delete_dialog import CascadeDialog
-    from ui.forget_dialog import ForgetDialog
+    from ui.widgets.delete_dialog import CascadeDialog
+    from ui.chat.forget_dialog import ForgetDialog
 
     store = window.backend.store
     keep = store.add("User's favourite colour is teal.", kind="fact", actor="user")

@@ -13,7 +13,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtWidgets import QDialog  # noqa: E402
 
 import ui_testing as testing  # noqa: E402
-from ui.backend import Backend, Provider  # noqa: E402
+from ui.services.backend import Backend, Provider  # noqa: E402
 from ui.main_window import MainWindow  # noqa: E402
 
 
@@ -162,7 +162,7 @@ def test_bulk_delete_export_and_filters(qtbot, window, tmp_path):
 
 
 def test_delete_conversation_shows_the_cascade_and_removes_it(qtbot, window, monkeypatch):
-    from ui.delete_dialog import CascadeDialog
+    from ui.widgets.delete_dialog import CascadeDialog
 
     turn = testing.send(window, "I work as a nurse at Hospital de São João.")
     testing.flush_capture(window)
@@ -204,7 +204,7 @@ def test_search_box_finds_by_meaning_with_the_chats_retrieval_and_takes_any_text
 
 
 def test_the_old_wording_is_shown_as_kept_and_can_be_forgotten(qtbot, window, monkeypatch):
-    from ui.delete_dialog import CascadeDialog
+    from ui.widgets.delete_dialog import CascadeDialog
 
     store = window.backend.store
     mid = store.add("User's locker code is 4417.", kind="fact", actor="user")

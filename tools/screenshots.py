@@ -25,7 +25,7 @@ from assistant.memory.records import Source
 from assistant.profile import Profile
 from assistant.services import Services
 from tools import screenshots_catalog as catalog_scenes
-from ui import consolidation_service as cs
+from ui.tidyup import consolidation_service as cs
 
 UTC = timezone.utc
 
@@ -138,7 +138,7 @@ class Studio:
     def __init__(self, home: str | Path) -> None:
         from assistant.context.note import NoteStore  # deferred: the store (SQLCipher, numpy)
         from ui.app import create_app  # deferred: Qt
-        from ui.backend import Backend, NoModelsProvider
+        from ui.services.backend import Backend, NoModelsProvider
         from ui.main_window import MainWindow
 
         class SampleProvider(NoModelsProvider):
@@ -230,7 +230,7 @@ def _memory(st: Studio):
 
 
 def _settings(st: Studio):
-    from ui.settings_dialog import SettingsDialog  # deferred: Qt
+    from ui.settings.settings_dialog import SettingsDialog  # deferred: Qt
 
     dlg = st.dialog(SettingsDialog(st.backend, st.window))
     st.pump(5, until=lambda: "Checking" not in dlg.encryption.text())
@@ -241,7 +241,7 @@ def _settings(st: Studio):
 def _settings_server(st: Studio):
     """Settings → Model server, as after "Check" against a llama-server on another machine
     (the status line is set here: the screenshot tool opens no socket)."""
-    from ui.settings_dialog import SettingsDialog  # deferred: Qt
+    from ui.settings.settings_dialog import SettingsDialog  # deferred: Qt
 
     dlg = st.dialog(SettingsDialog(st.backend, st.window))
     dlg.tabs.setCurrentWidget(dlg.server)
@@ -284,7 +284,7 @@ def _delete(st: Studio):
 
 def _forget(st: Studio):
     from assistant.memory.forget.topic import propose  # deferred: the store (SQLCipher, numpy)
-    from ui.forget_dialog import ForgetDialog  # deferred: Qt
+    from ui.chat.forget_dialog import ForgetDialog  # deferred: Qt
 
     found = [c.to_json() for c in propose(st.store, None, "my dog")]
     return st.dialog(ForgetDialog(found, "my dog", st.window))

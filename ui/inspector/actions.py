@@ -15,12 +15,12 @@ from typing import Any, Callable, Sequence
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from ui.backend import Backend
-from ui.delete_dialog import CascadeDialog, report_done
-from ui.errors import describe
+from ui.services.backend import Backend
+from ui.widgets.delete_dialog import CascadeDialog, report_done
+from ui.services.errors import describe
 from ui.format import plural
 from ui.inspector.dialogs import DateDialog, MemoryDialog
-from ui.sessions_panel import forget_session_memories
+from ui.chat.sessions_panel import forget_session_memories
 
 Confirm = Callable[[dict], bool]
 _KEEP: Any = object()  # edit_now: leave "true since" as it is

@@ -18,7 +18,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from assistant.memory.errors import NotFound
-from ui.backend import Backend
+from ui.services.backend import Backend
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Settings: model, context size, memory on/off, idle minutes, nightly hour, the data folder,
 whether the memory is encrypted (and where its key lives), the model server
-(:mod:`ui.server_settings`) and the model catalog (:mod:`ui.model_catalog`)."""
+(:mod:`ui.settings.server_settings`) and the model catalog (:mod:`ui.settings.model_catalog`)."""
 
 from __future__ import annotations
 
@@ -25,11 +25,11 @@ from PySide6.QtWidgets import (
 )
 
 from assistant.memory.store.sqlite import keys
-from ui.backend import Backend
-from ui.model_catalog import CatalogPage
-from ui.model_download import DownloadController
-from ui.model_picker import ModelPicker
-from ui.server_settings import ServerSettings
+from ui.services.backend import Backend
+from ui.settings.model_catalog import CatalogPage
+from ui.settings.model_download import DownloadController
+from ui.settings.model_picker import ModelPicker
+from ui.settings.server_settings import ServerSettings
 
 
 def encryption_info(store) -> dict[str, Any]:

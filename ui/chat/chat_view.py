@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.chat_controller import HistoryItem
-from ui.follow_bottom import FittedCanvas, FollowBottom
+from ui.chat.chat_controller import HistoryItem
+from ui.chat.follow_bottom import FittedCanvas, FollowBottom
 from ui.format import local_time, short_date
 
 RENDER_INTERVAL_MS = 40  # a streaming reply re-renders its Markdown at most this often
@@ -295,7 +295,7 @@ class MessageWidget(QFrame):
 
 class ChatView(QScrollArea):
     """A scrolling column of :class:`MessageWidget`; shows the newest message (after a send, a
-    streamed piece, a retry, a reload, a resize) unless the person scrolled up (ui/follow_bottom.py)."""
+    streamed piece, a retry, a reload, a resize) unless the person scrolled up (ui/chat/follow_bottom.py)."""
 
     memoryClicked = Signal(int)
     retryRequested = Signal(object)  # the failed reply's MessageWidget
@@ -421,7 +421,7 @@ class ChatView(QScrollArea):
         QTimer.singleShot(4000, w, lambda: w.set_highlight(False))
         return True
 
-    # -- following the bottom (ui/follow_bottom.py) -------------------------------------------------
+    # -- following the bottom (ui/chat/follow_bottom.py) -------------------------------------------------
     def scroll_to_bottom(self) -> None:
         self.follow.to_bottom()
 

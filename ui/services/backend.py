@@ -1,7 +1,7 @@
 """The UI's access to Keepsake's services (store, models, retrieval, capture), off the UI thread.
 
 Widgets never call the store or a model directly: they ask the :class:`Backend`, which runs the
-call on its :class:`~ui.workers.Runner` and answers through callbacks on the UI thread.
+call on its :class:`~ui.services.workers.Runner` and answers through callbacks on the UI thread.
 
 Start-up (:meth:`Backend.start`) is staged so the window is useful at once:
 
@@ -33,11 +33,11 @@ from assistant.memory.capture import dates
 from assistant.memory.store.sqlite import notify
 from assistant.memory.errors import StoreError
 from assistant.services import Services
-from ui import consolidation_service as cs
-from ui.consolidation_service import Unavailable
-from ui.errors import describe, storage_fault
+from ui.tidyup import consolidation_service as cs
+from ui.tidyup.consolidation_service import Unavailable
+from ui.services.errors import describe, storage_fault
 from ui.format import model_label
-from ui.workers import Callback, Runner
+from ui.services.workers import Callback, Runner
 
 log = logging.getLogger(__name__)
 
@@ -456,7 +456,7 @@ class Backend(QObject):
         return fn(store) if progress is None else fn(store, progress)
 
     def describe(self, exc: BaseException) -> str:
-        """:func:`ui.errors.describe` for this profile's database."""
+        """:func:`ui.services.errors.describe` for this profile's database."""
         return describe(exc, self.provider.paths.database)
 
     def _report(self, exc: BaseException) -> None:

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from assistant.engine.catalog import download as dl
 from assistant.engine.catalog import entries as catalog
 from assistant.engine.catalog import machine
-from ui.model_download import DownloadController, DownloadProgressView, wrapped_label
+from ui.settings.model_download import DownloadController, DownloadProgressView, wrapped_label
 
 
 def facts(entry: catalog.CatalogEntry) -> str:
