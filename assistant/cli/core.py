@@ -160,14 +160,14 @@ def open_chat(args, settings, *, show_progress: bool, connect: bool = True, warm
                                 *((dates.preload,) if warm else ()))  # fmt: skip
     with steps.step("Opening your memory"):
         store = services.open_store()
-    # What the memory's first write and first search wait for is read now, in the background:
-    # the integrity check (before the first write) and the vectors (before the first search).
-    store.verify_soon()
-    services.warm_vectors(store)
-    from assistant.session import ChatSession  # deferred: retrieval, capture, context; imported meanwhile
-
     chat = None
     try:  # the session is checked (or created) before anything slow is waited for
+        # What the memory's first write and first search wait for is read now, in the background:
+        # the integrity check (before the first write) and the vectors (before the first search).
+        store.verify_soon()
+        services.warm_vectors(store)
+        from assistant.session import ChatSession  # deferred: retrieval, capture, context; imported meanwhile
+
         chat = ChatSession.open(services, args.session, incognito=args.incognito or None, store=store, settings=settings,
                                 chat_model=chat_model, retriever=services.retriever(store))  # fmt: skip
         embedder = services.embedder()
