@@ -20,9 +20,6 @@ from assistant.cli.common import UserError, add_json, emit, opened_store
 from assistant.engine.errors import ModelError
 from assistant.memory.errors import StoreError
 
-# The capture rules and date phrases (hundreds of regexes) and the records are imported by the
-# commands that use them: building the parser for another command must not compile them.
-
 _DATE_HELP = "ISO-8601 (2024-05-01, 2024-05-01T14:30+02:00) or e.g. 'May 1 2024'"
 
 
@@ -81,8 +78,7 @@ def store_command(fn: Callable[[argparse.Namespace], int | None]) -> Callable[[a
 
 
 def _line(m: Any) -> str:
-    from assistant.memory.capture.dates import tensed
-
+    from assistant.memory.capture.dates import tensed  # deferred, as the rules and records: their patterns
     flags = []
     if m.status.value != "active":
         flags.append(m.status.value)
@@ -197,7 +193,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 @store_command
 def cmd_add(args: argparse.Namespace) -> int:
     from assistant.memory.records import Actor, Kind, Source, Trust
-
     valid_at = parse_when(args.valid_at) if args.valid_at else None
     invalid_at = parse_when(args.invalid_at) if args.invalid_at else None
     observed = parse_when(args.observed_at) if args.observed_at else datetime.now().astimezone()
@@ -263,7 +258,6 @@ def cmd_show(args: argparse.Namespace) -> int:
 @store_command
 def cmd_edit(args: argparse.Namespace) -> int:
     from assistant.memory.capture.rules import relink_entities
-
     with opened_store(args.services, with_embedder=True) as store:
         m = relink_entities(store, store.edit(args.id, args.text, expected_version=args.expected_version))
         report = store.purge_versions(args.id) if args.forget_old else None
@@ -388,7 +382,6 @@ def cmd_search(args: argparse.Namespace) -> int:
     with opened_store(args.services) as store:
         args.services.warm_vectors(store)  # read while retrieval is imported and the query embedded
         from assistant.memory.retrieval.retriever import Retriever  # deferred: numpy, rapidfuzz, the gates
-
         try:
             retriever = Retriever(store, args.services.embedder())
             hits = retriever.search(args.query, k=args.k, as_of=as_of, known_at=known_at)
