@@ -200,6 +200,20 @@ def test_damaged_pages_refuse_writes_doctor_fails_repair_saves_the_rest(fake_emb
     store.close()
 
 
+def test_the_integrity_check_started_in_the_background_still_guards_the_first_write(tmp_path):
+    # The chat starts the check as the memory opens (verify_soon, on its own thread and
+    # connection); the first write waits for its verdict, and a damaged file gets nothing.
+    db = seed(300)
+    clobber(db, memories_leaf(db, tmp_path), random.Random(1))
+    before = digest(db)
+    store = MemoryStore(db)
+    store.verify_soon()
+    with pytest.raises(DamagedError):
+        store.create_session("after the damage")
+    store.close()
+    assert digest(db) == before and integrity.read_marker(db) is not None
+
+
 def test_a_backup_restored_over_a_damaged_file_is_usable_again(fake_embedder, capsys, tmp_path):
     db = seed(40)
     backup = tmp_path / "backup.db"

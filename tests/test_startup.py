@@ -59,6 +59,16 @@ def test_memory_list_loads_no_model(converted_embedder_path):
     assert code == 0 and "llama_cpp" not in modules
 
 
+def test_with_the_key_in_the_key_file_a_listing_imports_no_keyring_numpy_or_sqlite_utils(converted_embedder_path, monkeypatch):
+    # No OS keyring (as on this machine): the first command finds that out and keeps the key
+    # in the key file; the next one reads it there without importing keyring, and a listing
+    # needs neither numpy (sqlite-vec's package imports it) nor sqlite_utils.
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
+    assert _after("memory", "list", "--json")[0] == 0
+    code, modules, _ = _after("memory", "list", "--json")
+    assert code == 0 and not _top(modules) & {"keyring", "numpy", "sqlite_utils", "sqlite_vec", "llama_cpp"}
+
+
 def test_memory_search_loads_only_the_embedder(converted_embedder_path):
     code, modules, loaded = _after("memory", "search", "kettle broke", models=True)
     assert code == 0

@@ -163,3 +163,26 @@ def test_sqlite_driver_facts() -> None:
     assert store.info().to_json()["encryption"] == "encrypted (SQLCipher)"
     plain = MemoryStore(paths().data / "plain.db", encrypted=False)
     assert plain.info().to_json()["encryption"] == "not encrypted" and plain.key_info.encrypted is False
+
+
+def test_no_keyring_verdict_is_remembered_for_its_environment_only(monkeypatch) -> None:
+    # Finding keyring's backend costs 0.2-0.4 s a process; where there is none (as here), the
+    # next process reads the key file without asking keyring, in the same environment only.
+    import json
+
+    import keyring.core
+    from conftest import MemoryKeyring
+
+    key_file = paths().key_file
+    keyring.set_keyring(keyring.backends.fail.Keyring())
+    MemoryStore(paths().database, key_file=key_file).close()  # the key goes to the file, the verdict next to it
+    verdict = json.loads((key_file.parent / keys.VERDICT_FILE).read_text())
+    assert verdict["usable"] is False and verdict["backend"] == "keyring.backends.fail.Keyring"
+    monkeypatch.setattr(keyring.core, "_keyring_backend", None)  # a new process: keyring not asked yet
+    key, info = keys.load_key(paths().database, key_file)
+    assert key and info.backend == "file" and "no OS keyring" in info.description
+    assert keyring.core._keyring_backend is None  # keyring was not asked at all
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/another-session")
+    assert not keys._known_unusable(key_file)  # another desktop session: keyring is asked again
+    keyring.set_keyring(MemoryKeyring())  # a process whose keyring works does not take the file's word
+    assert not keys._known_unusable(key_file)

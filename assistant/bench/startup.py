@@ -27,7 +27,9 @@ command            Keepsake                                 floor
 =================  =======================================  ===========================================
 
 Per command: ``seconds`` and ``floor_seconds`` (empty profile), ``ratio`` = seconds / floor,
-the same with ``_10k`` for the large profile, and ``ratio_10k_vs_empty`` = seconds_10k / seconds.
+the same with ``_10k`` for the large profile, and ``ratio_10k_vs_empty`` = seconds_10k / seconds;
+``floor_10k_vs_empty`` = floor_seconds_10k / floor_seconds shows how far the machine drifted
+between the two profiles (the floors do the same work on both, but for the FTS5 copy's size).
 For the app also ``after_window_seconds`` (window shown -> both models loaded). The 1-minute
 load average is recorded before and after: other work on the machine skews every timing.
 Targets (issue 31): chat_once ratio <= 1.5, memory_search <= 2, version <= 0.3 s, the app's
@@ -275,6 +277,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             row = dict(e)
             row.update({f"{k}_10k": v for k, v in big.items()})
             row["ratio_10k_vs_empty"] = round(big["seconds"] / e["seconds"], 2) if e["seconds"] else None
+            row["floor_10k_vs_empty"] = round(big["floor_seconds"] / e["floor_seconds"], 2) if e["floor_seconds"] else None
             results[command] = row
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -310,13 +313,13 @@ def _met(r: dict[str, Any]) -> dict[str, bool | None]:
 def format_text(result: dict[str, Any]) -> str:
     lines = [f"cold start, median of {result['runs']} launches; load average {result['load_average_before']} -> "
              f"{result['load_average_after']}", "",
-             f"{'command':<15} {'keepsake':>9} {'floor':>7} {'ratio':>6}   {'10k':>7} {'floor':>7} {'ratio':>6}   {'10k/empty':>9}"]  # fmt: skip
+             f"{'command':<15} {'keepsake':>9} {'floor':>7} {'ratio':>6}   {'10k':>7} {'floor':>7} {'ratio':>6}   {'10k/empty':>9} {'(floor)':>7}"]  # fmt: skip
     for name, row in result["commands"].items():
         if "error" in row:
             lines.append(f"{name:<15} error: {row['error']}")
             continue
         lines.append(f"{name:<15} {row['seconds']:>8.3f}s {row['floor_seconds']:>6.3f}s {row['ratio']:>6}   "
-                     f"{row['seconds_10k']:>6.3f}s {row['floor_seconds_10k']:>6.3f}s {row['ratio_10k']:>6}   {row['ratio_10k_vs_empty']:>9}")  # fmt: skip
+                     f"{row['seconds_10k']:>6.3f}s {row['floor_seconds_10k']:>6.3f}s {row['ratio_10k']:>6}   {row['ratio_10k_vs_empty']:>9} {row['floor_10k_vs_empty']:>7}")  # fmt: skip
     if "after_window_seconds" in result["commands"].get("app", {}):
         a = result["commands"]["app"]
         lines.append(f"app: models ready {a['after_window_seconds']:.3f}s after the window (floor {a['floor_after_window_seconds']:.3f}s; "

@@ -47,12 +47,14 @@ def dumps(obj: Any) -> str:
     return json.dumps(obj, default=_default, ensure_ascii=False, indent=2)
 
 
-def emit(args: argparse.Namespace, data: Any, text: str | None = None) -> None:
-    """Print ``data`` as JSON with --json, else ``text`` (or a JSON rendering)."""
+def emit(args: argparse.Namespace, data: Any, text: str | Callable[[], str] | None = None) -> None:
+    """Print ``data`` as JSON with --json, else ``text`` (or a JSON rendering). ``text`` may be
+    a function, called only when the text is printed (a listing's lines, with their date
+    phrasing, are not built for --json)."""
     if getattr(args, "json", False) or text is None:
         print(dumps(data))
     else:
-        print(text)
+        print(text() if callable(text) else text)
 
 
 def fail(args: argparse.Namespace, message: str, code: int = 2, data: dict[str, Any] | None = None) -> int:

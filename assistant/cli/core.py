@@ -16,7 +16,9 @@ from assistant.cli.common import UserError, add_json, dumps, emit
 from assistant.engine import registry
 from assistant.engine.errors import EngineError, ModelError
 from assistant.engine.names import display_name
-from assistant.memory.language import dates
+
+# The date-phrase module (dozens of regexes) is imported by the chat that uses it, not by every
+# command that builds this parser.
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -139,24 +141,33 @@ def model_label(model) -> str:
     return display_name(model.path)
 
 
-def open_chat(args, settings, *, show_progress: bool, connect: bool = True):
+def open_chat(args, settings, *, show_progress: bool, connect: bool = True, warm: bool = True):
     """Load everything a chat needs, one announced step at a time, so the first reply does not
     pay for it: the memory, the embedding model, the chat model (a model server is checked, with
     ``connect``; one that does not answer is reported and the chat opens anyway: messages are
-    kept and can be retried), then the one-time warm-ups (search's vector cache, date parsing).
-    Both model files and the date parser load on their own threads from the start, while the
-    memory opens (the steps then wait for what is not ready yet)."""
+    kept and can be retried), then, with ``warm``, the one-time warm-ups (a first search, date
+    parsing) that keep the first typed message as fast as the next. Both model files (and the
+    date parser) load on their own threads from the start, while the memory opens (the steps
+    then wait for what is not ready yet). A single turn (``--once``) is sent at once: it warms
+    nothing up, and parses dates only if its message holds one (dateparser costs ~0.2 s)."""
+    from assistant.memory.language import dates
+
     services = args.services
-    steps = _Steps(4, show_progress)
+    steps = _Steps(4 if warm else 3, show_progress)
     chat_model = services.chat_model(model=args.model, settings=settings)  # a wrong file: its reason, before anything loads
     local = getattr(chat_model, "engine", "") != "openai"
-    services.load_in_background(lambda: services.embedder().dim, *((chat_model.load,) if local else ()), dates.preload)
-    from assistant.session import ChatSession  # deferred: the store (SQLCipher, numpy), not needed to open the app
-
+    services.load_in_background(lambda: services.embedder().dim, *((chat_model.load,) if local else ()),
+                                *((dates.preload,) if warm else ()))  # fmt: skip
     with steps.step("Opening your memory"):
         store = services.open_store()
     chat = None
     try:  # the session is checked (or created) before anything slow is waited for
+        # What the memory's first write and first search wait for is read now, in the background:
+        # the integrity check (before the first write) and the vectors (before the first search).
+        store.verify_soon()
+        services.warm_vectors(store)
+        from assistant.session import ChatSession  # deferred: retrieval, capture, context; imported meanwhile
+
         chat = ChatSession.open(services, args.session, incognito=args.incognito or None, store=store, settings=settings,
                                 chat_model=chat_model, retriever=services.retriever(store))  # fmt: skip
         embedder = services.embedder()
@@ -173,9 +184,10 @@ def open_chat(args, settings, *, show_progress: bool, connect: bool = True):
                     except EngineError as exc:
                         print(f"not answering ({exc}); your messages are kept and /retry sends one again.",
                               end=" ", file=sys.stderr)  # fmt: skip
-        with steps.step("Warming up memory search and date reading"):
-            chat.retriever.search("hello", k=1)
-            dates.preload()
+        if warm:
+            with steps.step("Warming up memory search and date reading"):
+                chat.retriever.search("hello", k=1)
+                dates.preload()
         return chat
     except BaseException:
         if chat is not None and args.session is None:
@@ -200,7 +212,8 @@ def cmd_chat(args) -> int:
     if getattr(args, "retry", False) and args.once is not None:
         raise UserError("--retry resends the stored message; it takes no --once text")
     try:  # one turn: a server is contacted by the turn itself, after the message is stored
-        chat = open_chat(args, settings, show_progress=interactive or (sys.stderr.isatty() and not args.json), connect=interactive)
+        chat = open_chat(args, settings, show_progress=interactive or (sys.stderr.isatty() and not args.json), connect=interactive,
+                         warm=interactive)  # fmt: skip
     except ModelError as exc:
         raise UserError(str(exc)) from None
     kw = {"max_tokens": args.max_tokens}

@@ -18,10 +18,7 @@ from assistant.cli import argtypes
 from assistant.cli import forget as forget_cli
 from assistant.cli.common import UserError, add_json, emit, opened_store
 from assistant.engine.errors import ModelError
-from assistant.memory.language.dates import tensed
-from assistant.memory.language.rules import relink_entities
 from assistant.memory.errors import StoreError
-from assistant.memory.records import Actor, Kind, Source, Trust
 from assistant.memory.wording import TRUE_SINCE, true_since, true_since_phrase
 
 _DATE_HELP = "ISO-8601 (2024-05-01, 2024-05-01T14:30+02:00) or e.g. 'May 1 2024'"
@@ -82,6 +79,7 @@ def store_command(fn: Callable[[argparse.Namespace], int | None]) -> Callable[[a
 
 
 def _line(m: Any) -> str:
+    from assistant.memory.language.dates import tensed  # deferred, as the rules and records: their patterns
     flags = []
     if m.status.value != "active":
         flags.append(m.status.value)
@@ -182,6 +180,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 # -- memory commands ---------------------------------------------------------------------------
 @store_command
 def cmd_add(args: argparse.Namespace) -> int:
+    from assistant.memory.records import Actor, Kind, Source, Trust
     valid_at = parse_when(args.valid_at) if args.valid_at else None
     invalid_at = parse_when(args.invalid_at) if args.invalid_at else None
     observed = parse_when(args.observed_at) if args.observed_at else datetime.now().astimezone()
@@ -206,7 +205,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     with opened_store(args.services) as store:
         items = store.list(kind=args.kind, as_of=as_of, known_at=known_at, include_all=args.all, text=args.text,
                            limit=args.limit, offset=args.offset)  # fmt: skip
-    emit(args, [m.to_json() for m in items], "\n".join(_line(m) for m in items) or "no memories")
+    emit(args, [m.to_json() for m in items], lambda: "\n".join(_line(m) for m in items) or "no memories")
     return 0
 
 
@@ -247,6 +246,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 @store_command
 def cmd_edit(args: argparse.Namespace) -> int:
+    from assistant.memory.language.rules import relink_entities
     with opened_store(args.services, with_embedder=True) as store:
         m = relink_entities(store, store.edit(args.id, args.text, expected_version=args.expected_version))
         report = store.purge_versions(args.id) if args.forget_old else None
@@ -326,8 +326,6 @@ def register_search(msub: argparse._SubParsersAction) -> None:
 
 @store_command
 def cmd_search(args: argparse.Namespace) -> int:
-    from assistant.memory.retrieval.retriever import Retriever  # deferred: the store (SQLCipher, numpy)
-
     if args.k < 1:
         raise UserError("--k must be at least 1")
     as_of = parse_when(args.as_of) if args.as_of else None
@@ -335,6 +333,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     closest = []
     args.services.load_in_background(lambda: args.services.embedder().dim)  # the model file loads while the store opens
     with opened_store(args.services) as store:
+        args.services.warm_vectors(store)  # read while retrieval is imported and the query embedded
+        from assistant.memory.retrieval.retriever import Retriever  # deferred: numpy, rapidfuzz, the gates
         try:
             retriever = Retriever(store, args.services.embedder())
             hits = retriever.search(args.query, k=args.k, as_of=as_of, known_at=known_at)

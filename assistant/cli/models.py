@@ -10,12 +10,17 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
+from typing import TYPE_CHECKING
 
 from assistant.cli import embedder_use
 from assistant.cli.common import UserError, add_json, emit
-from assistant.engine.catalog import download as dl
-from assistant.engine.catalog import entries as catalog
-from assistant.engine.catalog import machine
+
+if TYPE_CHECKING:
+    from assistant.engine.catalog import download as dl
+    from assistant.engine.catalog import entries as catalog
+
+# The catalog modules (its download client, hashing, the machine probe) are imported by the
+# actions that use them: every command builds this parser.
 
 
 def register_actions(models: argparse.ArgumentParser) -> None:
@@ -41,6 +46,8 @@ def register_actions(models: argparse.ArgumentParser) -> None:
 
 
 def _find(name: str) -> catalog.CatalogEntry:
+    from assistant.engine.catalog import entries as catalog
+
     try:
         return catalog.find(name)
     except catalog.CatalogError as exc:
@@ -50,6 +57,10 @@ def _find(name: str) -> catalog.CatalogEntry:
 def catalog_report(models_dir) -> dict:
     """The catalog as ``--json`` shows it: entries with their local state, the machine, the
     recommended entry."""
+    from assistant.engine.catalog import download as dl
+    from assistant.engine.catalog import entries as catalog
+    from assistant.engine.catalog import machine
+
     try:
         entries = catalog.load()
     except catalog.CatalogError as exc:
@@ -90,6 +101,8 @@ class _StderrProgress:
         self.last = None
 
     def __call__(self, p: dl.DownloadProgress) -> None:
+        from assistant.engine.catalog import download as dl
+
         if not self.enabled or p.phase == "done":
             return
         line = f"{self.entry.name}: {dl.progress_text(p)}"
@@ -105,6 +118,8 @@ class _StderrProgress:
 
 
 def cmd_download(args) -> int:
+    from assistant.engine.catalog import download as dl
+
     entry = _find(args.name)
     models = args.services.profile.paths.ensure().models
     show = _StderrProgress(entry, not args.quiet)
@@ -139,6 +154,8 @@ def cmd_use(args) -> int:
         services.save_settings(services.settings.with_choice("default"))
         emit(args, {"chat_model": "default"}, "Chatting with the default model (SmolLM2-135M-Instruct) again.")
         return 0
+    from assistant.engine.catalog import download as dl
+
     entry = _find(args.name)
     path = dl.downloaded(entry, services.profile.paths.models)
     if path is None:

@@ -25,9 +25,6 @@ import os
 import secrets as _secrets
 from typing import Any, Callable
 
-import keyring
-import keyring.errors
-
 from assistant.config import Paths
 from assistant.fileio import write_private_atomic
 
@@ -37,6 +34,9 @@ ALG = "AES-256-GCM/HKDF-SHA256"
 INFO = b"keepsake engine api key v1"
 log = logging.getLogger(__name__)
 Secret = Callable[[], "str | None"]
+
+# keyring (and its backend discovery) is imported when a key is first looked up: Services
+# imports this module, and most commands never use a model server.
 
 
 def _user(url: str) -> str:
@@ -111,6 +111,9 @@ def load(url: str, p: Paths, *, secret: Secret) -> str | None:
     env = os.environ.get(ENV)
     if env:
         return env
+    import keyring
+    import keyring.errors
+
     try:
         value = keyring.get_password(SERVICE, _user(url))
     except (keyring.errors.KeyringError, RuntimeError):
@@ -120,6 +123,9 @@ def load(url: str, p: Paths, *, secret: Secret) -> str | None:
 
 def save(url: str, key: str | None, p: Paths, *, secret: Secret) -> str:
     """Store (or with ``key`` empty, remove) the key for ``url``; returns where it went."""
+    import keyring
+    import keyring.errors
+
     key = (key or "").strip()
     file_keys = _read_file(p)
     if not key:
@@ -147,6 +153,9 @@ def location(url: str, p: Paths) -> str:
     """Where the key for ``url`` comes from, for doctor and settings ("none" when there is none)."""
     if os.environ.get(ENV):
         return f"the environment ({ENV})"
+    import keyring
+    import keyring.errors
+
     try:
         if keyring.get_password(SERVICE, _user(url)):
             return f"the OS keyring ({type(keyring.get_keyring()).__name__})"

@@ -62,17 +62,14 @@ import collections
 import logging
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, tzinfo
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from assistant.config import Settings
 from assistant.engine import control
-from assistant.memory.language import rules as extract_rules
-from assistant.memory.language.clauses import people as named_people
 from assistant.memory.capture.commands import REMEMBER_EXTRACTOR, Command, keyword_search, parse_command, remember_text
 from assistant.memory.language.dates import ground
 from assistant.memory.capture.dedupe import one_each
 from assistant.memory.capture.llm import MAX_EXISTING, LlmExtractor
-from assistant.memory.language.rules import Candidate, names_relation
 from assistant.memory.language.statements import classify, own_names
 from assistant.memory.records import (
     DEFAULT_SCOPE,
@@ -88,7 +85,12 @@ from assistant.memory.records import (
     Trust,
 )
 from assistant.memory.language.validate import validate
-from assistant.memory.consolidation.hotpath import retire_after_capture
+
+# The extraction rules and clauses (their patterns: ~0.1 s to import) are imported when a message
+# first holds a statement, and the consolidation hot path (~0.1 s) when a capture first stores
+# something: a question turn never needs either.
+if TYPE_CHECKING:
+    from assistant.memory.language.rules import Candidate
 
 log = logging.getLogger(__name__)
 
@@ -200,12 +202,16 @@ class Capturer:
                 "JOIN memories m ON m.id = me.memory_id WHERE m.kind = 'fact' AND m.status = 'active' "
                 "AND m.expired_at IS NULL AND m.text LIKE 'User''s %'"
             ).fetchall()  # fmt: skip
+            from assistant.memory.language.rules import names_relation  # deferred (see the imports)
+
             self._names |= {str(n) for n, t in facts if names_relation(str(n), str(t))}
         return self._names
 
     def _learn(self, accepted: Sequence[Candidate]) -> None:
         """The people and pets a message just named join :meth:`known_names` (the next message
         may speak of them by name alone: "My brother is Kasper." then "Kasper repairs bikes.")."""
+        from assistant.memory.language.rules import names_relation  # deferred (see the imports)
+
         names = self.known_names()
         for c in accepted:
             if c.slot in ("partner", "pet") or (c.slot or "").startswith("family."):
@@ -231,6 +237,8 @@ class Capturer:
             todo = [p for p in plans if p.specs and p.actor is actor]
             if not todo:
                 continue
+            from assistant.memory.consolidation.hotpath import retire_after_capture  # deferred (see the imports)
+
             added = iter(self.store.add_many([spec for p in todo for spec in p.specs], actor=actor))
             for p in todo:
                 self._apply(p, [next(added) for _ in p.specs])
@@ -310,6 +318,10 @@ class Capturer:
             valid_at=_valid_from(grounded.valid_at, observed.tzinfo, msg.observed_at), trust=base_trust,
             confidence=1.0,
         )]  # fmt: skip
+        from assistant.memory.language import rules as extract_rules
+        from assistant.memory.language.clauses import people as named_people
+        from assistant.memory.language.rules import Candidate
+
         cands: list[Candidate] = []
         if cmd is not None and cmd.kind == "remember":
             fact, valid = remember_text(cmd.text, observed)

@@ -23,7 +23,7 @@ from typing import Any, Literal, Sequence
 
 from assistant.engine import control
 from assistant.memory.language.dates import ground
-from assistant.memory.language.rules import finish, third_person
+from assistant.memory.language.phrasing import finish, third_person  # not via rules: a question turn needs none of its patterns
 from assistant.memory.records import AddResult, Kind, Memory, Source, Trust
 from assistant.memory.language.validate import STOPWORDS
 from datetime import time as dtime

@@ -18,12 +18,15 @@ import logging
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from assistant.memory.language.dates import ground
-from assistant.memory.language.rules import Candidate, finish, third_person
+from assistant.memory.language.phrasing import finish, third_person
 from assistant.memory.records import Kind
 from assistant.engine.chat import ChatMessage
+
+if TYPE_CHECKING:  # the rules' patterns are imported when a capture first extracts
+    from assistant.memory.language.rules import Candidate
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +110,8 @@ class LlmExtractor:
     def extract(self, grounded_message: str, observed_at: datetime, existing: Sequence[str] = ()) -> LlmExtraction:
         """Proposals for ``grounded_message``; ``existing[i]`` is what ``about == i`` refers to.
         Never raises for bad model output (``error`` says what went wrong)."""
+        from assistant.memory.language.rules import Candidate
+
         existing = list(existing)[:MAX_EXISTING]
         messages = self.prompt(grounded_message, existing)
         out = LlmExtraction(prompt="\n\n".join(m.content for m in messages))

@@ -92,9 +92,11 @@ class Topic:
 
     @classmethod
     def of(cls, query: str) -> "Topic":
-        names = match.identifiers(query) | {w.casefold() for w in match.words(query) if any(c.isupper() for c in w)}
+        from assistant.memory.language.validate import stem, words
+
+        names = match.identifiers(query) | {w.casefold() for w in words(query) if any(c.isupper() for c in w)}
         names -= {"i", "user"}
-        return cls(match.topic_stems(query) - {match.stem(n) for n in names}, names, set())
+        return cls(match.topic_stems(query) - {stem(n) for n in names}, names, set())
 
     def direct(self, sentence: str) -> bool:
         """Names X, or (when X has no name) says X's words."""

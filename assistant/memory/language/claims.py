@@ -35,7 +35,6 @@ from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Iterable
 
-from assistant.memory.language.dates import find_spans
 from assistant.memory.language.text import STOP_WORDS, _stem
 
 ANY = "*"
@@ -221,7 +220,14 @@ _RULES: list[tuple[str, str, str]] = [
     # "I run every morning now instead of swimming": the replaced habit or preference ended
     (ANY, _I + r"\b[^.;!?]*?\b(?:instead\s+of|rather\s+than)\s+" + _PHRASE + _END, "ended"),
 ]
-_COMPILED = [(rel, re.compile(p), kind) for rel, p, kind in _RULES]
+
+
+@lru_cache(maxsize=1)
+def _compiled() -> list[tuple[str, re.Pattern[str], str]]:
+    """:data:`_RULES` compiled, on the first claim read: compiling these long patterns costs
+    25-120 ms, which a process that imports this module only for :func:`person_names` (every
+    search does) should not pay."""
+    return [(rel, re.compile(p), kind) for rel, p, kind in _RULES]
 
 
 _SOME_DAY = datetime(2000, 1, 3, tzinfo=timezone.utc)  # any day: only where date phrases are matters here
@@ -233,6 +239,8 @@ _GROUNDED = re.compile(r"\s(?:(?:on|since|from|until|in|the\s+week\s+of)\s+)?(?:
 def _undated(phrase: str) -> str:
     """``phrase`` without its date ("coffee yesterday" -> "coffee", "swimming on 2026-12-02" ->
     "swimming"): what ended is the thing, not when."""
+    from assistant.memory.language.dates import find_spans  # its patterns: compiled with the first claim read
+
     spans = find_spans(phrase, _SOME_DAY)
     cut = spans[0].start if spans else len(phrase)
     grounded = _GROUNDED.search(phrase)  # a date capture already wrote out ("on 2026-12-02")
@@ -278,7 +286,7 @@ def _claims(text: str) -> tuple[Claim, ...]:
 def _sentence_claims(text: str) -> list[Claim]:
     out: list[Claim] = []
     change_cue = bool(_NOW.search(text))
-    for rel, rx, kind in _COMPILED:
+    for rel, rx, kind in _compiled():
         for m in rx.finditer(text):
             phrase = m["v"].strip()
             relation = rel

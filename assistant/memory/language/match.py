@@ -24,8 +24,9 @@ import re
 import unicodedata
 from typing import Any, Iterable, Sequence
 
-from assistant.memory.language.statements import trimmed
-from assistant.memory.language.validate import STOPWORDS, TEMPLATE_WORDS, proper_nouns, stem, words
+# The capture modules (their word lists and cue patterns: 30-90 ms to import) are imported by
+# the functions below when a forget first uses them: every store composes its Forgetter, and
+# most commands never forget anything.
 
 Span = tuple[int, int]
 
@@ -129,6 +130,8 @@ def contains(text: str, needle: str) -> bool:
 def sentence_spans(text: str) -> list[Span]:
     """Sentences of ``text`` (split after . ! ? before a space, and at line breaks; not after
     "Dr." and the like), as spans without their surrounding whitespace."""
+    from assistant.memory.language.statements import trimmed
+
     spans: list[Span] = []
     start = 0
     for m in _BOUNDARY.finditer(text):
@@ -209,6 +212,8 @@ def identifiers(text: str) -> set[str]:
     (names, places; "User", "I" and greetings are not), and any token holding a digit (codes,
     numbers, dates). A sentence's first word counts when the text also writes it capitalised
     mid-sentence."""
+    from assistant.memory.language.validate import proper_nouns, words
+
     inner: set[str] = set()
     first: set[str] = set()
     for sentence in sentences(text):
@@ -238,10 +243,14 @@ def names_in(texts: Sequence[str], names: set[str]) -> set[str]:
 
 def topic_stems(text: str) -> set[str]:
     """The content stems of a topic ("my dog" -> {"dog"})."""
+    from assistant.memory.language.validate import STOPWORDS, stem, words
+
     return {stem(w) for w in words(text) if w.casefold() not in STOPWORDS and w.casefold() not in _PERSON}
 
 
 def _stems(text: str) -> tuple[set[str], set[str]]:
+    from assistant.memory.language.validate import STOPWORDS, TEMPLATE_WORDS, stem, words
+
     core, template = set(), set()
     for w in words(text):
         f = w.casefold().replace("\u2019", "'")
@@ -271,6 +280,8 @@ def support(sentence: str, claim: str) -> float:
 def identifiers_loose(text: str) -> set[str]:
     """Every capitalised word or token with a digit, sentence starts included (for matching
     a claim's identifiers, which are already known to be names)."""
+    from assistant.memory.language.validate import words
+
     found = {w.casefold() for w in words(text) if any(c.isupper() for c in w) or any(c.isdigit() for c in w)}
     found |= {t.casefold() for t in _TOKEN.findall(text) if any(c.isdigit() for c in t)}
     return {f[:-2] if f.endswith("'s") else f for f in found}
@@ -296,6 +307,8 @@ def supporting_sentences(text: str, claim: str, *, minimum: float = 0.5) -> list
 
 
 def _tie(sentence: str, claim: str) -> int:
+    from assistant.memory.language.validate import stem, words
+
     a = {stem(w) for w in words(claim)}
     return len(a & {stem(w) for w in words(sentence)})
 
@@ -307,5 +320,7 @@ def clauses_mentioning(text: str, names: set[str]) -> list[Span]:
 
 def mentions(sentence: str, stems: set[str], names: set[str]) -> bool:
     """Whether ``sentence`` names one of the topic ``stems`` or ``names`` (casefolded)."""
+    from assistant.memory.language.validate import stem, words
+
     toks = words(sentence)
     return any(stem(w) in stems for w in toks) or any(w.casefold().removesuffix("'s") in names for w in toks)

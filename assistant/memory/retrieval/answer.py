@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
-from assistant.memory.language.rules import extract
 from assistant.memory.language.statements import Act, classify
 from assistant.memory.language.validate import STOPWORDS
 from assistant.memory.records import Kind, Trust
@@ -274,6 +273,8 @@ def tells(text: str) -> bool:
     answered."""
     if is_question(text) or any(u.act in (Act.QUESTION, Act.REQUEST) for u in classify(text).units):
         return False
+    from assistant.memory.language.rules import extract  # its patterns: only for a message that asks nothing
+
     return any(c.slot for c in extract(text, _SLOT_PROBE_AT))
 
 

@@ -102,9 +102,11 @@ def relation_known(c: Any, relation: str, f: MemoryFilter, now: datetime, names:
 
 
 def person_names_in(c: Any) -> tuple[str, ...]:
-    """The person's own names, from their current ``name`` slot records."""
+    """The person's own names, from their current ``name`` slot records. (``+status``: the
+    partial slot index answers this, not the status index, which read every active memory:
+    40 ms at 10,000 on a fresh connection, 0.1 ms this way.)"""
     rows = c.execute(
-        "SELECT text FROM memories WHERE slot IS NOT NULL AND status = 'active' AND invalid_at IS NULL "
+        "SELECT text FROM memories WHERE slot IS NOT NULL AND +status = 'active' AND invalid_at IS NULL "
         "AND lower(slot) IN (SELECT value FROM json_each(?))", (json.dumps(sorted(NAME_SLOTS)),),
     ).fetchall()  # fmt: skip
     return person_names(r[0] for r in rows)

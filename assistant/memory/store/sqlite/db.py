@@ -19,15 +19,14 @@ does not reach callers under normal contention.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import random
 import re
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, TypeVar
-
-import sqlite_utils
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from assistant.memory.store.sqlite import diagnose
 from assistant.memory.errors import StoreError, WrongKeyError
@@ -43,7 +42,8 @@ except ImportError:  # pragma: no cover - only where no sqlcipher3 wheel exists
     DRIVER = "sqlean"
     ENCRYPTION_AVAILABLE = False
 
-import sqlite_vec
+if TYPE_CHECKING:  # imported on first use of ``.db`` (see _Holder)
+    import sqlite_utils
 
 T = TypeVar("T")
 Connection = Any  # driver.Connection (sqlcipher3 or sqlean): DB-API 2 compatible
@@ -59,6 +59,19 @@ RETRY_DEADLINE = 120.0  # seconds we keep retrying a busy unit of work on top of
 def is_busy(exc: BaseException) -> bool:
     msg = str(exc).lower()
     return isinstance(exc, DatabaseError) and ("locked" in msg or "busy" in msg)
+
+
+def vec_extension() -> str:
+    """The sqlite-vec loadable extension's path (what ``sqlite_vec.loadable_path()`` returns),
+    found without importing the package: its ``__init__`` imports numpy.typing (0.1-0.2 s),
+    which a command that reads no vectors never needs."""
+    spec = importlib.util.find_spec("sqlite_vec")
+    origin = spec.origin if spec is not None else None
+    if origin and os.path.isdir(os.path.dirname(origin)):
+        return os.path.join(os.path.dirname(origin), "vec0")
+    import sqlite_vec  # an unusual installation: ask the package
+
+    return sqlite_vec.loadable_path()
 
 
 def open_connection(path: Path, key_hex: str | None, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
@@ -88,7 +101,7 @@ def open_connection(path: Path, key_hex: str | None, *, busy_timeout: float = DE
         _verify(conn, path, encrypted=key_hex is not None, deadline=deadline)
         conn.enable_load_extension(True)
         try:
-            sqlite_vec.load(conn)
+            conn.load_extension(vec_extension())
         finally:
             conn.enable_load_extension(False)
         mode = _retry_busy(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone()[0], deadline)
@@ -177,11 +190,21 @@ def read_tx(conn: Connection, fn: Callable[[Connection], T]) -> T:
 
 
 class _Holder:
-    """Per-thread connection; closed when the thread's local storage goes away."""
+    """Per-thread connection; closed when the thread's local storage goes away. Its
+    ``sqlite_utils.Database`` is made on first use: sqlite_utils (with numpy, click and
+    dateutil) is not imported by a process that never asks for it."""
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
-        self.db = sqlite_utils.Database(conn, recursive_triggers=False, execute_plugins=False)
+        self._db: "sqlite_utils.Database | None" = None
+
+    @property
+    def db(self) -> "sqlite_utils.Database":
+        if self._db is None:
+            import sqlite_utils
+
+            self._db = sqlite_utils.Database(self.conn, recursive_triggers=False, execute_plugins=False)
+        return self._db
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -261,7 +284,7 @@ def versions() -> dict[str, Any]:
             out["sqlcipher"] = None
         try:
             conn.enable_load_extension(True)
-            sqlite_vec.load(conn)
+            conn.load_extension(vec_extension())
             conn.enable_load_extension(False)
             out["sqlite_vec"] = conn.execute("SELECT vec_version()").fetchone()[0]
         except Exception:  # noqa: BLE001 - reported, not raised

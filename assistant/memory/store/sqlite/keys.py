@@ -5,6 +5,13 @@ backend and ``set_password`` raises ``NoKeyringError``) the key goes to a 0600 k
 (the caller's ``key_file``, a JSON map ``{db path: hex key}``) and :class:`KeyInfo` says so, for
 ``doctor`` and the settings page. Lookups never create a key for a database that already exists:
 a lost key is a clear :class:`KeyMissingError`, never a new empty database over the old one.
+
+Finding the keyring backend imports every backend keyring knows (on Linux the macOS one runs
+``ctypes.util.find_library``, the Secret Service one asks D-Bus): 0.2-0.4 s per process. Where
+no backend is usable, that verdict is remembered next to the key file (``keyring-verdict.json``,
+with the environment it was found in), and a lookup whose key is in the key file reads it
+without asking keyring at all. Anything else (no key in the file, another environment, a
+keyring already chosen in this process) asks keyring as before, and records what it found.
 """
 
 from __future__ import annotations
@@ -20,11 +27,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-import keyring
-import keyring.backends.chainer
-import keyring.backends.fail
-import keyring.errors
-
 from assistant.memory.store.sqlite import diagnose
 from assistant.memory.errors import KeyMissingError, StoreError
 
@@ -35,6 +37,12 @@ else:
 
 SERVICE = "keepsake"
 KEY_BYTES = 32  # 256 bits
+VERDICT_FILE = "keyring-verdict.json"
+#: what keyring's choice of backend depends on, besides the platform and the Python installation
+#: (its configuration, the desktop session and its D-Bus)
+_ENVIRONMENT = ("PYTHON_KEYRING_BACKEND", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "HOME", "DBUS_SESSION_BUS_ADDRESS",
+                "XDG_RUNTIME_DIR", "DISPLAY", "WAYLAND_DISPLAY", "XDG_CURRENT_DESKTOP", "XDG_SESSION_TYPE",
+                "KDE_FULL_SESSION", "KEYCHAIN_PATH")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -77,6 +85,10 @@ def normalize_key(key: str | bytes) -> str:
 
 def keyring_status() -> tuple[bool, str]:
     """(usable, backend name). The ``fail`` backend (or an empty chainer) is not usable."""
+    import keyring  # deferred: its backend discovery (see the module's docstring)
+    import keyring.backends.chainer
+    import keyring.backends.fail
+
     try:
         kr = keyring.get_keyring()
     except Exception as exc:  # pragma: no cover - broken keyring config
@@ -102,6 +114,45 @@ def friendly_backend(name: str) -> str:
     """A keyring backend's class path in words: "keyring.backends.macOS.Keyring" -> "macOS Keychain"."""
     module = name.rsplit(".", 1)[0]
     return _FRIENDLY.get(module, module.rsplit(".", 1)[-1] if module.startswith("keyring.backends.") else name)
+
+
+def _environment() -> dict[str, str]:
+    return {"platform": sys.platform, "python": sys.prefix, **{k: os.environ.get(k, "") for k in _ENVIRONMENT}}
+
+
+def _verdict_path(key_file: Path) -> Path:
+    return key_file.with_name(VERDICT_FILE)
+
+
+def _known_unusable(key_file: Path) -> bool:
+    """True when keyring has no usable backend here: asked of keyring if this process already
+    chose one (cheap), else the remembered verdict for this same environment."""
+    core = sys.modules.get("keyring.core")
+    if core is not None and getattr(core, "_keyring_backend", None) is not None:
+        return not keyring_status()[0]
+    try:
+        data = json.loads(_verdict_path(key_file).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("usable") is False and data.get("environment") == _environment()
+
+
+def _remember(key_file: Path, usable: bool, name: str) -> None:
+    """Record keyring's verdict for the next process (best effort: a read-only folder is fine)."""
+    verdict = {"usable": usable, "backend": name, "environment": _environment()}
+    path = _verdict_path(key_file)
+    try:
+        if json.loads(path.read_text(encoding="utf-8")) == verdict:
+            return
+    except (OSError, ValueError):
+        pass
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(verdict, fh)
+        os.replace(tmp, path)
 
 
 # --------------------------------------------------------------------------------------------
@@ -190,9 +241,20 @@ def _file_info(path: Path, why: str) -> KeyInfo:
 
 
 def load_key(db_path: Path, key_file: Path | None = None) -> tuple[str | None, KeyInfo]:
-    """Find an existing key (keyring first, then ``key_file`` if given). Never creates one."""
+    """Find an existing key (keyring first, then ``key_file`` if given). Never creates one.
+    Where keyring is known to have no usable backend (see the module's docstring), the key file
+    alone is read; without the key there, keyring is asked as always."""
     username = key_username(db_path)
+    if key_file is not None and _known_unusable(key_file):
+        stored = _read_key_file(key_file).get(str(Path(db_path).expanduser().resolve()))
+        if stored:
+            _tighten(key_file)
+            return normalize_key(stored), _file_info(key_file, "no OS keyring on this system")
+    import keyring.errors  # deferred (see the module's docstring)
+
     usable, name = keyring_status()
+    if key_file is not None:
+        _remember(key_file, usable, name)
     keyring_error = None
     if usable:
         try:
@@ -235,6 +297,8 @@ def get_or_create_key(db_path: Path, key_file: Path | None = None) -> tuple[str,
                 "Without the key the memories cannot be read, so Keepsake will not open or replace "
                 "it. Restore the key, or move the database away to start a new one."
             )
+        import keyring.errors  # deferred (see the module's docstring)
+
         new_key = secrets.token_hex(KEY_BYTES)
         usable, name = keyring_status()
         if usable:
