@@ -24,6 +24,7 @@ from assistant.memory.store.sqlite import diagnose
 from assistant.memory.store.sqlite.diagnose import folder_writable, free_bytes
 from assistant.memory.errors import StoreError
 from assistant.profile import Profile
+from assistant.services import database_key_reader
 
 
 @dataclass
@@ -137,8 +138,9 @@ def _database(p: Paths) -> Check:
         if locked is not None:
             return Check("database", False, str(locked), {"path": str(path), "kind": "locked"})
         info = store.info()
+        runs_note, runs_data = _interrupted_runs(store)
         return Check("database", True, f"{path}: quick_check ok; {info.memories} memories, {info.sessions} sessions, "
-                     f"schema v{info.schema_version}", {"path": str(path), "memories": info.memories})  # fmt: skip
+                     f"schema v{info.schema_version}{runs_note}", {"path": str(path), "memories": info.memories, **runs_data})  # fmt: skip
     except StoreError as exc:
         return Check("database", False, str(exc), {"path": str(path), "kind": getattr(exc, "kind", "store")})
     finally:
@@ -174,6 +176,25 @@ def _search_index(profile: Profile) -> Check:
                      f"re-embed with `keepsake models use {vector_index.cli_name(profile.settings.embed_model)} --embedder` "
                      f"or go back with `keepsake models use {vector_index.cli_name(index.setting)} --embedder`{extra}", data)  # fmt: skip
     return Check("search index", True, f"made by {index.describe()}, the configured embedder{extra}", data)
+
+
+def _interrupted_runs(store) -> tuple[str, dict]:
+    """Tidy-up runs a killed process left half-applied: still waiting (the next open rolls them
+    back) and the last one rolled back, with when and what it restored."""
+    from assistant.memory.consolidation import runs  # deferred: the store (SQLCipher, numpy)
+
+    stale = runs.stale_runs(store, store.now())
+    last = next((r for r in runs.list_runs(store, limit=50, include_dry_runs=False) if r.interrupted), None)
+    note, data = "", {}
+    if stale:
+        note += f"; {len(stale)} interrupted tidy-up run(s) not rolled back yet (the next start of Keepsake does it)"
+        data["interrupted_runs"] = [r.run_id for r in stale]
+    if last is not None:
+        back = last.details.get("rolled_back") or {}
+        note += (f"; last interrupted tidy-up run {last.run_id} was rolled back on {last.details.get('recovered_on', 'the next run')} "
+                 f"({back.get('versions', 0)} versions restored, {back.get('facts_removed', 0)} facts removed)")  # fmt: skip
+        data["rolled_back_run"] = {"run_id": last.run_id, "on": last.details.get("recovered_on"), **back}
+    return note, data
 
 
 def _write_lock_free(store) -> Exception | None:
@@ -249,7 +270,7 @@ def engine_checks(profile: Profile) -> list[Check]:
     p = profile.paths
     key_from = api_key.location(url, p)
     try:
-        model = OpenAIChatModel(url, model=settings.engine_model or None, api_key=api_key.load(url, p),
+        model = OpenAIChatModel(url, model=settings.engine_model or None, api_key=api_key.load(url, p, secret=database_key_reader(profile)),
                                 read_timeout=min(settings.engine_timeout, 30.0), n_ctx=settings.context_size,
                                 local_models=lambda: registry.local_chat_models(p))  # fmt: skip
         try:

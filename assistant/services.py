@@ -17,7 +17,7 @@ import logging
 import threading
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from assistant import events
 from assistant.config import SERVER_CHOICE, Settings
@@ -179,7 +179,7 @@ class Services:
         if not url:
             raise EngineError("config", url, "no model server URL is configured (Settings → Model server)")
         p = self.profile.paths
-        secret = api_key.load(url, p)
+        secret = api_key.load(url, p, secret=database_key_reader(self.profile))
         key = ("openai", url, settings.engine_model, settings.context_size, settings.engine_timeout, secret)
         with self._lock:
             if key not in self._chat_models:
@@ -222,6 +222,7 @@ class Services:
                 vector_index.backfill_marked(store)  # stored without a vector by a process on the old index
             if store.path == p.database.resolve():
                 migrate_plaintext(store, p)
+            _recover_runs(store)  # a tidy-up run a killed process left half-applied
         return store
 
     def _index_follows(self, store, ident) -> bool:
@@ -300,3 +301,29 @@ class OpenSessions:
 
     def after(self, report) -> dict[str, int]:
         return {"open_sessions": events.publish("memory_deleted", report)}
+
+
+def _recover_runs(store) -> None:
+    """Roll back consolidation runs a killed process left half-applied (logged once each; see
+    :func:`assistant.memory.consolidation.recover.recover_on_open`). Never stops the open."""
+    from assistant.memory.consolidation.recover import recover_on_open  # deferred: the store (SQLCipher, numpy)
+
+    try:
+        recover_on_open(store)
+    except Exception:  # noqa: BLE001 - the next open or run tries again
+        log.exception("rolling back an interrupted consolidation run failed; the next start tries again")
+
+
+def database_key_reader(profile) -> Callable[[], str | None]:
+    """A function giving ``profile``'s database key (64 hex characters), made if the database
+    has none yet: the model server's API key is encrypted with it when there is no OS keyring
+    (:mod:`assistant.engine.server.api_key`)."""
+
+    def read() -> str | None:
+        from assistant.memory.store.sqlite import keys  # deferred: keyring
+
+        if profile.key.key is not None:
+            return keys.normalize_key(profile.key.key)
+        return keys.get_or_create_key(profile.paths.database, profile.key.key_file)[0]
+
+    return read

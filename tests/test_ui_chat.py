@@ -204,6 +204,35 @@ def test_remember_shows_a_memory_updated_notice(qtbot, window):
     assert reply.notices.isVisible() and "Saved to memory: User's locker code is 4512." in reply.notices.text()
 
 
+def test_undo_on_the_saved_line_takes_exactly_that_memory_back(qtbot, window):
+    """Issue 24: the "Saved: ..." line lists what capture kept, each with "undo"; one click deletes
+    that memory for good through the store (as ``keepsake memory delete ID``) and the line says
+    "Not kept: ..."; the other memories of the message stay."""
+    from assistant.memory.errors import NotFound
+
+    turn = testing.send(window, "My partner Joost is a carpenter, and we have a cat called Pepper.")
+    reply = window.chat_view.last("assistant")
+    line = reply.saved_line
+    assert turn.saved and line is not None and line.isVisible()
+    assert not any(n.startswith("Saved: ") for n in reply.notices.text().splitlines())  # listed once, in the line
+    ids = {s["id"]: s["text"] for s in turn.saved}
+    assert "undo" in line.text() and all(f"undo:{i}" in line.text() for i in ids)
+    cat = next(i for i, t in ids.items() if "Pepper" in t)
+    line.linkActivated.emit(f"undo:{cat}")
+
+    def taken_back():
+        w = window.chat_view.last("assistant")  # the conversation reloads: the message lost the cat clause
+        return w is not None and w.saved_line is not None and "Not kept: " + ids[cat] in w.saved_line.plain()
+
+    qtbot.waitUntil(taken_back, timeout=20000)
+    with pytest.raises(NotFound):
+        window.backend.store.get(cat)
+    others = [i for i in ids if i != cat]
+    assert [window.backend.store.get(i).text for i in others] == [ids[i] for i in others]
+    w = window.chat_view.last("assistant")
+    assert f"undo:{cat}" not in w.saved_line.text() and all(f"undo:{i}" in w.saved_line.text() for i in others)
+
+
 def test_broken_gguf_shows_the_model_error_reason(qtbot, window, monkeypatch, tmp_path):
     broken = tmp_path / "broken-model.gguf"
     broken.write_bytes(b"GGUF" + b"\x00" * 64)

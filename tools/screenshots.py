@@ -165,6 +165,7 @@ class Studio:
     def tab(self, index: int):
         """The main window on tab ``index``, with the status bar as after start-up."""
         w = self.window
+        w.status.finish("model", "Model: SmolLM2-135M-Instruct")  # a scene before may have left a loading step
         w.progress.setVisible(False)
         w.progress_label.setText("Model: SmolLM2-135M-Instruct")
         w.show_status("")
@@ -187,6 +188,8 @@ def _chat(st: Studio):
     first_reply = w.chat_view.messages[1]
     if first_reply.memories is not None:
         first_reply.memories.toggle.setChecked(True)
+    # what capture kept from "My sister Ana might join from Berlin.", each with its undo link
+    w.chat_view.messages[3].set_saved([{"id": st.ids["ana"], "text": "User's sister Ana lives in Berlin.", "kind": "fact"}])
     w.budget.set_budget(SAMPLE_BUDGET)
     w.composer.edit.setPlainText("Could you sketch a three-day plan?")
     st.pump(0.3)

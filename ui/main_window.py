@@ -172,6 +172,8 @@ class MainWindow(QMainWindow):
         c.budgetChanged.connect(self.budget.set_budget)
         c.notice.connect(self.show_status)
         c.contentDeleted.connect(self.chat_view.forget)
+        c.takenBack.connect(self.chat_view.taken_back)
+        self.chat_view.takeBackRequested.connect(c.take_back)
         b.storeChanged.connect(lambda change: c.check_deleted(change, self.chat_view.message_ids()))
         self.composer.sendRequested.connect(c.send)
         self.composer.sendRequested.connect(lambda _t: b.note_activity())
@@ -306,7 +308,9 @@ class MainWindow(QMainWindow):
                 injected=[m.to_json() for m in turn.injected_memories],
                 memory_answer=turn.memory_answer,
                 notices=turn.notices,
+                saved=turn.saved,
             )
+            self.chat_view.keep_saved(self._reply)
         if self._user is not None and turn is not None:
             self._user.message_id = turn.user_message_id
         self._reply = None

@@ -32,7 +32,7 @@ from assistant.engine.errors import EngineError, ModelError
 from assistant.memory.capture import dates
 from assistant.memory.store.sqlite import notify
 from assistant.memory.errors import StoreError
-from assistant.services import Services
+from assistant.services import Services, database_key_reader
 from ui.tidyup import consolidation_service as cs
 from ui.tidyup.consolidation_service import Unavailable
 from ui.services.errors import describe, storage_fault
@@ -91,7 +91,7 @@ class Provider:
         from assistant.engine.server.model import OpenAIChatModel  # the HTTP client: only when a server is checked
 
         p = self.paths
-        probe = OpenAIChatModel(url, model=model or None, api_key=key or api_key.load(url, p), read_timeout=30.0,
+        probe = OpenAIChatModel(url, model=model or None, api_key=key or api_key.load(url, p, secret=database_key_reader(self.services.profile)), read_timeout=30.0,
                                 local_models=lambda: registry.local_chat_models(p))  # fmt: skip
         try:
             return probe.connect()
@@ -99,10 +99,10 @@ class Provider:
             probe.close()
 
     def save_api_key(self, url: str, key: str | None) -> str:
-        return api_key.save(url, key, self.paths)
+        return api_key.save(url, key, self.paths, secret=database_key_reader(self.services.profile))
 
     def api_key(self, url: str) -> str | None:
-        return api_key.load(url, self.paths)
+        return api_key.load(url, self.paths, secret=database_key_reader(self.services.profile))
 
     def retriever(self, store):
         return self.services.retriever(store)
