@@ -143,6 +143,17 @@ class Services:
                 self._embedders[path] = LlamaEmbedder(path, n_threads=embed_threads(path, self.settings.threads))
             return self._embedders[path]
 
+    def release_embedders(self, keep: Path | None = None) -> int:
+        """Close every loaded embedder but the one in ``keep`` (default: the configured one), e.g.
+        the old one after a switch, once the app no longer holds it: its llama.cpp model and
+        context are freed (``close`` waits for an embedding in flight). Returns how many."""
+        keep = keep or self.embedder_path()
+        with self._lock:
+            old = [self._embedders.pop(p) for p in list(self._embedders) if p != keep]
+        for model in old:
+            model.close()
+        return len(old)
+
     def chat_model(self, model: str | None = None, settings: Settings | None = None):
         """The configured chat model, one per (file, context size) or (server, model, context
         size): the local llama.cpp engine (default: SmolLM2-135M), or with ``settings.uses_server``

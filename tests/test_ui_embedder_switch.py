@@ -111,7 +111,7 @@ def test_cancel_keeps_the_old_index_and_the_page_fits(qtbot, runner, setup):
     store.close()
 
 
-def test_the_app_adapter_hands_the_backend_a_store_with_the_new_embedder(setup):
+def test_the_app_adapter_hands_the_backend_a_store_with_the_new_embedder_and_closes_the_old(setup):
     from types import SimpleNamespace
 
     from assistant.memory.store import vector_index
@@ -121,10 +121,14 @@ def test_the_app_adapter_hands_the_backend_a_store_with_the_new_embedder(setup):
     services, got = setup, {}
     backend = SimpleNamespace(provider=Provider(services), capture=None,
                               replace_memory=lambda store, retriever: got.update(store=store, retriever=retriever))  # fmt: skip
+    old = services.embedder()
+    assert old.dim == 384 and old.loaded  # the app's embedder before the switch, loaded
     adapter = AppSwitch(backend)
     adapter.apply(adapter.run("minilm-test", progress=lambda _p: None, cancel=threading.Event()))
     store = got["store"]
     try:
+        assert not old.loaded  # released: its llama.cpp model freed once the backend no longer holds it
+        assert services.embedder() is not old and services.embedder().loaded
         assert store.vectors.generation == store.read(vector_index.generation) == 1  # opened on the new index
         assert got["retriever"].search("Where is the key of locker 3?", k=1)[0].memory.text.startswith("Fact 3:")
         assert store.add("Fact 99: the spare key is under the mat.") in {r[0] for r in store.read(

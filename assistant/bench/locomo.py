@@ -198,7 +198,7 @@ def run_conversation(path: Path, embedder: Any, model: Any, limit: int, home: st
             ev = set(q["evidence"])
             hits = retriever.search(q["q"], k=5)
             got = {dia.get(s.message_id) for h in hits for s in h.memory.sources if s.message_id is not None}
-            qv = _unit(np.asarray(embedder.embed([q["q"]])[0], dtype=np.float32))
+            qv = _unit(np.asarray(getattr(embedder, "embed_queries", embedder.embed)([q["q"]])[0], dtype=np.float32))
             top_dense = [int(i) for i in np.argsort(-(dense @ qv))[:5]]
             row = {"file": path.name, "q": q["q"], "answer": q["answer"], "category": q["category"],
                    "recall_at_5": bool(got & ev), "dense_recall_at_5": any(turns[i][0] in ev for i in top_dense),

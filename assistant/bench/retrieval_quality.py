@@ -110,9 +110,14 @@ def _bm25_top(store: Any, query: str, mapping: dict[int, str], user_ids: set[int
     return [mapping[r[0]] for r in rows if r[0] in user_ids][:k]
 
 
+def _queries(embedder: Any):
+    """The embedder's query embedding (its query prompt), or ``embed`` when it has none."""
+    return getattr(embedder, "embed_queries", embedder.embed)
+
+
 def evaluate(data: dict[str, Any], embedder: Any, *, consolidate: bool = True, threshold: float | None = None) -> dict[str, Any]:
     """Run the three searches over ``data`` (see the module docstring)."""
-    from assistant.memory.retrieval.retriever import DEFAULT_THRESHOLD, Retriever  # deferred: the store (SQLCipher, numpy)
+    from assistant.memory.retrieval.retriever import Retriever  # deferred: the store (SQLCipher, numpy)
     from assistant.memory.store.facade import MemoryStore
 
     questions, never = data["questions"], data.get("never_said", [])
@@ -125,10 +130,10 @@ def evaluate(data: dict[str, Any], embedder: Any, *, consolidate: bool = True, t
                          if m.role.value == "user"]  # fmt: skip
             t = time.perf_counter()
             mvec = _unit(np.asarray(embedder.embed([c for _, _, c in user_msgs]), dtype=np.float32))
-            qvec = _unit(np.asarray(embedder.embed([q["q"] for q in questions]), dtype=np.float32))
-            nvec = _unit(np.asarray(embedder.embed(never), dtype=np.float32)) if never else np.zeros((0, mvec.shape[1]))
+            qvec = _unit(np.asarray(_queries(embedder)([q["q"] for q in questions]), dtype=np.float32))
+            nvec = _unit(np.asarray(_queries(embedder)(never), dtype=np.float32)) if never else np.zeros((0, mvec.shape[1]))
             timings["embed_s"] = round(time.perf_counter() - t, 2)
-            retriever = Retriever(store, embedder, threshold=DEFAULT_THRESHOLD if threshold is None else threshold)
+            retriever = Retriever(store, embedder, threshold=threshold)  # None: the embedder's own
             user_ids = {i for i, _, _ in user_msgs}
             per_q: list[dict[str, Any]] = []
             t = time.perf_counter()

@@ -8,6 +8,9 @@ L2-normalised vectors exactly as sentence-transformers does (``normalize_embeddi
 BERT-type models must see the whole input in one ubatch, so inputs are truncated to the model's
 limit (512 tokens for MiniLM: ``[CLS]`` + 510 + ``[SEP]``), keeping the closing separator.
 Several short texts are packed into one llama.cpp batch, one sequence id each.
+
+Prompts (:mod:`assistant.engine.embed_profile`): ``embed`` prepends the document prompt (stored
+vectors), ``embed_queries`` the query prompt; without prompts (MiniLM) both embed texts as given.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ import threading
 from pathlib import Path
 from typing import Any, Protocol
 
+from assistant.engine import embed_profile
+from assistant.engine.embed_profile import EmbedProfile
 from assistant.engine.errors import ModelError
 from assistant.engine.names import display_name
 
@@ -46,7 +51,11 @@ class Embedder(Protocol):
     def dim(self) -> int: ...
 
     def embed(self, texts: list[str]) -> list[list[float]]:
-        """One unit vector per text, in order."""
+        """One unit vector per text, in order, as stored documents (the model's document prompt)."""
+        ...
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        """As questions searched for (query prompt); callers fall back to ``embed`` without it."""
         ...
 
     def embed_one(self, text: str) -> list[float]: ...
@@ -69,11 +78,15 @@ class LlamaEmbedder:
         n_threads: int | None = None,
         *,
         name: str | None = None,
-        pooling: str = "mean",
+        pooling: str | None = None,
+        profile: EmbedProfile | None = None,
     ) -> None:
+        self.path = Path(path)
+        #: prompts, pooling and thresholds; default: the catalog entry of this file (embed_profile)
+        self.profile = profile if profile is not None else embed_profile.for_file(self.path)
+        pooling = pooling or self.profile.pooling or "mean"
         if pooling not in POOLING_TYPES:
             raise ValueError(f"pooling must be one of {sorted(POOLING_TYPES)}, not {pooling!r}")
-        self.path = Path(path)
         self.n_threads = n_threads
         self._name = name or display_name(self.path)
         self._pooling = POOLING_TYPES[pooling]
@@ -114,6 +127,14 @@ class LlamaEmbedder:
             return self._max_tokens
 
     def embed(self, texts: list[str]) -> list[list[float]]:
+        """Documents: ``document_prefix + text`` for each text (the texts as given without one)."""
+        return self._embed_raw(_prefixed(self.profile.document_prefix, texts))
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        """Queries: ``query_prefix + text`` for each text (the texts as given without one)."""
+        return self._embed_raw(_prefixed(self.profile.query_prefix, texts))
+
+    def _embed_raw(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
         with self._lock:
@@ -270,6 +291,10 @@ class LlamaEmbedder:
                 raise RuntimeError(f"{self.path.name}: llama.cpp returned no pooled embedding")
             vectors.append(_normalize(ptr[: self._dim]))
         return vectors
+
+
+def _prefixed(prefix: str, texts: list[str]) -> list[str]:
+    return [prefix + t for t in texts] if prefix else texts
 
 
 def _normalize(values: list[float]) -> list[float]:

@@ -53,7 +53,15 @@ class AppSwitch:
         return Switched(result, store, provider.retriever(store))
 
     def apply(self, done: Switched) -> None:
+        """The backend serves from the new store and retriever; then the old embedder, which
+        nothing holds any more, is closed (its model freed) on a worker."""
         self.backend.replace_memory(done.store, done.retriever)
+        release = self.backend.provider.services.release_embedders
+        runner = getattr(self.backend, "runner", None)
+        if runner is not None:
+            runner.submit(release, name="release-embedder")
+        else:
+            release()
 
 
 class SwitchController(QObject):

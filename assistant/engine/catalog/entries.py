@@ -23,6 +23,8 @@ from pathlib import Path
 GB = 1_000_000_000
 DISK_MARGIN = 1 * GB  # free disk left after a download: never fill the disk to the last byte
 CATALOG_FILE = Path(__file__).with_name("catalog.json")
+POOLINGS = frozenset({"model", "none", "mean", "cls", "last"})  # llama.cpp's (engine.embedder.POOLING_TYPES)
+COSINE_NAMES = frozenset({"answer", "lexical", "top", "below", "slot"})  # memory.retrieval.forms.Cosines
 
 
 class CatalogError(ValueError):
@@ -48,8 +50,14 @@ class CatalogEntry:
     languages: tuple[str, ...]
     summary: str
     tier: int | None = None
-    query_prefix: str = ""
-    document_prefix: str = ""
+    query_prefix: str = ""  # embedders trained with prompts: prepended to a question...
+    document_prefix: str = ""  # ...and to every text stored as a vector
+    pooling: str | None = None  # embedders: llama.cpp pooling ("mean", "last"...); None: mean
+    # embedders: retrieval threshold and answer-form cosines for this model (None/absent: MiniLM's),
+    # and whether they were calibrated on the dev split (False: a starting point)
+    threshold: float | None = None
+    cosines: tuple[tuple[str, float], ...] = ()
+    calibrated: bool = True
 
     @property
     def size_gb(self) -> float:
@@ -61,7 +69,8 @@ class CatalogEntry:
 
     def to_json(self) -> dict:
         d = asdict(self)
-        d.update(languages=list(self.languages), size_gb=self.size_gb, sha256_confirmed=self.sha256 is not None)
+        d.update(languages=list(self.languages), size_gb=self.size_gb, sha256_confirmed=self.sha256 is not None,
+                 cosines=dict(self.cosines))
         return d
 
 
@@ -78,6 +87,12 @@ def _entry(raw: dict) -> CatalogEntry:
         raise CatalogError(f"catalog entry {raw.get('id')!r}: sha256 is not 64 lowercase hex digits")
     if raw.get("role") not in ("chat", "embedding"):
         raise CatalogError(f"catalog entry {raw.get('id')!r}: role must be chat or embedding")
+    cal = raw.get("calibration") or {}
+    if raw.get("pooling") not in POOLINGS | {None}:
+        raise CatalogError(f"catalog entry {raw.get('id')!r}: pooling must be one of {sorted(POOLINGS)}")
+    unknown = set(cal.get("cosines", {}) if isinstance(cal, dict) else ()) - COSINE_NAMES
+    if unknown:
+        raise CatalogError(f"catalog entry {raw.get('id')!r}: unknown cosines {sorted(unknown)} (known: {sorted(COSINE_NAMES)})")
     try:
         return CatalogEntry(
             id=raw["id"], name=raw["name"], role=raw["role"], repo=raw["repo"], file=raw["file"],
@@ -87,9 +102,15 @@ def _entry(raw: dict) -> CatalogEntry:
             license=raw["license"], license_url=raw.get("license_url", ""),
             languages=tuple(raw.get("languages", ())), summary=raw.get("summary", ""), tier=raw.get("tier"),
             query_prefix=raw.get("query_prefix", ""), document_prefix=raw.get("document_prefix", ""),
+            pooling=raw.get("pooling"), threshold=_opt_float(cal.get("threshold")), calibrated=bool(cal.get("calibrated", True)),
+            cosines=tuple(sorted((str(k), float(v)) for k, v in cal.get("cosines", {}).items())),
         )  # fmt: skip
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise CatalogError(f"catalog entry {raw.get('id')!r}: {exc!r}") from None
+
+
+def _opt_float(v) -> float | None:
+    return None if v is None else float(v)
 
 
 def load(path: Path | None = None) -> tuple[CatalogEntry, ...]:

@@ -303,6 +303,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     aliases = aliases_of(hits)
     forms_q = _ask_forms(question, aliases)
     use_sem = matcher is not None and getattr(matcher, "available", False)
+    cs = getattr(matcher, "cosines", None) or forms.Cosines()  # the embedder's (MiniLM's by default)
     sem = matcher.scores(forms_q, [(h.memory.text, h.memory.slot) for h in cands], aliases) if use_sem else [0.0] * len(cands)
     qnames = [n.casefold() for n in question_names(question)]
     required, _ = focus(question)
@@ -320,15 +321,15 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
         if rels and not names_rel and not h.slot_answer:
             continue
         if asks_help:  # "Which medicine should I avoid?": only a memory clearly about it
-            ok = use_sem and s >= forms.ANSWER_COSINE and covers
+            ok = use_sem and s >= cs.answer and covers
         elif names_rel:
             ok = True
         elif below_threshold(h):
-            ok = use_sem and s >= forms.BELOW_COSINE and covers
+            ok = use_sem and s >= cs.below and covers
         elif use_sem:
-            top = h is first and (lex or english or s >= forms.BELOW_COSINE)  # retrieval's own best, on topic
-            ok = h.slot_answer or (s >= forms.ANSWER_COSINE and (covers or s >= forms.ANSWER_COSINE + FOCUS_MARGIN)) \
-                or (lex and english and s >= forms.LEXICAL_COSINE) or (top and covers and s >= forms.TOP_COSINE)
+            top = h is first and (lex or english or s >= cs.below)  # retrieval's own best, on topic
+            ok = h.slot_answer or (s >= cs.answer and (covers or s >= cs.answer + FOCUS_MARGIN)) \
+                or (lex and english and s >= cs.lexical) or (top and covers and s >= cs.top)
         else:
             ok = lex
         if not ok:

@@ -26,7 +26,9 @@ loaded and cached by text; a question is compared with them.
   job, not only her name.
 
 Thresholds (:data:`ANSWER_COSINE`, :data:`LEXICAL_COSINE`) are calibrated on the dev split of
-``keepsake bench answers`` (``--split dev``); the held-out split is never used for them.
+``keepsake bench answers`` (``--split dev``) with MiniLM; the held-out split is never used for
+them. Another embedder brings its own (:class:`Cosines`, from its catalog entry: see
+:func:`cosines_for`). Forms and questions are both embedded as queries (the model's query prompt).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass, fields, replace
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
@@ -51,7 +54,30 @@ LEXICAL_COSINE = 0.25
 TOP_COSINE = 0.40
 #: A memory below the retrieval threshold (not injected) answers only with a form this close.
 BELOW_COSINE = 0.55
+#: A question at least this close to a slot's form asks for that slot (the retriever then fetches
+#: the slot's memory directly): "Wo wohne ich?", "Remind me where I live." -> home_city.
+SLOT_COSINE = 0.75
 _CACHE_MAX = 20_000
+
+
+@dataclass(frozen=True)
+class Cosines:
+    """The answer-form cosines of one embedder; the defaults are MiniLM's (calibrated above)."""
+
+    answer: float = ANSWER_COSINE
+    lexical: float = LEXICAL_COSINE
+    top: float = TOP_COSINE
+    below: float = BELOW_COSINE
+    slot: float = SLOT_COSINE
+
+
+COSINE_NAMES = frozenset(f.name for f in fields(Cosines))
+
+
+def cosines_for(embedder: Any) -> Cosines:
+    """``embedder.profile.cosines`` (its catalog entry's overrides) over MiniLM's values."""
+    own = dict(getattr(getattr(embedder, "profile", None), "cosines", ()) or ())
+    return replace(Cosines(), **{k: float(v) for k, v in own.items() if k in COSINE_NAMES})
 
 # slot -> questions asking for it (en, es, de, fr, pt, zh); {x} is filled for family/favourite
 SLOT_FORMS: dict[str, tuple[str, ...]] = {
@@ -178,9 +204,6 @@ def forms(text: str, slot: str | None = None, aliases: dict[str, str] | None = N
     return tuple(dict.fromkeys(out))
 
 
-#: A question at least this close to a slot's form asks for that slot (the retriever then fetches
-#: the slot's memory directly): "Wo wohne ich?", "Remind me where I live." -> home_city.
-SLOT_COSINE = 0.75
 # the profile slots a question may be matched to (textmatch's names for them)
 _MATCHED_SLOTS = {"name": "name", "home_city": "home_city", "hometown": "hometown", "employer": "employer",
                   "job_title": "occupation", "partner": "partner", "pet": "pet", "birthday": "birthday",
@@ -189,10 +212,12 @@ _MATCHED_SLOTS = {"name": "name", "home_city": "home_city", "hometown": "hometow
 
 class AnswerMatcher:
     """Scores memories against a question by their forms (see the module docstring); form
-    vectors are cached by text (the cache is per embedder, thread-safe, bounded)."""
+    vectors are cached by text (the cache is per embedder, thread-safe, bounded). ``embed``
+    embeds queries (questions and forms alike); ``cosines``: the embedder's (:class:`Cosines`)."""
 
-    def __init__(self, embed: Callable[[list[str]], Any] | None) -> None:
+    def __init__(self, embed: Callable[[list[str]], Any] | None, cosines: Cosines | None = None) -> None:
         self._embed = embed
+        self.cosines = cosines or Cosines()
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -228,8 +253,9 @@ class AnswerMatcher:
             out[name] = max(out.get(name, 0.0), float((m @ qv).max()))
         return out
 
-    def slots(self, qv: np.ndarray, threshold: float = SLOT_COSINE) -> tuple[str, ...]:
+    def slots(self, qv: np.ndarray, threshold: float | None = None) -> tuple[str, ...]:
         """The slots a question asks for by meaning (see :data:`SLOT_COSINE`), best first."""
+        threshold = self.cosines.slot if threshold is None else threshold
         sc = self.slot_scores(qv)
         return tuple(s for s, v in sorted(sc.items(), key=lambda kv: -kv[1]) if v >= threshold)
 

@@ -52,8 +52,8 @@ value + a 0.01 margin, rounded up). With the gates and the rescue of step 4: par
 recall@5 0.895 (34/38), never-said questions with no memory 0.955 (42/44); the cosine threshold
 alone gave 0.82 and 0.886. On the long conversation of ``keepsake bench retrieval --quality``
 (270 messages, 75 questions) hybrid recall@5 is 0.947 against 0.88 for plain MiniLM cosine over
-the raw messages. ``python tests/test_retrieval_quality.py`` prints the threshold table; the
-threshold is a constructor argument, recalibrate it with another embedder.
+the raw messages. ``python tests/test_retrieval_quality.py`` prints the threshold table. Another
+embedder brings its own threshold (its catalog entry; uncalibrated there) or takes the argument.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ from rapidfuzz.process import cdist
 
 from assistant.memory.retrieval import answerable as ans
 from assistant.memory.retrieval import gates
-from assistant.memory.retrieval.forms import AnswerMatcher, meant_slots
+from assistant.memory.retrieval.forms import AnswerMatcher, cosines_for, meant_slots
 from assistant.memory.retrieval import textmatch as tm
 from assistant.memory.store.sqlite import fts
 from assistant.memory.store.filters import MemoryFilter, select_sql
@@ -98,11 +98,10 @@ _VOCAB_SQL = "SELECT doc FROM temp.keepsake_memory_vocab WHERE term = ?"
 Embed = Callable[[list[str]], list[list[float]]]
 
 
-def _embed_fn(embedder: Any) -> Embed | None:
-    if embedder is None:
-        return None
-    fn = getattr(embedder, "embed", None)
-    return fn if callable(fn) else embedder
+def _embed_fns(embedder: Any) -> tuple[Embed | None, Embed | None]:
+    """(queries, documents): the embedder's ``embed_queries`` (query prompt) and ``embed``."""
+    docs = getattr(embedder, "embed", None) if callable(getattr(embedder, "embed", None)) else embedder
+    return getattr(embedder, "embed_queries", docs), docs
 
 
 def _kind_tuple(kinds: Kind | str | Iterable[Kind | str] | None) -> tuple[Kind, ...] | None:
@@ -114,20 +113,21 @@ def _kind_tuple(kinds: Kind | str | Iterable[Kind | str] | None) -> tuple[Kind, 
 
 
 class Retriever:
-    """``Retriever(store, embedder, *, threshold=DEFAULT_THRESHOLD, scope=None)``.
+    """``Retriever(store, embedder, *, threshold=None, scope=None)`` (None: the embedder's own).
 
     ``embedder``: an object with ``embed(list[str])`` (e.g. ``LlamaEmbedder``) or that callable
     itself. Thread-safe; the vector cache is shared by all retrievers of one store object.
     """
 
-    def __init__(self, store: Any, embedder: Any, *, threshold: float = DEFAULT_THRESHOLD,
+    def __init__(self, store: Any, embedder: Any, *, threshold: float | None = None,
                  scope: Scope | None = None, min_candidates: int = MIN_CANDIDATES) -> None:  # fmt: skip
         self.store = store
-        self.threshold = float(threshold)
+        own = getattr(getattr(embedder, "profile", None), "threshold", None)  # its catalog entry's, else MiniLM's
+        self.threshold = float(threshold if threshold is not None else own if own is not None else DEFAULT_THRESHOLD)
         self.scope = scope
         self.min_candidates = int(min_candidates)
-        self._embed = _embed_fn(embedder)
-        self.matcher = AnswerMatcher(self._embed)  # memory answers: question forms, cached (forms.py)
+        self._embed, self._embed_docs = _embed_fns(embedder)  # question (query prompt), memory text (document)
+        self.matcher = AnswerMatcher(self._embed, cosines_for(embedder))  # memory answers: question forms (forms.py)
         self.cache = cache_for(store, embedder)  # refuses an index made by another embedder
         self._stats_gen = -1
         self._rows_count: int | None = None
@@ -269,8 +269,8 @@ class Retriever:
         its own embedding); returns those ids."""
         version_col = MEMORY_COLUMNS.index("version")
         old = [mid for mid, r in rows.items() if self.cache.version_of(mid) not in (None, r[version_col])]
-        if old and self._embed is not None:
-            vecs = self._embed([rows[mid][1] for mid in old])
+        if old and self._embed_docs is not None:
+            vecs = self._embed_docs([rows[mid][1] for mid in old])
             for mid, v in zip(old, vecs):
                 cos[mid] = float(self._unit(np.asarray(v, dtype=np.float32)) @ qv)
         return set(old)
