@@ -311,6 +311,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     required, _ = focus(question)
     rels = asked(question).relations
     first = next((h for h in hits if h.passed_threshold and _eligible(h)), None)  # retrieval's best that passed
+    identity = not rels or not use_sem or matcher.asks_identity(question, rels[0])
     best: tuple[float, Any] | None = None
     for h, s in zip(cands, sem):
         lex = qualifies(question, h, aliases)
@@ -339,6 +340,8 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
             ok = lex
         if not ok:
             continue
+        if names_rel and not identity and _names_only(h.memory.text, question, aliases):
+            adj -= NAME_ONLY_PENALTY  # "User's brother is Rafael." for "What does my brother do?"
         rank = adj + (SLOT_BONUS if h.slot_answer else 0.0) + (0.05 if covers else 0.0) + (TOP_BONUS if h is first else 0.0)
         if best is None or rank > best[0]:
             best = (rank, h)
@@ -347,6 +350,17 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     return _answer(best[1], question, hits, aliases)
 
 
+def _names_only(text: str, question: str, aliases: dict[str, str]) -> bool:
+    """``text`` says no more than a name given to a relation: its key terms (:func:`_terms`) are
+    names of :func:`aliases_of` or modifiers ("older")."""
+    names = {n.casefold() for n in aliases}
+    key, _ = _terms(text, question)
+    return all(k in names or k in _MODIFIERS for k in key)
+
+
+#: Taken off a memory that only names the asked relation ("User's brother is Rafael.") when the
+#: question asks something about them (:meth:`~.forms.AnswerMatcher.asks_identity`).
+NAME_ONLY_PENALTY = 0.2
 FOCUS_MARGIN = 0.1  # calibrated on the dev split with forms.ANSWER_COSINE
 SLOT_BONUS = 0.1
 TOP_BONUS = 0.1
