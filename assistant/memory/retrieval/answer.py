@@ -45,7 +45,7 @@ from assistant.memory.retrieval.inject import source_label
 from assistant.memory.retrieval.perspective import first_to_second, rewrite
 from assistant.memory.retrieval.questions import asks_personal_fact, computes, is_question, recall_core, requests, speaks_of_self
 from assistant.memory.retrieval.vocabulary import GENERIC, MODIFIERS as _MODIFIERS, QUESTION_WORDS as _QUESTION_WORDS
-from assistant.memory.retrieval.vocabulary import ENGLISH_SELF, SYNONYMS
+from assistant.memory.retrieval.vocabulary import SYNONYMS
 
 PREFIX = 6  # "allergy"/"allergic" share "allerg"
 #: How many retrieved memories (passed or below the threshold) a memory answer is chosen from:
@@ -291,12 +291,15 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     is a profile-slot answer; the best scoring wins. A question that does not speak of the person
     ("Who's Joost?") needs one of its names in the memory. A memory that names the asked relation
     only by the name given to it ("Lucía is a pilot." for "my sister") brings the memory that
-    gives the name along (``also``)."""
+    gives the name along (``also``). A memory that only says who someone is ("User's brother is
+    Rafael.") never answers a question about something else of theirs ("What does my brother
+    do?": :meth:`~.forms.AnswerMatcher.asks_identity`). MiniLM is an English model: across
+    languages (:mod:`.language`) a form cosine counts ``LANG_PENALTY`` less unless a name of
+    the question is in the memory, and the lexical and retrieval's-best paths need both in
+    English."""
     if computes(question) or tells(question):
         return None
     asks_help = requests(question)
-    qw = words(question)
-    english = any(w in ENGLISH_SELF for w in qw)
     # "favorite color?": a question naming no one else is about the person
     personal = speaks_of_self(question) or not question_names(question)
     cands = [h for h in hits if _eligible(h)]
@@ -311,7 +314,8 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     required, _ = focus(question)
     rels = asked(question).relations
     first = next((h for h in hits if h.passed_threshold and _eligible(h)), None)  # retrieval's best that passed
-    identity = not rels or not use_sem or matcher.asks_identity(question, rels[0])
+    subject = f"my {rels[0].replace('_', ' ')}" if rels else question_names(question)[0].title() if question_names(question) else None
+    identity = subject is None or not use_sem or matcher.asks_identity(question, subject)
     best: tuple[float, Any] | None = None
     for h, s in zip(cands, sem):
         lex = qualifies(question, h, aliases)
@@ -325,7 +329,9 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
             continue
         # a memory in another language than the question, sharing none of its names: its cosine is noise
         shares = any(_covered(n, pool) for n in qnames)
-        adj = s - (LANG_PENALTY if language.detect(h.memory.text) != qlang and not shares else 0.0)
+        same_lang = language.detect(h.memory.text) == qlang
+        english = same_lang and qlang == "en"  # MiniLM is an English model: its cosine means little in other languages
+        adj = s - (LANG_PENALTY if not same_lang and not shares else 0.0)
         if asks_help:  # "Which medicine should I avoid?": only a memory clearly about it
             ok = use_sem and adj >= forms.ANSWER_COSINE and covers
         elif names_rel:
@@ -340,8 +346,8 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
             ok = lex
         if not ok:
             continue
-        if names_rel and not identity and _names_only(h.memory.text, question, aliases):
-            adj -= NAME_ONLY_PENALTY  # "User's brother is Rafael." for "What does my brother do?"
+        if (names_rel or qnames) and not identity and _names_only(h.memory.text, question, aliases):
+            continue  # "User's brother is Rafael." does not answer "What does my brother do?"
         rank = adj + (SLOT_BONUS if h.slot_answer else 0.0) + (0.05 if covers else 0.0) + (TOP_BONUS if h is first else 0.0)
         if best is None or rank > best[0]:
             best = (rank, h)
@@ -351,16 +357,15 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
 
 
 def _names_only(text: str, question: str, aliases: dict[str, str]) -> bool:
-    """``text`` says no more than a name given to a relation: its key terms (:func:`_terms`) are
-    names of :func:`aliases_of` or modifiers ("older")."""
-    names = {n.casefold() for n in aliases}
+    """``text`` says no more than who someone is: its key terms (:func:`_terms`) are names (given
+    to a relation: :func:`aliases_of`, or capitalised), those relations' words or modifiers ("User's older
+    brother is Rafael.", "User's best friend is Julien.")."""
+    names = {n.casefold() for n in aliases} | set(question_names(text.replace("User", "user")))
     key, _ = _terms(text, question)
-    return all(k in names or k in _MODIFIERS for k in key)
+    relations = {w for r in aliases.values() for w in words(r)}
+    return all(k in names or k in _MODIFIERS or k in relations for k in key)
 
 
-#: Taken off a memory that only names the asked relation ("User's brother is Rafael.") when the
-#: question asks something about them (:meth:`~.forms.AnswerMatcher.asks_identity`).
-NAME_ONLY_PENALTY = 0.2
 FOCUS_MARGIN = 0.1  # calibrated on the dev split with forms.ANSWER_COSINE
 SLOT_BONUS = 0.1
 TOP_BONUS = 0.1

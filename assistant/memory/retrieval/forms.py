@@ -87,10 +87,13 @@ _SLOT_ALIAS = {"occupation": "job_title", "job": "job_title", "profession": "job
 _PET_KIND = re.compile(r"\b(dog|puppy|cat|kitten|hamster|rabbit|parrot|bird|fish|horse|tortoise|turtle)\b", re.I)
 
 
-#: Questions asking something *about* a relation other than who they are (:meth:`AnswerMatcher.asks_identity`).
-ATTRIBUTE_FORMS = ("What does my {x} do?", "What does my {x} do for work?", "Where does my {x} live?", "How old is my {x}?",
-                   "Where does my {x} work?", "What does my {x} like?", "¿A qué se dedica mi {x}?", "Was macht mein {x}?",
-                   "Que fait mon {x} ?", "O que faz o meu {x}?")  # fmt: skip
+#: Questions asking something *about* someone other than who they are ({s}: "my brother", "Julien"),
+#: and questions asking who they are (:meth:`AnswerMatcher.asks_identity`).
+ATTRIBUTE_FORMS = ("What does {s} do?", "What does {s} do for work?", "Where does {s} live?", "How old is {s}?",
+                   "Where does {s} work?", "What does {s} like?", "¿A qué se dedica {s}?", "Was macht {s}?",
+                   "Que fait {s} ?", "O que faz {s}?")  # fmt: skip
+IDENTITY_FORMS = ("Who is {s}?", "What is {s}'s name?", "What is {s} called?", "¿Quién es {s}?", "Wer ist {s}?",
+                  "Qui est {s} ?", "Quem é {s}?")  # fmt: skip
 
 
 def slot_forms(slot: str | None, text: str = "") -> tuple[str, ...]:
@@ -187,18 +190,16 @@ class AnswerMatcher:
         sc = self.slot_scores(qv)
         return tuple(s for s, v in sorted(sc.items(), key=lambda kv: -kv[1]) if v >= threshold)
 
-    def asks_identity(self, question: str, relation: str) -> bool:
-        """The question asks who the person's ``relation`` is (their name) rather than something
-        about them: it is closer to the relation's own forms ("Who is my brother?", "What is my
-        brother's name?") than to :data:`ATTRIBUTE_FORMS` ("What does my brother do?"). Measured:
-        "what's my brother called again" 0.74 to the first, "How old is my brother?" 0.74 too,
-        so a fixed threshold cannot tell them apart; the comparison can."""
+    def asks_identity(self, question: str, subject: str) -> bool:
+        """The question asks who ``subject`` ("my brother", "Julien") is rather than something
+        about them: it is closer to :data:`IDENTITY_FORMS` than to :data:`ATTRIBUTE_FORMS`.
+        Measured: "what's my brother called again" is 0.74 from "Who is my brother?", "How old is
+        my brother?" 0.74 too, so a fixed threshold cannot tell them apart; the comparison can."""
         if not self.available:
             return True
-        x = relation.replace("_", " ")
         qv = self.vectors([question])[0]
-        ident = np.stack(self.vectors(list(slot_forms(f"family.{relation}"))))
-        attr = np.stack(self.vectors([f.format(x=x) for f in ATTRIBUTE_FORMS]))
+        ident = np.stack(self.vectors([f.format(s=subject) for f in IDENTITY_FORMS]))
+        attr = np.stack(self.vectors([f.format(s=subject) for f in ATTRIBUTE_FORMS]))
         return float((ident @ qv).max()) >= float((attr @ qv).max())
 
     def scores(self, questions: Iterable[str], memories: Sequence[tuple[str, str | None]],
