@@ -1,4 +1,4 @@
-"""Issue 28.4: the right memory for the asked relation, through the real capture, store and
+"""Issue 28.3/28.4: the right memory for the asked relation, through the real capture, store and
 MiniLM. "What does my brother do?" picks what he does, not the memory that only names him; "What's
 my brother's name?" still gets his name; a question naming someone ("What does Julien do?") the
 same. And the language check MiniLM's cosines need (:mod:`assistant.memory.retrieval.language`)."""
@@ -18,6 +18,8 @@ SAID = [
     ("brother", "My older brother Rafael is a dentist in Seville."),
     ("friend", "My best friend Julien runs a bakery on Rue d'Austerlitz."),
     ("home", "I live in Ghent with my wife."),
+    ("health", "I was diagnosed with hypothyroidism in 2021."),
+    ("work", "I've been working at Brightwell Engineering for six years now."),
 ]  # fmt: skip
 
 
@@ -40,12 +42,20 @@ def answer(retriever, question):
     ("What's my brother's name?", "Rafael", None),
     ("What does Julien do?", "bakery", None),
     ("Who is Julien?", "Julien", None),
+    # no word in common: the memory's form stands out among the others (forms.STANDOUT_*)
+    ("Do I have any chronic illness?", "hypothyroidism", None),
+    ("How long have I been at my current company?", "Brightwell", None),
 ])  # fmt: skip
 def test_the_memory_about_the_asked_relation_answers(relations, question, must, must_not):
     a = answer(relations, question)
     assert a is not None, question
     shown = " ".join([a.text, *(t for _i, t in a.also)])
     assert must in shown
+
+
+def test_a_standout_memory_about_something_else_does_not_answer(relations):
+    # "my car": no memory is about a car (forms.AnswerMatcher.about), however the others score
+    assert answer(relations, "What colour is my car?") is None
 
 
 def test_a_memory_that_only_names_someone_does_not_answer_what_they_do(relations):

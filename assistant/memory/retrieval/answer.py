@@ -296,7 +296,9 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     do?": :meth:`~.forms.AnswerMatcher.asks_identity`). MiniLM is an English model: across
     languages (:mod:`.language`) a form cosine counts ``LANG_PENALTY`` less unless a name of
     the question is in the memory, and the lexical and retrieval's-best paths need both in
-    English."""
+    English. An English memory whose form stands out (>= ``STANDOUT_COSINE`` and
+    ``STANDOUT_MARGIN`` above every memory of another message) answers too: MiniLM ranks better
+    than its absolute cosines say."""
     if computes(question) or tells(question):
         return None
     asks_help = requests(question)
@@ -316,8 +318,9 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     first = next((h for h in hits if h.passed_threshold and _eligible(h)), None)  # retrieval's best that passed
     subject = f"my {rels[0].replace('_', ' ')}" if rels else question_names(question)[0].title() if question_names(question) else None
     identity = subject is None or not use_sem or matcher.asks_identity(question, subject)
+    msgs = [_messages(h.memory) for h in cands]
     best: tuple[float, Any] | None = None
-    for h, s in zip(cands, sem):
+    for i, (h, s) in enumerate(zip(cands, sem)):
         lex = qualifies(question, h, aliases)
         pool = _pool(h.memory) + [w for n, rel in aliases.items() if _names_in(n, h.memory.text) for w in words(rel)]
         covers = not required or all(_covered(r, pool) for r in required)
@@ -344,6 +347,8 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
                 or (lex and english and s >= forms.LEXICAL_COSINE) or (top and covers and adj >= forms.TOP_COSINE)
         else:
             ok = lex
+        if not ok and use_sem and english and not asks_help and s >= forms.STANDOUT_COSINE:  # stands out among the others
+            ok = s - _runner_up(i, sem, msgs) >= forms.STANDOUT_MARGIN and (covers or matcher.about(required, h.memory.text))
         if not ok:
             continue
         if (names_rel or qnames) and not identity and _names_only(h.memory.text, question, aliases):
@@ -354,6 +359,16 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     if best is None:
         return None
     return _answer(best[1], question, hits, aliases)
+
+
+def _messages(m: Any) -> frozenset[int]:
+    return frozenset(s.message_id for s in m.sources if s.message_id is not None) or frozenset({-m.id})
+
+
+def _runner_up(i: int, sem: Sequence[float], msgs: Sequence[frozenset[int]]) -> float:
+    """The best form cosine among the candidates from other messages than candidate ``i``'s
+    (the fact and the episode of one message say one thing)."""
+    return max((s for j, s in enumerate(sem) if j != i and not (msgs[j] & msgs[i])), default=0.0)
 
 
 def _names_only(text: str, question: str, aliases: dict[str, str]) -> bool:
