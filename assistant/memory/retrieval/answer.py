@@ -134,13 +134,13 @@ def about_person(question: str) -> bool:
 
 
 def focus(question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(required, optional) focus words of a question: ``required`` from the first "my <thing>"
+    """(required, optional) focus words of a question: ``required`` from the first "my/our <thing>"
     (its head word, plus the attribute after a possessive: "my car's licence plate" ->
     ("car", "licence", "plate")), ``optional`` the other content words."""
     toks = re.findall(r"[^\W_]+(?:['’]s)?|[?.!,]", question.casefold().replace("’", "'"))
     required: list[str] = []
     for i, tok in enumerate(toks):
-        if tok != "my":
+        if tok not in ("my", "our"):
             continue
         j = i + 1
         while j < len(toks) and toks[j] in _MODIFIERS:
@@ -303,7 +303,8 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
         return None
     asks_help = requests(question)
     # "favorite color?": a question naming no one else is about the person
-    personal = speaks_of_self(question) or not question_names(question)
+    self_q = speaks_of_self(question)
+    personal = self_q or not question_names(question)
     cands = [h for h in hits if _eligible(h)]
     if not cands:
         return None
@@ -347,7 +348,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
                 or (lex and english and s >= forms.LEXICAL_COSINE) or (top and covers and adj >= forms.TOP_COSINE)
         else:
             ok = lex
-        if not ok and use_sem and english and not asks_help and s >= forms.STANDOUT_COSINE:  # stands out among the others
+        if not ok and use_sem and english and (self_q or shares) and not asks_help and s >= forms.STANDOUT_COSINE:  # stands out
             ok = s - _runner_up(i, sem, msgs) >= forms.STANDOUT_MARGIN and (covers or matcher.about(required, h.memory.text))
         if not ok:
             continue
