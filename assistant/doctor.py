@@ -24,6 +24,7 @@ from assistant.memory.store.sqlite import diagnose
 from assistant.memory.store.sqlite.diagnose import folder_writable, free_bytes
 from assistant.memory.errors import StoreError
 from assistant.profile import Profile
+from assistant.services import database_key_reader
 
 
 @dataclass
@@ -137,12 +138,63 @@ def _database(p: Paths) -> Check:
         if locked is not None:
             return Check("database", False, str(locked), {"path": str(path), "kind": "locked"})
         info = store.info()
+        runs_note, runs_data = _interrupted_runs(store)
         return Check("database", True, f"{path}: quick_check ok; {info.memories} memories, {info.sessions} sessions, "
-                     f"schema v{info.schema_version}", {"path": str(path), "memories": info.memories})  # fmt: skip
+                     f"schema v{info.schema_version}{runs_note}", {"path": str(path), "memories": info.memories, **runs_data})  # fmt: skip
     except StoreError as exc:
         return Check("database", False, str(exc), {"path": str(path), "kind": getattr(exc, "kind", "store")})
     finally:
         store.close()
+
+
+def _search_index(profile: Profile) -> Check:
+    """Which embedder made the search index, and whether it is the configured one (vectors of
+    two models do not compare: the app refuses to mix them, see :mod:`assistant.reembed`)."""
+    from assistant.engine import embedder_id
+    from assistant.memory.store import vector_index
+    from assistant.memory.store.facade import MemoryStore  # deferred: the store (SQLCipher, numpy)
+
+    p = profile.paths
+    if not p.database.exists():
+        return Check("search index", True, "no database yet (the index is made with the configured embedder)")
+    store = MemoryStore(p.database, key_file=p.key_file, retry_deadline=10.0, busy_timeout=5.0)
+    try:
+        index = store.read(vector_index.read_identity)
+        partial = store.read(vector_index.has_partial)
+    finally:
+        store.close()
+    ident = embedder_id.identify(registry.resolve_embedder(profile.settings.embed_model, p.models))
+    data = {"made_by": index.name or None, "dim": index.dim, "fingerprint": index.fingerprint, "generation": index.generation,
+            "configured": ident.name, "configured_fingerprint": ident.fingerprint, "partial_rebuild": partial}  # fmt: skip
+    extra = "; a re-embedding is running or was stopped (the next open drops its partial index)" if partial else ""
+    if index.fingerprint is None:
+        ok = index.dim == ident.dim
+        return Check("search index", ok, f"{index.dim} dimensions, embedder not recorded yet (recorded on the next open"
+                     f"{'' if ok else f'; the configured {ident.describe()} does not fit: keepsake models use NAME --embedder'}){extra}", data)  # fmt: skip
+    if index.fingerprint != ident.fingerprint or index.dim != ident.dim:
+        return Check("search index", False, f"made by {index.describe()}, but the configured embedder is {ident.describe()}: "
+                     f"re-embed with `keepsake models use {vector_index.cli_name(profile.settings.embed_model)} --embedder` "
+                     f"or go back with `keepsake models use {vector_index.cli_name(index.setting)} --embedder`{extra}", data)  # fmt: skip
+    return Check("search index", True, f"made by {index.describe()}, the configured embedder{extra}", data)
+
+
+def _interrupted_runs(store) -> tuple[str, dict]:
+    """Tidy-up runs a killed process left half-applied: still waiting (the next open rolls them
+    back) and the last one rolled back, with when and what it restored."""
+    from assistant.memory.consolidation import runs  # deferred: the store (SQLCipher, numpy)
+
+    stale = runs.stale_runs(store, store.now())
+    last = next((r for r in runs.list_runs(store, limit=50, include_dry_runs=False) if r.interrupted), None)
+    note, data = "", {}
+    if stale:
+        note += f"; {len(stale)} interrupted tidy-up run(s) not rolled back yet (the next start of Keepsake does it)"
+        data["interrupted_runs"] = [r.run_id for r in stale]
+    if last is not None:
+        back = last.details.get("rolled_back") or {}
+        note += (f"; last interrupted tidy-up run {last.run_id} was rolled back on {last.details.get('recovered_on', 'the next run')} "
+                 f"({back.get('versions', 0)} versions restored, {back.get('facts_removed', 0)} facts removed)")  # fmt: skip
+        data["rolled_back_run"] = {"run_id": last.run_id, "on": last.details.get("recovered_on"), **back}
+    return note, data
 
 
 def _write_lock_free(store) -> Exception | None:
@@ -218,7 +270,7 @@ def engine_checks(profile: Profile) -> list[Check]:
     p = profile.paths
     key_from = api_key.location(url, p)
     try:
-        model = OpenAIChatModel(url, model=settings.engine_model or None, api_key=api_key.load(url, p),
+        model = OpenAIChatModel(url, model=settings.engine_model or None, api_key=api_key.load(url, p, secret=database_key_reader(profile)),
                                 read_timeout=min(settings.engine_timeout, 30.0), n_ctx=settings.context_size,
                                 local_models=lambda: registry.local_chat_models(p))  # fmt: skip
         try:
@@ -249,7 +301,8 @@ def run_checks(profile: Profile) -> dict:
         ("encryption", lambda: _encryption(p)), ("paths", lambda: _paths(p)), ("write_access", lambda: _write_access(p)),
         ("space", lambda: _space(p)), ("database", lambda: _database(p)), ("models_folder", lambda: _models_folder(p)),
         ("network", lambda: _network(profile)),
-        ("models", lambda: _models(profile)), ("engine_checks", lambda: engine_checks(profile))]  # fmt: skip
+        ("models", lambda: _models(profile)), ("search_index", lambda: _search_index(profile)),
+        ("engine_checks", lambda: engine_checks(profile))]  # fmt: skip
     for name, step in steps:
         try:
             result = step()

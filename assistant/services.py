@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from assistant import events
 from assistant.config import SERVER_CHOICE, Settings
-from assistant.engine import gguf_check, registry
+from assistant.engine import embedder_id, gguf_check, registry
 from assistant.engine.server import api_key
 from assistant.engine.errors import EngineError
 from assistant.privacy import make_private
@@ -131,11 +132,12 @@ class Services:
             self._embedder_paths[key] = path
         return path
 
-    def embedder(self):
-        """The configured embedder (default: converted MiniLM), loaded once per file."""
+    def embedder(self, path: Path | None = None):
+        """The configured embedder (default: converted MiniLM), or the one in ``path``, loaded
+        once per file."""
         from assistant.engine.embedder import LlamaEmbedder  # llama_cpp: heavy, loaded with the first model
 
-        path = self.embedder_path()
+        path = path or self.embedder_path()
         with self._lock:
             if path not in self._embedders:
                 self._embedders[path] = LlamaEmbedder(path, n_threads=embed_threads(path, self.settings.threads))
@@ -166,7 +168,7 @@ class Services:
         if not url:
             raise EngineError("config", url, "no model server URL is configured (Settings → Model server)")
         p = self.profile.paths
-        secret = api_key.load(url, p)
+        secret = api_key.load(url, p, secret=database_key_reader(self.profile))
         key = ("openai", url, settings.engine_model, settings.context_size, settings.engine_timeout, secret)
         with self._lock:
             if key not in self._chat_models:
@@ -188,18 +190,52 @@ class Services:
         from assistant.context.redact import ContextSummaries  # deferred: SQLCipher (see the imports)
         from assistant.memory.store.facade import MemoryStore  # deferred: the store (SQLCipher, numpy)
         from assistant.memory.store.archive.migrate import migrate_plaintext
+        from assistant.memory.store import vector_index
 
         p = self.profile.paths.ensure()
         make_private(p)
+        ident = embedder_id.identify(self.embedder_path()) if with_embedder else None
         embed = self.embedder().embed if with_embedder else None
         waits = {} if lock_wait is None else {"busy_timeout": min(30.0, lock_wait / 2), "retry_deadline": lock_wait / 2}
-        store = MemoryStore(path or p.database, key=self.profile.key.key, key_file=self.profile.key.key_file, embed=embed, **waits)
+        store = MemoryStore(path or p.database, key=self.profile.key.key, key_file=self.profile.key.key_file, embed=embed,
+                            dim=ident.dim if ident else 384, check_dim=False, **waits)  # fmt: skip
         store.forgetter.register(ContextSummaries(store.context_archive))
         store.forgetter.register(PromptCaches(self))
         store.forgetter.register(OpenSessions())
-        if store.damage is None and store.path == p.database.resolve():  # a damaged file is never written (keepsake repair reads it)
-            migrate_plaintext(store, p)
+        if store.damage is None:  # a damaged file is never written (keepsake repair reads it)
+            vector_index.clear_leftover(store)  # tables of a re-embedding that was killed
+            if ident is not None and not self._index_follows(store, ident):
+                store.close()
+                return self.open_store(with_embedder=with_embedder, lock_wait=lock_wait, path=path)
+            if ident is not None:
+                vector_index.backfill_marked(store)  # stored without a vector by a process on the old index
+            if store.path == p.database.resolve():
+                migrate_plaintext(store, p)
+            _recover_runs(store)  # a tidy-up run a killed process left half-applied
         return store
+
+    def _index_follows(self, store, ident) -> bool:
+        """The search index was made by the configured embedder (else
+        :class:`~assistant.memory.errors.EmbedderMismatchError`). False when a switch had
+        committed but its process stopped before saving the settings: they are saved now and
+        the store must be opened again (with that embedder)."""
+        from assistant.memory.store import vector_index  # deferred (see the imports)
+
+        index = store.read(vector_index.read_identity)
+        if index.pending:
+            setting = self.settings.embed_model
+            if index.fingerprint != ident.fingerprint and index.setting and index.setting != setting:
+                log.warning("finishing an embedder switch that stopped before the settings were saved: %s", index.setting)
+                self.save_settings(replace(self.settings, embed_model=index.setting))
+                store.write(vector_index.clear_pending)
+                return False
+            store.write(vector_index.clear_pending)
+        try:
+            vector_index.check(store, ident.fingerprint, ident.name, ident.dim, self.settings.embed_model)
+        except Exception:
+            store.close()
+            raise
+        return True
 
     def retriever(self, store) -> "Retriever":
         """Hybrid retrieval over ``store``."""
@@ -254,3 +290,29 @@ class OpenSessions:
 
     def after(self, report) -> dict[str, int]:
         return {"open_sessions": events.publish("memory_deleted", report)}
+
+
+def _recover_runs(store) -> None:
+    """Roll back consolidation runs a killed process left half-applied (logged once each; see
+    :func:`assistant.memory.consolidation.recover.recover_on_open`). Never stops the open."""
+    from assistant.memory.consolidation.recover import recover_on_open  # deferred: the store (SQLCipher, numpy)
+
+    try:
+        recover_on_open(store)
+    except Exception:  # noqa: BLE001 - the next open or run tries again
+        log.exception("rolling back an interrupted consolidation run failed; the next start tries again")
+
+
+def database_key_reader(profile) -> Callable[[], str | None]:
+    """A function giving ``profile``'s database key (64 hex characters), made if the database
+    has none yet: the model server's API key is encrypted with it when there is no OS keyring
+    (:mod:`assistant.engine.server.api_key`)."""
+
+    def read() -> str | None:
+        from assistant.memory.store.sqlite import keys  # deferred: keyring
+
+        if profile.key.key is not None:
+            return keys.normalize_key(profile.key.key)
+        return keys.get_or_create_key(profile.paths.database, profile.key.key_file)[0]
+
+    return read

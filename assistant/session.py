@@ -58,6 +58,14 @@ class InjectedMemory:
         return {"id": self.id, "text": self.text, "score": round(self.score, 4), "valid_at": self.valid_at, "source": self.source}
 
 
+def notice_item(text: str, memory_ids: list[int]) -> dict[str, Any]:
+    """One notice for ``chat --json``: its text, the memories it names and the command that takes
+    them back (None when it names none)."""
+    ids = [int(i) for i in memory_ids]
+    undo = "keepsake memory delete --yes " + " ".join(map(str, ids)) if ids else None
+    return {"text": text, "memory_ids": ids, "undo": undo}
+
+
 @dataclass
 class TurnResult:
     session_id: int
@@ -73,6 +81,7 @@ class TurnResult:
     remembered: list[int] = field(default_factory=list)
     captured: bool = False
     notices: list[str] = field(default_factory=list)  # code-written lines shown under the reply
+    notice_ids: dict[str, list[int]] = field(default_factory=dict)  # notice -> the memory ids it names
     saved: list[dict[str, Any]] = field(default_factory=list)  # what capture kept: [{"id", "text", "kind"}]
     engine: str = ""  # "llama.cpp" | "openai"
     model: str = ""
@@ -108,6 +117,8 @@ class TurnResult:
             "captured": self.captured,
             "memory_answer": self.memory_answer,
             "notices": self.notices,
+            # the same notices with the memories they name, and how to take them back
+            "notice_items": [notice_item(n, self.notice_ids.get(n, [])) for n in self.notices],
             "saved": self.saved,
             "correction": self.correction,
             "model_reply": self.model_reply,
@@ -353,7 +364,9 @@ class ChatSession:
             result = commands.remember(self.store, cmd, message=message)
             turn.remembered = [result.id]
             saved = self.store.get(result.id).text
-            turn.notices.append(f"Saved to memory: {saved}" if result.created else f"Already in memory: {saved}")
+            notice = f"Saved to memory: {saved}" if result.created else f"Already in memory: {saved}"
+            turn.notices.append(notice)
+            turn.notice_ids[notice] = [result.id]
             return "Okay, I'll remember that."
         found = commands.forget_candidates(self.store, self.retriever, cmd.text)
         turn.forget_candidates = [c.to_json() for c in found]

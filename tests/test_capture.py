@@ -152,11 +152,14 @@ def test_proper_nouns_kept_with_real_smollm(store, smollm):
 # ----------------------------------------------------------------------------- model-independent logic (FAKE model)
 
 def test_llm_only_fact_is_assistant_inferred_with_fake_model(store):
-    model = FakeQueuedModel({"facts": [{"text": "User adopted a kitten called Miso."}]})
+    model = FakeQueuedModel({"facts": [{"text": "User adopted a kitten called Miso."}, {"text": "Miso is a kitten."}]})
     r = Capturer(store, model, settings=load_settings).capture_message(say(store, "We adopted a kitten called Miso.").id)
-    (m,) = [m for m in store.get_many(r.memory_ids) if m.text == "User adopted a kitten called Miso."]
-    assert m.trust == Trust.ASSISTANT_INFERRED  # the rules' own clause fact ("User's household adopted ...") is user_stated
-    assert m.sources[0].extractor == "llm:fake-queued" and r.llm_proposed == r.llm_accepted == 1
+    (m,) = [m for m in store.get_many(r.memory_ids) if m.text == "Miso is a kitten."]
+    assert m.trust == Trust.ASSISTANT_INFERRED  # the rules' own facts ("User has a kitten named Miso.") are user_stated
+    assert m.sources[0].extractor == "llm:fake-queued" and r.llm_proposed == 2 and r.llm_accepted == 1
+    # the model's rewording of the rules' clause fact ("User's household adopted ...") is stored once, as the rules said it
+    texts = [m.text for m in store.get_many(r.memory_ids)]
+    assert "User adopted a kitten called Miso." not in texts and "User's household adopted a kitten called Miso." in texts
 
 
 def test_fake_model_output_is_range_checked_and_validated(store):

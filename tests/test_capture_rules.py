@@ -173,3 +173,17 @@ def test_parse_command():
 def test_remember_text_is_third_person_and_grounded():
     assert remember_text("I parked on level 3 yesterday", OBS) == ("User parked on level 3 on 2023-05-21.", date(2023, 5, 21))
     assert remember_text("the wifi password is hunter2", OBS)[0] == "User asked to remember that the wifi password is hunter2."
+
+
+@pytest.mark.parametrize("message, kept", [
+    # a passing feeling or mood is no fact (the episode keeps the message); its neighbour clause is
+    ("i'm doing dry january and honestly feel great so far", ["User is doing dry january."]),
+    ("I'm so tired today.", []),
+    ("We're really excited!", []),
+    # the same shapes with something to keep stay
+    ("I feel anxious about my driving test on Friday.", ["User feels anxious about User's driving test on Friday (2023-05-26)."]),
+    ("I'm very allergic to cats.", ["User is allergic to cats."]),
+    ("I'm vegetarian.", ["User is vegetarian."]),
+])  # fmt: skip
+def test_a_passing_feeling_is_not_kept_as_a_fact(message, kept):
+    assert list(texts(message)) == kept

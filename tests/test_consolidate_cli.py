@@ -68,3 +68,30 @@ def test_undo_of_an_unknown_run_is_a_user_error(minilm, capsys):
     _seed(minilm)
     assert main(["consolidate", "undo", "c-nope", "--json"]) == 2
     assert "no consolidation run" in json.loads(capsys.readouterr().out)["error"]
+
+
+def test_facts_a_cli_run_creates_have_vectors_and_vector_search_finds_them(minilm, capsys):
+    """Issue 26.6: 25 of 38 facts of a CLI `consolidate` had no vector (the CLI opened the store
+    without its embedder). Repeated episodes become a fact in the third person (text of no
+    episode, so no vector to reuse); right after the run it is a nearest neighbour of its topic
+    by the real MiniLM over sqlite-vec, and in the FTS index."""
+    store = MemoryStore(paths().database, embed=minilm.embed)
+    sp = Speaker(store)
+    recent = datetime.now(timezone.utc) - timedelta(days=3)
+    sp.fact("I play tennis with Marco every Sunday.", dt(2024, 3, 3), kind=Kind.EPISODE, created=recent)
+    sp.fact("Every Sunday I play tennis with Marco.", dt(2024, 9, 8), kind=Kind.EPISODE, created=recent)
+    store.close()
+    data = _json(capsys, ["consolidate", "--json"])
+    assert data["applied"].get("consolidate") == 1 and data["stats"]["new_vectors"]["missing"] == 0
+    store = MemoryStore(paths().database, embed=minilm.embed)
+    [new] = [e.memory_id for e in store.audit(run_id=data["run_id"]) if e.action == "add"]
+    assert store.get(new).text.startswith("User plays tennis")  # no episode's words: no vector to reuse
+    assert store.missing_vectors() == []
+    import struct
+
+    q = struct.pack("384f", *minilm.embed(["Who does the user play tennis with on Sundays?"])[0])
+    near = [r[0] for r in store.conn.execute("SELECT rowid FROM memory_vec WHERE embedding MATCH ? AND k = 3 ORDER BY distance", (q,))]
+    assert new in near
+    fts = [r[0] for r in store.conn.execute("SELECT rowid FROM memory_fts WHERE memory_fts MATCH 'marco'")]
+    assert new in fts
+    store.close()

@@ -224,6 +224,10 @@ PLANS = [
     ("the dentist is tomorrow", D(2026, 12, 4)),
     ("I moved to Accra in March.", D(2026, 3, 1)),  # past: the last March
     ("My exam is in March.", D(2027, 3, 1)),  # a plan: the coming March
+    # a contracted present is a present too: "we're driving", "I'm running" state plans
+    ("We're driving to the south of France in March.", D(2027, 3, 1)),
+    ("I'm running the Bath Half in March.", D(2027, 3, 1)),
+    ("I'm vegetarian since March.", D(2026, 3, 1)),  # "since": the state began in the last March
 ]
 
 

@@ -94,3 +94,83 @@ def test_chat_once_against_an_endless_server_exits_2_with_the_partial_reply_kept
     code, out, _ = run_cli(capsys, "sessions", "show", str(sid), "--json")
     messages = json.loads(out)["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant"] and messages[1]["content"].startswith("Partial word0")
+
+
+class _Stalling:
+    """A loopback TCP server (FAKE) that reads a request and then either never answers
+    (``silent``) or sends HTTP headers and drips its body one byte every 0.2 s forever
+    (``drip``: each read gets a byte well within read_timeout, so only an overall limit ends it)."""
+
+    def __init__(self, mode: str) -> None:
+        import socket
+        import threading
+
+        from model_servers import HOST, allow
+
+        self.mode, self.stop = mode, threading.Event()
+        self.sock = socket.socket()
+        self.sock.bind((HOST, 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.url = f"http://{HOST}:{self.port}/v1"
+        allow(self.port)
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        import threading
+
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._one, args=(conn,), daemon=True).start()
+
+    def _one(self, conn) -> None:
+        try:
+            conn.recv(65536)
+            if self.mode == "drip":
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
+            while not self.stop.wait(0.2):
+                if self.mode == "drip":
+                    conn.sendall(b" ")
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    def close(self) -> None:
+        from model_servers import disallow
+
+        self.stop.set()
+        disallow(self.port)
+        self.sock.close()
+
+
+@pytest.mark.parametrize("mode", ["silent", "drip"])
+def test_non_streaming_calls_end_at_the_overall_deadline_fake_server(mode):
+    """/models (connect), /tokenize and /extras/tokenize/count against a server that never
+    finishes: each call ends with a timeout error by reply_timeout (2 s) + the 0.05 s watcher
+    tick + slack, never hangs; read_timeout 1.5 s, so only the overall limit stops ``drip``."""
+    import time
+
+    from assistant.engine.server.tokens import ServerTokenizer
+
+    server = _Stalling(mode)
+    model = OpenAIChatModel(server.url, model="m", read_timeout=1.5, reply_timeout=2.0)
+    try:
+        calls = {"/models": model.connect,
+                 "/tokenize": lambda: ServerTokenizer(model.client, "tokenize", "m")("hello"),
+                 "/extras/tokenize/count": lambda: ServerTokenizer(model.client, "extras", "m")("hello")}  # fmt: skip
+        for name, call in calls.items():
+            t0 = time.monotonic()
+            with pytest.raises(EngineError) as err:
+                call()
+            took = time.monotonic() - t0
+            assert err.value.kind == "timeout", (name, err.value)
+            assert took < 2.0 + 1.5, (name, took)  # silent: 1.5 s read timeout; drip: 2 s overall
+            if mode == "drip":
+                assert took >= 1.9 and "had not finished answering" in str(err.value), (name, took, err.value)
+    finally:
+        model.close()
+        server.close()

@@ -242,19 +242,35 @@ def test_no_url_means_no_socket_and_doctor_says_llama_cpp(profile, services):
     assert isinstance(services.chat_model(), LlamaChatModel)
 
 
-def test_api_key_goes_to_the_keyring_else_a_private_file(keepsake_home, monkeypatch):
-    p = paths()
+def test_api_key_goes_to_the_keyring_else_a_file_encrypted_with_the_database_key(keepsake_home, monkeypatch, profile):
+    from assistant.services import database_key_reader
+
+    p, secret = paths(), database_key_reader(profile)
     url = "http://gpu-box:8080/v1"
-    assert "OS keyring" in api_key.save(url, "k1", p) and api_key.load(url, p) == "k1"
+    assert "OS keyring" in api_key.save(url, "k1", p, secret=secret) and api_key.load(url, p, secret=secret) == "k1"
     assert not (keepsake_home / "config" / "engine-keys.json").exists()
-    api_key.save(url, None, p)
-    assert api_key.load(url, p) is None and api_key.location(url, p) == "none"
-    keyring.set_keyring(keyring.backends.fail.Keyring())  # headless Linux: no usable keyring
-    where = api_key.save(url, "k2", p)
+    api_key.save(url, None, p, secret=secret)
+    assert api_key.load(url, p, secret=secret) is None and api_key.location(url, p) == "none"
+    keyring.set_keyring(keyring.backends.fail.Keyring())  # headless Linux: no usable keyring (the test backend is off)
+    where = api_key.save(url, "sk-live-7f3a9c", p, secret=secret)
     path = keepsake_home / "config" / "engine-keys.json"
-    assert "no usable OS keyring" in where and api_key.load(url, p) == "k2" and oct(path.stat().st_mode & 0o777) == "0o600"
+    assert "encrypted with the database key" in where and oct(path.stat().st_mode & 0o777) == "0o600"
+    raw = path.read_bytes()
+    assert b"sk-live-7f3a9c" not in raw and b"7f3a9c" not in raw  # not in plaintext
+    assert api_key.location(url, p).endswith("(encrypted with the database key)")
+    assert api_key.load(url, p, secret=secret) == "sk-live-7f3a9c"  # decrypted with the database key
+    # the database key is what opens it: another key reads nothing (and says so in the log)
+    assert api_key.load(url, p, secret=lambda: "11" * 32) is None
+    # the entry is bound to its URL: copied to another server it does not decrypt
+    data = json.loads(raw)
+    path.write_text(json.dumps({"http://other:8080/v1": data[url]}))
+    assert api_key.load("http://other:8080/v1", p, secret=secret) is None
+    # a plaintext entry an older Keepsake wrote is read once and re-written encrypted
+    path.write_text(json.dumps({url: "sk-old-plain"}))
+    assert api_key.load(url, p, secret=secret) == "sk-old-plain" and b"sk-old-plain" not in path.read_bytes()
+    assert api_key.load(url, p, secret=secret) == "sk-old-plain"
     monkeypatch.setenv(api_key.ENV, "from-env")
-    assert api_key.load(url, p) == "from-env"
+    assert api_key.load(url, p, secret=secret) == "from-env"
 
 
 def test_after_a_delete_the_next_request_does_not_reuse_the_servers_cache_fake_server():

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox  # noqa: E402
 from assistant.memory.records import Source  # noqa: E402
 from assistant.memory.store.facade import MemoryStore  # noqa: E402
 from assistant.config import paths
-from ui.backend import Backend, Provider  # noqa: E402
+from ui.services.backend import Backend, Provider  # noqa: E402
 from ui.main_window import MainWindow  # noqa: E402
 
 

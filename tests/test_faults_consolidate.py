@@ -141,7 +141,7 @@ def test_undo_of_a_stale_run_rolls_it_back_and_the_cli_says_so(db, monkeypatch, 
 
     monkeypatch.setattr("assistant.services.Services.open_store", lambda *a, **k: _open(db))
     assert main(["consolidate", "runs"]) == 0
-    assert "interrupted (the next run rolls it back)" in capsys.readouterr().out
+    assert "interrupted (the next start of Keepsake rolls it back)" in capsys.readouterr().out
     assert main(["consolidate", "undo", row.run_id]) == 0
     assert f"run {row.run_id} had been interrupted; rolled back:" in capsys.readouterr().out
     assert _look(db) == (before, {"audit": 0, "memories": 0, "running": 0})

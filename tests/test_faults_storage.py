@@ -184,11 +184,13 @@ def test_damaged_pages_refuse_writes_doctor_fails_repair_saves_the_rest(fake_emb
     # one leaf of ~300 rows lost: most is saved, and the loss is reported
     assert 200 <= saved["copied"] < 300 and saved["unreadable_stretches"] >= 1 and not report["lossless"]
     assert report["integrity"] == "ok" and Path(report["aside"]).exists()
-    assert len(json.loads(export.read_text())["memories"]) == saved["copied"]
+    # the page-by-page pass may add rows the walk skipped next to the damaged page
+    total = saved["copied"] + ((report["pages"] or {}).get("added") or {}).get("memories", 0)
+    assert total < 300 and len(json.loads(export.read_text())["memories"]) == total
     assert integrity.read_marker(db) is None
     assert "database" not in failed_checks()
     code, out, _ = run(capsys, "memory", "list", "--json")
-    assert code == 0 and len(json.loads(out)) == saved["copied"]
+    assert code == 0 and len(json.loads(out)) == total
     code, out, _ = run(capsys, "memory", "add", "I keep bees", "--json")
     assert code == 0 and json.loads(out)["created"]
     code, out, _ = run(capsys, "memory", "search", "friend number 5", "--json")

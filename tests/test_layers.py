@@ -48,7 +48,7 @@ def test_the_real_tree_keeps_every_contract(tree):
     ("assistant.engine.chat", "import assistant.memory.errors", "Core layers"),
     ("assistant.memory.errors", "import assistant.context.state", "Core layers"),
     ("assistant.session", "import ui.format", "The core never imports the UI"),
-    ("ui.chat_view", "import llama_cpp", "Widgets never touch SQL or llama.cpp"),
+    ("ui.chat.chat_view", "import llama_cpp", "Widgets never touch SQL or llama.cpp"),
 ])  # fmt: skip
 def test_a_deliberate_violation_fails_lint_imports(tree, tmp_path, module, line, contract):
     done = _lint(_with_line(tree, module, line, tmp_path))

@@ -52,6 +52,23 @@ def test_remember_is_confirmed_by_code(converted_embedder_path):
     assert shown["text"] == "User's passport expires in March 2027."
 
 
+def test_saved_notice_carries_the_ids_a_script_takes_back(converted_embedder_path):
+    """Issue 24: ``chat --once --json`` lists what capture kept with its ids (``saved`` and the
+    notice's ``notice_items``), and the item's ``undo`` command deletes exactly that memory."""
+    result = keepsake("chat", "--once", "My partner Joost is a carpenter, and we have a cat called Pepper.")
+    saved = {s["id"]: s["text"] for s in result["saved"]}
+    item = next(i for i in result["notice_items"] if i["text"].startswith("Saved: "))
+    assert item["text"] in result["notices"] and sorted(item["memory_ids"]) == sorted(saved)
+    assert all(f"(#{i})" in item["text"] for i in item["memory_ids"])
+    cat = next(i for i, t in saved.items() if "Pepper" in t)
+    assert item["undo"] == "keepsake memory delete --yes " + " ".join(map(str, item["memory_ids"]))
+    out = subprocess.run([sys.executable, "-m", "assistant.cli", "memory", "delete", "--yes", str(cat), "--json"],
+                         capture_output=True, text=True, timeout=600, env=os.environ.copy())  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    left = {m["id"] for m in keepsake("memory", "list")}
+    assert cat not in left and set(saved) - {cat} <= left
+
+
 class Recording:
     """The real chat model, recording the messages of every call (not a mock: it generates)."""
 

@@ -18,10 +18,10 @@ from fake_hub import FakeHub  # noqa: E402
 from model_servers import loopback_allowed  # noqa: E402
 from tools.layout_check import find_problems  # noqa: E402
 from tools.screenshots import minimum_size  # noqa: E402
-from ui.first_run import FirstRunDialog  # noqa: E402
-from ui.model_catalog import CatalogPage  # noqa: E402
-from ui.model_download import DownloadController  # noqa: E402
-from ui.workers import Runner  # noqa: E402
+from ui.settings.first_run import FirstRunDialog  # noqa: E402
+from ui.settings.model_catalog import CatalogPage  # noqa: E402
+from ui.settings.model_download import DownloadController  # noqa: E402
+from ui.services.workers import Runner  # noqa: E402
 
 REPO = "keepsake-test/SmolLM2-135M-Instruct-GGUF"
 

@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QDialog, QMessageBox  # noqa: E402
 
 import ui_testing as testing  # noqa: E402
-from ui.backend import Backend, Provider  # noqa: E402
+from ui.services.backend import Backend, Provider  # noqa: E402
 from ui.main_window import MainWindow  # noqa: E402
 
 MAX_TOKENS = 24  # keep the real model's replies short: the tests are about the UI
@@ -123,8 +123,8 @@ def test_private_conversation_captures_nothing_and_the_current_one_keeps_its_mod
 
 
 def test_forget_command_asks_before_deleting(qtbot, window, monkeypatch):
-    from ui.delete_dialog import CascadeDialog
-    from ui.forget_dialog import ForgetDialog
+    from ui.widgets.delete_dialog import CascadeDialog
+    from ui.chat.forget_dialog import ForgetDialog
 
     store = window.backend.store
     keep = store.add("User's favourite colour is teal.", kind="fact", actor="user")
@@ -202,6 +202,35 @@ def test_remember_shows_a_memory_updated_notice(qtbot, window):
     reply = window.chat_view.last("assistant")
     assert turn.notices and turn.notices[0].startswith("Saved to memory:")
     assert reply.notices.isVisible() and "Saved to memory: User's locker code is 4512." in reply.notices.text()
+
+
+def test_undo_on_the_saved_line_takes_exactly_that_memory_back(qtbot, window):
+    """Issue 24: the "Saved: ..." line lists what capture kept, each with "undo"; one click deletes
+    that memory for good through the store (as ``keepsake memory delete ID``) and the line says
+    "Not kept: ..."; the other memories of the message stay."""
+    from assistant.memory.errors import NotFound
+
+    turn = testing.send(window, "My partner Joost is a carpenter, and we have a cat called Pepper.")
+    reply = window.chat_view.last("assistant")
+    line = reply.saved_line
+    assert turn.saved and line is not None and line.isVisible()
+    assert not any(n.startswith("Saved: ") for n in reply.notices.text().splitlines())  # listed once, in the line
+    ids = {s["id"]: s["text"] for s in turn.saved}
+    assert "undo" in line.text() and all(f"undo:{i}" in line.text() for i in ids)
+    cat = next(i for i, t in ids.items() if "Pepper" in t)
+    line.linkActivated.emit(f"undo:{cat}")
+
+    def taken_back():
+        w = window.chat_view.last("assistant")  # the conversation reloads: the message lost the cat clause
+        return w is not None and w.saved_line is not None and "Not kept: " + ids[cat] in w.saved_line.plain()
+
+    qtbot.waitUntil(taken_back, timeout=20000)
+    with pytest.raises(NotFound):
+        window.backend.store.get(cat)
+    others = [i for i in ids if i != cat]
+    assert [window.backend.store.get(i).text for i in others] == [ids[i] for i in others]
+    w = window.chat_view.last("assistant")
+    assert f"undo:{cat}" not in w.saved_line.text() and all(f"undo:{i}" in w.saved_line.text() for i in others)
 
 
 def test_broken_gguf_shows_the_model_error_reason(qtbot, window, monkeypatch, tmp_path):

@@ -12,8 +12,8 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtWidgets import QAbstractSlider  # noqa: E402
 
-from ui.chat_controller import HistoryItem  # noqa: E402
-from ui.chat_view import ChatView  # noqa: E402
+from ui.chat.chat_controller import HistoryItem  # noqa: E402
+from ui.chat.chat_view import ChatView  # noqa: E402
 
 AT = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
 

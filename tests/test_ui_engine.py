@@ -16,7 +16,7 @@ import ui_testing as testing  # noqa: E402
 from assistant.config import Settings, paths, save_settings  # noqa: E402
 from assistant.profile import Profile  # noqa: E402
 from assistant.services import Services  # noqa: E402
-from ui.backend import Backend, Provider  # noqa: E402
+from ui.services.backend import Backend, Provider  # noqa: E402
 from ui.main_window import MainWindow  # noqa: E402
 
 
@@ -89,7 +89,7 @@ def test_a_reopened_message_without_reply_offers_retry_and_retry_answers_it(qtbo
 
 
 def test_settings_model_server_lists_the_servers_models(qtbot, window, llama_server):
-    from ui.settings_dialog import SettingsDialog
+    from ui.settings.settings_dialog import SettingsDialog
 
     dlg = SettingsDialog(window.backend, window)
     qtbot.addWidget(dlg)

@@ -15,8 +15,8 @@ from assistant.memory.records import Kind  # noqa: E402
 from assistant.memory.forget.topic import propose, request_for  # noqa: E402
 from assistant.memory.store.facade import MemoryStore  # noqa: E402
 from assistant.config import load_settings, paths  # noqa: E402
-from ui.delete_dialog import CascadeDialog  # noqa: E402
-from ui.forget_dialog import ID_ROLE, ForgetDialog  # noqa: E402
+from ui.widgets.delete_dialog import CascadeDialog  # noqa: E402
+from ui.chat.forget_dialog import ID_ROLE, ForgetDialog  # noqa: E402
 
 INTRO = "Hi, I'm Dana. I live in Porto and work as a nurse. My dog is called Miso."
 OLD_QUESTION = "What's my dog's name?"

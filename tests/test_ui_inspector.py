@@ -13,7 +13,7 @@ pytest.importorskip("pytestqt")
 from PySide6.QtWidgets import QDialog  # noqa: E402
 
 import ui_testing as testing  # noqa: E402
-from ui.backend import Backend, Provider  # noqa: E402
+from ui.services.backend import Backend, Provider  # noqa: E402
 from ui.main_window import MainWindow  # noqa: E402
 
 
@@ -162,7 +162,7 @@ def test_bulk_delete_export_and_filters(qtbot, window, tmp_path):
 
 
 def test_delete_conversation_shows_the_cascade_and_removes_it(qtbot, window, monkeypatch):
-    from ui.delete_dialog import CascadeDialog
+    from ui.widgets.delete_dialog import CascadeDialog
 
     turn = testing.send(window, "I work as a nurse at Hospital de São João.")
     testing.flush_capture(window)
@@ -204,7 +204,7 @@ def test_search_box_finds_by_meaning_with_the_chats_retrieval_and_takes_any_text
 
 
 def test_the_old_wording_is_shown_as_kept_and_can_be_forgotten(qtbot, window, monkeypatch):
-    from ui.delete_dialog import CascadeDialog
+    from ui.widgets.delete_dialog import CascadeDialog
 
     store = window.backend.store
     mid = store.add("User's locker code is 4417.", kind="fact", actor="user")
@@ -221,3 +221,43 @@ def test_the_old_wording_is_shown_as_kept_and_can_be_forgotten(qtbot, window, mo
     qtbot.waitUntil(lambda: inspector.detail.data is not None and len(inspector.detail.data.versions) == 1, timeout=10000)
     assert inspector.detail.forget_old_button is None
     assert store.get(mid).text == "User's locker code is 9021."
+
+
+def test_the_delete_dialog_offers_copies_unticked_with_their_reason(qtbot, window, monkeypatch):
+    """Issue 26.1 in the app: deleting #1 (whose old text another memory #2 holds) shows #2 as an
+    unticked option with the reason the CLI gives; left unticked only #1 goes, ticked #2 goes too."""
+    from ui.widgets.delete_dialog import CascadeDialog
+
+    store = window.backend.store
+    inspector = _open_inspector(qtbot, window)
+
+    def pair(text: str) -> tuple[int, int]:
+        first = store.add(text, kind="fact", actor="user")
+        store.edit(first, f"I planted a tree in my garden ({text[:10]}).")
+        return first, store.add(text, kind="fact", actor="user")
+
+    shown: list[CascadeDialog] = []
+    tick = [False]
+
+    def exec_(dlg):
+        shown.append(dlg)
+        for box in dlg.copy_boxes.values():
+            box.setChecked(tick[0])
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(CascadeDialog, "exec", exec_)
+    one, copy = pair("I enjoy hiking in the Alps.")
+    inspector.actions.delete([one])
+    qtbot.waitUntil(lambda: not store.get_many([one]), timeout=20000)
+    [dlg] = shown
+    assert list(dlg.copy_boxes) == [copy]
+    box = dlg.copy_boxes[copy]
+    assert f"#{copy}" in box.text() and f"same text as an old version of #{one}" in box.text()
+    assert [p["reason"] for p in dlg.plan["proposed_copies"]] == [f"same text as an old version of #{one}"]  # the CLI's data
+    testing.pump(0.3)
+    assert store.get(copy).text == "I enjoy hiking in the Alps."  # unticked: it stays
+    tick[0] = True
+    two, copy2 = pair("I enjoy sailing on Lake Geneva.")
+    inspector.actions.delete([two])
+    qtbot.waitUntil(lambda: not store.get_many([two, copy2]), timeout=20000)
+    assert len(shown) == 2 and shown[1].copy_boxes[copy2].isChecked()

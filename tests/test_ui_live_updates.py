@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from ui.backend import Backend, NoModelsProvider  # noqa: E402
+from ui.services.backend import Backend, NoModelsProvider  # noqa: E402
 from ui.main_window import MainWindow  # noqa: E402
 
 UTC = timezone.utc

@@ -12,7 +12,7 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt  # noqa: E402
 
-from ui.backend import Backend, NoModelsProvider  # noqa: E402
+from ui.services.backend import Backend, NoModelsProvider  # noqa: E402
 from ui.main_window import MainWindow  # noqa: E402
 
 UTC = timezone.utc
@@ -56,8 +56,8 @@ def test_note_editor_budget_versions_and_cap(qtbot, window):
 
 
 def test_consolidation_panel_not_available(qtbot, window):
-    from ui.consolidation_panel import ConsolidationPanel
-    from ui.consolidation_service import Unavailable
+    from ui.tidyup.consolidation_panel import ConsolidationPanel
+    from ui.tidyup.consolidation_service import Unavailable
 
     panel = ConsolidationPanel(window.backend, Unavailable("Background tidying is not available in this build."))
     qtbot.addWidget(panel)
@@ -68,8 +68,8 @@ def test_consolidation_panel_not_available(qtbot, window):
 
 def test_consolidation_panel_preview_run_and_undo(qtbot, window):
     pytest.importorskip("assistant.jobs")
-    from ui.consolidation_panel import ConsolidationPanel
-    from ui.consolidation_service import JobsService, start_jobs
+    from ui.tidyup.consolidation_panel import ConsolidationPanel
+    from ui.tidyup.consolidation_service import JobsService, start_jobs
 
     store = window.backend.store
     old = store.add("User lives in Lisbon.", kind="profile", slot="home_city", valid_at=datetime(2019, 5, 1, tzinfo=UTC))
@@ -107,8 +107,8 @@ def test_consolidation_panel_preview_run_and_undo(qtbot, window):
 
 def test_consolidation_panel_drops_the_opening_message_once_ready(qtbot, window):
     pytest.importorskip("assistant.jobs")
-    from ui.consolidation_panel import ConsolidationPanel
-    from ui.consolidation_service import JobsService, Unavailable, start_jobs
+    from ui.tidyup.consolidation_panel import ConsolidationPanel
+    from ui.tidyup.consolidation_service import JobsService, Unavailable, start_jobs
 
     backend = window.backend
     qtbot.waitUntil(lambda: getattr(backend.consolidation, "reason", "") != "Opening your memory…", timeout=10000)
@@ -134,8 +134,8 @@ def test_tidy_up_shows_imported_messages_waiting_for_the_model(qtbot, window, tm
     from assistant.config import Settings
     from assistant.memory.capture.capturer import Capturer
     from assistant.memory.capture.importing.importers import import_file
-    from ui.consolidation_panel import ConsolidationPanel
-    from ui.consolidation_service import JobsService, start_jobs
+    from ui.tidyup.consolidation_panel import ConsolidationPanel
+    from ui.tidyup.consolidation_service import JobsService, start_jobs
 
     store = window.backend.store
     path = tmp_path / "chats.jsonl"
@@ -156,7 +156,7 @@ def test_tidy_up_shows_imported_messages_waiting_for_the_model(qtbot, window, tm
 
 def test_settings_dialog_shows_encryption_and_saves(qtbot, window, monkeypatch):
     from assistant.config import load_settings, paths
-    from ui.settings_dialog import SettingsDialog
+    from ui.settings.settings_dialog import SettingsDialog
 
     dlg = SettingsDialog(window.backend, window)
     qtbot.addWidget(dlg)

@@ -10,7 +10,7 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtWidgets import QMainWindow  # noqa: E402
 
-from ui.status_state import StatusBar, StatusState  # noqa: E402
+from ui.widgets.status_state import StatusBar, StatusState  # noqa: E402
 
 
 def test_progress_reports_belong_to_their_step():

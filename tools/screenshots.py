@@ -25,7 +25,7 @@ from assistant.memory.records import Source
 from assistant.profile import Profile
 from assistant.services import Services
 from tools import screenshots_catalog as catalog_scenes
-from ui import consolidation_service as cs
+from ui.tidyup import consolidation_service as cs
 
 UTC = timezone.utc
 
@@ -138,7 +138,7 @@ class Studio:
     def __init__(self, home: str | Path) -> None:
         from assistant.context.note import NoteStore  # deferred: the store (SQLCipher, numpy)
         from ui.app import create_app  # deferred: Qt
-        from ui.backend import Backend, NoModelsProvider
+        from ui.services.backend import Backend, NoModelsProvider
         from ui.main_window import MainWindow
 
         class SampleProvider(NoModelsProvider):
@@ -165,6 +165,7 @@ class Studio:
     def tab(self, index: int):
         """The main window on tab ``index``, with the status bar as after start-up."""
         w = self.window
+        w.status.finish("model", "Model: SmolLM2-135M-Instruct")  # a scene before may have left a loading step
         w.progress.setVisible(False)
         w.progress_label.setText("Model: SmolLM2-135M-Instruct")
         w.show_status("")
@@ -187,6 +188,8 @@ def _chat(st: Studio):
     first_reply = w.chat_view.messages[1]
     if first_reply.memories is not None:
         first_reply.memories.toggle.setChecked(True)
+    # what capture kept from "My sister Ana might join from Berlin.", each with its undo link
+    w.chat_view.messages[3].set_saved([{"id": st.ids["ana"], "text": "User's sister Ana lives in Berlin.", "kind": "fact"}])
     w.budget.set_budget(SAMPLE_BUDGET)
     w.composer.edit.setPlainText("Could you sketch a three-day plan?")
     st.pump(0.3)
@@ -230,7 +233,7 @@ def _memory(st: Studio):
 
 
 def _settings(st: Studio):
-    from ui.settings_dialog import SettingsDialog  # deferred: Qt
+    from ui.settings.settings_dialog import SettingsDialog  # deferred: Qt
 
     dlg = st.dialog(SettingsDialog(st.backend, st.window))
     st.pump(5, until=lambda: "Checking" not in dlg.encryption.text())
@@ -241,7 +244,7 @@ def _settings(st: Studio):
 def _settings_server(st: Studio):
     """Settings → Model server, as after "Check" against a llama-server on another machine
     (the status line is set here: the screenshot tool opens no socket)."""
-    from ui.settings_dialog import SettingsDialog  # deferred: Qt
+    from ui.settings.settings_dialog import SettingsDialog  # deferred: Qt
 
     dlg = st.dialog(SettingsDialog(st.backend, st.window))
     dlg.tabs.setCurrentWidget(dlg.server)
@@ -284,7 +287,7 @@ def _delete(st: Studio):
 
 def _forget(st: Studio):
     from assistant.memory.forget.topic import propose  # deferred: the store (SQLCipher, numpy)
-    from ui.forget_dialog import ForgetDialog  # deferred: Qt
+    from ui.chat.forget_dialog import ForgetDialog  # deferred: Qt
 
     found = [c.to_json() for c in propose(st.store, None, "my dog")]
     return st.dialog(ForgetDialog(found, "my dog", st.window))

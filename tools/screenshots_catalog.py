@@ -6,7 +6,7 @@ from __future__ import annotations
 
 def settings_models(st):
     """Settings → Models: the catalog sized to this machine (nothing is downloaded)."""
-    from ui.settings_dialog import SettingsDialog  # deferred: Qt
+    from ui.settings.settings_dialog import SettingsDialog  # deferred: Qt
 
     dlg = st.dialog(SettingsDialog(st.backend, st.window))
     dlg.tabs.setCurrentWidget(dlg.catalog)
@@ -19,8 +19,8 @@ def first_run(st, downloading: bool = False):
     ``downloading``, as it looks during the download (a sample progress event: no socket)."""
     from assistant.engine.catalog import download as dl  # deferred: the catalog
     from assistant.engine.catalog import entries
-    from ui.first_run import FirstRunDialog  # deferred: Qt
-    from ui.model_download import DownloadController
+    from ui.settings.first_run import FirstRunDialog  # deferred: Qt
+    from ui.settings.model_download import DownloadController
 
     entry = entries.find("qwen2.5-3b-instruct")
     paths = st.services.profile.paths

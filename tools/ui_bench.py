@@ -30,7 +30,7 @@ from typing import Any, Callable
 from assistant.memory.records import NewMemory
 from assistant.services import Services
 from tools.stall_probe import StallProbe, baseline as _baseline, run_until
-from ui.consolidation_service import available
+from ui.tidyup.consolidation_service import available
 
 T_START = time.monotonic_ns()  # as early as possible: the parent compares it with its spawn time
 
@@ -62,7 +62,7 @@ def part_visible(_args) -> dict[str, Any]:
                 QTimer.singleShot(0, app.quit)
             return False
 
-    from ui.backend import Backend, Provider  # deferred: Qt
+    from ui.services.backend import Backend, Provider  # deferred: Qt
 
     window = MainWindow(Backend(Provider(_args.services)))
     filt = FirstPaint()
@@ -88,7 +88,7 @@ def part_ready(args) -> dict[str, Any]:
     """The app as ``ui.app.main`` starts it, until the embedder-backed memory and the chat model
     are both ready (the first reply can stream); marks on the system's monotonic clock."""
     from ui.app import create_app, setup_logging  # deferred: Qt
-    from ui.backend import Backend, Provider
+    from ui.services.backend import Backend, Provider
     from ui.main_window import MainWindow
 
     app = create_app([sys.argv[0]])
@@ -115,7 +115,7 @@ def part_stall(args) -> dict[str, Any]:
     pays one-time costs in background threads (the capture worker opens its store, first
     consolidation); both are reported, ``max_stall_ms`` is the worst of the two."""
     from ui.app import create_app  # deferred: Qt
-    from ui.backend import Backend, Provider
+    from ui.services.backend import Backend, Provider
     from ui.main_window import MainWindow
 
     create_app([sys.argv[0]])
@@ -214,7 +214,7 @@ def part_inspector(args) -> dict[str, Any]:
     from PySide6.QtWidgets import QAbstractItemView  # deferred: Qt
 
     from ui.app import create_app  # deferred: Qt
-    from ui.backend import Backend, NoModelsProvider
+    from ui.services.backend import Backend, NoModelsProvider
     from ui.inspector.memory_model import COLUMN
     from ui.main_window import MainWindow
 

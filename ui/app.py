@@ -25,8 +25,8 @@ from assistant.privacy import private_umask
 from assistant.profile import Profile
 from assistant.services import Services
 from ui import style
-from ui.backend import Backend, Provider
-from ui import first_run
+from ui.services.backend import Backend, Provider
+from ui.settings import first_run
 from ui.main_window import MainWindow
 
 log = logging.getLogger("keepsake.ui")

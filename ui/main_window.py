@@ -21,20 +21,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.backend import Backend
-from ui.budget_bar import BudgetBar
-from ui.chat_controller import ChatController
-from ui.chat_view import ChatView, MessageWidget
-from ui.composer import Composer
-from ui.consolidation_panel import ConsolidationPanel
-from ui.consolidation_service import ConsolidationService
-from ui.forget_dialog import confirm_forget
+from ui.services.backend import Backend
+from ui.chat.budget_bar import BudgetBar
+from ui.chat.chat_controller import ChatController
+from ui.chat.chat_view import ChatView, MessageWidget
+from ui.chat.composer import Composer
+from ui.tidyup.consolidation_panel import ConsolidationPanel
+from ui.tidyup.consolidation_service import ConsolidationService
+from ui.chat.forget_dialog import confirm_forget
 from ui.inspector.inspector import Inspector
-from ui.model_picker import ModelPicker
-from ui.note_editor import NoteEditor
-from ui.sessions_panel import SessionsPanel
-from ui.settings_dialog import SettingsDialog
-from ui.status_state import StatusBar
+from ui.settings.model_picker import ModelPicker
+from ui.chat.note_editor import NoteEditor
+from ui.chat.sessions_panel import SessionsPanel
+from ui.settings.settings_dialog import SettingsDialog
+from ui.widgets.status_state import StatusBar
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +137,7 @@ class MainWindow(QMainWindow):
         self.tabs.setCornerWidget(corner, Qt.Corner.TopRightCorner)
 
         self.statusBar().setObjectName("statusBar")
-        self.status = StatusBar(self.statusBar())  # one state: ui/status_state.py
+        self.status = StatusBar(self.statusBar())  # one state: ui/widgets/status_state.py
         self.status_label, self.progress_label, self.progress = self.status.label, self.status.progress_label, self.status.progress
 
         for seq, fn in ((QKeySequence.StandardKey.New, self.controller.new_session),
@@ -172,6 +172,8 @@ class MainWindow(QMainWindow):
         c.budgetChanged.connect(self.budget.set_budget)
         c.notice.connect(self.show_status)
         c.contentDeleted.connect(self.chat_view.forget)
+        c.takenBack.connect(self.chat_view.taken_back)
+        self.chat_view.takeBackRequested.connect(c.take_back)
         b.storeChanged.connect(lambda change: c.check_deleted(change, self.chat_view.message_ids()))
         self.composer.sendRequested.connect(c.send)
         self.composer.sendRequested.connect(lambda _t: b.note_activity())
@@ -306,7 +308,9 @@ class MainWindow(QMainWindow):
                 injected=[m.to_json() for m in turn.injected_memories],
                 memory_answer=turn.memory_answer,
                 notices=turn.notices,
+                saved=turn.saved,
             )
+            self.chat_view.keep_saved(self._reply)
         if self._user is not None and turn is not None:
             self._user.message_id = turn.user_message_id
         self._reply = None

@@ -30,10 +30,11 @@ from assistant.bench.context import CompactingSide, NaiveSide, _configured_windo
 from assistant.engine.server import api_key
 from assistant.engine.chat import ChatMessage
 from assistant.engine.server.model import OpenAIChatModel
+from assistant.services import database_key_reader
 
 
 def _remote_model(args, n_ctx: int):
-    model = OpenAIChatModel(args.engine_url, model=getattr(args, "engine_model", None), api_key=api_key.load(args.engine_url, args.services.profile.paths),
+    model = OpenAIChatModel(args.engine_url, model=getattr(args, "engine_model", None), api_key=api_key.load(args.engine_url, args.services.profile.paths, secret=database_key_reader(args.services.profile)),
                             n_ctx=n_ctx)  # fmt: skip
     model.connect()
     return model

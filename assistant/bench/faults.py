@@ -8,7 +8,7 @@ included); it is undone (``keepsake consolidate undo RUN``), which must bring th
 
 Then ``kills`` rounds: start ``keepsake consolidate``, SIGKILL it after ``uniform(0, 1.1 T)``
 (a round whose run already finished counts as "finished"), then *the next start*: ``keepsake
-consolidate --dry-run`` (it rolls back stale runs and applies nothing). Checks after every round:
+consolidate --dry-run`` (opening the store rolls back stale runs; it applies nothing). Checks after every round:
 
 - ``running``: runs left ``running`` (must be 0);
 - ``unowned``: changes no run owns (:func:`ownership_problems`, must be 0);
@@ -81,6 +81,38 @@ def store_digest(conn: Any, now_db: str) -> str:
     return h.hexdigest()
 
 
+LOGICAL_TABLES = (
+    ("memories", "SELECT * FROM memories ORDER BY id"),
+    ("versions", "SELECT * FROM memory_versions ORDER BY memory_id, version"),
+    ("links", "SELECT * FROM memory_links ORDER BY src_id, dst_id, type"),
+    ("sources", "SELECT * FROM memory_sources ORDER BY id"),
+    ("entities", "SELECT * FROM entities ORDER BY id"),
+    ("memory_entities", "SELECT * FROM memory_entities ORDER BY memory_id, entity_id"),
+    ("vectors", "SELECT rowid, embedding FROM memory_vec ORDER BY rowid"),
+    ("fts", "SELECT rowid, * FROM memory_fts ORDER BY rowid"),
+    ("fts_match", "SELECT rowid FROM memory_fts WHERE memory_fts MATCH 'user OR i' ORDER BY rowid"),
+)  # fmt: skip
+
+
+def logical_state(conn: Any) -> dict[str, str]:
+    """Per table, a hash of every row and column of the store's logical content: memories (all
+    columns, version numbers and timestamps included), their version history, links, sources,
+    entities, vectors and the full-text index (its rows, and what a MATCH finds through the
+    index). Audit rows and the runs table are left out: they record the undo itself."""
+    out = {}
+    for name, sql in LOGICAL_TABLES:
+        h = hashlib.sha256()
+        for row in conn.execute(sql):
+            h.update(repr(tuple(row)).encode())
+        out[name] = h.hexdigest()[:16]
+    try:  # the index agrees with the memories' text (external content: SELECT * reads the table)
+        conn.execute("INSERT INTO memory_fts(memory_fts, rank) VALUES ('integrity-check', 1)")
+        out["fts_integrity"] = "ok"
+    except Exception as exc:  # noqa: BLE001 - reported as the state
+        out["fts_integrity"] = str(exc)
+    return out
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kills", type=whole(0, 10_000, "--kills"), default=25, help="SIGKILLs of keepsake consolidate (default 25)")
     parser.add_argument("--n", type=whole(10, 1_000_000, "--n"), default=3000, help="memories in the store (default 3000)")
@@ -89,13 +121,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--all", action="store_true",
                         help="the whole fault suite at small sizes (kills, forget-vs-tidy-up races, bad inputs, server "
                              "misbehaviours): --kills 5 --n 400 unless given; see assistant/bench/faults_all.py")
-    parser.add_argument("--races", type=whole(0, 1000, "--races"), default=20, help="--all: forget-vs-tidy-up races (default 20)")
+    parser.add_argument("--races", type=whole(0, 1000, "--races"), default=20, help="--all / --races-only: forget-vs-tidy-up races (default 20)")
+    parser.add_argument("--races-only", action="store_true",
+                        help="only the forget-vs-tidy-up races: false 'damaged' reports, forgets that did not complete")
     parser.add_argument("--engine-timeout", type=float, default=3.0, help="--all: engine_timeout of the server trials (default 3 s)")
 
 
 def _cli(env: dict[str, str], *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "assistant.cli", *args], env=env, capture_output=True, text=True,
                           timeout=timeout)  # fmt: skip
+
+
+def _rolled_back(env: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """Run id -> what its rollback took back, for every run rolled back after an interruption
+    (on the store's open or by a run; :mod:`assistant.memory.consolidation.recover`)."""
+    out = _cli(env, "consolidate", "runs", "--limit", "100", "--json")
+    rows = json.loads(out.stdout) if out.returncode == 0 else []
+    return {r["run_id"]: r["details"].get("rolled_back") or {} for r in rows if r.get("state") == "rolled back"}
 
 
 def _check(db: Path, key: str) -> tuple[str, dict[str, int]]:
@@ -111,6 +153,12 @@ def _check(db: Path, key: str) -> tuple[str, dict[str, int]]:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from assistant.bench.consolidate import build_home  # deferred: numpy
 
+    if getattr(args, "races_only", False):
+        from assistant.bench import faults_all
+
+        result = faults_all.races(args.races, args.services.profile.paths.models, args.seed)
+        result["suite"] = "races"
+        return result
     if getattr(args, "all", False):
         from assistant.bench import faults_all
 
@@ -149,6 +197,7 @@ def _rounds(args: argparse.Namespace, rng: random.Random, env: dict[str, str], d
     rounds: list[dict[str, Any]] = []
     for i in range(args.kills):
         before, _ = _check(db, key)
+        known = _rolled_back(env)  # before the round (listing runs opens the store: it is a start too)
         delay = rng.uniform(0.0, 1.1 * wall)
         proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "consolidate", "--json"], env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
@@ -160,8 +209,8 @@ def _rounds(args: argparse.Namespace, rng: random.Random, env: dict[str, str], d
             killed = True
         out, _err = proc.communicate()
         finished_id = json.loads(out)["run_id"] if not killed and proc.returncode == 0 and out.strip() else None
-        nxt = _cli(env, "consolidate", "--dry-run", "--json")  # the next start
-        rolled = json.loads(nxt.stdout).get("rolled_back", []) if nxt.returncode == 0 else []
+        nxt = _cli(env, "consolidate", "--dry-run", "--json")  # the next start (its open rolls back a killed run)
+        rolled = [r for rid, r in _rolled_back(env).items() if rid not in known] if nxt.returncode == 0 else []
         digest, owned = _check(db, key)
         outcome = "rolled back" if rolled else ("finished" if finished_id else "not started")
         undo_ok = None
@@ -174,7 +223,7 @@ def _rounds(args: argparse.Namespace, rng: random.Random, env: dict[str, str], d
             undo_ok = _cli(env, "consolidate", "undo", finished_id).returncode == 0
             digest, owned = _check(db, key)
         rounds.append({"round": i, "delay_s": round(delay, 3), "killed": killed, "outcome": outcome,
-                       "changes_rolled_back": sum(r["versions"] + r["unlinked"] + r["facts_removed"] for r in rolled),
+                       "changes_rolled_back": sum(r.get("versions", 0) + r.get("unlinked", 0) + r.get("facts_removed", 0) for r in rolled),
                        "exact": digest == before, "undo_ok": undo_ok, **owned})  # fmt: skip
     return {
         "n": args.n, "kills": args.kills, "store": info, "run_wall_s": round(wall, 2),
@@ -192,6 +241,10 @@ def _rounds(args: argparse.Namespace, rng: random.Random, env: dict[str, str], d
 
 
 def format_text(result: dict[str, Any]) -> str:
+    if result.get("suite") == "races":
+        from assistant.bench import faults_all
+
+        return faults_all.race_text(result)
     if result.get("suite") == "all":
         from assistant.bench import faults_all
 

@@ -1,9 +1,11 @@
 """`keepsake bench faults --all [--json]`: the fault trials of issue 26 at `make bench` size.
 
 - **kills**: the SIGKILL rounds of :mod:`assistant.bench.faults` (``--kills``, small store).
-- **races**: ``memory forget "my dog" --yes`` with a ``consolidate`` started ``uniform(0.5, 4)``
-  s later, ``--races`` times: false "damaged" reports (must be 0), forgets that failed, and
-  whether the dog memories are gone.
+- **races**: ``memory forget "my dog" --yes`` with a ``consolidate`` started ``uniform(-1.5, 1)``
+  s later (negative: the tidy-up first; the issue's 0.5-4 s let a 0.8 s forget finish first in 18
+  of 20 rounds), ``--races`` times (``--races-only``: just these): false "damaged" reports (must be 0),
+  forgets completed (exit 0 and no dog memory left), the database intact after (``doctor``), and
+  how many rounds really overlapped (the tidy-up started while the forget was still running).
 - **bad inputs**: an import with an out-of-range date on line 2 of 3 (exit code, imported /
   skipped), ``--valid-at -1`` (refused), a 0-byte database with a key (refused, not replaced).
 - **server**: a loopback fake server that streams forever / sends keep-alives / empty deltas /
@@ -65,29 +67,57 @@ def races(n: int, models: Path, seed: int) -> dict[str, Any]:
     keys._write_key_file(home / "config" / "db.key", {str(db): key})
     rng = random.Random(seed)
     rows = []
+    forget_cmd = [sys.executable, "-m", "assistant.cli", "memory", "forget", "my dog", "--yes", "--json"]
+    tidy_cmd = [sys.executable, "-m", "assistant.cli", "consolidate"]
     try:
         for _ in range(n):
             for t in ("My dog is called Miso.", "My dog loves the beach.", "I walk my dog every morning."):
                 _cli(env, "memory", "add", t)
-            start = time.perf_counter()
-            forget = subprocess.Popen([sys.executable, "-m", "assistant.cli", "memory", "forget", "my dog", "--yes", "--json"],
-                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
-            time.sleep(rng.uniform(0.5, 4.0))
-            tidy = subprocess.Popen([sys.executable, "-m", "assistant.cli", "consolidate"], env=env,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+            # the tidy-up starts up to 1.5 s before or 1 s after the forget (each process needs ~0.6 s
+            # of imports before it touches the database), so most rounds really overlap
+            delay = rng.uniform(-1.5, 1.0)
+            first, second = (forget_cmd, tidy_cmd) if delay >= 0 else (tidy_cmd, forget_cmd)
+            p1 = subprocess.Popen(first, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            t1 = time.perf_counter()
+            time.sleep(abs(delay))
+            overlapped = p1.poll() is None  # the second starts while the first still runs
+            p2 = subprocess.Popen(second, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            t2 = time.perf_counter()
+            forget, tidy = (p1, p2) if delay >= 0 else (p2, p1)
+            start = t1 if delay >= 0 else t2
             fo, fe = forget.communicate(timeout=600)
             forget_s = time.perf_counter() - start
             _co, ce = tidy.communicate(timeout=600)
             left, _ = _cli(env, "memory", "list", "--json")
             dog = [m for m in json.loads(left.stdout or "[]") if "dog" in m["text"].lower()] if left.returncode == 0 else None
+            check, _ = _cli(env, "doctor", "--json")
+            intact = check.returncode in (0, 1) and all(c.get("ok") for c in json.loads(check.stdout or "{}").get("checks", [])
+                                                         if c.get("name") == "database")  # fmt: skip
+            done = forget.returncode == 0 and dog == []
             rows.append({"forget_rc": forget.returncode, "consolidate_rc": tidy.returncode, "forget_s": round(forget_s, 2),
+                         "tidy_after_s": round(delay, 2), "overlapped": overlapped,  # negative: the tidy-up first
                          "damaged": "damaged" in fe + ce or (db.parent / (db.name + ".damaged")).exists(),
+                         "database_intact": intact, "forget_completed": done,
                          "dog_left": None if dog is None else len(dog)})  # fmt: skip
     finally:
         shutil.rmtree(home, ignore_errors=True)
+    waits = sorted(r["forget_s"] for r in rows)
     return {"runs": n, "store": info["memories"], "false_damaged": sum(r["damaged"] for r in rows),
             "forget_failed": sum(r["forget_rc"] != 0 for r in rows), "dog_left": sum(r["dog_left"] or 0 for r in rows),
+            "forget_completed": sum(r["forget_completed"] for r in rows), "overlapped": sum(r["overlapped"] for r in rows),
+            "database_intact": sum(r["database_intact"] for r in rows), "consolidate_failed": sum(r["consolidate_rc"] != 0 for r in rows),
+            "forget_s_median": waits[len(waits) // 2] if waits else None, "forget_s_max": waits[-1] if waits else None,
             "rounds": rows}  # fmt: skip
+
+
+def race_text(ra: dict[str, Any]) -> str:
+    ok = ra["false_damaged"] == 0 and ra["forget_completed"] == ra["runs"]
+    return (f"forget racing a tidy-up: {ra['runs']} runs on {ra['store']} memories ({ra.get('overlapped', '?')} where one "
+            f"started while the other ran): false 'damaged' {ra['false_damaged']}, "
+            f"forgets completed {ra['forget_completed']}/{ra['runs']} (failed {ra['forget_failed']}, dog memories left "
+            f"{ra['dog_left']}), tidy-ups failed {ra['consolidate_failed']}, database intact after {ra['database_intact']}/"
+            f"{ra['runs']}; forget took {ra['forget_s_median']} s median, {ra['forget_s_max']} s max -> "
+            f"{'ok' if ok else 'FAILED'}")  # fmt: skip
 
 
 # ------------------------------------------------------------------------------ bad inputs
@@ -201,8 +231,7 @@ def format_text(r: dict[str, Any]) -> str:
 
     s, b, ra = r["server"], r["bad_inputs"], r["races"]
     lines = [faults.format_text(r["kills"]),
-             f"forget racing a tidy-up: {ra['runs']} runs on {ra['store']} memories: false 'damaged' {ra['false_damaged']}, "
-             f"forgets failed {ra['forget_failed']}, dog memories left {ra['dog_left']}",
+             race_text(ra),
              f"bad inputs: import with an overflow date on line 2 of 3 -> exit {b['import_overflow_line']['exit_code']}, "
              f"{b['import_overflow_line']['imported']} imported, {b['import_overflow_line']['skipped']} skipped; "
              f"--valid-at -1 refused: {b['valid_at_minus_1']['refused']}; 0-byte database refused: {b['zero_byte_db']['refused']} "

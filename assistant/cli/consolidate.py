@@ -23,6 +23,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     csub = p.add_subparsers(dest="consolidate_command", metavar="{undo,runs}")
     u = csub.add_parser("undo", help="revert everything a consolidation run changed")
     u.add_argument("run_id")
+    u.add_argument("--cascade", action="store_true",
+                   help="first undo the later runs that changed the same memories (newest first), then this one")
     add_json(u)
     u.set_defaults(func=_undo)
     r = csub.add_parser("runs", help="list recorded consolidation runs, newest first")
@@ -52,7 +54,8 @@ def _run(args: argparse.Namespace) -> int:
     chat_model = None
     if args.llm:
         chat_model = args.services.chat_model()
-    with opened_store(args.services, with_embedder=args.llm) as store:
+    # the embedder is loaded to apply: the facts a run creates get their vector in the run
+    with opened_store(args.services, with_embedder=bool(args.llm) or not args.dry_run) as store:
         consolidator = Consolidator(store, chat_model=chat_model, config=ConsolidationConfig(use_llm=bool(args.llm)))
         report = consolidator.run(dry_run=args.dry_run, trigger="cli")
     data = report.to_json()
@@ -89,12 +92,18 @@ def _rolled_back(run_id: str, report) -> str:
 def _undo(args: argparse.Namespace) -> int:
     from assistant.memory.consolidation.consolidator import undo  # deferred: the store (SQLCipher, numpy)
 
-    with opened_store(args.services) as store:
-        report = undo(store, args.run_id)
+    from assistant.memory.consolidation.undo import LaterRunFirst
+
+    with opened_store(args.services, with_embedder=True) as store:
+        try:
+            report = undo(store, args.run_id, cascade=args.cascade)
+        except LaterRunFirst as exc:
+            raise UserError(str(exc)) from None
+    text = "".join(f"undid later run {r.run_id} first: {_taken_back(r)}\n" for r in report.cascaded)
     if report.undo_run_id.startswith("rollback:"):
-        text = _rolled_back(report.run_id, report)
+        text += _rolled_back(report.run_id, report)
     else:
-        text = f"undid run {report.run_id}: {_taken_back(report)}"
+        text += f"undid run {report.run_id}: {_taken_back(report)}"
     for s in report.skipped:
         text += f"\n  kept #{s.memory_id} ({s.action}): {s.why}" if s.memory_id is not None else f"\n  {s.why}"
     emit(args, report.to_json(), text)
@@ -110,7 +119,7 @@ def _runs(args: argparse.Namespace) -> int:
     states = [r.state(now) for r in rows]
     lines = [
         f"{r.run_id}  {r.started_at:%Y-%m-%d %H:%M}  {r.trigger:<10} {'dry-run ' if r.dry_run else ''}{state}"
-        f"{' (the next run rolls it back)' if state == 'interrupted' else ''}: {_counts(r.counts)}"
+        f"{' (the next start of Keepsake rolls it back)' if state == 'interrupted' else ''}: {_counts(r.counts)}"
         for r, state in zip(rows, states)
     ] or ["no consolidation runs yet"]
     emit(args, [dict(r.to_json(), state=state) for r, state in zip(rows, states)], "\n".join(lines))

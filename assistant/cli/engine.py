@@ -49,6 +49,7 @@ def cmd_show(args) -> int:
 
 def cmd_server(args) -> int:
     from assistant.engine.server import api_key  # deferred: the keyring, the HTTP client
+    from assistant.services import database_key_reader
     from assistant.engine.server.client import Endpoint
 
     services = args.services
@@ -62,9 +63,9 @@ def cmd_server(args) -> int:
         key = sys.stdin.readline().strip()
         if not key:
             raise UserError("no API key on stdin")
-        print(f"keepsake: API key stored in {api_key.save(url, key, p)}", file=sys.stderr)
+        print(f"keepsake: API key stored in {api_key.save(url, key, p, secret=database_key_reader(services.profile))}", file=sys.stderr)
     elif args.no_api_key:
-        api_key.save(url, None, p)
+        api_key.save(url, None, p, secret=database_key_reader(services.profile))
     services.save_settings(settings)
     return _print(args, _engine_report(services.profile))
 

@@ -1,5 +1,5 @@
 """``keepsake models catalog|download|use``: the curated catalog, its verified download, and
-switching the chat model to a downloaded entry. (``keepsake models`` alone lists the local files.)
+switching the chat model to a downloaded entry (an embedder: :mod:`assistant.cli.embedder_use`). (``keepsake models`` alone lists the local files.)
 
 Only ``download`` touches the network, and only the hub named by ``HF_ENDPOINT`` (default
 https://huggingface.co); progress goes to stderr, the result to stdout.
@@ -11,6 +11,7 @@ import argparse
 import sys
 import threading
 
+from assistant.cli import embedder_use
 from assistant.cli.common import UserError, add_json, emit
 from assistant.engine.catalog import download as dl
 from assistant.engine.catalog import entries as catalog
@@ -28,8 +29,13 @@ def register_actions(models: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     add_json(p)
     p.set_defaults(func=cmd_download)
-    p = actions.add_parser("use", help="chat with a downloaded catalog model from now on ('default': SmolLM2 again)")
-    p.add_argument("name")
+    p = actions.add_parser("use", help="use a downloaded catalog model from now on: a chat model ('default': SmolLM2 "
+                                       "again), or an embedder (re-embeds every memory; 'minilm': the default)")
+    p.add_argument("name", help="a catalog name, or a GGUF path")
+    p.add_argument("--embedder", action="store_true", help="NAME is an embedding model (needed only for a GGUF "
+                                                            "that could also chat, and for 'default')")
+    p.add_argument("--reembed", action="store_true", help="re-embed even when the index was made by that embedder")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     add_json(p)
     p.set_defaults(func=cmd_use)
 
@@ -126,6 +132,8 @@ def cmd_download(args) -> int:
 
 
 def cmd_use(args) -> int:
+    if args.embedder or embedder_use.is_embedder(args.name):
+        return embedder_use.cmd_use_embedder(args)
     services = args.services
     if args.name.strip().lower() == "default":
         services.save_settings(services.settings.with_choice("default"))
@@ -135,9 +143,6 @@ def cmd_use(args) -> int:
     path = dl.downloaded(entry, services.profile.paths.models)
     if path is None:
         raise UserError(f"{entry.name} is not downloaded yet: keepsake models download {entry.id}")
-    if entry.role != "chat":
-        raise UserError(f"{entry.name} is an embedding model: switching the embedder re-embeds every memory, "
-                        "which this version cannot do yet")  # fmt: skip
     services.save_settings(services.settings.with_choice(str(path)))
     emit(args, {"chat_model": str(path), "id": entry.id}, f"Chatting with {entry.name} from now on ({path}).")
     return 0

@@ -38,6 +38,11 @@ def _summary(report, verb: str) -> str:
         text += f"; damaged stretches that could not be read: {', '.join(lost)}"
     if failed:
         text += f"; unreadable: {', '.join(failed)}"
+    if report.pages is not None:
+        p = report.pages
+        text += (f"; read page by page: {p.pages_read} of {p.pages_total} pages"
+                 f"{f' ({p.pages_bad} failed their check)' if p.pages_bad else ''}"
+                 f"{f', {p.unplaced} rows that fit no single table left out' if p.unplaced else ''}")  # fmt: skip
     if report.orphans_removed:
         text += f"; {report.orphans_removed} rows whose memory/session was lost were left out"
     return text
@@ -49,6 +54,7 @@ def cmd_repair(args: argparse.Namespace) -> int:
     from assistant.memory.store.sqlite import integrity
     from assistant.memory.store.sqlite import keys
     from assistant.memory.store.sqlite import salvage
+    from assistant.memory.store.sqlite import salvage_pages
     from assistant.memory.store.facade import MemoryStore
 
     p = args.services.profile.paths
@@ -80,7 +86,8 @@ def cmd_repair(args: argparse.Namespace) -> int:
         src.close()
         dest = MemoryStore(tmp, key=key, encrypted=key is not None, dim=dim)
         try:
-            report = salvage.salvage(lambda: salvage.open_damaged(path, key), dest.conn)
+            report = salvage.salvage(lambda: salvage.open_damaged(path, key), dest.conn,
+                                     scan_pages=lambda conn, tables: salvage_pages.scan(path, key, conn, tables))  # fmt: skip
         finally:
             dest.close()
     finally:

@@ -99,6 +99,14 @@ class LlamaEmbedder:
             return self._dim
 
     @property
+    def identity(self):
+        """The model file's :class:`~assistant.engine.embedder_id.EmbedderIdentity` (no model
+        load: header + fingerprint, cached)."""
+        from assistant.engine import embedder_id
+
+        return embedder_id.identify(self.path)
+
+    @property
     def max_tokens(self) -> int:
         """Longest input, in tokens with specials, before truncation kicks in."""
         with self._lock:

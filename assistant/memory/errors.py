@@ -87,3 +87,8 @@ class VersionConflict(StoreError):
         self.memory_id = memory_id
         self.expected = expected
         self.actual = actual
+
+
+class EmbedderMismatchError(StoreError):
+    """The search index was made by another embedder than the configured one: its vectors and
+    the configured model's do not compare, so neither search nor writes use it."""

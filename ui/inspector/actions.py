@@ -15,12 +15,12 @@ from typing import Any, Callable, Sequence
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
 
-from ui.backend import Backend
-from ui.delete_dialog import CascadeDialog, report_done
-from ui.errors import describe
+from ui.services.backend import Backend
+from ui.widgets.delete_dialog import CascadeDialog, report_done
+from ui.services.errors import describe
 from ui.format import plural
 from ui.inspector.dialogs import DateDialog, MemoryDialog
-from ui.sessions_panel import forget_session_memories
+from ui.chat.sessions_panel import forget_session_memories
 
 Confirm = Callable[[dict], bool]
 _KEEP: Any = object()  # edit_now: leave "true since" as it is
@@ -163,9 +163,15 @@ class MemoryActions(QObject):
 
         def ask(plan) -> None:
             data = plan.to_json()
-            ok = confirm(data) if confirm is not None else self.delete_dialog(data).exec() == CascadeDialog.DialogCode.Accepted
+            copies: list[int] = []
+            if confirm is not None:
+                ok = confirm(data)
+            else:
+                dialog = self.delete_dialog(data)
+                ok = dialog.exec() == CascadeDialog.DialogCode.Accepted
+                copies = dialog.chosen_copies()  # only copies the preview listed, ticked by the person
             if ok:
-                self.delete_now(ids)
+                self.delete_now(ids, copies=copies)
 
         self.backend.read(lambda store: store.delete_preview(ids), on_done=ask, name="delete-preview")
 
@@ -173,10 +179,12 @@ class MemoryActions(QObject):
         """The cascade preview of a delete (``plan``: ``DeletePlan.to_json()``)."""
         n = len(plan.get("requested_ids") or plan.get("memory_ids") or [])
         return CascadeDialog(plan, title="Delete memories" if n > 1 else "Delete memory",
-                             intro=f"Delete {plural(n, 'memory', 'memories')}?", parent=self.widget)  # fmt: skip
+                             intro=f"Delete {plural(n, 'memory', 'memories')}?", parent=self.widget, offer_copies=True)  # fmt: skip
 
-    def delete_now(self, ids: Sequence[int]) -> None:
-        ids = list(ids)
+    def delete_now(self, ids: Sequence[int], *, copies: Sequence[int] = ()) -> None:
+        """Delete ``ids`` (and the proposed ``copies`` the person ticked) through the store's
+        delete service, the same call as ``keepsake memory delete [--with-copies]``."""
+        ids, copies = list(ids), list(copies)
 
         def done(plan) -> None:
             if plan.executed:
@@ -184,7 +192,7 @@ class MemoryActions(QObject):
                 self.message.emit(f"Deleted {plural(len(plan.memory_ids), 'memory', 'memories')} for good.")
             report_done(self.backend, plan, "")
 
-        self.backend.write(lambda store: store.delete(ids), on_done=done, name="delete")
+        self.backend.write(lambda store: store.delete(ids, copies=copies), on_done=done, name="delete")
 
     def forget_session(self, session_id: int, title: str, *, confirm: Confirm | None = None) -> None:
         forget_session_memories(self.backend, self.widget, session_id, title, confirm=confirm)

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.backend import Backend
+from ui.services.backend import Backend
 from ui.format import KIND_LABELS, STATUS_LABELS, TRUST_LABELS, plural
 from ui.inspector.actions import MemoryActions
 from ui.inspector.detail import MemoryDetail, load_detail

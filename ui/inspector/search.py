@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ui.backend import Backend
+from ui.services.backend import Backend
 from ui.inspector.memory_model import FACT_KINDS, MemoryQuery, MemoryTableModel
 
 SEARCH_K = 50

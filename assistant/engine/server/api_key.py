@@ -1,9 +1,20 @@
 """The model server's API key: in the OS keyring (service ``keepsake``, user
 ``engine-api-key:<server URL>``), never in settings.json.
 
-Where no keyring backend works (headless Linux), the key goes to a 0600 file
-``<config>/engine-keys.json`` and :func:`location` says so. ``KEEPSAKE_ENGINE_API_KEY`` in the
-environment overrides both (scripts, one-off CLI runs).
+Where no keyring backend works (headless Linux), the key goes to the 0600 file
+``<config>/engine-keys.json`` *encrypted with the database key*: per server URL
+``{"alg": "AES-256-GCM/HKDF-SHA256", "nonce": hex, "ct": hex}``, the AES key being
+``HKDF-SHA256(database key, info="keepsake engine api key v1")`` and the URL the associated data
+(an entry copied to another URL does not decrypt). The database key is then in the 0600 key file
+``<config>/db.key`` (see ``assistant.memory.store.sqlite.keys``): the API key cannot be read from
+``engine-keys.json`` alone (a config backup, a synced dotfile), and losing the database key loses
+it (``load`` says so in the log and returns None). A plaintext entry an older Keepsake wrote is
+read once and re-written encrypted. :func:`location` says where the key is.
+``KEEPSAKE_ENGINE_API_KEY`` in the environment overrides both (scripts, one-off CLI runs).
+
+``secret``: a function giving the database key (64 hex characters), called only when the file
+is used (the engine layer does not open the store; services pass
+``assistant.services.database_key_reader(profile)``).
 """
 
 from __future__ import annotations
@@ -11,6 +22,8 @@ from __future__ import annotations
 import json
 import logging
 import os
+import secrets as _secrets
+from typing import Any, Callable
 
 import keyring
 import keyring.errors
@@ -20,7 +33,10 @@ from assistant.fileio import write_private_atomic
 
 SERVICE = "keepsake"
 ENV = "KEEPSAKE_ENGINE_API_KEY"
+ALG = "AES-256-GCM/HKDF-SHA256"
+INFO = b"keepsake engine api key v1"
 log = logging.getLogger(__name__)
+Secret = Callable[[], "str | None"]
 
 
 def _user(url: str) -> str:
@@ -31,7 +47,7 @@ def _file(p: Paths):
     return p.config / "engine-keys.json"
 
 
-def _read_file(p: Paths) -> dict[str, str]:
+def _read_file(p: Paths) -> dict[str, Any]:
     try:
         data = json.loads(_file(p).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -39,10 +55,10 @@ def _read_file(p: Paths) -> dict[str, str]:
     except (OSError, ValueError) as exc:
         log.warning("engine key file unreadable (%s): ignored", exc)
         return {}
-    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+    return {str(k): v for k, v in data.items() if isinstance(v, (str, dict))} if isinstance(data, dict) else {}
 
 
-def _write_file(keys: dict[str, str], p: Paths) -> None:
+def _write_file(keys: dict[str, Any], p: Paths) -> None:
     path = _file(p)
     if keys:
         write_private_atomic(path, json.dumps(keys, indent=1))
@@ -50,8 +66,48 @@ def _write_file(keys: dict[str, str], p: Paths) -> None:
         path.unlink()
 
 
-def load(url: str, p: Paths) -> str | None:
-    """The API key for ``url`` (environment, keyring, then the fallback file), or None."""
+def _aead(secret: Secret) -> Any:
+    from cryptography.hazmat.primitives import hashes  # deferred: only without a keyring
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    db_key = secret()
+    if not db_key:
+        raise ValueError("no database key to encrypt the API key with")
+    return AESGCM(HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=INFO).derive(bytes.fromhex(db_key)))
+
+
+def seal(url: str, key: str, secret: Secret) -> dict[str, str]:
+    nonce = _secrets.token_bytes(12)
+    return {"alg": ALG, "nonce": nonce.hex(), "ct": _aead(secret).encrypt(nonce, key.encode(), url.encode()).hex()}
+
+
+def unseal(url: str, entry: dict[str, Any], secret: Secret) -> str | None:
+    try:
+        return _aead(secret).decrypt(bytes.fromhex(entry["nonce"]), bytes.fromhex(entry["ct"]), url.encode()).decode()
+    except Exception as exc:  # noqa: BLE001 - a changed database key or a damaged entry: no key, said in the log
+        log.warning("the stored API key for %s cannot be decrypted with the database key (%s); set it again",
+                    url, type(exc).__name__)  # fmt: skip
+        return None
+
+
+def _from_file(url: str, p: Paths, secret: Secret) -> str | None:
+    keys = _read_file(p)
+    entry = keys.get(url)
+    if isinstance(entry, dict):
+        return unseal(url, entry, secret)
+    if isinstance(entry, str) and entry:  # plaintext from an older Keepsake: encrypt it now
+        try:
+            keys[url] = seal(url, entry, secret)
+            _write_file(keys, p)
+        except Exception as exc:  # noqa: BLE001 - still usable; encrypted on the next save
+            log.warning("could not encrypt the stored API key for %s: %s", url, exc)
+        return entry
+    return None
+
+
+def load(url: str, p: Paths, *, secret: Secret) -> str | None:
+    """The API key for ``url`` (environment, keyring, then the encrypted file), or None."""
     env = os.environ.get(ENV)
     if env:
         return env
@@ -59,10 +115,10 @@ def load(url: str, p: Paths) -> str | None:
         value = keyring.get_password(SERVICE, _user(url))
     except (keyring.errors.KeyringError, RuntimeError):
         value = None
-    return value or _read_file(p).get(url) or None
+    return value or _from_file(url, p, secret) or None
 
 
-def save(url: str, key: str | None, p: Paths) -> str:
+def save(url: str, key: str | None, p: Paths, *, secret: Secret) -> str:
     """Store (or with ``key`` empty, remove) the key for ``url``; returns where it went."""
     key = (key or "").strip()
     file_keys = _read_file(p)
@@ -81,10 +137,10 @@ def save(url: str, key: str | None, p: Paths) -> str:
                 _write_file(file_keys, p)
             return f"the OS keyring ({type(keyring.get_keyring()).__name__}), service '{SERVICE}'"
     except (keyring.errors.KeyringError, RuntimeError, NotImplementedError) as exc:
-        log.info("keyring refused the engine key (%s): using the key file", exc)
-    file_keys[url] = key
+        log.info("keyring refused the engine key (%s): using the encrypted key file", exc)
+    file_keys[url] = seal(url, key, secret)
     _write_file(file_keys, p)
-    return f"the file {_file(p)} (mode 0600; no usable OS keyring)"
+    return f"the file {_file(p)} (mode 0600, encrypted with the database key; no usable OS keyring)"
 
 
 def location(url: str, p: Paths) -> str:
@@ -96,4 +152,7 @@ def location(url: str, p: Paths) -> str:
             return f"the OS keyring ({type(keyring.get_keyring()).__name__})"
     except (keyring.errors.KeyringError, RuntimeError):
         pass
-    return f"the file {_file(p)}" if url in _read_file(p) else "none"
+    entry = _read_file(p).get(url)
+    if isinstance(entry, dict):
+        return f"the file {_file(p)} (encrypted with the database key)"
+    return f"the file {_file(p)} (plaintext until it is next read)" if entry else "none"

@@ -17,7 +17,11 @@ Deadlines (:class:`Deadline`): the same watcher ends a stream that takes longer 
 reply may take (``reply_timeout``), or that sends no new reply text for ``read_timeout`` seconds
 - keep-alive comments, empty deltas or one byte at a time do not count as text, so a server
 that trickles nothing useful cannot keep a turn running. An ended stream raises a ``timeout``
-EngineError after what arrived was yielded (the caller keeps the partial reply).
+EngineError after what arrived was yielded (the caller keeps the partial reply). JSON calls
+(``/models``, ``/props``, ``/tokenize``, ...) get the same overall limit (``Client.overall``,
+the model's ``reply_timeout``): a server that never answers, or drips its answer a byte at a
+time, is cut off there with a ``timeout`` EngineError (each read also times out after
+``read_timeout``).
 """
 
 from __future__ import annotations
@@ -122,8 +126,9 @@ class Client:
     """Requests to one :class:`Endpoint`. JSON calls share one keep-alive connection (under a
     lock); each stream has its own connection, closed when the stream ends or is stopped."""
 
-    def __init__(self, endpoint: Endpoint) -> None:
+    def __init__(self, endpoint: Endpoint, overall: float | None = None) -> None:
         self.endpoint = endpoint
+        self.overall = float(overall if overall is not None else endpoint.read_timeout)  # one JSON call, at most
         self._conn: http.client.HTTPConnection | None = None
         self._lock = threading.Lock()
 
@@ -166,6 +171,9 @@ class Client:
                 if fresh:
                     self._conn = self._connect()
                 conn = self._conn
+                deadline, done = Deadline(self.overall, float("inf")), threading.Event()
+                threading.Thread(target=_watch, args=(conn.sock, None, done, deadline), name="engine-json-deadline",
+                                 daemon=True).start()  # fmt: skip
                 try:
                     conn.request(method, path, body=payload, headers=self.endpoint.headers())
                     resp = conn.getresponse()
@@ -173,13 +181,22 @@ class Client:
                 except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as exc:
                     conn.close()
                     self._conn = None
+                    if deadline.check():
+                        raise self._late(path, deadline) from None
                     if fresh or attempt:
                         raise self._error(exc, during="reply") from None
                     continue
                 except Exception as exc:
                     conn.close()
                     self._conn = None
+                    if deadline.check():
+                        raise self._late(path, deadline) from None
                     raise self._error(exc, during="reply") from None
+                finally:
+                    done.set()
+                if deadline.check():  # shut down just as the last byte came: the connection is gone
+                    conn.close()
+                    self._conn = None
                 if resp.will_close:
                     conn.close()
                     self._conn = None
@@ -269,6 +286,11 @@ class Client:
                                   f"the model server at {self.endpoint.url} closed the connection before {what} (no data: [DONE])")
 
     # -- errors ----------------------------------------------------------------------------------
+    def _late(self, path: str, deadline: Deadline) -> EngineError:
+        url = self.endpoint.url
+        return EngineError("timeout", url, f"the model server at {url} had not finished answering {path} after "
+                                           f"{deadline.overall:g} s; the request was given up")
+
     def _expired(self, deadline: Deadline) -> EngineError:
         url = self.endpoint.url
         if deadline.expired == "overall":

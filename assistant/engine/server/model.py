@@ -84,7 +84,7 @@ class OpenAIChatModel(Completions):
         self.url = self.endpoint.url
         self.requested_model = model or None
         self.n_ctx = n_ctx
-        self.client = Client(self.endpoint)
+        self.client = Client(self.endpoint, overall=self.reply_timeout)
         self._local_models = local_models or (lambda: ())
         self._ledger_dir = ledger_dir
         self._info: ServerInfo | None = None

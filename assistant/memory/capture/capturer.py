@@ -31,6 +31,9 @@ For one user message, :meth:`Capturer.capture_message`:
    of the message's questions or requests do not support a fact;
    rejected ones are returned in ``CaptureResult.rejected`` as ``(text, reason)``, kept in
    ``Capturer.rejections`` (last 500) and logged (reason at INFO, text at DEBUG), never raised;
+   of the facts that say the same thing in other words (the slot "User has a cat named Pepper."
+   and the clause "User and Joost have a cat called Pepper."), the more specific one is kept
+   (:func:`assistant.memory.capture.dedupe.one_each`; the others are rejected with the reason);
 5. ADDs everything in one ``add_many`` call (one embedding batch, one transaction): identical
    normalized text dedups to the existing record and only adds this message as a source;
 6. ends the earlier state a change states ("I moved to Antwerp last week" ends "I live in
@@ -67,8 +70,9 @@ from assistant.memory.capture import rules as extract_rules
 from assistant.memory.capture.clauses import people as named_people
 from assistant.memory.capture.commands import REMEMBER_EXTRACTOR, Command, keyword_search, parse_command, remember_text
 from assistant.memory.capture.dates import ground
+from assistant.memory.capture.dedupe import one_each
 from assistant.memory.capture.llm import MAX_EXISTING, LlmExtractor
-from assistant.memory.capture.rules import Candidate
+from assistant.memory.capture.rules import Candidate, names_relation
 from assistant.memory.capture.statements import classify, own_names
 from assistant.memory.records import (
     DEFAULT_SCOPE,
@@ -180,8 +184,9 @@ class Capturer:
 
     def known_names(self) -> set[str]:
         """Names of the person's own people and pets, so "Tom's band played tonight" counts as a
-        statement about their life: the names in current partner/family/pet profile memories, then
-        every "my partner Tom" this capturer has seen in a statement since."""
+        statement about their life: the names in current partner/family/pet profile memories and in
+        facts that name a relation ("User's neighbour is Pieter."), then every "my partner Tom"
+        this capturer has seen in a statement since."""
         if self._names is None:
             rows = self.store.conn.execute(
                 "SELECT DISTINCT e.name FROM entities e JOIN memory_entities me ON me.entity_id = e.id "
@@ -189,7 +194,24 @@ class Capturer:
                 "AND m.expired_at IS NULL AND (m.slot IN ('partner', 'pet') OR m.slot LIKE 'family.%')"
             ).fetchall()  # fmt: skip
             self._names = {str(r[0]) for r in rows if str(r[0])[:1].isupper()}
+            # "User's brother is Kasper." kept as a fact (no slot for the relation): Kasper too
+            facts = self.store.conn.execute(
+                "SELECT e.name, m.text FROM entities e JOIN memory_entities me ON me.entity_id = e.id "
+                "JOIN memories m ON m.id = me.memory_id WHERE m.kind = 'fact' AND m.status = 'active' "
+                "AND m.expired_at IS NULL AND m.text LIKE 'User''s %'"
+            ).fetchall()  # fmt: skip
+            self._names |= {str(n) for n, t in facts if names_relation(str(n), str(t))}
         return self._names
+
+    def _learn(self, accepted: Sequence[Candidate]) -> None:
+        """The people and pets a message just named join :meth:`known_names` (the next message
+        may speak of them by name alone: "My brother is Kasper." then "Kasper repairs bikes.")."""
+        names = self.known_names()
+        for c in accepted:
+            if c.slot in ("partner", "pet") or (c.slot or "").startswith("family."):
+                names.update(e for e in c.entities if e[:1].isupper())
+            elif c.kind is Kind.FACT:
+                names.update(e for e in c.entities if names_relation(e, c.text))
 
     # ------------------------------------------------------------------ public
 
@@ -313,6 +335,12 @@ class Capturer:
             result.llm_accepted += int(c.extractor == llm_name)
             if not any(a.text.casefold() == c.text.casefold() for a in accepted):
                 accepted.append(c)  # the same fact from two extractors: the first (more trusted) wins
+        # the same statement in other words (a slot and its clause, rules and LLM): stored once
+        accepted, same = one_each(accepted, embed=getattr(getattr(self.store, "vectors", None), "embed", None))
+        for c, kept in same:
+            result.llm_accepted -= int(c.extractor == llm_name)
+            self._reject(msg.id, c, f"says what {kept.text!r} says (stored once)", result)
+        self._learn(accepted)
         for c in accepted:
             llm = c.extractor == llm_name
             trust = Trust.lowest([base_trust, Trust.ASSISTANT_INFERRED]) if llm else base_trust

@@ -26,8 +26,9 @@ Each :class:`Clause` keeps ``text`` (``message[start:end]`` verbatim: the source
 - ``he/she/they`` (and him/his/her/them/their) -> the one person named in the same or the previous
   sentence, when exactly one was named there (never a guess between two names); otherwise left,
   and a fact with a pronoun left is rejected by the validator;
-- a clause that opens with a relation and a name ("My partner Joost is a carpenter") is about the
-  name: ``resolved`` = "Joost is a carpenter" (the relation itself is a profile fact of its own).
+- a clause that opens with a relation and a name ("My partner Joost is a carpenter", or the name
+  first: "Kasper, my brother, repairs bicycles") is about the name: ``resolved`` = "Joost is a
+  carpenter" (the relation itself is a profile fact of its own).
 
 Pure: no I/O, no model.
 """
@@ -72,10 +73,12 @@ _VERBS = frozenset(
     """live work study teach drive own have love like hate play run walk take use need want go visit cook make read write
     train speak sing sell buy volunteer coach help look care spend plan hope try swim cycle ride knit paint do enjoy
     prefer manage run lead build fix grow keep raise breed collect bake garden hike climb dance commute earn pay save
-    attend belong suffer struggle miss get""".split()
+    attend belong suffer struggle miss get feel""".split()
 )  # fmt: skip
 # a verb right after "and"/"und"/"e"/"y"/"et" with the subject left out: "I live in Cardiff and work in Newport"
-_SHARED = re.compile(r"(?:\s*,\s*(?:(?i:and|y|e|und|et|sowie)\s+)?|\s+(?i:and|y|e|und|et|sowie)\s+)(?=(?P<w>[a-zà-ÿäöüß][\w'’-]*)\s+\w)")
+# (an adverb may come first: "and honestly feel great", "and also teach yoga")
+_SHARED = re.compile(r"(?:\s*,\s*(?:(?i:and|y|e|und|et|sowie)\s+)?|\s+(?i:and|y|e|und|et|sowie)\s+)"
+                     r"(?=(?:(?:[a-z]+ly|also|still|now|just|often|always|never|sometimes|usually)\s+)?(?P<w>[a-zà-ÿäöüß][\w'’-]*)\s+\w)")
 _DE_FUNCTION = frozenset("der die das den dem des ein eine einen einem einer im in am an auf mit zu zum zur von bei für"
                          " nach aus über unter vor so sehr auch noch nicht".split())  # fmt: skip
 
@@ -151,6 +154,12 @@ _REL_NAME_INTL = re.compile(r"^(?P<np>(?i:mi|mis|nuestr[oa]s?|mein|meine|meinen|
 # "a brother called Ravi", "un gato que se llama Chispa", "uma cachorra chamada Pipoca", 妹妹叫张悦
 _NAMING = re.compile(r"(?:\b(?:called|named|llamad[oa]|se llama|chamad[oa]|se chama|namens|heißt|heisst|appel[ée]e?|s['’]appelle)\s+"
                      r"|叫)(?P<name>[A-Z][\w'’-]+|[\u4e00-\u9fff]{2,3}(?=[，。,.\s]|$))")
+# "Kasper, my brother, repairs bicycles" (the name first, the relation after it); "a brother, Kasper"
+_APPOS = re.compile(r"(?:^|(?<=[\s,;(]))(?P<np>(?P<name>[A-Z][\w'’-]+),\s+(?i:my|our)\s+(?P<rel>(?:[\w'’-]+\s+){0,2}?(?i:"
+                    + _RELATIVE_WORDS + r"))),\s+(?=[a-z])")
+# "a brother, Kasper", "twin boys, Leo and Harry", "two kids, Mia and Sam": the names after a relation
+_A_REL_NAME = re.compile(r"\b(?i:an?|one|two|three|twin|my|our)\s+(?:[\w'’-]+\s+)?(?i:" + _RELATIVE_WORDS + r"|boys?|girls?),\s+"
+                         r"(?P<name>[A-Z][\w'’-]+)(?:\s+(?:and|&)\s+(?P<name2>[A-Z][\w'’-]+))?\b")
 _OUR = re.compile(r"\b([Oo])ur(s?)\b")
 _WE = re.compile(r"\b(?:[Ww]e|us)\b(?!['’])|\b[Ww]e(?=['’])")
 _WE_CONTR = re.compile(r"\bWE['’](re|ve|d|ll)\b")
@@ -164,6 +173,9 @@ def _names_in(text: str, names: set[str]) -> list[str]:
     found += [(m.start("name"), m["name"]) for m in re.finditer(_REL_NAME_INTL.pattern[1:], text)]
     found += [(m.start("name"), m["name"]) for m in _NAMING.finditer(text)]
     found += [(m.start("name"), m["name"]) for m in _REL_NAME.finditer(text)]
+    found += [(m.start("name"), m["name"]) for m in _APPOS.finditer(text)]
+    for m in _A_REL_NAME.finditer(text):
+        found += [(m.start(g), m[g]) for g in ("name", "name2") if m[g]]
     for n in names:
         for m in re.finditer(r"\b" + re.escape(n) + r"\b", text):
             found.append((m.start(), n))
@@ -204,8 +216,11 @@ def _resolve_third(text: str, name: str | None) -> str:
 
 def relation(text: str) -> tuple[str, str, str] | None:
     """The relation and name a clause opens with: ("My partner Joost", "partner", "Joost")."""
-    rel = _REL_NAME.match(text) or _REL_NAME_INTL.match(text)
-    return (rel["np"], rel["rel"], rel["name"]) if rel else None
+    rel = _REL_NAME.match(text) or _REL_NAME_INTL.match(text) or _APPOS.match(text)
+    if rel is None:
+        return None
+    np = rel["np"] if not rel.re is _APPOS else text[rel.end("name"):rel.end("np")].strip(", ")
+    return (np, rel["rel"], rel["name"])
 
 
 # what "it" stands for: the thing the clause before has, drives, owns ... ("a Kia Niro", "eczema")
@@ -232,7 +247,7 @@ def resolve(text: str, name: str | None, it: str | None = None) -> str:
     t = _OUR.sub(lambda m: ("M" if m[1] == "O" else "m") + ("ine" if m[2] else "y"), t)
     t = _WE.sub(WE, t)
     t = _WE_CONTR.sub(lambda m: f"{WE} " + {"re": "are", "ve": "have", "d": "had", "ll": "will"}[m[1].lower()], t)
-    rel = _REL_NAME.match(t)  # English only: other languages keep their words ("User: Mein Bruder Paul ist Banker")
+    rel = _REL_NAME.match(t) or _APPOS.match(t)  # English only: other languages keep their words ("User: Mein Bruder Paul ist Banker")
     if rel:
         t = rel["name"] + " " + t[rel.end():]
     return _resolve_third(t, name)

@@ -55,7 +55,7 @@ _AFTER_ORDINAL = re.compile(r"\s*(?:$|[^\w\s]|(?:i|we|you|he|she|they|it|my|our|
 _PAST = re.compile(r"\b(?:was|were|had|did|ago|last|yesterday|went|met|got|moved|started|finished|left|came|took|bought"
                    r"|sold|married|visited|flew|arrived|happened|quit|ended|began|graduated|used to)\b|了|过|去年|上个?月", re.I)
 _PAST_VERB = re.compile(r"\b(?:I|we|he|she|they)\s+(?:\w+ly\s+|just\s+|finally\s+|already\s+|also\s+)?\w+ed\b", re.I)  # "I switched", "we finally moved"
-_PRESENT = re.compile(r"\b(?:is|are|am|due)\b|['’]s\b", re.I)
+_PRESENT = re.compile(r"\b(?:is|are|am|due)\b|['’](?:s|re|m)\b", re.I)
 _SUBJECT = re.compile(r"\s+(?:is|was|were|has|had|will|seems|seemed)\b", re.I)
 _ZH_DIGIT = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"两": 2}
 _ZH_N = r"(?<![0-9])(?P<n>[0-9]{1,3}|[一二两三四五六七八九十]{1,3})"
@@ -172,9 +172,11 @@ def _weekday(m: re.Match, obs: date, future: bool) -> _Ask:
 
 def _month(m: re.Match, obs: date, future: bool) -> _Hit:
     """"in March": the most recent March (this one if it is March) unless the sentence speaks of
-    the future or states a plan in the present ("my exam is in March": the coming one)."""
+    the future or states a plan in the present ("my exam is in March": the coming one); "since
+    March" is always the most recent one."""
     month = 1 + [n[:3] for n in MONTHS].index(m["mon"][:3].title())
-    ahead = future or _tense(m) == "present"
+    # "since May" is always behind: the state began then ("I'm 34 since May", "we've lived here since May")
+    ahead = (future or _tense(m) == "present") and (m.groupdict().get("prep") or "").lower() != "since"
     year = obs.year + (1 if ahead and month < obs.month else 0) - (1 if not ahead and month > obs.month else 0)
     return _Hit(date(year, month, 1), "month")
 

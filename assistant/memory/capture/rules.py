@@ -40,7 +40,7 @@ from assistant.memory.capture.clauses import people as named_people
 from assistant.memory.capture.cues import STANDING, imperative, own_names
 from assistant.memory.capture.dates import ground
 from assistant.memory.capture.phrasing import _APOS, conjugate, finish, third_person  # noqa: F401 - re-exported
-from assistant.memory.capture.slots import PN, SLOT_RULES
+from assistant.memory.capture.slots import PN, SLOT_RULES, relation_slot
 from assistant.memory.records import Kind
 from assistant.memory.capture.validate import STOPWORDS, TEMPLATE_WORDS, proper_nouns, words
 
@@ -122,6 +122,14 @@ _NAMES_SUBJECT = r"(?:{names})(?:['’]s)?\s+[a-z]"
 _SUBJECT_DROPPED = re.compile(r"^(?:(?:just|finally|recently|also|officially)\s+)?(?:got|moved|started|finished|bought|sold|adopted"
                               r"|quit|joined|graduated|passed|broke|lost|won|went|came back|arrived|booked|signed|retired"
                               r"|spent|visited|flew|drove|ran)\s+\w", re.I)
+# a clause that only says how the person feels right now: a feeling verb, an evaluative word, a time
+# word at most ("I feel great so far", "honestly feeling a bit tired today") -- nothing named, counted or dated
+_FEELING = re.compile(r"^(?:(?:[Ii]|[Ii]['’]m|[Ii] am|WE|we['’]re)\s+)?(?:(?:[a-z]+ly|just|still|so|really|pretty|quite|a bit|kind of)\s+)*"
+                      r"(?:feel|feels|felt|feeling)\s+(?:(?:[a-z]+ly|so|really|pretty|quite|very|a bit|a little|kind of)\s+)*"
+                      r"[a-z]+(?:\s+(?:so far|today|now|right now|lately|at the moment|these days|again|on \d{4}-\d\d-\d\d))?[.!]*$"
+                      # "I'm so tired today", "we're really excited": a degree word before one adjective is a mood
+                      r"|^(?:[Ii]['’]m|[Ii] am|WE are|WE['’]re|[Ww]e['’]re)\s+(?:so|really|very|super|pretty|quite|totally|absolutely"
+                      r"|a bit|kind of|kinda|soo+)\s+[a-z]+(?:\s+(?:so far|today|now|right now|lately|at the moment|these days|again|on \d{4}-\d\d-\d\d))?[.!]*$")
 _NUMBER_WORDS = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty"
                            r"|sixty|seventy|eighty|ninety|hundred)\b", re.I)
 
@@ -136,6 +144,8 @@ def _generic(grounded: str, had_date: bool, people: set[str] = frozenset(), hous
         s = "I " + s[0].lower() + s[1:]  # "Just got back from Crete" -> "I just got back ..."
     if len(s.split()) < 2 and not re.search(r"[\u4e00-\u9fff]", s):
         return None
+    if _FEELING.match(s):
+        return None  # "honestly feel great so far": a passing feeling, not something to keep
     if _FIRST.match(s) or s.startswith(WE):
         return finish(third_person(s, household))
     if people and re.match(_NAMES_SUBJECT.format(names="|".join(re.escape(p) for p in sorted(people, key=len, reverse=True))), s):
@@ -145,6 +155,13 @@ def _generic(grounded: str, had_date: bool, people: set[str] = frozenset(), hous
     if re.search(r"\b(?:I|I['’]m|I['’]ve|my)\b", s) and s.isascii():
         s = third_person(s)  # an English clause without its subject: "eczema flares up when I'm stressed"
     return finish("User: " + re.sub(r"\bWE\b", household, s))
+
+
+def names_relation(name: str, text: str) -> bool:
+    """``text`` gives a relation of the person that name ("User's neighbour is Pieter."); a
+    nationality or creed is no name ("User's wife is Japanese.")."""
+    return (name[:1].isupper() and text.startswith("User's ") and text.rstrip(".").endswith(f" is {name}")
+            and not re.search(r"(?:ese|ish|ic|ist|ian)$", name))
 
 
 # ----------------------------------------------------------------------------- entry point
@@ -192,10 +209,13 @@ def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list
             if re.match(r"(?i:my|our)\b", np):  # other languages keep the relation in the clause's own fact
                 fact = finish(f"User's {rel} is {name}")
                 slot_texts.add(fact.casefold())
-                emit(Candidate(fact, Kind.FACT, None, None, 0.9, entities=(name,), sources=src))
+                slot = relation_slot(rel)  # "Kasper, my brother, ...": the family.brother slot
+                emit(Candidate(fact, Kind.PROFILE if slot else Kind.FACT, slot, None, 0.9, entities=(name,), sources=src))
         generic = _generic(grounded, valid is not None, people, household)
         if generic and (valid is not None or not slot_texts or _adds_words(generic, slot_texts)):
             emit(Candidate(generic, Kind.FACT, None, valid, 0.8, entities=tuple(_entities(generic)), sources=src))
+        # "My brother is Kasper. Kasper repairs bicycles.": the next clauses may speak of him by name
+        people.update(e for c in out for e in c.entities if names_relation(e, c.text))
     return out
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from assistant.memory.records import Memory
 
+SAVED_PREFIX = "Saved: "
 UNDO_HINT = "take one back with: keepsake memory delete ID"
 
 
@@ -31,7 +32,7 @@ def saved_notice(memories: list[Memory], *, hint: bool = True) -> str | None:
     if not memories:
         return None
     listed = "; ".join(f"{m.text} (#{m.id})" for m in memories)
-    return f"Saved: {listed}" + (f" - {UNDO_HINT}" if hint else "")
+    return f"{SAVED_PREFIX}{listed}" + (f" - {UNDO_HINT}" if hint else "")
 
 
 def note(store: Any, capture: Any, turn: Any, *, timeout: float = 120, hint: bool = True) -> list[dict[str, Any]]:
@@ -45,7 +46,9 @@ def note(store: Any, capture: Any, turn: Any, *, timeout: float = 120, hint: boo
     turn.saved = [{"id": m.id, "text": m.text, "kind": m.kind.value} for m in kept]
     # "remember that ..." already said "Saved to memory: ..." for what it stored: one notice each
     announced = set(getattr(turn, "remembered", ()) or ())
-    notice = saved_notice([m for m in kept if m.id not in announced], hint=hint)
+    listed = [m for m in kept if m.id not in announced]
+    notice = saved_notice(listed, hint=hint)
     if notice and notice not in turn.notices:
         turn.notices.append(notice)
+        turn.notice_ids[notice] = [m.id for m in listed]
     return turn.saved

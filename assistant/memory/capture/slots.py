@@ -80,6 +80,11 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
          lambda m: ("partner", f"User is {m['st'].lower()} to {m['x']}.")),
         (K(r"\bmy\s+") + K(_REL_FAMILY) + K(_NAMED) + PN(),
          lambda m: (f"family.{m['rel'].lower()}", f"User's {m['rel']} is {m['x']}.")),
+        # "I have a brother called Ravi", "I've got a sister, Ana": the relation with its name
+        (SUBJ + K(r"(?:\s+have|['’]ve|\s+have got|['’]ve got|\s+got)\s+(?:an?|one)\s+") + K(_REL_FAMILY) + K(r"(?:,| called| named)\s+") + PN(),
+         lambda m: (f"family.{m['rel'].lower()}", f"User's {m['rel']} is {m['x']}.")),
+        (SUBJ + K(r"(?:\s+have|['’]ve|\s+have got|['’]ve got|\s+got)\s+(?:an?)\s+") + K(_REL_PARTNER) + K(r"(?:,| called| named)\s+") + PN(),
+         lambda m: ("partner", f"User's {m['rel']} is {m['x']}.")),
         (SUBJ + ADV + K(r"\s+(?:have|got|adopted|own)\s+(?:an?|one|my)\s+") + _PET
          + r"(?:" + K(r"\s+(?:named|called)\s+") + PN() + ")?",
          lambda m: ("pet", f"User has {_a(m['pet'])} {m['pet']}" + (f" named {m['x']}." if m["x"] else "."))),
@@ -101,4 +106,15 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
 
 
 SLOT_RULES = _slot_rules()
+_PARTNER_WORD = re.compile(K(_REL_PARTNER) + "$")
+_FAMILY_WORD = re.compile(K(_REL_FAMILY) + "$")
+
+
+def relation_slot(rel: str) -> str | None:
+    """The profile slot of a relation word: "husband" -> "partner", "brother" -> "family.brother";
+    None for others (a friend, a neighbour, a cat)."""
+    r = rel.strip()
+    if _PARTNER_WORD.match(r):
+        return "partner"
+    return f"family.{r.lower()}" if _FAMILY_WORD.match(r) else None
 

@@ -29,6 +29,7 @@ integer ids from lists the code gave it, and code checks every pick.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -282,6 +283,21 @@ class Consolidator:
         report.errors = res.errors
         report.stats["transactions"] = res.transactions
         report.stats["cancelled"] = bool(cancel is not None and cancel.is_set())
+        report.stats["new_vectors"] = self._embed_created(run_id)
+
+    def _embed_created(self, run_id: str) -> dict[str, int]:
+        """Every memory the run created gets its vector now (one embed call for those the plan
+        could not embed, e.g. when the embedder failed mid-plan), so vector search finds them
+        right after the run; FTS rows come with the insert (triggers). Without an embedder they
+        stay in ``missing`` (logged) and are embedded by the next run that has one."""
+        created = sorted({e.memory_id for e in self.store.audit(run_id=run_id) if e.action == "add" and e.memory_id})
+        done = self.store.vectors.backfill(ids=created) if created and self.store.vectors.embed is not None else 0
+        have = {r[0] for r in self.store.conn.execute(
+            "SELECT rowid FROM memory_vec WHERE rowid IN (SELECT value FROM json_each(?))", (json.dumps(created),))}  # fmt: skip
+        missing = [mid for mid in created if mid not in have]
+        if missing:
+            log.warning("consolidation run %s: %d new memories have no vector yet (no embedder)", run_id, len(missing))
+        return {"created": len(created), "embedded_after_apply": done, "missing": len(missing)}
 
     def _failed(self, report: RunReport, exc: BaseException) -> None:
         """Roll back what the failed run applied and record it. If even that fails (the disk is
@@ -297,8 +313,8 @@ class Consolidator:
         except Exception:  # noqa: BLE001 - the original error is what the caller must see
             log.exception("could not roll back consolidation run %s; the next start will", report.run_id)
 
-    def undo(self, run_id: str, *, actor: Actor | str = Actor.USER) -> UndoReport:
-        return undo_run(self.store, run_id, actor=actor)
+    def undo(self, run_id: str, *, actor: Actor | str = Actor.USER, cascade: bool = False) -> UndoReport:
+        return undo_run(self.store, run_id, actor=actor, cascade=cascade)
 
     def runs(self, limit: int | None = 20) -> list[RunRecord]:
         return runs_mod.list_runs(self.store, limit=limit)
@@ -310,9 +326,10 @@ def consolidate(store: Any, *, dry_run: bool = False, trigger: str = "manual", c
     return Consolidator(store, chat_model=chat_model, config=config).run(dry_run=dry_run, trigger=trigger)
 
 
-def undo(store: Any, run_id: str, *, actor: Actor | str = Actor.USER) -> UndoReport:
-    """Revert run ``run_id`` (see :mod:`assistant.memory.consolidation.undo`)."""
-    return undo_run(store, run_id, actor=actor)
+def undo(store: Any, run_id: str, *, actor: Actor | str = Actor.USER, cascade: bool = False) -> UndoReport:
+    """Revert run ``run_id`` (see :mod:`assistant.memory.consolidation.undo`); ``cascade``:
+    undo the later runs that touched the same memories first."""
+    return undo_run(store, run_id, actor=actor, cascade=cascade)
 
 
 def list_runs(store: Any, limit: int | None = 20) -> list[RunRecord]:

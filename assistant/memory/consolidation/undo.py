@@ -1,8 +1,11 @@
 """Undo a consolidation run: walk its audit rows newest first and take each change back.
 
-- a versioned change (``details.changes = {field: [before, after]}``) -> a new version that puts
-  back ``before`` for every field still holding ``after`` (a field changed since by someone else
-  is left alone and reported: undo never overwrites a later edit);
+- a versioned change (``details.changes = {field: [before, after]}``) whose record nobody changed
+  since (its version is still the run's ``to_version``) is *rewound*: the row is restored from the
+  ``memory_versions`` snapshot of ``from_version`` and that snapshot row is removed, so the record
+  is exactly what it was before the run (text, validity, version number, history); otherwise a
+  new version puts back ``before`` for every field still holding ``after`` (a field changed
+  since by someone else is left alone and reported: undo never overwrites a later edit);
 - ``link`` -> the link is removed;
 - ``add_source`` / ``add_entity`` (a merge uniting provenance) -> exactly that row is removed;
 - ``add`` (a fact created from episodes) -> deleted again, unless it changed since the run
@@ -10,6 +13,10 @@
 - ``purge_ttl`` -> cannot be undone (a TTL purge is a real deletion), reported.
 
 Every undo write is audited with run id ``undo:<run_id>``; the run is marked ``undone``.
+Undo chains: runs are taken back newest first. Undoing a run while a later run that touched the
+same memories is still applied is refused (:class:`LaterRunFirst`, naming the later runs), or,
+with ``cascade=True``, the later runs are undone first, newest first. So undo B then undo A (or
+undo A with cascade) returns the store to exactly its state before A.
 Entries are taken back in batches, one write transaction each (:func:`take_back`); the same
 walk rolls back an interrupted run (:mod:`.recover`).
 """
@@ -52,10 +59,12 @@ class UndoReport:
     not_undoable: int = 0  # TTL purges
     skipped: list[UndoSkip] = field(default_factory=list)
     pending_facts: list[Any] = field(default_factory=list, repr=False)  # "add" entries, removed last
+    cascaded: list["UndoReport"] = field(default_factory=list)  # later runs undone first (cascade=True)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "run_id": self.run_id, "undo_run_id": self.undo_run_id, "versions": self.versions,
+            "cascaded": [r.to_json() for r in self.cascaded],
             "unlinked": self.unlinked, "sources_removed": self.sources_removed,
             "entities_removed": self.entities_removed, "facts_removed": self.facts_removed,
             "not_undoable": self.not_undoable, "skipped": [s.to_json() for s in self.skipped],
@@ -64,6 +73,31 @@ class UndoReport:
 
 class AlreadyUndone(StoreError):
     pass
+
+
+class LaterRunFirst(StoreError):
+    """A later run that is still applied changed memories this run changed."""
+
+    def __init__(self, message: str, later: list[str]) -> None:
+        super().__init__(message)
+        self.later = later
+
+
+def touched(store: Any, run_id: str) -> set[int]:
+    """Every memory a run's audit rows name (the memory, and a link's or merge's other end)."""
+    ids: set[int] = set()
+    for e in store.audit(run_id=run_id):
+        ids.update(i for i in (e.memory_id, e.details.get("to"), e.details.get("from")) if isinstance(i, int))
+    return ids
+
+
+def later_runs(store: Any, record: Any) -> list[Any]:
+    """Applied (not undone, not dry) runs after ``record`` that touched a memory it touched,
+    newest first. A later run that touched only other memories does not count: undoing
+    ``record`` cannot disturb it."""
+    mine = touched(store, record.run_id)
+    later = [r for r in runs.list_runs(store, limit=None, include_dry_runs=False) if r.seq > record.seq and not r.undone]
+    return [r for r in later if touched(store, r.run_id) & mine]
 
 
 @dataclass
@@ -96,6 +130,35 @@ def _from_db(name: str, value: Any) -> Any:
     return value
 
 
+_REWOUND = ("text", "content_hash", "kind", "valid_at", "invalid_at", "expired_at", "status", "trust", "confidence",
+            "expires_at", "pinned", "slot", "updated_at", "update_type", "actor", "reason")  # fmt: skip
+
+
+def _rewind(store: Any, c: Connection, entry: Any, cur: dict[str, Any], undo_id: str, actor: Actor) -> bool:
+    """Put the row back exactly as it was before ``entry`` (from the ``memory_versions``
+    snapshot of ``entry.from_version``) when nobody changed it since; False otherwise."""
+    frm, to = entry.from_version, entry.to_version
+    if frm is None or to is None or cur["version"] != to or to != frm + 1:
+        return False
+    snap = c.execute(
+        "SELECT text, content_hash, kind, valid_at, invalid_at, expired_at, status, trust, confidence, expires_at, "
+        "pinned, slot, recorded_at, update_type, actor, reason FROM memory_versions WHERE memory_id = ? AND version = ?",
+        (cur["id"], frm),
+    ).fetchone()  # fmt: skip
+    if snap is None:
+        return False
+    back = dict(zip(_REWOUND, snap))
+    sets = {k: v for k, v in back.items() if cur[k] != v}
+    sets["version"] = frm
+    c.execute(f"UPDATE memories SET {', '.join(f'{k} = ?' for k in sets)} WHERE id = ?", (*sets.values(), cur["id"]))
+    c.execute("DELETE FROM memory_versions WHERE memory_id = ? AND version = ?", (cur["id"], frm))
+    if "text" in sets:  # the vector described the run's text
+        store.vectors.put(c, cur["id"], store.vectors.embed_one(back["text"]))
+    write_audit(c, at=store.now(), actor=actor, action="rewind", memory_id=cur["id"], from_version=to, to_version=frm,
+                details={"undo_of": entry.id, "restored": sorted(k for k in sets if k != "version")}, run_id=undo_id)  # fmt: skip
+    return True
+
+
 def _revert_fields(store: Any, c: Connection, entry: Any, undo_id: str, actor: Actor, out: _Outcome) -> None:
     changes: dict[str, list[Any]] = entry.details.get("changes") or {}
     mid = entry.memory_id
@@ -104,6 +167,9 @@ def _revert_fields(store: Any, c: Connection, entry: Any, undo_id: str, actor: A
         out.skipped.append(UndoSkip(mid, entry.action, "the memory no longer exists"))
         return
     cur = dict(zip(MEMORY_COLUMNS, row))
+    if _rewind(store, c, entry, cur, undo_id, actor):
+        out.versions += 1
+        return
     back: dict[str, Any] = {}
     kept: list[str] = []
     for name, (before, after) in changes.items():
@@ -199,9 +265,11 @@ def take_back(store: Any, run_id: str, undo_id: str, *, actor: Actor = Actor.USE
     return report
 
 
-def undo_run(store: Any, run_id: str, *, actor: Actor | str = Actor.USER) -> UndoReport:
+def undo_run(store: Any, run_id: str, *, actor: Actor | str = Actor.USER, cascade: bool = False) -> UndoReport:
     """Take back everything run ``run_id`` applied (see the module docstring). A run whose
-    process is gone while it was still ``running`` is rolled back (:mod:`.recover`)."""
+    process is gone while it was still ``running`` is rolled back (:mod:`.recover`). While a
+    later applied run touched the same memories: :class:`LaterRunFirst`, or with ``cascade``
+    those runs are undone first (newest first; ``report.cascaded``)."""
     actor = Actor(actor)
     record = runs.get_run(store, run_id)
     if record.undone:
@@ -216,6 +284,18 @@ def undo_run(store: Any, run_id: str, *, actor: Actor | str = Actor.USER) -> Und
         from assistant.memory.consolidation.recover import rollback  # cycle: recover undoes with take_back
 
         return rollback(store, record, now, reason="interrupted: its process ended before the run finished")
+    later = later_runs(store, record)
+    if later and not cascade:
+        names = ", ".join(r.run_id for r in later)
+        raise LaterRunFirst(
+            f"consolidation run{'s' if len(later) > 1 else ''} {names} ran after {run_id} and changed memories it changed; "
+            f"undo {'them' if len(later) > 1 else 'it'} first (newest first: keepsake consolidate undo {later[0].run_id}), "
+            f"or undo with --cascade to take back {names} and then {run_id}", [r.run_id for r in later])  # fmt: skip
+    cascaded = []
+    for r in later:  # newest first
+        if not runs.get_run(store, r.run_id).undone:  # an earlier cascade may have taken it back
+            cascaded.append(undo_run(store, r.run_id, actor=actor, cascade=True))
     report = take_back(store, run_id, f"undo:{run_id}", actor=actor)
+    report.cascaded = cascaded
     runs.mark_undone(store, run_id, store.now())
     return report

@@ -25,6 +25,7 @@ from assistant.memory.forget import match
 from assistant.memory.forget.scope import Scope, count, ids
 from assistant.memory.records import Actor, UpdateType, content_hash
 from assistant.memory.times import ts_to_db
+from assistant.memory.store import vector_index
 from assistant.memory.store.rows import IN_IDS, ids_json
 
 REDACTED_DETAILS = json.dumps({"redacted": True})
@@ -86,6 +87,7 @@ class MemoryRows:
         counts = self.count(c, scope)
         d = ids_json(scope.doomed)
         c.execute(f"DELETE FROM memory_vec WHERE rowid IN {IN_IDS}", (d,))
+        vector_index.forget_partial(c, d)  # and from an index being built by a re-embedding
         entity_ids = ids_json(ids(c, f"SELECT entity_id FROM memory_entities WHERE memory_id IN {IN_IDS}", d))
         c.execute(f"DELETE FROM memory_links WHERE src_id IN {IN_IDS} OR dst_id IN {IN_IDS}", (d, d))
         c.execute(f"DELETE FROM memory_entities WHERE memory_id IN {IN_IDS}", (d,))
@@ -139,6 +141,7 @@ class MemoryCuts:
                  UpdateType.USER_EDIT.value, ctx.actor.value, why, mid),
             )  # fmt: skip  -- trigger: FTS 'delete' of the old text, then the new one is indexed
             c.execute("DELETE FROM memory_vec WHERE rowid = ?", (mid,))
+            vector_index.forget_partial(c, ids_json([mid]))
             blob = ctx.embed(cut_.kept)
             if blob is not None:
                 c.execute("INSERT INTO memory_vec(rowid, embedding) VALUES (?, ?)", (mid, blob))

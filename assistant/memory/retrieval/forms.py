@@ -18,6 +18,9 @@ loaded and cached by text; a question is compared with them.
   (:data:`SLOT_FORMS`): "What do I do for a living?", "¿En qué trabajo?", "Was bin ich von Beruf?" ...;
   ``family.<rel>`` and ``favourite.<thing>`` are filled in ("Who is my sister?", "What is my
   favourite film?");
+- a statement about a named person, by its clause structure (:func:`named_forms`): "Kasper
+  repairs bicycles." -> "What does Kasper do?", "What does Kasper repair?"; "User's brother is
+  Kasper." -> "Who is Kasper?";
 - ``aliases``: a name the person gave a relation ("Lucía" for the sister) is also read as that
   relation ("Lucía is a pilot." -> "My sister is a pilot."), so "what does my sister do" finds her
   job, not only her name.
@@ -127,6 +130,52 @@ _NAME = re.compile(r"\b(?:I['’]m|I\s+am|User\s+is|[Mm]y\s+name\s+is|User['’]
                    r"(?=\s*(?:[,.!;]|$|\s+(?:by|and|from)\b))")
 
 
+# "Kasper repairs bicycles for a living." / "Ana lives in Porto.": a name, a present-tense verb, the rest
+_THIRD = re.compile(r"^(?P<n>[A-Z][a-z][\w-]*)\s+(?:(?:also|just|still|now|currently|usually|often|always|mostly)\s+)?"
+                    r"(?P<v>[a-z]+s)\b\s*(?P<rest>[^.!?]*)")
+# verbs of being, having, liking, knowing: they say what someone is or feels, not what they do
+_STATIVE = frozenset("""is was has does loves likes hates prefers wants needs knows owns seems means thinks believes feels looks
+    sounds belongs enjoys adores misses remembers understands deserves lives stays resides comes""".split())  # fmt: skip
+_ROLE = re.compile(r"^(?P<n>[A-Z][a-z][\w-]*)\s+(?:is|works as)\s+an?\s+[a-z]")  # "Joost is a carpenter."
+_WHERE = re.compile(r"^(?:in|at|near|from|outside|abroad|overseas|for)\b", re.I)
+_RELATION_NAME = re.compile(r"^User['’]s\s+(?:[a-z]+\s+){1,2}(?:is|was)\s+(?P<n>[A-Z][\w'’-]+)\.?$")
+
+
+def _base(verb: str) -> str:
+    """"repairs" -> "repair", "teaches" -> "teach", "studies" -> "study", "goes" -> "go"."""
+    if verb.endswith("ies") and len(verb) > 4:
+        return verb[:-3] + "y"
+    if verb.endswith(("ches", "shes", "sses", "xes", "zes", "oes")):
+        return verb[:-2]
+    return verb[:-1]
+
+
+def named_forms(text: str) -> list[str]:
+    """Questions a statement about a named person answers, built from its clause structure
+    (name + present-tense verb + the rest), in the third person: "Kasper repairs bicycles." ->
+    "What does Kasper do?" (a verb of doing, not of being, living or liking), "What does Kasper
+    repair?" (an object follows), "Where does Kasper live?" ("in/at ..." follows); "Joost is a
+    carpenter." -> "What does Joost do?", "What is Joost's job?"; "User's brother is Kasper." ->
+    "Who is Kasper?"."""
+    rel = _RELATION_NAME.match(text.strip())
+    if rel:
+        return [f"Who is {rel['n']}?"]
+    role = _ROLE.match(text.strip())
+    if role and role["n"] != "User":
+        return [f"What does {role['n']} do?", f"What is {role['n']}'s job?"]
+    m = _THIRD.match(text.strip())
+    if m is None or m["n"] == "User" or m["v"].endswith("ss"):
+        return []
+    n, v, rest = m["n"], m["v"], m["rest"].strip()
+    base = _base(v)
+    out = [] if v in _STATIVE else [f"What does {n} do?"]
+    if rest and _WHERE.match(rest):
+        out.append(f"Where does {n} {base}?")
+    elif rest:
+        out.append(f"What does {n} {base}?")
+    return out
+
+
 def forms(text: str, slot: str | None = None, aliases: dict[str, str] | None = None) -> tuple[str, ...]:
     """The question forms of one memory (see the module docstring). ``aliases``: name ->
     relation words ("Lucía" -> "sister")."""
@@ -138,9 +187,12 @@ def forms(text: str, slot: str | None = None, aliases: dict[str, str] | None = N
     for c in claims(text):
         if c.relation != "*":
             out += slot_forms(c.relation, text)
+    named = named_forms(text)
+    out += named
     for name, relation in (aliases or {}).items():
-        if re.search(rf"\b{re.escape(name)}\b", first):
-            out.append(re.sub(rf"\b{re.escape(name)}(['’]s)?\b", lambda m: f"my {relation}{m.group(1) or ''}", first, count=1))
+        for f in (first, *named):
+            if re.search(rf"\b{re.escape(name)}\b", f):
+                out.append(re.sub(rf"\b{re.escape(name)}(['’]s)?\b", lambda m: f"my {relation}{m.group(1) or ''}", f, count=1))
     return tuple(dict.fromkeys(out))
 
 

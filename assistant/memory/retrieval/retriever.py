@@ -127,7 +127,7 @@ class Retriever:
         self.min_candidates = int(min_candidates)
         self._embed = _embed_fn(embedder)
         self.matcher = AnswerMatcher(self._embed)  # memory answers: question forms, cached (forms.py)
-        self.cache = cache_for(store)
+        self.cache = cache_for(store, embedder)  # refuses an index made by another embedder
         self._stats_gen = -1
         self._rows_count: int | None = None
         self._names: tuple[str, ...] | None = None  # the person's own names (name slot), per cache generation

@@ -17,7 +17,9 @@ Freshness (checked at each search, under a lock):
    unchanged since this connection last confirmed the cache means no commit anywhere (other
    connections, other processes, or this one). Cost: microseconds.
 2. Otherwise a fingerprint ``(max(id), max(updated_at), count(memories), count(vectors),
-   max(audit_log.id))`` (indexed, ~0.1 ms at 100k). Unchanged: the write touched other tables
+   max(audit_log.id), index_generation)`` (indexed, ~0.1 ms at 100k). A new index generation (the
+   embedder was switched) reloads everything, or raises when the store object itself was opened
+   on an older generation (its embedder is the old one: its queries would not compare). Unchanged: the write touched other tables
    (messages, injection log, use counters).
 3. Otherwise an incremental refresh: rows with ``id > max_id``, ``updated_at >= max_updated``
    or an audit entry since the last check (every store change is audited, so a clock that stood
@@ -39,7 +41,9 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
+from assistant.memory.errors import StoreError
 from assistant.memory.records import Kind, Status
+from assistant.memory.store import vector_index
 from assistant.memory.retrieval.vector_read import LayoutError, read_vector_chunks, read_vectors, ts_us
 
 MIN_US = np.iinfo(np.int64).min
@@ -157,7 +161,7 @@ class VectorCache:
         except Exception:  # noqa: BLE001 - another sqlite-vec layout: the slow, public way
             nvec = c.execute("SELECT count(*) FROM memory_vec").fetchone()[0]
         max_audit = c.execute("SELECT max(id) FROM audit_log").fetchone()[0]
-        return (max_id or 0, max_upd or "", n, nvec, max_audit or 0)
+        return (max_id or 0, max_upd or "", n, nvec, max_audit or 0, vector_index.generation(c))
 
     def sync(self, store: Any) -> None:
         """Bring the cache up to date with the database (cheap when nothing changed)."""
@@ -167,16 +171,20 @@ class VectorCache:
             stamp = (c.execute("PRAGMA data_version").fetchone()[0], c.total_changes)
             if self._fp is not None and self.dim == store.dim and self._stamps.get(key) == stamp:
                 return
-            fp, changed = store.read(lambda conn: self._refresh(conn, store.dim))
+            opened_on = getattr(getattr(store, "vectors", None), "generation", 0)
+            fp, changed = store.read(lambda conn: self._refresh(conn, store.dim, opened_on))
             if changed:
                 self.generation += 1
                 self._stamps = {}
             self._fp = fp
             self._stamps[key] = stamp
 
-    def _refresh(self, c: Any, dim: int) -> tuple[tuple[Any, ...], bool]:
+    def _refresh(self, c: Any, dim: int, opened_on: int = 0) -> tuple[tuple[Any, ...], bool]:
         fp = self._fingerprint(c)
-        if self._fp is None or dim != self.dim:
+        if fp[5] != opened_on:
+            raise StoreError("the memory search index was rebuilt with another embedder since this store was opened "
+                             "(keepsake models use); open the memory again (restart Keepsake) to search it")  # fmt: skip
+        if self._fp is None or dim != self.dim or fp[5] != self._fp[5]:
             self._load(c, dim)
             return fp, True
         if fp == self._fp:
@@ -387,8 +395,12 @@ _caches: "weakref.WeakKeyDictionary[Any, VectorCache]" = weakref.WeakKeyDictiona
 _caches_lock = threading.Lock()
 
 
-def cache_for(store: Any) -> VectorCache:
-    """The vector cache of a store object (created once; follows the store's deletes)."""
+def cache_for(store: Any, embedder: Any = None) -> VectorCache:
+    """The vector cache of a store object (created once; follows the store's deletes). With the
+    ``embedder`` that will search it: :class:`EmbedderMismatchError` when another one made the
+    index (:func:`vector_index.check_embedder`)."""
+    if embedder is not None:
+        vector_index.check_embedder(store, embedder)
     with _caches_lock:
         cache = _caches.get(store)
         if cache is None:

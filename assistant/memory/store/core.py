@@ -118,7 +118,7 @@ class StoreCore:
         if check_dim and self.dim != dim:
             raise StoreError(
                 f"the memory database stores {self.dim}-dimensional vectors but the embedder gives {dim}; "
-                "rebuild the vectors (MemoryStore.rebuild_vectors) after switching embedding models"
+                "switch embedders with `keepsake models use NAME`, which re-embeds the memories"
             )
         self.store_id = self._guard(lambda: conn.execute("SELECT value FROM store_meta WHERE key = 'store_id'").fetchone()[0])
 

@@ -54,6 +54,8 @@ class MemoryStore:
       :class:`KeyMissingError`.
     - ``encrypted=False``: plain SQLite (tests of raw file bytes only).
     - ``embed``: ``list[str] -> list[list[float]]`` of ``dim`` floats; optional.
+    - ``dim``: the vector size of a new database; with ``embed`` an existing one must have it
+      (``check_dim=False``: the caller checks, e.g. the services compare embedder identities).
     - ``clock``: returns the current aware datetime (tests).
     """
 
@@ -69,9 +71,10 @@ class MemoryStore:
         busy_timeout: float = 30.0,
         clock: Callable[[], datetime] | None = None,
         retry_deadline: float = RETRY_DEADLINE,
+        check_dim: bool | None = None,
     ) -> None:
         self.core = core = StoreCore(path, key=key, key_file=key_file, encrypted=encrypted, dim=dim,
-                                     check_dim=embed is not None, busy_timeout=busy_timeout, clock=clock,
+                                     check_dim=embed is not None if check_dim is None else check_dim, busy_timeout=busy_timeout, clock=clock,
                                      retry_deadline=retry_deadline)  # fmt: skip
         self.vectors = Vectors(core, embed)
         self.audit_log = AuditLog(core)

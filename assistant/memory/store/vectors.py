@@ -6,20 +6,29 @@ from __future__ import annotations
 import struct
 from typing import Callable, Sequence
 
+import logging
+
 from assistant.memory.errors import StoreError
+from assistant.memory.store import vector_index
 from assistant.memory.store.core import Repository, StoreCore
 from assistant.memory.store.rows import IN_IDS, ids_json
 from assistant.memory.store.sqlite.db import Connection
 
 Embed = Callable[[list[str]], list[list[float]]]
+log = logging.getLogger(__name__)
 
 
 class Vectors(Repository):
-    """``embed``: ``list[str] -> list[list[float]]`` of ``core.dim`` floats, or None (no embedder)."""
+    """``embed``: ``list[str] -> list[list[float]]`` of ``core.dim`` floats, or None (no embedder).
+
+    ``generation``: the index generation this store was opened on (:mod:`.vector_index`). When
+    another process switched the embedder since, :meth:`put` stores no vector (it would come from
+    the old model): the memory is written and found by its words until it is embedded again."""
 
     def __init__(self, core: StoreCore, embed: Embed | None) -> None:
         super().__init__(core)
         self.embed = embed
+        self.generation = core.read(vector_index.generation)
 
     def pack(self, vec: Sequence[float]) -> bytes:
         if len(vec) != self.core.dim:
@@ -32,9 +41,12 @@ class Vectors(Repository):
         vecs = self.embed([text])
         return self.pack(vecs[0])
 
-    @staticmethod
-    def put(c: Connection, memory_id: int, blob: bytes | None) -> None:
+    def put(self, c: Connection, memory_id: int, blob: bytes | None) -> None:
         c.execute("DELETE FROM memory_vec WHERE rowid = ?", (memory_id,))
+        if blob is not None and vector_index.generation(c) != self.generation:
+            log.warning("the embedder was switched by another process: memory %d is stored without a vector", memory_id)
+            vector_index.mark_missing(c)  # the next open with the new embedder embeds it
+            blob = None
         if blob is not None:
             c.execute("INSERT INTO memory_vec(rowid, embedding) VALUES (?, ?)", (memory_id, blob))
 
@@ -79,7 +91,9 @@ class Vectors(Repository):
             done += len(rows)
 
     def rebuild(self, embed: Embed, dim: int, batch: int = 64) -> int:
-        """Switch embedding model: recreate ``memory_vec`` with ``dim`` and re-embed everything."""
+        """Recreate ``memory_vec`` with ``dim`` and re-embed everything, in place (tests, tools):
+        the app and the CLI switch models with :mod:`.reindex`, which keeps the old index until
+        the new one is complete."""
         if not 1 <= dim <= 8192:
             raise StoreError(f"invalid embedding dimension {dim}")
 
@@ -87,7 +101,10 @@ class Vectors(Repository):
             c.execute("DROP TABLE IF EXISTS memory_vec")
             c.execute(f"CREATE VIRTUAL TABLE memory_vec USING vec0(embedding float[{int(dim)}] distance_metric=cosine)")
             c.execute("INSERT OR REPLACE INTO store_meta(key, value) VALUES ('embedding_dim', ?)", (str(dim),))
+            c.execute("INSERT OR REPLACE INTO store_meta(key, value) VALUES ('index_generation', ?)",
+                      (str(vector_index.generation(c) + 1),))  # fmt: skip
 
         self.write(recreate)
         self.core.dim, self.embed = dim, embed
+        self.generation = self.read(vector_index.generation)
         return self.backfill(batch=batch)

@@ -58,9 +58,12 @@ class SalvageReport:
     vectors: int = 0
     integrity: str = ""
     aside: str | None = None  # where the damaged file was kept
+    pages: Any = None  # the page-by-page pass (:class:`.salvage_pages.PageScan`), when it ran
 
     def copied(self, table: str) -> int:
-        return next((t.copied for t in self.tables if t.name == table), 0)
+        """Rows of ``table`` in the new file (walked, plus found page by page)."""
+        walked = next((t.copied for t in self.tables if t.name == table), 0)
+        return walked + (self.pages.added.get(table, 0) if self.pages is not None else 0)
 
     @property
     def lossless(self) -> bool:
@@ -69,7 +72,8 @@ class SalvageReport:
     def to_json(self) -> dict[str, Any]:
         return {"source": self.source, "target": self.target, "tables": [t.to_json() for t in self.tables],
                 "orphans_removed": self.orphans_removed, "vectors": self.vectors, "integrity": self.integrity,
-                "aside": self.aside, "lossless": self.lossless}  # fmt: skip
+                "aside": self.aside, "lossless": self.lossless,
+                "pages": self.pages.to_json() if self.pages is not None else None}  # fmt: skip
 
 
 def open_damaged(path: Path, key_hex: str | None) -> Any:
@@ -196,21 +200,25 @@ def _tables(conn: Any) -> dict[str, tuple[list[str], list[str]]]:
     return out
 
 
-def salvage(open_source: Callable[[], Any], dest: Any) -> SalvageReport:
+def salvage(open_source: Callable[[], Any], dest: Any, scan_pages: Callable[[Any, dict], Any] | None = None) -> SalvageReport:
     """Copy what the damaged file can still give into ``dest`` (a fresh, migrated store's
     connection, outside a transaction). ``open_source()`` gives a new connection to the damaged
-    file (:func:`open_damaged`), opened again after every failed read (:class:`Source`)."""
+    file (:func:`open_damaged`), opened again after every failed read (:class:`Source`).
+    ``scan_pages(dest, tables)``: the page-by-page pass (:mod:`.salvage_pages`), run when this
+    walk lost something (or SQLite cannot read the schema at all); its result is ``report.pages``."""
     report = SalvageReport("", "")
     src = Source(open_source)
     try:
         source_tables = _tables(src.conn)
     except dbmod.DatabaseError as exc:
         report.tables.append(TableSalvage("sqlite_master", error=str(exc)))
-        src.close()
-        return report
+        source_tables = {}
+        if scan_pages is None:
+            src.close()
+            return report
     dest.execute("PRAGMA foreign_keys = OFF")
     try:
-        for name, (columns, keys) in _tables(dest).items():
+        for name, (columns, keys) in (_tables(dest).items() if source_tables else ()):
             if name not in source_tables:
                 continue
             select = [c for c in columns if c in source_tables[name][0]]
@@ -230,8 +238,10 @@ def salvage(open_source: Callable[[], Any], dest: Any) -> SalvageReport:
                     t.copied += dest.execute(insert, tuple(row)).rowcount
             finally:
                 dest.execute("COMMIT")
+        if scan_pages is not None and not report.lossless:
+            report.pages = scan_pages(dest, _tables(dest))
         src.reset()
-        report.vectors = _copy_vectors(src, dest)
+        report.vectors = _copy_vectors(src, dest) if source_tables else 0
         report.orphans_removed = _drop_orphans(dest)
         for fts in ("memory_fts", "message_fts"):
             dest.execute(f"INSERT INTO {fts}({fts}) VALUES ('rebuild')")

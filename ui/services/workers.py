@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Qt, QThread, QThreadPool, Signal, Slot
 
-from ui.errors import is_user_error
+from ui.services.errors import is_user_error
 
 log = logging.getLogger(__name__)
 

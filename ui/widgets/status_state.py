@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QProgressBar, QStatusBar
 
-from ui.elided_label import ElidedLabel
+from ui.widgets.elided_label import ElidedLabel
 
 MESSAGE_MS = 6000  # a result stays this long; an error twice as long
 

@@ -1,7 +1,7 @@
 """The UI's access to Keepsake's services (store, models, retrieval, capture), off the UI thread.
 
 Widgets never call the store or a model directly: they ask the :class:`Backend`, which runs the
-call on its :class:`~ui.workers.Runner` and answers through callbacks on the UI thread.
+call on its :class:`~ui.services.workers.Runner` and answers through callbacks on the UI thread.
 
 Start-up (:meth:`Backend.start`) is staged so the window is useful at once:
 
@@ -32,12 +32,12 @@ from assistant.engine.errors import EngineError, ModelError
 from assistant.memory.capture import dates
 from assistant.memory.store.sqlite import notify
 from assistant.memory.errors import StoreError
-from assistant.services import Services
-from ui import consolidation_service as cs
-from ui.consolidation_service import Unavailable
-from ui.errors import describe, storage_fault
+from assistant.services import Services, database_key_reader
+from ui.tidyup import consolidation_service as cs
+from ui.tidyup.consolidation_service import Unavailable
+from ui.services.errors import describe, storage_fault
 from ui.format import model_label
-from ui.workers import Callback, Runner
+from ui.services.workers import Callback, Runner
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +91,7 @@ class Provider:
         from assistant.engine.server.model import OpenAIChatModel  # the HTTP client: only when a server is checked
 
         p = self.paths
-        probe = OpenAIChatModel(url, model=model or None, api_key=key or api_key.load(url, p), read_timeout=30.0,
+        probe = OpenAIChatModel(url, model=model or None, api_key=key or api_key.load(url, p, secret=database_key_reader(self.services.profile)), read_timeout=30.0,
                                 local_models=lambda: registry.local_chat_models(p))  # fmt: skip
         try:
             return probe.connect()
@@ -99,10 +99,10 @@ class Provider:
             probe.close()
 
     def save_api_key(self, url: str, key: str | None) -> str:
-        return api_key.save(url, key, self.paths)
+        return api_key.save(url, key, self.paths, secret=database_key_reader(self.services.profile))
 
     def api_key(self, url: str) -> str | None:
-        return api_key.load(url, self.paths)
+        return api_key.load(url, self.paths, secret=database_key_reader(self.services.profile))
 
     def retriever(self, store):
         return self.services.retriever(store)
@@ -164,6 +164,7 @@ class Backend(QObject):
     sessionsChanged = Signal()  # conversations were created/renamed/deleted or got messages
     consolidationEvent = Signal(object)
     storageFault = Signal(str)  # the database cannot be used (damaged, full, read-only, locked, key): a dialog
+    memoryReplaced = Signal()  # the embedder was switched: a new store and retriever (open chats are rebuilt)
 
     def __init__(self, provider: Provider, runner: Runner | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -311,6 +312,17 @@ class Backend(QObject):
         self.consolidation = cs.Unavailable(f"Background tidying could not start: {describe(exc)}")
         self.consolidationEvent.emit({"started": False})
 
+    def replace_memory(self, store, retriever) -> None:
+        """After the embedder was switched (:mod:`ui.settings.embedder_switch`): the new embedder-backed
+        store and retriever serve from now on; capture and the tidy-up restart on them."""
+        self._store, self.retriever = store, retriever
+        self.settings = self.provider.settings()
+        with self._capture_lock:
+            self.capture = None
+        self.runner.submit(self._attach_capture, name="capture-queue")
+        self.restart_jobs()
+        self.memoryReplaced.emit()
+
     def restart_jobs(self) -> None:
         """Apply new idle/nightly settings: a fresh scheduler (a run in progress finishes first)."""
         old, self.jobs = self.jobs, None
@@ -456,7 +468,7 @@ class Backend(QObject):
         return fn(store) if progress is None else fn(store, progress)
 
     def describe(self, exc: BaseException) -> str:
-        """:func:`ui.errors.describe` for this profile's database."""
+        """:func:`ui.services.errors.describe` for this profile's database."""
         return describe(exc, self.provider.paths.database)
 
     def _report(self, exc: BaseException) -> None:

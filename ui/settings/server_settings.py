@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
 )
 
 from assistant.engine.server.model import model_name
-from ui.backend import Backend
-from ui.errors import describe
+from ui.services.backend import Backend
+from ui.services.errors import describe
 
 FIRST_LISTED = ""  # the model combo's "first model the server lists" choice
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QCheckBox,
     QDialog,
     QDialogButtonBox,
     QFrame,
@@ -62,11 +63,19 @@ def plan_cuts(plan: dict[str, Any]) -> list[str]:
     return lines
 
 
+def copy_label(copy: dict[str, Any]) -> str:
+    """A proposed copy as the CLI says it: "Also delete #2 “…” (same text as an old version of #1)"."""
+    return f"Also delete #{copy['id']} {_q(copy['text'], 90)} ({copy['reason']})"
+
+
 class CascadeDialog(QDialog):
-    """"Delete …?" with the per-table counts of a delete preview. ``exec()`` → Accepted to delete."""
+    """"Delete …?" with the per-table counts of a delete preview. ``exec()`` → Accepted to delete.
+    Other memories that only hold the same text (``plan["proposed_copies"]``) are listed as
+    unticked boxes when the caller can take them (``offer_copies``): they go only when ticked
+    (:meth:`chosen_copies`), like ``--with-copies``; otherwise they are listed as staying."""
 
     def __init__(self, plan: dict[str, Any], *, title: str, intro: str, confirm: str = "Delete",
-                 parent: QWidget | None = None) -> None:  # fmt: skip
+                 parent: QWidget | None = None, offer_copies: bool = False) -> None:  # fmt: skip
         super().__init__(parent)
         self.setWindowTitle(title)
         self.setObjectName("cascadeDialog")
@@ -115,6 +124,25 @@ class CascadeDialog(QDialog):
             n.setWordWrap(True)
             n.setObjectName("dialogText")
             lay.addWidget(n)
+        self.copy_boxes: dict[int, QCheckBox] = {}
+        copies = plan.get("proposed_copies") or []
+        if copies:
+            head = QLabel("Other memories hold the same text. They stay unless you tick them:" if offer_copies
+                          else "Other memories hold the same text; they stay:", self)  # fmt: skip
+            head.setWordWrap(True)
+            head.setObjectName("dialogText")
+            lay.addWidget(head)
+        for copy in copies if not offer_copies else ():
+            note = QLabel(f"• #{copy['id']} {_q(copy['text'], 90)} ({copy['reason']})", self)
+            note.setWordWrap(True)
+            note.setObjectName("dialogText")
+            lay.addWidget(note)
+        for copy in copies if offer_copies else ():
+            box = QCheckBox(copy_label(copy), self)
+            box.setChecked(False)
+            box.setObjectName("copyOption")
+            lay.addWidget(box)
+            self.copy_boxes[int(copy["id"])] = box
         warn = QLabel("This can't be undone.", self)
         warn.setObjectName("dialogWarning")
         lay.addWidget(warn)
@@ -127,6 +155,10 @@ class CascadeDialog(QDialog):
         buttons.button(QDialogButtonBox.StandardButton.Cancel).setDefault(True)
         lay.addWidget(buttons)
         self.plan = plan
+
+    def chosen_copies(self) -> list[int]:
+        """The proposed copies the person ticked (to delete with the memories asked for)."""
+        return [mid for mid, box in self.copy_boxes.items() if box.isChecked()]
 
 
 def report_done(backend: Any, report: Any, message: str) -> None:

@@ -11,7 +11,7 @@ from assistant.engine.catalog import download as dl
 from assistant.engine.catalog import machine, offer
 from assistant.engine.catalog.entries import CatalogEntry
 from assistant.engine.names import DEFAULT_CHAT_NAME
-from ui.model_download import DownloadController, DownloadProgressView, wrapped_label
+from ui.settings.model_download import DownloadController, DownloadProgressView, wrapped_label
 
 
 class FirstRunDialog(QDialog):

@@ -1,10 +1,11 @@
 """Settings → Models: the curated catalog, sized to this computer, with Download / Use per model
 and the running download's progress (bar, speed, time left, Cancel).
 
-Nothing contacts the network until Download is clicked. "Use" picks the downloaded model in the
-Chat model field (it loads when the settings are saved). Embedding models are listed; switching
-the embedder (which re-embeds every memory) is not offered yet. Closing Settings cancels a running
-download (the partial file is removed)."""
+Nothing contacts the network until Download is clicked. "Use" picks a downloaded chat model in
+the Chat model field (it loads when the settings are saved); on a downloaded embedding model it
+re-embeds every memory with it at once (:mod:`ui.settings.embedder_switch`: progress, Cancel keeps the old
+index). Closing Settings cancels a running download (the partial file is removed) or
+re-embedding."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ from PySide6.QtWidgets import (
 from assistant.engine.catalog import download as dl
 from assistant.engine.catalog import entries as catalog
 from assistant.engine.catalog import machine
-from ui.model_download import DownloadController, DownloadProgressView, wrapped_label
+from ui.settings.embedder_switch import SwitchController, SwitchProgressView
+from ui.settings.model_download import DownloadController, DownloadProgressView, wrapped_label
 
 
 def facts(entry: catalog.CatalogEntry) -> str:
@@ -53,12 +55,13 @@ class CatalogRow(QFrame):
         grid.addWidget(self.button, 0, 1, 3, 1, Qt.AlignmentFlag.AlignVCenter)
         grid.setColumnStretch(0, 1)
 
-    def set_state(self, downloaded: bool, partial: int, busy: bool) -> None:
+    def set_state(self, downloaded: bool, partial: int, busy: bool, can_switch: bool = False, in_use: bool = False) -> None:
         if downloaded:
-            usable = self.entry.role == "chat"
-            self.button.setText("Use" if usable else "Downloaded")
-            self.button.setEnabled(usable)
-            self.button.setToolTip("" if usable else "Switching the embedder (re-embedding your memories) comes later")
+            usable = self.entry.role == "chat" or (can_switch and not in_use)
+            self.button.setText("In use" if in_use else "Use" if usable else "Downloaded")
+            self.button.setEnabled(usable and not busy)
+            tip = "Re-embeds your memories with it (you can cancel; the old index stays until it is done)"
+            self.button.setToolTip("" if self.entry.role == "chat" else tip if usable else "")
         else:
             self.button.setText(f"Resume ({partial / 1e9:.1f} GB done)" if partial else "Download")
             self.button.setEnabled(not busy)
@@ -70,10 +73,11 @@ class CatalogPage(QWidget):
 
     useModel = Signal(str)
 
-    def __init__(self, controller: DownloadController, parent: QWidget | None = None) -> None:
+    def __init__(self, controller: DownloadController, parent: QWidget | None = None, *,
+                 switcher: SwitchController | None = None, embedder: str = "default") -> None:  # fmt: skip
         super().__init__(parent)
         self.setObjectName("catalogPage")
-        self.controller = controller
+        self.controller, self.switcher, self.embedder = controller, switcher, embedder
         models = controller.models
         lay = QVBoxLayout(self)
         lay.setContentsMargins(12, 14, 12, 10)
@@ -112,8 +116,18 @@ class CatalogPage(QWidget):
         self.progress.setVisible(False)
         self.progress.cancelClicked.connect(controller.cancel)
         lay.addWidget(self.progress)
+        self.switching = SwitchProgressView(self)
+        self.switching.setVisible(False)
+        lay.addWidget(self.switching)
         self.message = wrapped_label("", self, "hint")
         lay.addWidget(self.message)
+        if switcher is not None:
+            self.switching.cancelClicked.connect(switcher.cancel)
+            switcher.progressed.connect(self.switching.set_progress)
+            switcher.finished.connect(self._switched)
+            switcher.failed.connect(self._switch_ended)
+            switcher.cancelled.connect(lambda: self._switch_ended(
+                "Cancelled: your memories are still searched with the previous embedder (its index is kept)."))  # fmt: skip
         controller.progressed.connect(self.progress.set_progress)
         controller.finished.connect(self._finished)
         controller.failed.connect(lambda m: self._ended(m[:1].upper() + m[1:]))
@@ -122,15 +136,24 @@ class CatalogPage(QWidget):
 
     def refresh(self) -> None:
         models = self.controller.models
+        switching = self.switcher is not None and self.switcher.running
         for row in self.rows:
-            row.set_state(dl.downloaded(row.entry, models) is not None, dl.partial_bytes(row.entry, models),
-                          self.controller.running)  # fmt: skip
+            path = dl.downloaded(row.entry, models)
+            row.set_state(path is not None, dl.partial_bytes(row.entry, models), self.controller.running or switching,
+                          can_switch=self.switcher is not None, in_use=path is not None and str(path) == self.embedder)  # fmt: skip
 
     def row(self, entry_id: str) -> CatalogRow:
         return next(r for r in self.rows if r.entry.id == entry_id)
 
     def _clicked(self, row: CatalogRow) -> None:
         path = dl.downloaded(row.entry, self.controller.models)
+        if path is not None and row.entry.role == "embedding" and self.switcher is not None:
+            self.message.setText("")
+            self.switching.begin(row.entry.name)
+            self.switching.setVisible(True)
+            self.switcher.start(row.entry.id)
+            self.refresh()
+            return
         if path is not None:
             self.useModel.emit(str(path))
             self.message.setText(f"{row.entry.name} is chosen as the chat model: Save to switch.")
@@ -144,6 +167,18 @@ class CatalogPage(QWidget):
     def _finished(self, result) -> None:
         self.progress.setVisible(False)
         self.message.setText(f"{self.controller.entry.name} is downloaded and checked: {result.path}")
+        self.refresh()
+
+    def _switched(self, result) -> None:
+        self.switching.setVisible(False)
+        self.embedder = result.setting
+        self.message.setText(f"Memory search uses {result.name} from now on: {result.memories:,} memories "
+                             f"re-embedded in {result.seconds:.1f} s.")  # fmt: skip
+        self.refresh()
+
+    def _switch_ended(self, text: str) -> None:
+        self.switching.setVisible(False)
+        self.message.setText(text)
         self.refresh()
 
     def _ended(self, text: str) -> None:

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.backend import Backend
-from ui.delete_dialog import CascadeDialog, report_done
+from ui.services.backend import Backend
+from ui.widgets.delete_dialog import CascadeDialog, report_done
 from ui.format import KIND_LABELS, plural, short_date
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QV
 
 from assistant.engine.catalog import download as dl
 from assistant.engine.catalog.entries import CatalogEntry
-from ui.workers import Runner
+from ui.services.workers import Runner
 
 
 def wrapped_label(text: str, parent: QWidget, name: str | None = None) -> QLabel:

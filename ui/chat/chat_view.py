@@ -23,9 +23,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.chat_controller import HistoryItem
-from ui.follow_bottom import FittedCanvas, FollowBottom
+from ui.chat.chat_controller import HistoryItem
+from ui.chat.follow_bottom import FittedCanvas, FollowBottom
 from ui.format import local_time, short_date
+from ui.chat.saved_line import SAVED, SAVED_PREFIX, TAKEN_BACK, SavedLine
 
 RENDER_INTERVAL_MS = 40  # a streaming reply re-renders its Markdown at most this often
 COLUMN_MAX_WIDTH = 860
@@ -125,6 +126,7 @@ class MessageWidget(QFrame):
 
     memoryClicked = Signal(int)
     retryRequested = Signal()
+    takeBackRequested = Signal(int)  # a memory id from the "Saved: ..." line
 
     def __init__(self, role: str, text: str = "", *, at: datetime | None = None, message_id: int | None = None,
                  redacted: bool = False, parent: QWidget | None = None) -> None:  # fmt: skip
@@ -172,6 +174,7 @@ class MessageWidget(QFrame):
         self.notices.setWordWrap(True)
         self.notices.setVisible(False)
         lay.addWidget(self.notices)
+        self.saved_line: SavedLine | None = None
         self.body = QLabel(self)
         self.body.setObjectName("bubbleText")
         self.body.setWordWrap(True)
@@ -219,7 +222,8 @@ class MessageWidget(QFrame):
 
     def finish(self, *, message_id: int | None = None, stopped: bool = False, failed: str | None = None,
                injected: list[dict[str, Any]] | None = None, at: datetime | None = None,
-               memory_answer: dict[str, Any] | None = None, notices: list[str] | None = None) -> None:  # fmt: skip
+               memory_answer: dict[str, Any] | None = None, notices: list[str] | None = None,
+               saved: list[dict[str, Any]] | None = None) -> None:  # fmt: skip
         if message_id is not None:
             self.message_id = message_id
         if at is not None:
@@ -233,6 +237,9 @@ class MessageWidget(QFrame):
             if not self.text:
                 self.body.setTextFormat(Qt.TextFormat.PlainText)
                 self.body.setText(failed)
+        if saved:  # the "Saved: ..." notice becomes the line with an undo per item
+            notices = [n for n in notices or () if not n.startswith(SAVED_PREFIX)]
+            self.set_saved(saved)
         if notices:
             self.set_notices(notices)
         self.set_memory_answer(memory_answer)
@@ -249,6 +256,19 @@ class MessageWidget(QFrame):
         """Code-written notices ("Saved to memory: ...") at the top of the reply."""
         self.notices.setText("\n".join(f"\u2713 {n}" for n in notices))
         self.notices.setVisible(bool(notices))
+
+    def set_saved(self, saved: list[dict[str, Any]]) -> None:
+        """What capture kept from the person's message, each with "undo" (ui/chat/saved_line.py)."""
+        if self.saved_line is not None:
+            self.saved_line.deleteLater()
+            self.saved_line = None
+        if not saved:
+            return
+        self.saved_line = SavedLine(saved, self)
+        self.saved_line.takeBackRequested.connect(self.takeBackRequested)
+        self.saved_line.memoryClicked.connect(self.memoryClicked)
+        lay = self.layout()
+        lay.insertWidget(lay.indexOf(self.notices) + 1, self.saved_line)
 
     def set_memory_answer(self, memory_answer: dict[str, Any] | None) -> None:
         """Show the "From your memory" line when the reply did not say the answer (or was
@@ -295,10 +315,11 @@ class MessageWidget(QFrame):
 
 class ChatView(QScrollArea):
     """A scrolling column of :class:`MessageWidget`; shows the newest message (after a send, a
-    streamed piece, a retry, a reload, a resize) unless the person scrolled up (ui/follow_bottom.py)."""
+    streamed piece, a retry, a reload, a resize) unless the person scrolled up (ui/chat/follow_bottom.py)."""
 
     memoryClicked = Signal(int)
     retryRequested = Signal(object)  # the failed reply's MessageWidget
+    takeBackRequested = Signal(int)  # "undo" on a saved memory
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -335,6 +356,7 @@ class ChatView(QScrollArea):
         self.setWidget(canvas)
         self.messages: list[MessageWidget] = []
         self.follow = FollowBottom(self)
+        self.saved: dict[int, list[dict[str, Any]]] = {}  # reply id -> its "Saved" line, kept across reloads
 
     # -- content ---------------------------------------------------------------------------------
     def clear(self) -> None:
@@ -355,6 +377,8 @@ class ChatView(QScrollArea):
                     w.set_memory_answer(item.memory_answer)
                 if item.injected:
                     w.set_memories(item.injected)
+                if item.message_id in self.saved:  # a reload (e.g. after an undo cut the message)
+                    w.set_saved(self.saved[item.message_id])
         finally:
             self.setUpdatesEnabled(True)
         self.follow.to_bottom()
@@ -373,10 +397,26 @@ class ChatView(QScrollArea):
         self.placeholder.setVisible(False)
         w = MessageWidget(role, text, parent=self.column, **kw)
         w.memoryClicked.connect(self.memoryClicked)
+        w.takeBackRequested.connect(self.takeBackRequested)
         w.retryRequested.connect(lambda w=w: (self.follow.to_bottom(), self.retryRequested.emit(w)))
         self.list.insertWidget(self.list.count() - 1, w)
         self.messages.append(w)
         return w
+
+    def keep_saved(self, w: MessageWidget) -> None:
+        """Remember the "Saved: ..." line of the reply ``w``, so a reload of its conversation shows it."""
+        if w.message_id is not None and w.saved_line is not None:
+            self.saved[w.message_id] = w.saved_line.items
+
+    def taken_back(self, memory_id: int, ok: bool) -> None:
+        """An "undo" finished: the item reads "Not kept" (or "Saved" again when the delete failed)."""
+        for w in self.messages:
+            if w.saved_line is not None:
+                w.saved_line.set_state(memory_id, TAKEN_BACK if ok else SAVED)
+        for items in self.saved.values():
+            for s in items:
+                if int(s["id"]) == int(memory_id):
+                    s["state"] = TAKEN_BACK if ok else SAVED
 
     def message_ids(self) -> list[int]:
         return [w.message_id for w in self.messages if w.message_id is not None]
@@ -421,7 +461,7 @@ class ChatView(QScrollArea):
         QTimer.singleShot(4000, w, lambda: w.set_highlight(False))
         return True
 
-    # -- following the bottom (ui/follow_bottom.py) -------------------------------------------------
+    # -- following the bottom (ui/chat/follow_bottom.py) -------------------------------------------------
     def scroll_to_bottom(self) -> None:
         self.follow.to_bottom()
 

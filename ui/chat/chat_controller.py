@@ -18,7 +18,8 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from assistant.memory.errors import NotFound
-from ui.backend import Backend
+from ui.services.backend import Backend
+from ui.widgets.delete_dialog import report_done
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +105,7 @@ class ChatController(QObject):
     budgetChanged = Signal(object)  # the assembler report (TurnResult.budget)
     notice = Signal(str)
     contentDeleted = Signal(object, object)  # message ids, memory ids deleted elsewhere (hide their text)
+    takenBack = Signal(int, bool)  # a memory "undo" from a "Saved: ..." line deleted (True) or failed (False)
 
     def __init__(self, backend: Backend, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -118,6 +120,7 @@ class ChatController(QObject):
         self._queued: str | None = None
         self._last_text: str | None = None  # the message of the running/failed turn (Retry resends it)
         backend.modelReady.connect(self._on_model_ready)
+        backend.memoryReplaced.connect(self.forget_chat)  # a new embedder: the next turn opens the chat anew
 
     # ------------------------------------------------------------------ sessions
     def new_session(self, private: bool | None = None) -> None:
@@ -197,6 +200,20 @@ class ChatController(QObject):
             self.contentDeleted.emit(gone, memories)
 
         self.backend.read(lambda store: shown_changes(store, sid, shown), on_done=done, name="check-deleted")
+
+    def take_back(self, memory_id: int) -> None:
+        """"undo" on a "Saved: ..." line: delete exactly this memory for good, through the store's
+        delete (what ``keepsake memory delete ID`` does: the sentence it came from leaves the
+        message and its episode); :attr:`takenBack` says when it is done."""
+        def done(report) -> None:
+            self.takenBack.emit(memory_id, bool(report.executed))
+            report_done(self.backend, report, f"Not kept: memory #{memory_id} deleted for good.")
+
+        def failed(exc) -> None:
+            self.takenBack.emit(memory_id, False)
+            self.backend.error.emit(f"Could not take memory #{memory_id} back: {self.backend.describe(exc)}")
+
+        self.backend.write(lambda store: store.delete([memory_id]), on_done=done, on_error=failed, name="take-back")
 
     def forget_chat(self) -> None:
         """Drop the cached ChatSession (e.g. after the model changed)."""

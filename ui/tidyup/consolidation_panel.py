@@ -1,6 +1,6 @@
 """The consolidation ("tidy-up") panel: last run, next run, proposed changes (preview) and
 applied changes per run with undo, and Run now. Talks to a
-:class:`~ui.consolidation_service.ConsolidationService` (the backend's, unless one is given)."""
+:class:`~ui.tidyup.consolidation_service.ConsolidationService` (the backend's, unless one is given)."""
 
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.backend import Backend
-from ui.consolidation_service import ConsolidationService, RunView, StatusView
-from ui.errors import describe
+from ui.services.backend import Backend
+from ui.tidyup.consolidation_service import ConsolidationService, RunView, StatusView
+from ui.services.errors import describe
 from ui.format import UPDATE_LABELS, local_time, plural
 
 RUN_ROLE = Qt.ItemDataRole.UserRole + 1

@@ -1,6 +1,6 @@
 """Settings: model, context size, memory on/off, idle minutes, nightly hour, the data folder,
 whether the memory is encrypted (and where its key lives), the model server
-(:mod:`ui.server_settings`) and the model catalog (:mod:`ui.model_catalog`)."""
+(:mod:`ui.settings.server_settings`) and the model catalog (:mod:`ui.settings.model_catalog`)."""
 
 from __future__ import annotations
 
@@ -25,11 +25,12 @@ from PySide6.QtWidgets import (
 )
 
 from assistant.memory.store.sqlite import keys
-from ui.backend import Backend
-from ui.model_catalog import CatalogPage
-from ui.model_download import DownloadController
-from ui.model_picker import ModelPicker
-from ui.server_settings import ServerSettings
+from ui.services.backend import Backend
+from ui.settings.embedder_switch import AppSwitch, SwitchController
+from ui.settings.model_catalog import CatalogPage
+from ui.settings.model_download import DownloadController
+from ui.settings.model_picker import ModelPicker
+from ui.settings.server_settings import ServerSettings
 
 
 def encryption_info(store) -> dict[str, Any]:
@@ -130,10 +131,17 @@ class SettingsDialog(QDialog):
         self.server = ServerSettings(backend, s, self.tabs)
         self.tabs.addTab(self.server, "Model server")
         self.downloads = DownloadController(backend.runner, backend.provider.paths.models, self)
-        self.catalog = CatalogPage(self.downloads, self.tabs)
+        self.switcher = None
+        if hasattr(backend.provider, "services"):  # the app's provider (tests may run without models)
+            adapter = AppSwitch(backend)
+            self.switcher = SwitchController(backend.runner, adapter.run, adapter.apply)  # no parent: outlives a closed dialog
+        self.catalog = CatalogPage(self.downloads, self.tabs, switcher=self.switcher,
+                                   embedder=backend.provider.settings().embed_model)
         self.catalog.useModel.connect(self.model.choose)
         self.downloads.finished.connect(lambda _r: self._discover())
         self.finished.connect(lambda _r: self.downloads.cancel())  # closing Settings cancels a download
+        if self.switcher is not None:  # ... and a re-embedding (the old index stays in use)
+            self.finished.connect(lambda _r: self.switcher.cancel())
         self.tabs.addTab(self.catalog, "Models")
         lay.addWidget(self.tabs)
         note = QLabel("Changing the model, the server or the context size reloads the model in the background.", self)
@@ -187,6 +195,7 @@ class SettingsDialog(QDialog):
         """The edited settings (not saved yet)."""
         return self.server.apply(replace(
             self.original,
+            embed_model=self.backend.provider.settings().embed_model,  # switched (and saved) on the Models tab
             chat_model=self.model.current_choice or "default",
             context_size=self.context.value(),
             memory_enabled=self.memory.isChecked(),

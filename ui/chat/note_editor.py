@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.backend import Backend
-from ui.errors import describe
+from ui.services.backend import Backend
+from ui.services.errors import describe
 from ui.format import local_time
 
 MAX_NOTE_BYTES = 32 * 1024  # mirrors assistant.context.note.MAX_NOTE_BYTES (checked again on save)

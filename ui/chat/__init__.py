@@ -1,0 +1,1 @@
+"""The chat screen: conversation view, composer, conversations list, note editor, budget bar."""

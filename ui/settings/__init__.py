@@ -1,0 +1,1 @@
+"""Settings: model picker and catalog, downloads, model server, first run."""

@@ -1,0 +1,1 @@
+"""The tidy-up screen: background consolidation runs, preview and undo."""
