@@ -255,7 +255,6 @@ class Retriever:
         cos.update(self.cache.cosines([i for i in named - cos.keys()], qv))
         gate = gates.gate(c, rows, cos, set(slot_ids), asked, slots, threshold=self.threshold, names=names, known=known,
                           doc_freq=lambda terms: self._doc_freq(c, terms), n_rows=lambda: self._n_rows(c))
-        gate.claimed |= named - set(gate.reasons)
         scored = self._score(c, text, rows, cos, set(slot_ids), include_rejected, gate, old)
         order = sorted(scored, key=lambda h: (not h[2], h[3], -h[1], -cos.get(h[0], 0.0), h[0]))
         top = gates.one_per_message(c, order, k)
