@@ -173,7 +173,7 @@ class ChatSession:
             return
         block_text, hits, answer = None, [], None
         if memory_on and self.retriever is not None:
-            found = self.retriever.search(model_text, k=6, include_rejected=True)  # below the threshold: answer forms may still match
+            found = self.retriever.search(model_text, k=memanswer.POOL, include_rejected=True)  # below the threshold: answer forms may still match
             block = inject.format_block(found, count_tokens=self.model.count_tokens)
             block_text, hits = block.text, block.hits
             answer = memanswer.choose(model_text, found, getattr(self.retriever, "matcher", None))

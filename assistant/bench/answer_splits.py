@@ -107,7 +107,7 @@ def code_only(retriever: Any, data: dict[str, Any], keys: dict[str, set[int]], l
     qs = data["questions"][:limit] if limit else data["questions"]
     recall = recall_rows(retriever, {"questions": qs}, keys)
     for q in qs:
-        a = memanswer.choose(q["q"], retriever.search(q["q"], k=6, include_rejected=True), retriever.matcher)
+        a = memanswer.choose(q["q"], retriever.search(q["q"], k=memanswer.POOL, include_rejected=True), retriever.matcher)
         ma = a.to_json(False) if a else None
         shown = answer_text(ma)
         rows.append({"kind": "question", "q": q["q"], "key": str(q["key"]), "lang": q["lang"], "style": q["style"],
@@ -115,10 +115,10 @@ def code_only(retriever: Any, data: dict[str, Any], keys: dict[str, set[int]], l
                      "wrong_memory": ma is not None and not _has(q["expect"], shown), "recall_at_5": recall[q["q"]][0],
                      "injected_recall_at_5": recall[q["q"]][1]})  # fmt: skip
     for g in data["general"]:
-        a = memanswer.choose(g["q"], retriever.search(g["q"], k=6, include_rejected=True), retriever.matcher)
+        a = memanswer.choose(g["q"], retriever.search(g["q"], k=memanswer.POOL, include_rejected=True), retriever.matcher)
         rows.append({"kind": "general", "q": g["q"], "refusable": asks_personal_fact(g["q"]), "memory_answer": a is not None})
     for q in data["never_said"]:
-        a = memanswer.choose(q["q"], retriever.search(q["q"], k=6, include_rejected=True), retriever.matcher)
+        a = memanswer.choose(q["q"], retriever.search(q["q"], k=memanswer.POOL, include_rejected=True), retriever.matcher)
         rows.append({"kind": "never_said", "q": q["q"], "invented": a is not None, "memory_answer": a.text if a else None})
     return summary(rows, code=True)
 

@@ -23,6 +23,7 @@ RESCUE_RARE = 0.02  # ... a word at most this share of memories contain (and at 
 # slot questions (textmatch.SLOT_QUESTIONS) -> the claim relation that answers them
 SLOT_CLAIM = {"home_city": "home_city", "employer": "employer", "occupation": "job_title", "partner": "partner"}
 _KIND = MEMORY_COLUMNS.index("kind")
+NAMED_MAX = 50  # memories naming an asked relation by its given name, added to the candidates
 
 Ranked = tuple[int, float, bool, int, Any]  # (memory id, score, passed, tier: 0 = slot answer, signals)
 
@@ -101,6 +102,24 @@ def relation_known(c: Any, relation: str, f: MemoryFilter, now: datetime, names:
     return known, rel_names
 
 
+def named_by_relation(c: Any, sql: str, params: dict[str, Any], asked: ans.Asked, known: Any, rows: dict[int, Any]) -> set[int]:
+    """Memories naming an asked relation by the name the person gave it ("What does my brother
+    do?" with "User's brother is Rafael." stored: "Rafael is a dentist."), added to ``rows``:
+    their text shares no word with the question, so the semantic candidates miss them."""
+    out: set[int] = set()
+    for rel in asked.relations:
+        _has, rel_names = known(rel)
+        terms = [t for n in sorted(rel_names) for t in fts.fts_tokens(n)]
+        if not terms:
+            continue
+        expr = " OR ".join('"' + t.replace('"', '""') + '"' for t in dict.fromkeys(terms))
+        q = sql + " AND src.id IN (SELECT rowid FROM memory_fts WHERE memory_fts MATCH :names) LIMIT :lim"
+        for r in c.execute(q, {**params, "names": expr, "lim": NAMED_MAX}):
+            rows.setdefault(r[0], r)
+            out.add(r[0])
+    return out
+
+
 def person_names_in(c: Any) -> tuple[str, ...]:
     """The person's own names, from their current ``name`` slot records. (``+status``: the
     partial slot index answers this, not the status index, which read every active memory:
@@ -115,25 +134,27 @@ def person_names_in(c: Any) -> tuple[str, ...]:
 def one_per_message(c: Any, order: list[Ranked], k: int) -> list[Ranked]:
     """The top ``k`` of ``order``, at most one per source message first: a profile, a fact and
     the episode of one message say one thing, so the next message's memory gets the place (the
-    others only fill what is left). Slot answers (tier 0) always keep theirs."""
+    others only fill what is left). Slot answers (tier 0) always keep theirs. Hits that passed
+    come before those that did not, whatever their message: "Rafael is a dentist." (passed, the
+    same message as "User's brother is Rafael.") before an unrelated memory below the threshold."""
     ids = [h[0] for h in order[: max(4 * k, 60)]]
     msgs: dict[int, set[int]] = {}
     for mid, msg in c.execute("SELECT memory_id, message_id FROM memory_sources WHERE message_id IS NOT NULL "
                               "AND memory_id IN (SELECT value FROM json_each(?))", (ids_json(ids),)):  # fmt: skip
         msgs.setdefault(mid, set()).add(msg)
-    top: list[Ranked] = []
-    later: list[Ranked] = []
-    seen: set[int] = set()
-    for h in order:
-        if len(top) >= k:
-            break
-        m = msgs.get(h[0], set())
-        if m & seen and h[3] != 0:
-            later.append(h)
-            continue
-        seen |= m
-        top.append(h)
-    if len(top) >= k:
-        return top
-    rest = [h for h in later if h[2]] + [h for h in later if not h[2]]
-    return sorted(top + rest[: k - len(top)], key=order.index)
+
+    def spread(hits: list[Ranked]) -> list[Ranked]:
+        first: list[Ranked] = []
+        later: list[Ranked] = []
+        seen: set[int] = set()
+        for h in hits:
+            m = msgs.get(h[0], set())
+            if m & seen and h[3] != 0:
+                later.append(h)
+                continue
+            seen |= m
+            first.append(h)
+        return first + later
+
+    chosen = (spread([h for h in order if h[2]]) + spread([h for h in order if not h[2]]))[:k]
+    return sorted(chosen, key=order.index)

@@ -1,0 +1,73 @@
+"""Issue 28.3/28.4: the right memory for the asked relation, through the real capture, store and
+MiniLM. "What does my brother do?" picks what he does, not the memory that only names him; "What's
+my brother's name?" still gets his name; a question naming someone ("What does Julien do?") the
+same. And the language check MiniLM's cosines need (:mod:`assistant.memory.retrieval.language`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.bench.answer_splits import seed_said
+from assistant.engine.embedder import LlamaEmbedder
+from assistant.memory.retrieval import answer as A
+from assistant.memory.retrieval.language import detect
+from assistant.memory.retrieval.retriever import Retriever
+from assistant.memory.store.facade import MemoryStore
+
+SAID = [
+    ("brother", "My older brother Rafael is a dentist in Seville."),
+    ("friend", "My best friend Julien runs a bakery on Rue d'Austerlitz."),
+    ("home", "I live in Ghent with my wife."),
+    ("health", "I was diagnosed with hypothyroidism in 2021."),
+    ("work", "I've been working at Brightwell Engineering for six years now."),
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def relations(tmp_path_factory, converted_embedder_path):
+    embedder = LlamaEmbedder(converted_embedder_path, n_threads=1)
+    store = MemoryStore(tmp_path_factory.mktemp("relations") / "m.db", key="5e" * 32, embed=embedder.embed)
+    seed_said(store, {"memories": [{"key": k, "said": s, "said_on": "2026-11-02"} for k, s in SAID]})
+    yield Retriever(store, embedder)
+    store.close()
+    embedder.close()
+
+
+def answer(retriever, question):
+    return A.choose(question, retriever.search(question, k=A.POOL, include_rejected=True), retriever.matcher)
+
+
+@pytest.mark.parametrize("question, must, must_not", [
+    ("What does my brother do?", "dentist", None),
+    ("What's my brother's name?", "Rafael", None),
+    ("What does Julien do?", "bakery", None),
+    ("Who is Julien?", "Julien", None),
+    # no word in common: the memory's form stands out among the others (forms.STANDOUT_*)
+    ("Do I have any chronic illness?", "hypothyroidism", None),
+    ("How long have I been at my current company?", "Brightwell", None),
+])  # fmt: skip
+def test_the_memory_about_the_asked_relation_answers(relations, question, must, must_not):
+    a = answer(relations, question)
+    assert a is not None, question
+    shown = " ".join([a.text, *(t for _i, t in a.also)])
+    assert must in shown
+
+
+def test_a_standout_memory_about_something_else_does_not_answer(relations):
+    # "my car": no memory is about a car (forms.AnswerMatcher.about), however the others score
+    assert answer(relations, "What colour is my car?") is None
+
+
+def test_a_memory_that_only_names_someone_does_not_answer_what_they_do(relations):
+    # capture keeps "User's older brother is Rafael." as its own memory: it says who, not what
+    a = answer(relations, "What does my brother do?")
+    assert a is not None and "dentist" in a.text
+
+
+@pytest.mark.parametrize("text, lang", [
+    ("Where do I live?", "en"), ("¿Dónde vivo?", "es"), ("Wo wohne ich?", "de"), ("Où est-ce que j'habite ?", "fr"),
+    ("Onde eu moro?", "pt"), ("我住在哪里？", "zh"), ("Quel âge a ma fille ?", "fr"), ("Mein Vater Andrés ist Tischler.", "de"),
+    ("User lives in Ghent.", "en"), ("A minha cunhada Beatriz é arquiteta.", "pt"),
+])  # fmt: skip
+def test_the_language_of_a_short_text(text, lang):
+    assert detect(text) == lang
