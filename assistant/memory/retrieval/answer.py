@@ -38,11 +38,11 @@ from assistant.memory.language.statements import Act, classify
 from assistant.memory.language.validate import STOPWORDS
 from assistant.memory.records import Kind, Trust
 from assistant.memory.retrieval import forms, language
-from assistant.memory.retrieval.answerable import _about_pattern as about_pattern
+from assistant.memory.retrieval.aliases import _ask_forms, _names_in, aliases_of, messages, names_relation, runner_up
 from assistant.memory.retrieval.answerable import asked, question_names, states_something
 from assistant.memory.retrieval.inject import source_label
 from assistant.memory.retrieval.perspective import first_to_second, rewrite
-from assistant.memory.retrieval.questions import asks_personal_fact, computes, is_question, recall_core, requests, speaks_of_self
+from assistant.memory.retrieval.questions import asks_personal_fact, computes, is_question, requests, speaks_of_self
 from assistant.memory.retrieval.vocabulary import GENERIC, MODIFIERS as _MODIFIERS, QUESTION_WORDS as _QUESTION_WORDS
 from assistant.memory.retrieval.vocabulary import SYNONYMS
 
@@ -227,42 +227,6 @@ def below_threshold(hit: Any) -> bool:
     return not hit.passed_threshold and hit.why_not.startswith("semantic score below")
 
 
-def aliases_of(hits: Sequence[Any]) -> dict[str, str]:
-    """Names the person gave their relations, from the hits: {"Lucía": "sister"} from a
-    ``family.sister`` slot or "User's sister is Lucía."."""
-    out: dict[str, str] = {}
-    for h in hits:
-        m = h.memory
-        slot = (m.slot or "").casefold()
-        rel = slot.split(".", 1)[1].replace("_", " ") if slot.startswith("family.") else slot if slot in ("partner",) else None
-        for r in asked(m.text.replace("User's", "my")).relations if rel is None else (rel,):
-            for n in question_names(m.text):
-                if n not in ("user", r):
-                    out.setdefault(n, r)
-    return out
-
-
-def names_relation(text: str, relation: str, aliases: dict[str, str]) -> bool:
-    """``text`` names ``relation`` by one of its words (six languages) or a name given to it."""
-    given = tuple(sorted(n for n, r in aliases.items() if r == relation))
-    return bool(about_pattern(relation, given).search(text))
-
-
-def _names_in(name: str, text: str) -> bool:
-    return bool(re.search(rf"\b{re.escape(name)}\b", text, re.I))
-
-
-def _ask_forms(question: str, aliases: dict[str, str]) -> list[str]:
-    """The question, and the question with "my <relation>" read as the name given to it
-    ("What does my sister do?" -> "What does Lucía do?")."""
-    out = [question, recall_core(question)]
-    for name, rel in aliases.items():
-        rx = re.compile(rf"\bmy\s+{re.escape(rel)}\b", re.I)
-        if rx.search(question):
-            out.append(rx.sub(name, question))
-    return out
-
-
 #: Any instant: :func:`tells` reads only which profile slots a message states, never its dates.
 _SLOT_PROBE_AT = datetime(2000, 1, 1, tzinfo=timezone.utc)
 
@@ -321,7 +285,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     first = next((h for h in hits if h.passed_threshold and _eligible(h)), None)  # retrieval's best that passed
     subject = f"my {rels[0].replace('_', ' ')}" if rels else question_names(question)[0].title() if question_names(question) else None
     identity = subject is None or not use_sem or matcher.asks_identity(question, subject)
-    msgs = [_messages(h.memory) for h in cands]
+    msgs = [messages(h.memory) for h in cands]
     best: tuple[float, Any] | None = None
     for i, (h, s) in enumerate(zip(cands, sem)):
         lex = qualifies(question, h, aliases)
@@ -351,7 +315,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
         else:
             ok = lex
         if not ok and use_sem and english and (self_q or shares) and not asks_help and s >= forms.STANDOUT_COSINE:  # stands out
-            ok = s - _runner_up(i, sem, msgs) >= forms.STANDOUT_MARGIN and (covers or matcher.about(required, h.memory.text))
+            ok = s - runner_up(i, sem, msgs) >= forms.STANDOUT_MARGIN and (covers or matcher.about(required, h.memory.text))
         if not ok:
             continue
         if (names_rel or qnames) and not identity and _names_only(h.memory.text, question, aliases):
@@ -362,16 +326,6 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     if best is None:
         return None
     return _answer(best[1], question, hits, aliases)
-
-
-def _messages(m: Any) -> frozenset[int]:
-    return frozenset(s.message_id for s in m.sources if s.message_id is not None) or frozenset({-m.id})
-
-
-def _runner_up(i: int, sem: Sequence[float], msgs: Sequence[frozenset[int]]) -> float:
-    """The best form cosine among the candidates from other messages than candidate ``i``'s
-    (the fact and the episode of one message say one thing)."""
-    return max((s for j, s in enumerate(sem) if j != i and not (msgs[j] & msgs[i])), default=0.0)
 
 
 def _names_only(text: str, question: str, aliases: dict[str, str]) -> bool:

@@ -252,8 +252,7 @@ class Retriever:
                 self._relations[key] = gates.relation_known(c, relation, f, now, names)
             return self._relations[key]
 
-        named = gates.named_by_relation(c, sql, params, asked, known, rows)  # "my brother" -> "Rafael is a dentist."
-        cos.update(self.cache.cosines([i for i in named - cos.keys()], qv))
+        cos.update(self.cache.cosines(list(gates.named_by_relation(c, sql, params, asked, known, rows) - cos.keys()), qv))  # "Rafael ..."
         gate = gates.gate(c, rows, cos, set(slot_ids), asked, slots, threshold=self.threshold, names=names, known=known,
                           doc_freq=lambda terms: self._doc_freq(c, terms), n_rows=lambda: self._n_rows(c))
         scored = self._score(c, text, rows, cos, set(slot_ids), include_rejected, gate, old)
