@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QWidget
 
 from assistant import reembed
 from assistant.engine.errors import ModelError
 from assistant.memory.errors import StoreError
 from ui.services.workers import Runner
+from ui.widgets.progress_panel import ProgressPanel
 
 Run = Callable[..., Any]  # run(name, progress=..., cancel=...) -> result, on a worker thread
 
@@ -116,33 +117,11 @@ def progress_text(p: reembed.ReindexProgress, seconds: float) -> str:
     return f"{p.done:,} of {p.total:,} memories · {seconds:.0f} s{left}"
 
 
-class SwitchProgressView(QWidget):
+class SwitchProgressView(ProgressPanel):
     """"Re-embedding your memories with X", a bar, Cancel, and the count."""
 
-    cancelClicked = Signal()
-
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("switchProgress")
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.setSpacing(6)
-        self.title = QLabel("", self)
-        self.title.setWordWrap(True)
-        lay.addWidget(self.title)
-        row = QHBoxLayout()
-        self.bar = QProgressBar(self)
-        self.bar.setRange(0, 1000)
-        self.bar.setTextVisible(False)
-        row.addWidget(self.bar, 1)
-        self.cancel = QPushButton("Cancel", self)
-        self.cancel.clicked.connect(self.cancelClicked)
-        row.addWidget(self.cancel)
-        lay.addLayout(row)
-        self.detail = QLabel("", self)
-        self.detail.setObjectName("hint")
-        self.detail.setWordWrap(True)
-        lay.addWidget(self.detail)
+        super().__init__("switchProgress", parent)
         self._t0 = time.monotonic()
 
     def begin(self, name: str) -> None:

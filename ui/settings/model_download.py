@@ -10,11 +10,12 @@ import threading
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QWidget
 
 from assistant.engine.catalog import download as dl
 from assistant.engine.catalog.entries import CatalogEntry
 from ui.services.workers import Runner
+from ui.widgets.progress_panel import ProgressPanel
 
 
 def wrapped_label(text: str, parent: QWidget, name: str | None = None) -> QLabel:
@@ -71,34 +72,11 @@ class DownloadController(QObject):
             self.failed.emit(f"The download failed: {type(exc).__name__}: {exc}")
 
 
-class DownloadProgressView(QWidget):
+class DownloadProgressView(ProgressPanel):
     """The model's name, a bar, "45% · 0.95 of 2.10 GB · 12.3 MB/s · 1 min 33 s left", Cancel."""
 
-    cancelClicked = Signal()
-
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("downloadProgress")
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.setSpacing(6)
-        self.title = QLabel("", self)
-        self.title.setObjectName("downloadTitle")
-        self.title.setWordWrap(True)
-        lay.addWidget(self.title)
-        row = QHBoxLayout()
-        self.bar = QProgressBar(self)
-        self.bar.setRange(0, 1000)
-        self.bar.setTextVisible(False)
-        row.addWidget(self.bar, 1)
-        self.cancel = QPushButton("Cancel", self)
-        self.cancel.clicked.connect(self.cancelClicked)
-        row.addWidget(self.cancel)
-        lay.addLayout(row)
-        self.detail = QLabel("", self)
-        self.detail.setObjectName("hint")
-        self.detail.setWordWrap(True)
-        lay.addWidget(self.detail)
+        super().__init__("downloadProgress", parent, title_name="downloadTitle")
 
     def begin(self, entry: CatalogEntry) -> None:
         self.title.setText(f"Downloading {entry.name} ({entry.size_gb} GB)")
