@@ -126,6 +126,23 @@ def services(profile) -> Iterator[Services]:
     owner.close()
 
 
+@pytest.fixture
+def nomodel_window(qtbot, services):
+    """The real main window at 1280x800 over the test's services, without chat or embedding
+    models (not needed for what is tested with it), shown once its memory store is ready."""
+    from ui.main_window import MainWindow  # deferred: Qt only for the UI tests
+    from ui.services.backend import Backend
+    from ui.services.provider import NoModelsProvider
+
+    w = MainWindow(Backend(NoModelsProvider(services)))
+    qtbot.addWidget(w)
+    w.resize(1280, 800)
+    w.show()
+    qtbot.waitUntil(lambda: w.backend.memory_ready, timeout=30000)
+    yield w
+    w.close()
+
+
 @pytest.fixture(scope="session")
 def converted_embedder_path(session_home) -> Path:
     """Convert the default MiniLM to GGUF once per session, inside the session home."""

@@ -12,22 +12,13 @@ from PySide6.QtCore import Qt  # noqa: E402
 
 from assistant.memory.records import LinkType  # noqa: E402
 from ui.format import link_label  # noqa: E402
-from ui.main_window import MainWindow  # noqa: E402
-from ui.services.backend import Backend  # noqa: E402
-from ui.services.provider import NoModelsProvider  # noqa: E402
 
 WAIT = 15000
 
 
 @pytest.fixture
-def window(qtbot, services):
-    w = MainWindow(Backend(NoModelsProvider(services)))
-    qtbot.addWidget(w)
-    w.resize(1280, 800)
-    w.show()
-    qtbot.waitUntil(lambda: w.backend.memory_ready, timeout=30000)
-    yield w
-    w.close()
+def window(nomodel_window):
+    return nomodel_window
 
 
 def _select(qtbot, insp, memory_id: int) -> None:

@@ -20,14 +20,8 @@ WAIT = 15000
 
 
 @pytest.fixture
-def window(qtbot, services):
-    w = MainWindow(Backend(NoModelsProvider(services)))
-    qtbot.addWidget(w)
-    w.resize(1280, 800)
-    w.show()
-    qtbot.waitUntil(lambda: w.backend.memory_ready, timeout=30000)
-    yield w
-    w.close()
+def window(nomodel_window):
+    return nomodel_window
 
 
 def _inspector(qtbot, window, memory_id: int):
