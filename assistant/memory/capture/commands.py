@@ -25,6 +25,7 @@ from assistant.engine import control
 from assistant.memory.language.dates import ground
 from assistant.memory.language.phrasing import finish, third_person  # not via rules: a question turn needs none of its patterns
 from assistant.memory.records import AddResult, Kind, Memory, Source, Trust
+from assistant.memory.store.sqlite import fts
 from assistant.memory.language.validate import STOPWORDS
 from datetime import time as dtime
 
@@ -112,7 +113,7 @@ def fts_query(text: str) -> str | None:
     terms = list(dict.fromkeys(terms))[:16]
     if not terms:
         return None
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+    return fts.any_of(terms)
 
 
 def keyword_search(store: Any, query: str, k: int = 5, *, kinds: Sequence[Kind] | None = None) -> list[Memory]:

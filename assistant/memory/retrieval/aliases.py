@@ -35,11 +35,11 @@ def names_relation(text: str, relation: str, aliases: dict[str, str]) -> bool:
     return bool(about_pattern(relation, given).search(text))
 
 
-def _names_in(name: str, text: str) -> bool:
+def names_in(name: str, text: str) -> bool:
     return bool(re.search(rf"\b{re.escape(name)}\b", text, re.I))
 
 
-def _ask_forms(question: str, aliases: dict[str, str]) -> list[str]:
+def ask_forms(question: str, aliases: dict[str, str]) -> list[str]:
     """The question, and the question with "my <relation>" read as the name given to it
     ("What does my sister do?" -> "What does Lucía do?")."""
     out = [question, recall_core(question)]

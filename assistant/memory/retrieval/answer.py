@@ -38,7 +38,7 @@ from assistant.memory.language.statements import Act, classify
 from assistant.memory.language.validate import STOPWORDS
 from assistant.memory.records import Kind, Trust
 from assistant.memory.retrieval import forms, language
-from assistant.memory.retrieval.aliases import _ask_forms, _names_in, aliases_of, messages, names_relation, runner_up
+from assistant.memory.retrieval.aliases import aliases_of, ask_forms, messages, names_in, names_relation, runner_up
 from assistant.memory.retrieval.answerable import asked, question_names, states_something
 from assistant.memory.retrieval.inject import source_label
 from assistant.memory.retrieval.perspective import first_to_second, rewrite
@@ -191,9 +191,11 @@ def _date(m: Any) -> str | None:
     return when.isoformat() if when is not None else None
 
 
-def _pool(m: Any) -> list[str]:
-    """A memory's words and its linked entities' words."""
-    return words(m.text) + [w for e in (m.entities or ()) for w in words(getattr(e, "name", e))]
+def _pool(m: Any, aliases: dict[str, str] | None = None) -> list[str]:
+    """A memory's words, its linked entities' words, and the words of a relation whose given name
+    it holds (``aliases``: "Lucía" -> "sister")."""
+    given = [w for n, rel in (aliases or {}).items() if names_in(n, m.text) for w in words(rel)]
+    return words(m.text) + [w for e in (m.entities or ()) for w in words(getattr(e, "name", e))] + given
 
 
 def qualifies(question: str, hit: Any, aliases: dict[str, str] | None = None) -> bool:
@@ -203,7 +205,7 @@ def qualifies(question: str, hit: Any, aliases: dict[str, str] | None = None) ->
         return True
     if not hit.passed_threshold:
         return False
-    pool = _pool(hit.memory) + [w for n, rel in (aliases or {}).items() if _names_in(n, hit.memory.text) for w in words(rel)]  # fmt: skip
+    pool = _pool(hit.memory, aliases)
     required, optional = focus(question)
     if required:
         return all(_covered(r, pool) for r in required)
@@ -269,27 +271,28 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     asks_help = requests(question)
     # "favorite color?": a question naming no one else is about the person
     self_q = speaks_of_self(question)
-    personal = self_q or not question_names(question)
+    named = question_names(question)
+    personal = self_q or not named
     cands = [h for h in hits if _eligible(h)]
     if not cands:
         return None
     aliases = aliases_of(hits)
-    forms_q = _ask_forms(question, aliases)
+    forms_q = ask_forms(question, aliases)
     use_sem = matcher is not None and getattr(matcher, "available", False)
     cs = getattr(matcher, "cosines", None) or forms.Cosines()  # the embedder's (MiniLM's by default)
     sem = matcher.scores(forms_q, [(h.memory.text, h.memory.slot) for h in cands], aliases) if use_sem else [0.0] * len(cands)
-    qnames = [n.casefold() for n in question_names(question)]
+    qnames = [n.casefold() for n in named]
     qlang = language.detect(question)
     required, _ = focus(question)
     rels = asked(question).relations
     first = next((h for h in hits if h.passed_threshold and _eligible(h)), None)  # retrieval's best that passed
-    subject = f"my {rels[0].replace('_', ' ')}" if rels else question_names(question)[0].title() if question_names(question) else None
+    subject = f"my {rels[0].replace('_', ' ')}" if rels else named[0].title() if named else None
     identity = subject is None or not use_sem or matcher.asks_identity(question, subject)
     msgs = [messages(h.memory) for h in cands]
     best: tuple[float, Any] | None = None
     for i, (h, s) in enumerate(zip(cands, sem)):
         lex = qualifies(question, h, aliases)
-        pool = _pool(h.memory) + [w for n, rel in aliases.items() if _names_in(n, h.memory.text) for w in words(rel)]
+        pool = _pool(h.memory, aliases)
         covers = not required or all(_covered(r, pool) for r in required)
         if not personal and not any(_covered(n, pool) for n in qnames):
             continue
@@ -356,8 +359,8 @@ def _answer(hit: Any, question: str, hits: Sequence[Any], aliases: dict[str, str
         return None
     also: list[tuple[int, str]] = []
     for name, rel in aliases.items():
-        if _names_in(name, m.text) and not _covered(rel, words(m.text)) and re.search(rf"\bmy\s+{re.escape(rel)}\b", question, re.I):
-            giver = next((h.memory for h in hits if h.memory.id != m.id and _names_in(name, h.memory.text)
+        if names_in(name, m.text) and not _covered(rel, words(m.text)) and re.search(rf"\bmy\s+{re.escape(rel)}\b", question, re.I):
+            giver = next((h.memory for h in hits if h.memory.id != m.id and names_in(name, h.memory.text)
                           and _covered(rel, words(h.memory.text))), None)  # fmt: skip
             if giver is not None:
                 also.append((giver.id, giver.text))

@@ -90,7 +90,7 @@ def gate(c: Any, rows: dict[int, Any], cos: dict[int, float], slot_ids: set[int]
 def relation_known(c: Any, relation: str, f: MemoryFilter, now: datetime, names: tuple[str, ...]) -> tuple[bool, set[str]]:
     """Whether any memory the filter allows says the person has ``relation``, and the names
     they gave it ("my dog Pepper")."""
-    expr = " OR ".join('"' + w.replace('"', '""') + '"' for w in ans.lookup_words(relation))
+    expr = fts.any_of(ans.lookup_words(relation))
     sql, params = select_sql(f, now)
     q = sql + " AND src.id IN (SELECT rowid FROM memory_fts WHERE memory_fts MATCH :rel) LIMIT 500"
     known, rel_names = False, set()
@@ -112,9 +112,8 @@ def named_by_relation(c: Any, sql: str, params: dict[str, Any], asked: ans.Asked
         terms = [t for n in sorted(rel_names) for t in fts.fts_tokens(n)]
         if not terms:
             continue
-        expr = " OR ".join('"' + t.replace('"', '""') + '"' for t in dict.fromkeys(terms))
         q = sql + " AND src.id IN (SELECT rowid FROM memory_fts WHERE memory_fts MATCH :names) LIMIT :lim"
-        for r in c.execute(q, {**params, "names": expr, "lim": NAMED_MAX}):
+        for r in c.execute(q, {**params, "names": fts.any_of(dict.fromkeys(terms)), "lim": NAMED_MAX}):
             rows.setdefault(r[0], r)
             out.add(r[0])
     return out

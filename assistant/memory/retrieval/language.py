@@ -32,7 +32,3 @@ def detect(text: str) -> str:
             best, top = lang, score
     return best
 
-
-def same(a: str, b: str) -> bool:
-    """``a`` and ``b`` are in the same language (see :func:`detect`)."""
-    return detect(a) == detect(b)

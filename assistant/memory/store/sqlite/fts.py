@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Iterable
 
 MAX_QUERY_CHARS = 2000  # longer queries are cut (MiniLM sees ~510 tokens anyway)
 MAX_TERMS = 32  # distinct query terms used for BM25 / MATCH
@@ -64,4 +65,10 @@ def match_expression(text: str) -> str | None:
     terms = query_terms(clean_query(text))
     if not terms:
         return None
+    return any_of(terms)
+
+
+def any_of(terms: Iterable[str]) -> str:
+    """``"a" OR "b"``: each term double-quoted (a ``"`` inside doubled), so FTS5 reads every one
+    as a plain token sequence, never as an operator."""
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)

@@ -123,7 +123,8 @@ LOW = -(2**63)
 HIGH = b"\xff" * 16  # a BLOB sorts after every number and text: (k, HIGH, ...) > (k, anything)
 
 
-def _q(name: str) -> str:
+def quoted(name: str) -> str:
+    """An SQL identifier, double-quoted (a ``"`` inside doubled)."""
     return '"' + name.replace('"', '""') + '"'
 
 
@@ -133,8 +134,8 @@ def walk_rows(src: Source, table: str, select: list[str], keys: list[str], repor
 
     Rows are read :data:`CHUNK` at a time; a chunk that fails is read again one row at a time
     up to the damage, and the damage is skipped with :func:`_skip_damage`."""
-    sel, order = ", ".join(_q(c) if c != "rowid" else "rowid" for c in select), ", ".join(_q(k) if k != "rowid" else "rowid" for k in keys)
-    first = keys[0] if keys[0] == "rowid" else _q(keys[0])
+    sel, order = ", ".join(quoted(c) if c != "rowid" else "rowid" for c in select), ", ".join(quoted(k) if k != "rowid" else "rowid" for k in keys)
+    first = keys[0] if keys[0] == "rowid" else quoted(keys[0])
     by_first = f'SELECT {sel} FROM "{table}" WHERE {first} > ? ORDER BY {order} LIMIT ?'
     by_key = f'SELECT {sel} FROM "{table}" WHERE ({order}) > ({", ".join("?" * len(keys))}) ORDER BY {order} LIMIT ?'
     idx = [select.index(k) for k in keys]
@@ -192,7 +193,7 @@ def _tables(conn: Any) -> dict[str, tuple[list[str], list[str]]]:
     for name, sql in rows:
         if name in SKIP_TABLES or name in virtual or any(name.startswith(v + "_") for v in virtual):
             continue
-        info = conn.execute(f"PRAGMA table_info({_q(name)})").fetchall()
+        info = conn.execute(f"PRAGMA table_info({quoted(name)})").fetchall()
         columns = [r[1] for r in info]
         pk = [r[1] for r in sorted((r for r in info if r[5]), key=lambda r: r[5])]
         keys = pk if "WITHOUT ROWID" in (sql or "").upper() else ["rowid"]
@@ -229,8 +230,8 @@ def salvage(open_source: Callable[[], Any], dest: Any, scan_pages: Callable[[Any
             t = TableSalvage(name)
             report.tables.append(t)
             verb = "INSERT OR REPLACE" if name == "store_meta" else "INSERT OR IGNORE"
-            cols = ", ".join(c if c == "rowid" else _q(c) for c in select)
-            insert = f"{verb} INTO {_q(name)}({cols}) VALUES ({', '.join('?' * len(select))})"
+            cols = ", ".join(c if c == "rowid" else quoted(c) for c in select)
+            insert = f"{verb} INTO {quoted(name)}({cols}) VALUES ({', '.join('?' * len(select))})"
             src.reset()
             dest.execute("BEGIN IMMEDIATE")
             try:
@@ -278,11 +279,11 @@ def _drop_orphans(dest: Any) -> int:
         dest.execute("BEGIN IMMEDIATE")
         try:
             for (table,) in dest.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
-                for fk in dest.execute(f"PRAGMA foreign_key_list({_q(table)})").fetchall():
+                for fk in dest.execute(f"PRAGMA foreign_key_list({quoted(table)})").fetchall():
                     parent, col, to = fk[2], fk[3], fk[4] or "rowid"
-                    target = "rowid" if to == "rowid" else _q(to)
+                    target = "rowid" if to == "rowid" else quoted(to)
                     removed += dest.execute(
-                        f"DELETE FROM {_q(table)} WHERE {_q(col)} IS NOT NULL AND {_q(col)} NOT IN (SELECT {target} FROM {_q(parent)})"
+                        f"DELETE FROM {quoted(table)} WHERE {quoted(col)} IS NOT NULL AND {quoted(col)} NOT IN (SELECT {target} FROM {quoted(parent)})"
                     ).rowcount
         finally:
             dest.execute("COMMIT")

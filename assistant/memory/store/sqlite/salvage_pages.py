@@ -17,6 +17,7 @@ from typing import Any
 
 from assistant.memory.store.sqlite import db as dbmod
 from assistant.memory.store.sqlite import pages as pg
+from assistant.memory.store.sqlite.salvage import quoted
 
 
 @dataclass
@@ -33,12 +34,8 @@ class PageScan:
                 "added": dict(self.added), "unplaced": self.unplaced, "refused": self.refused}  # fmt: skip
 
 
-def _q(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
 def _columns(dest: Any, table: str) -> list[pg.Column]:
-    info = dest.execute(f"PRAGMA table_info({_q(table)})").fetchall()
+    info = dest.execute(f"PRAGMA table_info({quoted(table)})").fetchall()
     single = sum(1 for r in info if r[5]) == 1
     return [pg.Column(r[1], (r[2] or "").upper(), bool(r[3]), r[4] is not None, bool(r[5]) and single and (r[2] or "").upper() == "INTEGER")
             for r in info]  # fmt: skip
@@ -110,7 +107,7 @@ def _insert(dest: Any, table: str, cols: list[pg.Column], rowid: int | None, val
             vals[i] = rowid
     if rowid is not None and not any(c.alias for c in cols):
         names, vals = ["rowid", *names], [rowid, *vals]
-    sql = f"INSERT OR IGNORE INTO {_q(table)}({', '.join(n if n == 'rowid' else _q(n) for n in names)}) VALUES ({', '.join('?' * len(vals))})"
+    sql = f"INSERT OR IGNORE INTO {quoted(table)}({', '.join(n if n == 'rowid' else quoted(n) for n in names)}) VALUES ({', '.join('?' * len(vals))})"
     try:
         added = dest.execute(sql, tuple(vals)).rowcount
     except dbmod.DatabaseError:
