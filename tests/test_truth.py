@@ -108,3 +108,28 @@ def test_bench_truth_scenarios_cover_the_issue_and_one_runs_clean(minilm, tmp_pa
     r = run_scenario(home, minilm.embed, str(tmp_path))
     assert r["hot"] == r["tidy"] == {"now": True, "as_of": True}
     assert not r["reversed_by_tidyup"] and r["undo_exact"]
+
+
+def test_a_change_that_names_nothing_ends_only_the_state_it_replaces(store, clock, minilm):
+    # "these days" names no earlier state: the one clearly nearest earlier statement (coffee)
+    # ends, by meaning (MiniLM); name, home, job and partner said before stay current
+    cap = Capturer(store, use_llm=False, tz=UTC, settings=load_settings)
+    s = store.create_session("chat").id
+    for i, text in enumerate(["My name is Marta.", "I live in Ghent.", "I work as a nurse at the hospital.",
+                              "I drink coffee every morning.", "My partner is Joost."]):  # fmt: skip
+        _say(store, clock, cap, s, text, i)
+    before = {m.id: m.text for m in store.list(limit=None)}
+    _say(store, clock, cap, s, "I drink green tea in the mornings these days.", 10)
+
+    def check(when):
+        now = {m.id for m in store.list(limit=None)}
+        gone = sorted(before[i] for i in set(before) - now)
+        assert gone and all("coffee" in t for t in gone), (when, gone)
+        assert _where(store, "coffee") == [], when
+        assert _where(store, "green tea"), when
+
+    check("after the hot path")
+    Consolidator(store).run()
+    check("after tidy-up")
+    Consolidator(store).run()
+    check("after a second tidy-up (nothing walks down the list)")

@@ -32,12 +32,15 @@ from assistant.bench import keepsake_home
 from assistant.bench.truth_scenarios import NOW, UTC, Scenario, generate, spread
 
 HELDOUT = Path(__file__).resolve().parents[2] / "tests" / "data" / "truth_heldout.json"
+DEV = HELDOUT.with_name("truth_dev.json")  # our own plain-word changes: the set rules are tuned on
+SPLITS = ("generated", "dev", "heldout", "both", "neighbours-dev", "neighbours-heldout")
 
 
 def add_arguments(p) -> None:
     p.add_argument("--size", type=int, default=72, help="generated scenarios to run, spread over all 144 (default 72)")
-    p.add_argument("--split", choices=("generated", "heldout", "both"), default="generated",
-                   help="generated scenarios, the held-out phrasing set, or both")  # fmt: skip
+    p.add_argument("--split", choices=SPLITS, default="generated",
+                   help="generated scenarios; the dev phrasing set (tuning); the held-out phrasing set (never tuned on); "
+                        "generated + held-out; or the neighbours sets (a change must end what it replaces and nothing else)")  # fmt: skip
     p.add_argument("--threads", type=int, default=None)
 
 
@@ -156,11 +159,22 @@ def _breakdown(results: list[dict[str, Any]], key: str) -> dict[str, dict[str, f
             for k, v in groups.items()}  # fmt: skip
 
 
-def heldout_scenarios() -> list[Scenario]:
-    """The held-out set as scenarios (see tests/data/truth_heldout.json's own description)."""
-    from assistant.bench.truth_heldout import load  # deferred: only for --split heldout
+def heldout_scenarios(path: Path = HELDOUT) -> list[Scenario]:
+    """The held-out set (or, with ``DEV``, the dev set in the same format) as scenarios."""
+    from assistant.bench.truth_heldout import load  # deferred: only for --split heldout / dev
 
-    return load(HELDOUT)
+    return load(path)
+
+
+def _run_neighbours(split: str, embed: Any) -> dict[str, Any]:
+    from assistant.bench import truth_neighbours as nb  # deferred: only for the neighbours splits
+
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as home, keepsake_home(home):
+        results = [nb.run_case(c, embed, home) for c in nb.load(split)]
+    out = nb.summary(results)
+    out["wall_s"] = round(time.perf_counter() - started, 1)
+    return out
 
 
 def _run_split(scenarios: list[Scenario], embed: Any) -> dict[str, Any]:
@@ -190,6 +204,10 @@ def run(args) -> dict[str, Any]:
             out["generated"] = _run_split(spread(generate(), args.size), embedder.embed)
         if args.split in ("heldout", "both"):
             out["heldout"] = _run_split(heldout_scenarios(), embedder.embed)
+        if args.split == "dev":
+            out["dev"] = _run_split(heldout_scenarios(DEV), embedder.embed)
+        if args.split.startswith("neighbours-"):
+            out[args.split] = _run_neighbours(args.split.split("-", 1)[1], embedder.embed)
     finally:
         embedder.close()
     return out
@@ -197,7 +215,12 @@ def run(args) -> dict[str, Any]:
 
 def format_text(result: dict[str, Any]) -> str:
     lines = []
-    for split in ("generated", "heldout"):
+    for split in ("neighbours-dev", "neighbours-heldout"):
+        r = result.get(split)
+        if r:
+            lines.append(f"{split}: {r['cases']} cases  ends_recall {r['ends_recall']}  false_end_rate {r['false_end_rate']}  "
+                         f"cases_exact {r['cases_exact']}  ({r['wall_s']} s)")  # fmt: skip
+    for split in ("generated", "dev", "heldout"):
         r = result.get(split)
         if not r:
             continue

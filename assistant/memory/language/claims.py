@@ -194,6 +194,7 @@ _RULES: list[tuple[str, str, str]] = [
     ("employer", _I + _ADV + r"\s+(?:joined|joins?)\s+" + _PN, "change"),
     ("employer", _I + _ADV + r"\s+(?:quit|left|leaves?|(?:am|is|['’]m)\s+leaving)\s+(?:my\s+(?:job|position|role)\s+(?:at|with)\s+)?" + _PN, "ended"),
     ("employer", _I + _ADV + r"\s+(?:no\s+longer|don['’]t|doesn['’]t|do\s+not|does\s+not)\s+works?\s+(?:at|for)\s+" + _PN, "ended"),
+    ("home_city", _WE + _ADV + r"\s+(?:no\s+longer|don['’]t|doesn['’]t|do\s+not|does\s+not)\s+(?:live|reside)\s+in\s+(?:the\s+)?" + _PN, "ended"),
     ("job_title", _I + _ADV + r"\s+works?\s+as\s+(?:an?\s+)?" + _PHRASE + r"(?=\s+(?:at|for|in|with|since)\b|" + _END[3:], "value"),
     ("job_title", _I + _BE + _ADV + r"\s+(?:an?)\s+" + r"(?P<v>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}?)\s+(?:at|for)\s+[A-Z]", "value"),
     ("job_title", _I + _ADV + r"\s+(?:was|got|has\s+been|have\s+been|['’]ve\s+been)\s+promoted\s+to\s+(?:an?\s+)?" + _PHRASE + _END, "change"),

@@ -100,18 +100,3 @@ RELATION_WORDS_INTL: dict[str, tuple[str, ...]] = {
 POSSESSIVES = ("my", "our", "mi", "mis", "nuestra", "nuestro", "mein", "meine", "meinem", "meinen", "meiner", "unser",
                "unsere", "ma", "mon", "mes", "notre", "nos", "minha", "meu", "meus", "minhas", "nossa", "nosso")  # fmt: skip
 
-#: Function words of the six capture languages, for :func:`assistant.memory.retrieval.language.detect`
-#: (a stopword profile: the language whose function words a text uses most). Single letters and
-#: words shared by several languages ("a", "o", "de") are left out where they would tie.
-FUNCTION_WORDS: dict[str, frozenset[str]] = {
-    "en": frozenset("the an is are was were i i'm i've my me you your he she it we our they and or of to in on at for with "
-                    "what who where when which how do does did have has not from by this that".split()),
-    "es": frozenset("el la los las un una es son soy está estoy y del en con por para qué quién dónde cuándo cómo cuál mi mis tu "
-                    "su nuestro nuestra tengo tiene me se no lo yo hago vivo".split()),
-    "de": frozenset("der die das ein eine ist sind bin und oder von zu im mit für was wer wo wann wie ich mein meine meinen "
-                    "mich mir du dein er sie es wir unser nicht auch noch heißt hat habe welche welcher".split()),
-    "fr": frozenset("le la les une est sont suis et ou du des dans avec pour qui où quand comment je j' mon ma mes tu ton il "
-                    "elle nous notre ne pas au aux ai quel quelle".split()),
-    "pt": frozenset("o os as um uma é são sou estou e ou do da dos das em no na com por para quem onde quando como eu meu "
-                    "minha meus nosso nossa não ao tenho tem qual".split()),
-}  # fmt: skip

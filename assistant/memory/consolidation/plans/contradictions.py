@@ -42,6 +42,7 @@ from typing import Iterable
 
 from assistant.memory.store.tidying.changes import Candidate, Expect, Invalidate
 from assistant.memory.language.claims import ANY, NAME_SLOTS, ends_something, person_names
+from assistant.memory.consolidation.plans.shifts import ShiftConfig, plan_shifts
 from assistant.memory.consolidation.plans.relations import SINGLE_VALUED_SLOTS, Member, relation_groups, single_valued
 from assistant.memory.consolidation.llm import LLMJudge
 from assistant.memory.store.tidying.snapshot import Rec, Snapshot, similar_pairs
@@ -59,6 +60,7 @@ class ConflictConfig:
     ended_cosine: float = 0.3  # "I sold my bike" ends "I cycle to work" only when the two are this close
     chunk: int = 512
     max_candidates: int = 200
+    shifts: ShiftConfig = ShiftConfig()
 
 
 @dataclass
@@ -108,7 +110,7 @@ def plan_conflicts(snap: Snapshot, *, exclude: Iterable[int] = (), judge: LLMJud
     now = snap.now
     skip = set(exclude)
     out = ConflictResult()
-    stats = {"slot_groups": 0, "slot_pairs": 0, "claim_groups": 0, "claim_pairs": 0, "ended": 0, "copies": 0,
+    stats = {"slot_groups": 0, "slot_pairs": 0, "claim_groups": 0, "claim_pairs": 0, "ended": 0, "shifts": 0, "copies": 0,
              "undecided": 0, "entity_pairs": 0, "llm_proposed": 0}  # fmt: skip
     taken: set[int] = set()  # records already changed by this plan
     times: dict[int, FactTimes] = {}
@@ -195,9 +197,10 @@ def plan_conflicts(snap: Snapshot, *, exclude: Iterable[int] = (), judge: LLMJud
 
     # -- "I sold my bike", "I no longer work at Tesco", "I switched from Vim to Emacs": what
     # stopped ends every earlier current statement of it
+    named = {(new.id, v) for new, claim in groups.ended if claim.relation != ANY for v in claim.value}
     for new, claim in groups.ended:
-        if new.id in taken:
-            continue
+        if new.id in taken or (claim.relation == ANY and all((new.id, v) in named for v in claim.value)):
+            continue  # "I don't live in Ghent any more" ends the home, not "I work at Ghent University"
         if claim.relation != ANY:
             olds = [m.rec for m in groups.single.get((new.scope, claim.relation), []) if m.value & claim.value]
         else:
@@ -217,6 +220,20 @@ def plan_conflicts(snap: Snapshot, *, exclude: Iterable[int] = (), judge: LLMJud
                 continue  # said again after the ending ("I cycle to work" on a new bike): nothing to retire
             stats["ended"] += 1
             decide(old, new, "ended", f"'{', '.join(sorted(claim.value))}' stopped", stale=claim.value, relation=claim.relation)
+
+    # -- plain-word changes that name nothing ("I drink green tea these days"): the one clearly
+    # nearest earlier statement (:mod:`.shifts`)
+    for sh in plan_shifts(snap, [r for r in snap.recs if r.id not in skip], taken=taken, config=config.shifts):
+        if sh.old.id in taken or sh.new.id in taken:
+            continue
+        if rule_of(times.setdefault(sh.old.id, sh.old.times()), times.setdefault(sh.new.id, sh.new.times())) is not Rule.SUPERSEDED:
+            continue
+        stats["shifts"] += 1
+        why = f"a change said in plain words, nearest earlier statement (cosine {sh.cosine:.2f}, next {sh.runner_up:.2f})"
+        decide(sh.old, sh.new, "shift", why)
+        for kin in sh.kin:
+            if kin.id not in taken:
+                decide(kin, sh.new, "shift", f"{why}, the same state as '{sh.old.text}'")
 
     # -- same entity, high similarity: the LLM may propose
     pairs: list[tuple[Rec, Rec, float, str]] = []

@@ -1,0 +1,160 @@
+"""Changes said in plain words that do not name what they replace ("I drink green tea in the
+mornings these days" after "I drink coffee every morning"; "I bought a new car, a Volvo" after
+"I drive a Toyota Corolla"): which earlier statement each one ends. Pure, no I/O (issue 23).
+
+A *shift* is a current record whose text carries a change cue and no addition, plan or past
+cue (:func:`assistant.memory.language.shifts.shift_kind`). Its candidates are the current
+records of the same scope first said before it (by source observation), from other messages,
+that are not the person's name and do not themselves tell of an ending. Candidates are grouped
+by their source message (a fact and its episode are one statement), scored by the best MiniLM
+cosine between a record of the shift's message and a record of theirs:
+
+    s(m)   = max_{a in shift message, b in m} cos(v_a, v_b)
+    target = the record of argmax_m s(m) nearest the shift, kept iff  s(target) >= cosine[kind]
+                              and  s(target) - max_{m' != target} s(m') >= margin
+                              and  target is not restated by the shift (its content words are
+                                   not all in the shift's)
+
+The target's *kin* end with it: the other records of its message that hold one of its values
+("User works at Deloitte." beside "User works at Deloitte as an auditor."), never a neighbouring
+clause of that message ("User lives in Ghent." beside "User works as a nurse.").
+
+The margin is what keeps neighbours alive: "I'm working from home now" is about as close to
+"I work as a nurse" as to "I take the train to the office", so it ends neither; one clear
+nearest statement is what a plain-word change replaces. Thresholds are calibrated on the dev
+halves of ``tests/data/truth_dev.json`` and ``tests/data/truth_neighbours.json`` only.
+
+Only English statements shift: MiniLM's cosines among texts in other languages are uniformly
+high (0.5-0.8 between unrelated statements on the dev half) and the margins of true and false
+targets overlap (0.034-0.059), so there a change ends the earlier state only through the slot,
+"instead of" and ending rules (:func:`assistant.memory.language.langid.detect`).
+
+The decision stays :func:`~assistant.memory.language.temporal.resolve` (the later-starting state
+supersedes), so the same pairs give the same changes on the hot path and in a tidy-up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from assistant.memory.language.claims import NAME_SLOTS, ends_something
+from assistant.memory.language.langid import detect
+from assistant.memory.language.shifts import shift_kind
+from assistant.memory.language.text import key_tokens
+from assistant.memory.records import Kind
+from assistant.memory.store.tidying.snapshot import Rec, Snapshot
+
+
+@dataclass(frozen=True)
+class ShiftConfig:
+    now_cosine: float = 0.45  # "now / these days / new ..." (ShiftConfig docstring: dev-calibrated)
+    begin_cosine: float = 0.55  # "started / joined / became": a beginning more often adds
+    margin: float = 0.06
+
+
+@dataclass(frozen=True)
+class Shift:
+    old: Rec  # the statement that stops being true (a fact of its message when it has one)
+    new: Rec  # the shift (a fact of its message when it has one)
+    cosine: float
+    runner_up: float
+    kin: tuple[Rec, ...] = ()  # other records of old's message holding one of its values (its slot copy)
+
+
+def _key(r: Rec) -> tuple[int, ...]:
+    return r.message_ids or (-r.id,)
+
+
+def _said(r: Rec):
+    return r.observed_at or r.created_at
+
+
+def _lead(recs: list[Rec]) -> Rec:
+    """The record that stands for a message: a profile or fact before its verbatim episode."""
+    return min(recs, key=lambda r: (r.kind is Kind.EPISODE, r.id))
+
+
+def _restated(old: Iterable[Rec], new: Iterable[Rec]) -> bool:
+    """Every content word of some old record is in a new one: the same state said again."""
+    new_words = [key_tokens(r.text).content | key_tokens(r.text).proper for r in new]
+    for r in old:
+        words = key_tokens(r.text).content | key_tokens(r.text).proper
+        if words and any(words <= w for w in new_words):
+            return True
+    return False
+
+
+def _candidates(by_msg: dict[tuple[int, ...], list[Rec]]) -> dict[tuple[int, ...], list[Rec]]:
+    """Per message, the records that stand for what it said: its profiles and facts, or its
+    verbatim episode when capture kept nothing else (a multi-clause episode is not one state)."""
+    out = {}
+    for key, recs in by_msg.items():
+        lead = [r for r in recs if r.kind is not Kind.EPISODE]
+        out[key] = lead or recs
+    return out
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One shift message and its earlier statements, nearest first (see :func:`score_shifts`)."""
+
+    recs: tuple[Rec, ...]  # the records standing for the shift's message
+    kind: str  # "now" | "begin"
+    ranked: tuple[tuple[float, tuple[Rec, ...]], ...]  # (s(m), records of m), s descending
+
+
+def score_shifts(snap: Snapshot, recs: Iterable[Rec], *, taken: set[int] = frozenset()) -> list[Scored]:
+    """Every current shift message among ``recs`` with its earlier messages scored by s(m)
+    (module docstring), oldest shift first. Pure; the thresholds are :func:`plan_shifts`'."""
+    now = snap.now
+    by_msg: dict[tuple[int, ...], list[Rec]] = {}
+    for r in recs:
+        if r.row >= 0 and r.kind in (Kind.PROFILE, Kind.FACT, Kind.EXPERIENCE, Kind.EPISODE):
+            by_msg.setdefault(_key(r), []).append(r)
+    stands = _candidates(by_msg)
+    out: list[Scored] = []
+    for key, mine in sorted(stands.items(), key=lambda kv: min(_said(r) for r in kv[1])):
+        kinds = {shift_kind(r.text) for r in mine} - {None}
+        if not kinds or any(detect(r.text) != "en" for r in mine) or any(r.id in taken or not r.is_current(now) for r in mine):
+            continue
+        said, scope = min(_said(r) for r in mine), mine[0].scope
+        olds = {okey: [o for o in rs if o.scope == scope and _said(o) < said]
+                for okey, rs in stands.items() if not set(okey) & set(key)}  # fmt: skip
+        olds = {k: v for k, v in olds.items() if v}
+        if not olds:
+            continue
+        mv = snap.vectors[[r.row for r in mine]]
+        ranked = []
+        for rs in olds.values():
+            cos = (snap.vectors[[o.row for o in rs]] @ mv.T).max(axis=1)
+            order = sorted(range(len(rs)), key=lambda i: -float(cos[i]))
+            ranked.append((float(cos[order[0]]), tuple(rs[i] for i in order)))
+        ranked.sort(key=lambda t: -t[0])
+        out.append(Scored(tuple(mine), "now" if "now" in kinds else "begin", tuple(ranked)))
+    return out
+
+
+def plan_shifts(snap: Snapshot, recs: Iterable[Rec], *, taken: set[int] = frozenset(),
+                config: ShiftConfig = ShiftConfig()) -> list[Shift]:  # fmt: skip
+    """The (old, shift) pairs among ``recs`` (module docstring), oldest shift first. Records no
+    longer current still compete: a shift whose nearest statement already ended (by this shift
+    in an earlier run, or by anything else) ends nothing more, so runs never walk down the list."""
+    now = snap.now
+    out: list[Shift] = []
+    taken = set(taken)
+    for sc in score_shifts(snap, recs, taken=taken):
+        threshold = config.now_cosine if sc.kind == "now" else config.begin_cosine
+        best, target = sc.ranked[0][0], sc.ranked[0][1][0]
+        second = sc.ranked[1][0] if len(sc.ranked) > 1 else 0.0
+        if best < threshold or best - second < config.margin or not target.is_current(now):
+            continue
+        if target.id in taken or (target.slot or "").strip().casefold() in NAME_SLOTS or ends_something(target.text) \
+                or _restated([target], sc.recs):  # fmt: skip
+            continue
+        values = key_tokens(target.text).values
+        kin = tuple(r for r in sc.ranked[0][1][1:] if r.is_current(now) and r.id not in taken and values & key_tokens(r.text).values
+                    and (r.slot or "").strip().casefold() not in NAME_SLOTS)  # fmt: skip
+        out.append(Shift(target, _lead(list(sc.recs)), best, second, kin))
+        taken |= {target.id, *(r.id for r in kin)}
+    return out

@@ -1,0 +1,92 @@
+"""Which statements say that a state *changed* without naming the state it replaces ("I drink
+tea these days", "I got a new car, a Kia", "ahora vivo en Valencia", "我现在住在北京"). Pure, no
+I/O (issue 23; the earlier state each one ends is found by meaning in
+:mod:`assistant.memory.consolidation.plans.shifts`).
+
+These are cues of tense and aspect in six languages, a closed grammatical class, not topics:
+
+- :data:`_NOW` -- a marker that the present state differs from before: now, these days,
+  nowadays, no longer, any more, instead, switched, changed, moved, "new" (ahora, jetzt,
+  maintenant, agora, 现在 ...);
+- :data:`_BEGIN` -- a beginning: started, joined, became, took up (empezé, angefangen, commencé,
+  comecei, 开始): weaker, since a beginning often adds ("I started learning piano");
+- what ends nothing: an addition (:data:`_ADDITION`: also, as well, another, too, auch, también,
+  aussi, também, 也), a plan or wish (:data:`_PLAN`), an explicitly past state (:data:`_PAST`).
+
+    shift_kind(text) = None  if addition / plan / past cue
+                       "now"   elif a _NOW cue
+                       "begin" elif a _BEGIN cue
+                       None    otherwise
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_NOW = re.compile(
+    r"\b(?:now(?! and (?:then|again))|nowadays|these days|lately|anymore|any more|no longer|instead|switched|changed|moved|"
+    r"got divorced|split up|broke up|separated|quit|gave up|stopped|"
+    r"ahora|hoy en día|actualmente|ya no|en vez de|en lugar de|me mudé|cambié|dejé de|"
+    r"jetzt|inzwischen|mittlerweile|nicht mehr|kein\w* mehr|stattdessen|umgezogen|gewechselt|aufgehört|"
+    r"maintenant|désormais|actuellement|ne .{1,20} plus|au lieu de|déménagé|changé|arrêté|"
+    r"agora|hoje em dia|atualmente|já não|não .{1,20} mais|em vez de|mudei|troquei|parei)\b"
+    r"|现在|如今|最近|不再|换了|搬到|改成|新的"
+    r"|(?-i:\b(?:new|nuev[oa]|neue[nrms]?|nouve(?:au|lle|l)|nov[oa])\b)",
+    re.I,
+)
+_BEGIN = re.compile(
+    r"\b(?:started|began|begun|joined|became|took up|taken up|"
+    r"empecé|empezé|comencé|empiezo|angefangen|begonnen|commencé|comecei|entrei)\b|开始|加入",
+    re.I,
+)
+_ADDITION = re.compile(
+    r"\b(?:also|as well|another|too|in addition|besides|on top of|alongside|second|auch|noch ein\w*|zusätzlich|zweite\w*|también|además|otr[oa]|"
+    r"segund[oa]|aussi|également|un autre|une autre|deuxième|também|outr[oa])\b|也|还有|另一|第二",
+    re.I,
+)
+_PLAN = re.compile(
+    r"(?-i:\bmay\b)|\b(?:going to|gonna|will|'ll|plan|planning|might|maybe|hope|want to|wanna|thinking of|thinking about|"
+    r"next (?:year|month|week|spring|summer|autumn|fall|winter)|soon|"
+    r"voy a|vamos a|quiero|quizás|tal vez|el año que viene|el próximo|la próxima|pronto|"
+    r"werde|werden|möchte|will|vielleicht|nächste[nsm]?|bald|"
+    r"vais|allons|peut-être|l'année prochaine|prochain\w*|bientôt|"
+    r"vou|vamos|talvez|quero|próxim[oa]|em breve)\b|打算|计划|明年|将要|可能|想要",
+    re.I,
+)
+_PAST = re.compile(
+    r"\b(?:used to|back in|when I was|as a (?:kid|child|student|teenager)|years ago|in (?:19|20)\d\d|"
+    r"solía|de niñ[oa]|cuando era|früher|damals|als kind|autrefois|quand j'étais|"
+    r"costumava|quando eu era|antigamente)\b|以前|小时候|过去",
+    re.I,
+)
+
+
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFC", text.replace("’", "'"))
+
+
+def keeps_earlier(text: str) -> bool:
+    """``text`` adds to, plans, or tells the past of a state: it ends nothing."""
+    t = _fold(text)
+    return bool(_ADDITION.search(t) or _PLAN.search(t) or _PAST.search(t))
+
+
+def shift_kind(text: str) -> str | None:
+    """"now" / "begin" when ``text`` states a new present state that may replace an earlier one,
+    else None (module docstring)."""
+    t = _fold(text)
+    if keeps_earlier(t):
+        return None
+    if _NOW.search(t):
+        return "now"
+    if _BEGIN.search(t):
+        return "begin"
+    return None
+
+
+def without_cues(text: str) -> str:
+    """``text`` without its change cues ("I drink green tea in the mornings these days" -> "I
+    drink green tea in the mornings"), for comparing what the state is about."""
+    t = _NOW.sub(" ", _fold(text))
+    return re.sub(r"\s+", " ", re.sub(r"\s+([,.!?])", r"\1", t)).strip(" ,")

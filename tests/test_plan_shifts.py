@@ -1,0 +1,81 @@
+"""Which earlier statement a plain-word change ends (issue 23, :mod:`...plans.shifts`): the
+selection logic on hand-made unit vectors (no model; the real MiniLM runs in test_truth.py).
+
+Vectors are chosen so the cosines are exact: with unit e1, e2, e3, a vector a*e1 + b*e2 has
+cosine a with e1."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+
+from assistant.memory.consolidation.plans.shifts import ShiftConfig, plan_shifts, score_shifts
+from assistant.memory.records import Kind, Status, Trust
+from assistant.memory.store.tidying.snapshot import Rec, Snapshot
+
+NOW = datetime(2026, 12, 3, 9, tzinfo=timezone.utc)
+
+
+def _rec(i: int, text: str, days_ago: int, row: int, slot: str | None = None, kind: Kind = Kind.FACT, **kw) -> Rec:
+    said = NOW - timedelta(days=days_ago)
+    return Rec(id=i, text=text, kind=kind, scope="user", slot=slot, valid_at=said, invalid_at=kw.get("invalid_at"),
+               created_at=said, expired_at=None, trust=Trust.USER_STATED, confidence=1.0, content_hash=str(i),
+               status=Status.ACTIVE, version=1, pinned=False, use_count=0, last_used_at=None, expires_at=None,
+               start_kind="observed", observed_at=said, message_ids=(100 + i,), row=row)  # fmt: skip
+
+
+def _snap(recs: list[Rec], vectors: list[list[float]]) -> Snapshot:
+    v = np.array(vectors, dtype=np.float32)
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    return Snapshot(NOW, recs, {r.id: r for r in recs}, v, [])
+
+
+def _unit(a: float, b: float = 0.0) -> list[float]:
+    """a*e1 + b*e2 + rest*e3, a unit vector (cosines with e1, e2 are a, b)."""
+    return [a, b, float(np.sqrt(max(0.0, 1 - a * a - b * b)))]
+
+
+def test_the_one_clearly_nearest_earlier_statement_ends_with_hand_made_vectors():
+    coffee = _rec(1, "User drinks coffee every morning.", 30, 0)
+    home = _rec(2, "User lives in Ghent.", 60, 1, slot="home")
+    tea = _rec(3, "User drinks green tea in the mornings these days.", 0, 2)
+    snap = _snap([coffee, home, tea], [[1, 0, 0], [0, 1, 0], _unit(0.7, 0.2)])
+    [sh] = plan_shifts(snap, snap.recs)
+    # s(coffee) = 0.70 >= 0.45 and 0.70 - s(home) 0.20 = 0.50 >= margin
+    assert (sh.old.id, sh.new.id) == (1, 3) and round(sh.cosine, 2) == 0.7 and round(sh.runner_up, 2) == 0.2
+
+
+def test_two_equally_near_statements_end_neither_with_hand_made_vectors():
+    job = _rec(1, "User works as a nurse.", 30, 0)
+    train = _rec(2, "User takes the train to the office.", 20, 1)
+    wfh = _rec(3, "User is working from home now.", 0, 2)
+    snap = _snap([job, train, wfh], [[1, 0, 0], [0, 1, 0], _unit(0.5, 0.48)])
+    # best 0.50, runner-up 0.48: 0.02 < margin 0.06 -> no change
+    assert plan_shifts(snap, snap.recs) == []
+    assert [round(s, 2) for s, _ in score_shifts(snap, snap.recs)[0].ranked] == [0.5, 0.48]
+
+
+def test_below_the_threshold_plans_and_names_end_nothing_with_hand_made_vectors():
+    coffee = _rec(1, "User drinks coffee every morning.", 30, 0)
+    tea = _rec(2, "User drinks green tea these days.", 0, 1)
+    snap = _snap([coffee, tea], [[1, 0, 0], _unit(0.4)])
+    assert plan_shifts(snap, snap.recs) == []  # 0.40 < now_cosine 0.45
+    assert plan_shifts(snap, snap.recs, config=ShiftConfig(now_cosine=0.35)) != []
+    name = _rec(1, "User's name is Marta.", 30, 0, slot="name", kind=Kind.PROFILE)
+    newname = _rec(2, "These days everyone calls me Marta.", 0, 1)
+    snap = _snap([name, newname], [[1, 0, 0], _unit(0.9)])
+    assert plan_shifts(snap, snap.recs) == []  # a name slot is never ended by a shift
+    plan = _rec(2, "I'm going to drink tea instead.", 0, 1)
+    snap = _snap([coffee, plan], [[1, 0, 0], _unit(0.9)])
+    assert plan_shifts(snap, snap.recs) == []  # a plan ends nothing
+
+
+def test_a_second_run_never_walks_down_the_list_with_hand_made_vectors():
+    # the nearest statement already ended (by the first run): the shift ends nothing more,
+    # even though the runner-up alone would now pass the threshold and the margin
+    coffee = _rec(1, "User drinks coffee every morning.", 30, 0, invalid_at=NOW - timedelta(days=1))
+    juice = _rec(2, "User drinks orange juice at lunch.", 20, 1)
+    tea = _rec(3, "User drinks green tea these days.", 0, 2)
+    snap = _snap([coffee, juice, tea], [[1, 0, 0], [0, 1, 0], _unit(0.8, 0.6)])
+    assert plan_shifts(snap, snap.recs) == []
