@@ -219,21 +219,26 @@ def cmd_chat(args) -> int:
     kw = {"max_tokens": args.max_tokens}
     if args.temperature is not None:
         kw["temperature"] = args.temperature
-    if not interactive:
-        try:
-            turn = chat.send(args.once, **kw) if args.once is not None else _drain(chat.retry(**kw), chat)
-            chat.note_saved(turn)  # "Saved: ..." once the message's capture is done
-        except EngineError as exc:
-            raise _kept(exc, chat, as_json=args.json) from None
-        finally:
-            chat.close()
-        if args.json:
-            print(dumps(turn.to_json()))
-        else:
-            print(turn.reply)
-            _after_reply(turn)
-        return 0
-    return _interactive(chat, kw, created=args.session is None)
+    try:  # the memory is closed when the chat is done: checkpointed, and stamped healthy (no check next time)
+        return _one_turn(args, chat, kw) if not interactive else _interactive(chat, kw, created=args.session is None)
+    finally:
+        chat.store.close()
+
+
+def _one_turn(args, chat, kw) -> int:
+    try:
+        turn = chat.send(args.once, **kw) if args.once is not None else _drain(chat.retry(**kw), chat)
+        chat.note_saved(turn)  # "Saved: ..." once the message's capture is done
+    except EngineError as exc:
+        raise _kept(exc, chat, as_json=args.json) from None
+    finally:
+        chat.close()
+    if args.json:
+        print(dumps(turn.to_json()))
+    else:
+        print(turn.reply)
+        _after_reply(turn)
+    return 0
 
 
 def _drain(pieces, chat):
