@@ -158,14 +158,11 @@ def open_chat(args, settings, *, show_progress: bool, connect: bool = True, warm
     local = getattr(chat_model, "engine", "") != "openai"
     services.load_in_background(lambda: services.embedder().dim, *((chat_model.load,) if local else ()),
                                 *((dates.preload,) if warm else ()))  # fmt: skip
-    with steps.step("Opening your memory"):
-        store = services.open_store()
+    with steps.step("Opening your memory"):  # the vectors (for the first search) are read from now on, in the background
+        store = services.open_store(warm=True)
     chat = None
     try:  # the session is checked (or created) before anything slow is waited for
-        # What the memory's first write and first search wait for is read now, in the background:
-        # the integrity check (before the first write) and the vectors (before the first search).
-        store.verify_soon()
-        services.warm_vectors(store)
+        store.verify_soon()  # the integrity check the first write waits for (unless the file is as last checked), in the background
         from assistant.session import ChatSession  # deferred: retrieval, capture, context; imported meanwhile
 
         chat = ChatSession.open(services, args.session, incognito=args.incognito or None, store=store, settings=settings,
