@@ -44,8 +44,9 @@ META_COLUMNS = ("id", "valid_at", "invalid_at", "expired_at", "expires_at", "cre
 
 def read_meta(c: Any, chunk: int, status_codes: dict[str, int], kind_codes: dict[str, int],
               min_us: int, max_us: int) -> Iterator[tuple[dict[str, np.ndarray], list[str]]]:  # fmt: skip
-    """Every memory row's filter columns, by ascending id, ``chunk`` rows at a time: ({column:
-    array} for :data:`META_COLUMNS`, the rows' scopes). Each chunk is ONE row of
+    """Every memory row's filter columns, ``chunk`` rows at a time by ascending id: ({column:
+    array} for :data:`META_COLUMNS`, the rows' scopes), aligned (every aggregate of a chunk is fed
+    the same rows in the same order; the ``id`` column says which). Each chunk is ONE row of
     ``group_concat`` strings computed by SQLite (timestamps to microseconds, status and kind to
     their codes: unknown status 3, unknown kind -1), parsed by numpy: no Python object per row,
     and one SQLite step per chunk, which runs without the GIL (a per-row fetch hands the GIL
@@ -69,7 +70,6 @@ def read_meta(c: Any, chunk: int, status_codes: dict[str, int], kind_codes: dict
         if n < chunk:
             return
         after = last
-
 
 
 class LayoutError(Exception):
