@@ -462,27 +462,6 @@ def test_bulk_filter_columns_read_equals_the_rows(store, emb, clock):
     assert cache.has_vec[:n].all()
 
 
-def test_vectors_read_on_a_second_thread_equal_the_ones_read_after_the_rows(store, emb, monkeypatch):
-    # A full load reads the vectors on its own thread and snapshot (above SIDE_READ_ROWS[0] rows),
-    # taken only when that snapshot has the same fingerprint: the cache is the same either way.
-    from assistant.memory.retrieval import vector_cache as vc
-
-    mids = [store.add(f"memory {i} about Lisbon and cello {i % 7}") for i in range(30)]
-    store.delete(mids[3:6])
-    seen = []
-    real = vc._vectors_with_fingerprint
-    monkeypatch.setattr(vc, "_vectors_with_fingerprint", lambda cache, c, dim: seen.append(1) or real(cache, c, dim))
-    monkeypatch.setattr(vc, "SIDE_READ_ROWS", (1, 10**6))
-    beside = vc.cache_for(store)
-    beside.sync(store)
-    alone = vc.VectorCache()
-    store.read(lambda c: alone._load(c, store.dim))
-    assert seen == [1] and beside.size == alone.size == 27 and beside.has_vec[:27].all()
-    assert beside.ids[:27].tolist() == alone.ids[:27].tolist() and np.array_equal(beside.mat[:27], alone.mat[:27])
-    r = Retriever(store, emb)
-    assert ids(r.search("memory 7 about Lisbon and cello 0"))[0] == mids[7]
-
-
 def test_scope_limits_the_search(store, emb):
     from assistant.memory.records import Scope
 

@@ -34,7 +34,6 @@ their vectors zeroed at once.
 
 from __future__ import annotations
 
-import logging
 import threading
 import weakref
 from typing import Any, Iterator, Sequence
@@ -47,10 +46,7 @@ from assistant.memory.retrieval.vector_filter import KIND_CODE, MAX_US, MIN_US, 
 from assistant.memory.retrieval.vector_read import META_COLUMNS, LayoutError, read_meta, read_vector_chunks, read_vectors, ts_us
 
 FULL_RELOAD_OVER = 256  # more changed vectors than this: reload everything instead of point lookups
-SIDE_READ_ROWS = (2_000, 50_000)  # a full load of this many rows reads the vectors on a second thread (fewer: a few ms
-# here, less than opening a connection; more: held whole, 75 MB at 384 dimensions)
 
-log = logging.getLogger(__name__)
 _META_SQL = (
     "SELECT id, valid_at, invalid_at, expired_at, expires_at, created_at, status, kind, scope, version, updated_at "
     "FROM memories"
@@ -158,20 +154,20 @@ class VectorCache:
             if self._fp is not None and self.dim == store.dim and self._stamps.get(key) == stamp:
                 return
             opened_on = getattr(getattr(store, "vectors", None), "generation", 0)
-            fp, changed = store.read(lambda conn: self._refresh(conn, store.dim, opened_on, side=lambda fn: _on_thread(store, fn)))
+            fp, changed = store.read(lambda conn: self._refresh(conn, store.dim, opened_on))
             if changed:
                 self.generation += 1
                 self._stamps = {}
             self._fp = fp
             self._stamps[key] = stamp
 
-    def _refresh(self, c: Any, dim: int, opened_on: int = 0, side: Any = None) -> tuple[tuple[Any, ...], bool]:
+    def _refresh(self, c: Any, dim: int, opened_on: int = 0) -> tuple[tuple[Any, ...], bool]:
         fp = self._fingerprint(c)
         if fp[5] != opened_on:
             raise StoreError("the memory search index was rebuilt with another embedder since this store was opened "
                              "(keepsake models use); open the memory again (restart Keepsake) to search it")  # fmt: skip
         if self._fp is None or dim != self.dim or fp[5] != self._fp[5]:
-            self._load(c, dim, fp=fp, side=side)
+            self._load(c, dim)
             return fp, True
         if fp == self._fp:
             return fp, False
@@ -208,16 +204,9 @@ class VectorCache:
         self._compact_if_sparse()
         return fp, True
 
-    def _load(self, c: Any, dim: int, chunk: int = 8192, fp: tuple[Any, ...] | None = None, side: Any = None) -> None:
-        """Read every row and vector, in chunks (bounded transient memory). With ``side`` (run a
-        read on another thread's connection, :func:`_on_thread`) and :data:`SIDE_READ_ROWS`
-        rows, the vectors are read there while this thread reads the rows (both are decryption
-        SQLite does without the GIL: two cores instead of one), and taken when that snapshot has
-        this one's fingerprint ``fp``; else they are read here after the rows."""
+    def _load(self, c: Any, dim: int, chunk: int = 8192) -> None:
+        """Read every row and vector, in chunks (bounded transient memory)."""
         n = int(c.execute("SELECT count(*) FROM memories").fetchone()[0])
-        beside = None
-        if side is not None and fp is not None and SIDE_READ_ROWS[0] <= n <= SIDE_READ_ROWS[1]:
-            beside = side(lambda c2: _vectors_with_fingerprint(self, c2, dim))
         self.dim = dim
         self._alloc(n, dim)
         self._scopes = {}
@@ -233,8 +222,7 @@ class VectorCache:
             self.scope[a:b] = [self._scope_code(s) for s in scopes]
             self._row.update(zip(cols["id"].tolist(), range(a, b)))
             self.size = b
-        got = beside() if beside is not None else None
-        fast = iter(got[1]) if got is not None and got[0] == fp else read_vector_chunks(c, dim)
+        fast = read_vector_chunks(c, dim)
         try:
             self._put_vectors(fast if fast is not None else read_vectors(c, dim, chunk))
         except LayoutError:
@@ -344,39 +332,6 @@ class VectorCache:
     @property
     def nbytes(self) -> int:
         return int(self.mat.nbytes)
-
-
-def _vectors_with_fingerprint(cache: VectorCache, c: Any, dim: int) -> tuple[tuple[Any, ...], list] | None:
-    """(fingerprint, every (ids, vectors) batch) read on one snapshot; None when the chunk layout is
-    not sqlite-vec 0.1's (the caller reads them itself)."""
-    fast = read_vector_chunks(c, dim)
-    if fast is None:
-        return None
-    try:
-        return cache._fingerprint(c), list(fast)
-    except LayoutError:
-        return None
-
-
-def _on_thread(store: Any, fn: Any) -> Any:
-    """Start ``store.read(fn)`` on a new thread (its own connection, its own snapshot); returns a
-    function that waits for the result (None when it failed: the caller reads it itself)."""
-    box: list[Any] = []
-
-    def run() -> None:
-        try:
-            box.append(store.read(fn))
-        except Exception:  # noqa: BLE001 - the caller falls back to its own read
-            log.debug("reading the vectors beside the rows failed", exc_info=True)
-
-    worker = threading.Thread(target=run, name="keepsake-vectors", daemon=True)
-    worker.start()
-
-    def result() -> Any:
-        worker.join()
-        return box[0] if box else None
-
-    return result
 
 
 _caches: "weakref.WeakKeyDictionary[Any, VectorCache]" = weakref.WeakKeyDictionary()
