@@ -38,6 +38,13 @@ def _code_sql(col: str, codes: dict[str, int], other: int) -> str:
     return f"CASE {col} " + " ".join(f"WHEN '{k}' THEN {int(v)}" for k, v in codes.items()) + f" ELSE {int(other)} END"
 
 
+def _ints(text: str, n: int) -> np.ndarray:
+    """The ``n`` comma-separated integers of ``text``, parsed in C (``str.split`` makes a Python
+    string of each: 2 ms per 10,000 against 0.2 ms)."""
+    out = np.fromstring(text, dtype=np.int64, sep=",")
+    return out if len(out) == n else np.array(text.split(","), dtype=np.int64)
+
+
 MIN_ID = -(2**63)
 META_COLUMNS = ("id", "valid_at", "invalid_at", "expired_at", "expires_at", "created_at", "status", "kind", "version")
 
@@ -64,8 +71,7 @@ def read_meta(c: Any, chunk: int, status_codes: dict[str, int], kind_codes: dict
         n, last, scopes, *cols = c.execute(sql, {"after": after, "chunk": chunk, "lo": min_us, "hi": max_us}).fetchone()
         if not n:
             return
-        out = {name: np.array(text.split(","), dtype=np.int64).astype(types.get(name, np.int64), copy=False)
-               for name, text in zip(META_COLUMNS, cols)}  # fmt: skip
+        out = {name: _ints(text, n).astype(types.get(name, np.int64), copy=False) for name, text in zip(META_COLUMNS, cols)}
         yield out, json.loads(scopes)
         if n < chunk:
             return
