@@ -429,6 +429,39 @@ def test_fast_chunk_read_equals_the_public_vec0_read(store, emb):
     assert all(np.array_equal(got[m], public[m]) for m in public)
 
 
+def test_bulk_filter_columns_read_equals_the_rows(store, emb, clock):
+    # The cache's columns come from one group_concat row per chunk computed by SQLite
+    # (vector_read.read_meta); they must equal the rows parsed one by one, NULLs and all.
+    from assistant.memory.records import Scope, Status
+    from assistant.memory.retrieval import vector_cache as vc
+    from assistant.memory.retrieval.vector_filter import KIND_CODE, MAX_US, MIN_US, STATUS_CODE
+
+    kinds = ["fact", "profile", "episode", "experience"]
+    mids = [store.add(f"memory {i} about the cello", kind=kinds[i % 4], scope=Scope("work") if i % 5 == 0 else None,
+                      valid_at=dt(2020, 1 + i % 12, 1 + i % 28, i % 24) if i % 3 else None,
+                      ttl=timedelta(days=i) if i % 7 == 0 else None, status=Status.ARCHIVED if i % 11 == 0 else Status.ACTIVE)
+            for i in range(1, 60)]  # fmt: skip
+    store.invalidate(mids[4], dt(2023, 2, 3, 4, 5))
+    store.edit(mids[6], "a new text for memory seven")
+    store.delete(mids[8:10])
+    cache = vc.VectorCache()
+    store.read(lambda c: cache._load(c, store.dim, chunk=7))  # 57 rows: 8 full chunks and one of 1
+    whole = vc.cache_for(store)
+    whole.sync(store)  # one chunk
+    rows = [tuple(r) for r in store.conn.execute(vc._META_SQL + " ORDER BY id")]
+    cols = list(zip(*rows))
+    n = cache.size
+    assert n == len(rows) == 57 and whole.ids[: whole.size].tolist() == cache.ids[:n].tolist()
+    assert whole.valid_at[: whole.size].tolist() == cache.valid_at[:n].tolist()
+    assert cache.ids[:n].tolist() == list(cols[0]) and cache.version[:n].tolist() == list(cols[9])
+    for i, name, null in [(1, "valid_at", MIN_US), (2, "invalid_at", MAX_US), (3, "expired_at", MAX_US), (4, "expires_at", MAX_US), (5, "created_at", MIN_US)]:
+        assert getattr(cache, name)[:n].tolist() == vc.ts_us(cols[i], null).tolist(), name
+    assert cache.status[:n].tolist() == [STATUS_CODE[s] for s in cols[6]] and cache.kind[:n].tolist() == [KIND_CODE[k] for k in cols[7]]
+    assert [list(cache._scopes)[c] for c in cache.scope[:n]] == list(cols[8])
+    assert (cache.invalid_at[:n] != MAX_US).sum() == 1 and (cache.expires_at[:n] != MAX_US).sum() >= 8
+    assert cache.has_vec[:n].all()
+
+
 def test_scope_limits_the_search(store, emb):
     from assistant.memory.records import Scope
 

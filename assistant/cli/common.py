@@ -146,17 +146,18 @@ def lock_wait() -> float:
     return min(max(value, 0.1), 3600.0) if math.isfinite(value) else 30.0
 
 
-def open_cli_store(services: Any, with_embedder: bool = False) -> Any:
+def open_cli_store(services: Any, with_embedder: bool = False, warm: bool = False) -> Any:
     """The store of ``services``' profile for one command (it waits :func:`lock_wait` for a
-    locked database). A store error becomes a :class:`UserError`; an embedder that cannot load
-    only means new memories get their vector later (the command still works)."""
+    locked database; ``warm``: its vectors are read in the background from the start). A store
+    error becomes a :class:`UserError`; an embedder that cannot load only means new memories get
+    their vector later (the command still works)."""
     database = services.profile.database
     wait = lock_wait()
     store = None
     try:
         if with_embedder:
             try:
-                store = services.open_store(with_embedder=True, lock_wait=wait)
+                store = services.open_store(with_embedder=True, lock_wait=wait, warm=warm)
             except StoreError:
                 raise
             except Exception as exc:  # noqa: BLE001 - no embedder: store without vector, embed later
@@ -165,7 +166,7 @@ def open_cli_store(services: Any, with_embedder: bool = False) -> Any:
                     raise known from None
                 print(f"keepsake: note: embedder unavailable ({exc}); the vector is added later", file=sys.stderr)
         if store is None:
-            store = services.open_store(with_embedder=False, lock_wait=wait)
+            store = services.open_store(with_embedder=False, lock_wait=wait, warm=warm)
     except StoreError as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:
@@ -177,9 +178,9 @@ def open_cli_store(services: Any, with_embedder: bool = False) -> Any:
 
 
 @contextlib.contextmanager
-def opened_store(services: Any, with_embedder: bool = False) -> Iterator[Any]:
+def opened_store(services: Any, with_embedder: bool = False, warm: bool = False) -> Iterator[Any]:
     """:func:`open_cli_store` for the block, closed after."""
-    store = open_cli_store(services, with_embedder)
+    store = open_cli_store(services, with_embedder, warm)
     try:
         yield store
     finally:

@@ -158,14 +158,11 @@ def open_chat(args, settings, *, show_progress: bool, connect: bool = True, warm
     local = getattr(chat_model, "engine", "") != "openai"
     services.load_in_background(lambda: services.embedder().dim, *((chat_model.load,) if local else ()),
                                 *((dates.preload,) if warm else ()))  # fmt: skip
-    with steps.step("Opening your memory"):
-        store = services.open_store()
+    with steps.step("Opening your memory"):  # the vectors (for the first search) are read from now on, in the background
+        store = services.open_store(warm=True)
     chat = None
     try:  # the session is checked (or created) before anything slow is waited for
-        # What the memory's first write and first search wait for is read now, in the background:
-        # the integrity check (before the first write) and the vectors (before the first search).
-        store.verify_soon()
-        services.warm_vectors(store)
+        store.verify_soon()  # the integrity check the first write waits for (unless the file is as last checked), in the background
         from assistant.session import ChatSession  # deferred: retrieval, capture, context; imported meanwhile
 
         chat = ChatSession.open(services, args.session, incognito=args.incognito or None, store=store, settings=settings,
@@ -219,21 +216,26 @@ def cmd_chat(args) -> int:
     kw = {"max_tokens": args.max_tokens}
     if args.temperature is not None:
         kw["temperature"] = args.temperature
-    if not interactive:
-        try:
-            turn = chat.send(args.once, **kw) if args.once is not None else _drain(chat.retry(**kw), chat)
-            chat.note_saved(turn)  # "Saved: ..." once the message's capture is done
-        except EngineError as exc:
-            raise _kept(exc, chat, as_json=args.json) from None
-        finally:
-            chat.close()
-        if args.json:
-            print(dumps(turn.to_json()))
-        else:
-            print(turn.reply)
-            _after_reply(turn)
-        return 0
-    return _interactive(chat, kw, created=args.session is None)
+    try:  # the memory is closed when the chat is done: checkpointed, and stamped healthy (no check next time)
+        return _one_turn(args, chat, kw) if not interactive else _interactive(chat, kw, created=args.session is None)
+    finally:
+        chat.store.close()
+
+
+def _one_turn(args, chat, kw) -> int:
+    try:
+        turn = chat.send(args.once, **kw) if args.once is not None else _drain(chat.retry(**kw), chat)
+        chat.note_saved(turn)  # "Saved: ..." once the message's capture is done
+    except EngineError as exc:
+        raise _kept(exc, chat, as_json=args.json) from None
+    finally:
+        chat.close()
+    if args.json:
+        print(dumps(turn.to_json()))
+    else:
+        print(turn.reply)
+        _after_reply(turn)
+    return 0
 
 
 def _drain(pieces, chat):

@@ -332,8 +332,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     known_at = parse_when(args.known_at) if args.known_at else None
     closest = []
     args.services.load_in_background(lambda: args.services.embedder().dim)  # the model file loads while the store opens
-    with opened_store(args.services) as store:
-        args.services.warm_vectors(store)  # read while retrieval is imported and the query embedded
+    with opened_store(args.services, warm=True) as store:  # the vectors are read while retrieval is imported and the query embedded
         from assistant.memory.retrieval.retriever import Retriever  # deferred: numpy, rapidfuzz, the gates
         try:
             retriever = Retriever(store, args.services.embedder())

@@ -130,8 +130,8 @@ class Backend(QObject):
     def _open_memory(self, progress):
         light = self.provider.open_store(with_embedder=False)
         progress(("store", light))
-        if hasattr(light, "verify"):  # the integrity check before any write: say at once if it is damaged
-            light.verify()
+        if hasattr(light, "verify_once"):  # the integrity check before any write (unless the file is as last checked): say at once if it is damaged
+            light.verify_once()
             if light.damage_error() is not None:
                 progress(("fault", light.damage_error()))
         if not self.provider.load_models:

@@ -43,7 +43,7 @@ import numpy as np
 from assistant.memory.errors import StoreError
 from assistant.memory.store import vector_index
 from assistant.memory.retrieval.vector_filter import KIND_CODE, MAX_US, MIN_US, STATUS_CODE, VecFilter, compute_mask
-from assistant.memory.retrieval.vector_read import LayoutError, read_vector_chunks, read_vectors, ts_us
+from assistant.memory.retrieval.vector_read import META_COLUMNS, LayoutError, read_meta, read_vector_chunks, read_vectors, ts_us
 
 FULL_RELOAD_OVER = 256  # more changed vectors than this: reload everything instead of point lookups
 
@@ -212,24 +212,15 @@ class VectorCache:
         self._scopes = {}
         self._row = {}
         self.size = 0
-        cur = c.execute(_META_SQL + " ORDER BY id")
-        while rows := cur.fetchmany(chunk):
+        for cols, scopes in read_meta(c, chunk, STATUS_CODE, KIND_CODE, MIN_US, MAX_US):
             a = self.size
-            self._grow(a + len(rows))
-            b = a + len(rows)
-            cols = list(zip(*rows))
-            self.ids[a:b] = cols[0]
+            b = a + len(scopes)
+            self._grow(b)
+            for name in META_COLUMNS:
+                getattr(self, "ids" if name == "id" else name)[a:b] = cols[name]
             self.alive[a:b] = True
-            self.valid_at[a:b] = ts_us(cols[1], MIN_US)
-            self.invalid_at[a:b] = ts_us(cols[2], MAX_US)
-            self.expired_at[a:b] = ts_us(cols[3], MAX_US)
-            self.expires_at[a:b] = ts_us(cols[4], MAX_US)
-            self.created_at[a:b] = ts_us(cols[5], MIN_US)
-            self.status[a:b] = [STATUS_CODE.get(s, 3) for s in cols[6]]
-            self.kind[a:b] = [KIND_CODE.get(k, -1) for k in cols[7]]
-            self.scope[a:b] = [self._scope_code(s) for s in cols[8]]
-            self.version[a:b] = cols[9]
-            self._row.update(zip(cols[0], range(a, b)))
+            self.scope[a:b] = [self._scope_code(s) for s in scopes]
+            self._row.update(zip(cols["id"].tolist(), range(a, b)))
             self.size = b
         fast = read_vector_chunks(c, dim)
         try:

@@ -1,9 +1,10 @@
 """Reading the store for the vector cache: the vectors through sqlite-vec's ``vec0`` (row by row),
 or straight from sqlite-vec 0.1's chunk tables (~10x faster, checked against the public read);
-timestamps as int64 microseconds."""
+the rows' filter columns as int64/int8 arrays (:func:`read_meta`); timestamps as int64 microseconds."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any, Iterator, Sequence
 
@@ -24,6 +25,57 @@ def ts_us(values: Sequence[str | None], null: int) -> np.ndarray:
     out = raw.astype(np.int64)
     out[np.isnat(raw)] = null
     return out
+
+
+def _us_sql(col: str, null: str) -> str:
+    """SQL for a stored timestamp (``YYYY-MM-DDTHH:MM:SS.ffffff+00:00``, UTC) as microseconds
+    since the epoch: ``strftime('%s', first 19 characters) * 10^6 + the 6 digits after the dot``
+    (the same value :func:`ts_us` parses); NULL or unreadable -> the parameter ``null``."""
+    return f"coalesce(CAST(strftime('%s', substr({col}, 1, 19)) AS INTEGER) * 1000000 + CAST(substr({col}, 21, 6) AS INTEGER), :{null})"
+
+
+def _code_sql(col: str, codes: dict[str, int], other: int) -> str:
+    return f"CASE {col} " + " ".join(f"WHEN '{k}' THEN {int(v)}" for k, v in codes.items()) + f" ELSE {int(other)} END"
+
+
+def _ints(text: str, n: int) -> np.ndarray:
+    """The ``n`` comma-separated integers of ``text``, parsed in C (``str.split`` makes a Python
+    string of each: 2 ms per 10,000 against 0.2 ms)."""
+    out = np.fromstring(text, dtype=np.int64, sep=",")
+    return out if len(out) == n else np.array(text.split(","), dtype=np.int64)
+
+
+MIN_ID = -(2**63)
+META_COLUMNS = ("id", "valid_at", "invalid_at", "expired_at", "expires_at", "created_at", "status", "kind", "version")
+
+
+def read_meta(c: Any, chunk: int, status_codes: dict[str, int], kind_codes: dict[str, int],
+              min_us: int, max_us: int) -> Iterator[tuple[dict[str, np.ndarray], list[str]]]:  # fmt: skip
+    """Every memory row's filter columns, ``chunk`` rows at a time by ascending id: ({column:
+    array} for :data:`META_COLUMNS`, the rows' scopes), aligned (every aggregate of a chunk is fed
+    the same rows in the same order; the ``id`` column says which). Each chunk is ONE row of
+    ``group_concat`` strings computed by SQLite (timestamps to microseconds, status and kind to
+    their codes: unknown status 3, unknown kind -1), parsed by numpy: no Python object per row,
+    and one SQLite step per chunk, which runs without the GIL (a per-row fetch hands the GIL
+    back and forth 10,000 times while the caller's thread imports and embeds)."""
+    exprs = {"id": "id", "valid_at": _us_sql("valid_at", "lo"), "invalid_at": _us_sql("invalid_at", "hi"),
+             "expired_at": _us_sql("expired_at", "hi"), "expires_at": _us_sql("expires_at", "hi"),
+             "created_at": _us_sql("created_at", "lo"), "status": _code_sql("status", status_codes, 3),
+             "kind": _code_sql("kind", kind_codes, -1), "version": "version"}  # fmt: skip
+    aggs = ", ".join(f"group_concat({exprs[name]}, ',')" for name in META_COLUMNS)
+    sql = (f"SELECT count(*), max(id), json_group_array(scope), {aggs} FROM "
+           "(SELECT * FROM memories WHERE id > :after ORDER BY id LIMIT :chunk)")  # fmt: skip
+    types = {"status": np.int8, "kind": np.int8, "version": np.int32}
+    after = MIN_ID
+    while True:
+        n, last, scopes, *cols = c.execute(sql, {"after": after, "chunk": chunk, "lo": min_us, "hi": max_us}).fetchone()
+        if not n:
+            return
+        out = {name: _ints(text, n).astype(types.get(name, np.int64), copy=False) for name, text in zip(META_COLUMNS, cols)}
+        yield out, json.loads(scopes)
+        if n < chunk:
+            return
+        after = last
 
 
 class LayoutError(Exception):

@@ -32,6 +32,7 @@ from assistant.memory.store.sqlite.db import (
     write_tx,
 )
 from assistant.memory.errors import DamagedError, StoreError
+from assistant.memory.store.sqlite import integrity
 from assistant.memory.store.sqlite.integrity import Damage, clear_marker, confirm_damage, identity, quick_check, read_marker, write_marker
 from assistant.memory.store.sqlite.migrations import LATEST, current_version, migrate
 from assistant.memory.times import to_utc, utcnow
@@ -93,6 +94,7 @@ class StoreCore:
         self._retry_deadline = retry_deadline
         self._verified = False
         self._verifier: threading.Thread | None = None  # verify_soon()'s worker
+        self._checked_at: float | None = None  # when the full check this store relies on ran (epoch seconds)
         self.damage: Damage | None = None
         self._clock = clock or utcnow
         self._lock = threading.Lock()
@@ -115,6 +117,8 @@ class StoreCore:
                                                             deadline=retry_deadline))  # fmt: skip
         conn = self._pool.conn  # open + verify the key now, in the constructor
         self._guard(lambda: self._open_schema(conn, dim))
+        if self.damage is None and not self._verified:  # checked by an open store here, or left healthy by the last one
+            self._trust(integrity.held(self.path) or integrity.trusted(self.path, time.time()))
         row = self._guard(lambda: conn.execute("SELECT value FROM store_meta WHERE key = 'embedding_dim'").fetchone())
         self.dim = int(row[0]) if row else dim
         if check_dim and self.dim != dim:
@@ -156,10 +160,7 @@ class StoreCore:
         conn = self.conn
         if conn.in_transaction:
             return self._guard(lambda: write_tx(conn, fn))
-        if self.damage is None and not self._verified:
-            self._await_verifier()
-        if self.damage is None and not self._verified:
-            self.verify()
+        self.verify_once()
         if self.damage is not None:
             raise self._damaged_error()
         seen: list[notify.StoreChange | None] = [None]
@@ -184,11 +185,30 @@ class StoreCore:
     def verify(self) -> str | None:
         """``PRAGMA quick_check`` once per store (again when called again): None when healthy,
         else what is wrong -- the file is then marked damaged and no write is made to it."""
+        checked_at = time.time()
         problem = self._guard(lambda: quick_check(self.conn))
         self._verified = True
         if problem is not None:
             self._mark_damaged(problem)
+        else:
+            self._trust(checked_at)
         return problem
+
+    def verify_once(self) -> str | None:
+        """:meth:`verify` unless this store has checked the file already or trusts its stamp (as
+        the first write does): None when healthy, else what is wrong."""
+        if self.damage is None and not self._verified:
+            self._await_verifier()
+        if self.damage is None and not self._verified:
+            self.verify()
+        return self.damage.detail if self.damage is not None else None
+
+    def _trust(self, checked_at: float | None) -> None:
+        """This store relies on a full check made at ``checked_at`` (shared with the process's other
+        stores of the file until they all close; see :mod:`~assistant.memory.store.sqlite.integrity`)."""
+        if checked_at is not None and self._checked_at is None:
+            self._checked_at = integrity.hold(self.path, checked_at)
+            self._verified = True
 
     def verify_soon(self) -> None:
         """Start :meth:`verify` now on a worker thread with its own connection, so the check
@@ -227,13 +247,16 @@ class StoreCore:
             problem = str(exc)
         if problem is None:
             clear_marker(self.path)
-            self._verified = True
+            self._trust(time.time())
         else:
             self.damage = write_marker(self.path, problem)
 
     def _mark_damaged(self, detail: str) -> None:
         if self.damage is None:
             self.damage = write_marker(self.path, detail)
+        if self._checked_at is not None:
+            integrity.release(self.path, damaged=True)
+            self._checked_at = None
 
     def damage_error(self) -> StoreError | None:
         """The one-line error for a file known to be damaged (None while it is not)."""
@@ -277,12 +300,19 @@ class StoreCore:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def close(self) -> None:
-        """Close this thread's connection (a pending WAL truncation after a delete is retried)."""
+        """Close this thread's connection (a pending WAL truncation after a delete is retried).
+        A file this store checked (or trusted) and did not find damaged is stamped healthy
+        (:func:`~assistant.memory.store.sqlite.integrity.write_stamp`)."""
         self._await_verifier()  # its connection is still reading the file
         if self._pending_truncate and not self._pool.closed:
             with contextlib.suppress(Exception):
                 self.checkpoint(attempts=2)
+        was_open = not self._pool.closed
         self._pool.close()
+        if was_open and self._checked_at is not None:
+            integrity.release(self.path)
+            if self.damage is None:
+                integrity.write_stamp(self.path, self._checked_at)
 
     @property
     def schema_version(self) -> int:

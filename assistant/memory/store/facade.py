@@ -122,6 +122,7 @@ class MemoryStore:
     write = _Via("core", StoreCore.write)
     read = _Via("core", StoreCore.read)
     verify = _Via("core", StoreCore.verify)
+    verify_once = _Via("core", StoreCore.verify_once)
     verify_soon = _Via("core", StoreCore.verify_soon)
     damage_error = _Via("core", StoreCore.damage_error)
     integrity_check = _Via("core", StoreCore.integrity_check)
