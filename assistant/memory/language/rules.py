@@ -39,6 +39,7 @@ from assistant.memory.language.clauses import WE, clauses
 from assistant.memory.language.clauses import people as named_people
 from assistant.memory.language.cues import STANDING, imperative, own_names
 from assistant.memory.language.dates import ground
+from assistant.memory.language.mood import frame_only, not_asserted
 from assistant.memory.language.phrasing import _APOS, conjugate, finish, third_person  # noqa: F401 - re-exported
 from assistant.memory.language.slots import PN, SLOT_RULES, relation_slot
 from assistant.memory.records import Kind
@@ -191,7 +192,14 @@ def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list
     people = set(names) | own_names(text) | named_people(text, names)
     partners = list(dict.fromkeys(_PARTNER.findall(text)))
     household = f"User and {partners[0]}" if len(partners) == 1 else "User's household"
-    for cl in clauses(text, people):
+    found = clauses(text, people)
+    told: set[int] = set()  # clauses that are someone else's words: the content after a frame ("Mein Vater meint, ...")
+    for k, cl in enumerate(found):
+        sentence = _sentence_of(text, found, cl.sentence)
+        if k in told or not_asserted(cl.text, sentence, people):
+            if frame_only(cl.text) and k + 1 < len(found) and found[k + 1].sentence == cl.sentence:
+                told.add(k + 1)
+            continue  # a hypothetical, an opinion or hearsay, a claim about the world: not the person's statement
         if cl.relation:
             people.add(cl.relation[2])
         grounded, valid = _ground_sentence(cl.resolved, observed_at)
@@ -217,6 +225,12 @@ def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list
         # "My brother is Kasper. Kasper repairs bicycles.": the next clauses may speak of him by name
         people.update(e for c in out for e in c.entities if names_relation(e, c.text))
     return out
+
+
+def _sentence_of(text: str, found: list[Any], index: int) -> str:
+    """The text of sentence ``index``: from its first clause to its last."""
+    mine = [c for c in found if c.sentence == index]
+    return text[mine[0].start:mine[-1].end]
 
 
 def _adds_words(fact: str, others: set[str]) -> bool:
