@@ -80,3 +80,20 @@ def test_the_persons_own_plan_with_think_is_kept():
 def test_a_claim_about_the_world_beside_the_persons_clause_is_dropped(text, kept, gone):
     got = facts(text)
     assert any(kept in f for f in got) and not any(gone in f for f in got)
+
+
+@pytest.mark.parametrize("text", [
+    "I'm wondering whether to sell the flat.",
+    "No sé si debería apuntarme al gimnasio.",
+    "Ich weiß nicht, ob ich das Angebot annehmen soll.",
+    "J'aimerais savoir si je peux congeler du pain.",
+    "Não sei se devo mudar de emprego.",
+    "我不知道要不要换工作。",
+])  # fmt: skip
+def test_an_indirect_question_is_no_fact(text):
+    assert facts(text) == []
+
+
+def test_the_persons_clause_before_an_indirect_question_is_kept():
+    got = facts("Trabajo de noche y me pregunto si debería dormir más.")
+    assert len(got) == 1 and "noche" in got[0] and "dormir" not in got[0]

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from assistant.memory.language.cues import OWN_NAME, PAST, PERSON
-from assistant.memory.language.mood import CONDITION_START, HEARSAY_START, WORLD_SUBJECT
+from assistant.memory.language.mood import ASKING_START, CONDITION_START, HEARSAY_START, WORLD_SUBJECT
 
 WE = "WE"  # marker for the person and their household (see the module docstring)
 
@@ -65,7 +65,7 @@ COORD = r"(?:and(?: then| also)?|but|so|while|whereas|plus|y|e|pero|mas|mais|abe
 _SPLIT = re.compile(
     r"\s*[;；]\s*"
     r"|\s*,\s*(?i:" + COORD + r")\s+"
-    r"|\s+(?i:" + COORD + r")\s+(?=" + SUBJECT + r"|(?i:" + HEARSAY_START + r"|" + CONDITION_START + r")|" + WORLD_SUBJECT + r")"
+    r"|\s+(?i:" + COORD + r")\s+(?=" + SUBJECT + r"|(?i:" + HEARSAY_START + r"|" + CONDITION_START + r"|" + ASKING_START + r")|" + WORLD_SUBJECT + r")"
     r"|\s*,\s*(?=" + SUBJECT + r")"
     r"|\s*，\s*(?:而且|并且|但是|可是|所以|不过)?\s*(?=我|他|她|我们|他们|她们)"
     r"|\s*，\s*(?:而且|并且|但是|可是|所以|不过)?\s*"

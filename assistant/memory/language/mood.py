@@ -1,5 +1,5 @@
 """What a first-person sentence says without the person asserting it: hypotheticals, other people's
-opinions and hearsay, and claims about the world. Capture keeps none of these as facts.
+opinions and hearsay, indirect questions, and claims about the world. Capture keeps none of these as facts.
 
     hypothetical("If we had a bigger garden, we'd get a dog.")        # True
     reported("My mum thinks I should retrain as an accountant.")      # True
@@ -22,6 +22,10 @@ single examples:
   ("My GP said I have asthma") reports a fact about the person and is not counted; a verb of
   thinking always reports an opinion; a frame that ends at its verb ("Mein Vater meint,") makes
   the clause after it the reported content (:func:`frame_only`);
+- **asking**: an indirect question or a tentative suggestion in a statement's clothes ("I'm
+  wondering whether ...", "me pregunto si", "ich frage mich, ob", "je voudrais savoir",
+  "não sei se", 我想知道; "I was thinking maybe we could ..."), or a clause that opens with
+  "whether"/"ob";
 - **world claim**: a clause without any first-person word whose subject is a plural noun phrase
   with a plural verb ("nurses in the UK are underpaid", "Pflegekräfte verdienen zu wenig", "los
   alquileres son caros"): a generalisation, not the person's life.
@@ -65,6 +69,9 @@ def hypothetical(sentence: str) -> bool:
 #: the opening of an impersonal hearsay frame (also where a clause starts after "and": "Vivo en Valencia y dicen que ...")
 #: a conditional subordinator after "and"/"but": where the hypothetical part of a sentence starts
 CONDITION_START = r"(?:if|si|wenn|falls|se(?=\s+(?:eu|nós|ele|ela|eles|elas|a gente|você|yo|él|ella|nosotros|tuviera|pudiera)\b))\b"
+#: where an indirect question starts after "and" ("Trabajo desde casa y me pregunto si ...")
+ASKING_START = (r"(?:me pregunto|no s[ée] si|frage mich|weiß nicht,? ob|me demande|ne sais pas si|me pergunto|não sei se"
+                r"|(?:fico|estou|ando) pensando se|wonder(?:ing)? (?:if|whether))\b")
 HEARSAY_START = (r"(?:apparently|supposedly|allegedly|reportedly|dicen que|se dice que|dizem que|falam que|on dit|il para[iî]t"
                  r"|man sagt|angeblich|es heißt)\b")
 _HEARSAY = re.compile(
@@ -124,6 +131,8 @@ def reported(clause: str) -> bool:
 def frame_only(clause: str) -> bool:
     """A reporting frame with its content in the next clause ("Mein Vater meint", "My boss said:")."""
     c = clause.strip().rstrip(",:;，：")
+    if asking(c) and re.search(r"(?:frage mich|wissen|me demande|savoir|saber|me pergunto|想知道|wonder(?:ing)?|know)$", c, re.I):
+        return True
     f = _frame(c)
     if f is None:
         return bool(_HEARSAY.match(c)) and len(c.split()) <= 3
@@ -145,6 +154,28 @@ WORLD_SUBJECT = (
 )
 _WORLD_SUBJECT = re.compile(r"^(?:" + WORLD_SUBJECT + r")")
 
+_COORD = r"(?:(?:and|but|so|y|e|et|und|aber|pero|mas|mais)\s+)?"
+# the person asks, in a statement's clothes: "I wonder if", "me pregunto si", "ich frage mich, ob", "je voudrais savoir",
+# "fico pensando se", 我想知道; a clause that opens with "whether"/"ob" is an indirect question by its structure
+_ASKING = re.compile(
+    r"^" + _COORD + r"(?:(?:i|we|yo|ich|wir|je|nous|eu|nós)\s+|j['’])?(?:(?:was|am|were|['’]m|['’]re|just|still|really|kind of)\s+)*"
+    r"(?:(?:wonder(?:ing)?|not sure|unsure|undecided|can['’]t decide|trying to decide|asking myself|torn(?: between)?|debating)"
+    r"\s+(?:if|whether|how|what|when|where|which|who|why|between)\b|thinking (?:that )?(?:maybe|perhaps)\b"
+    r"|(?:would|['’]d) (?:like|love) to know\b|(?:want|need) to know\b"
+    r"|me pregunto\b|no s[ée] si\b|(?:estoy|sigo) pensando si\b|(?:quisiera|quiero|querría) saber\b|me gustaría saber\b"
+    r"|frage mich\b|weiß nicht,? ob\b|(?:möchte|will|würde gern|würde gerne) wissen\b|überlege,? ob\b"
+    r"|me demande\b|ne sais pas si\b|(?:voudrais|veux|aimerais) savoir\b|me pose la question\b"
+    r"|me pergunto\b|não sei se\b|(?:fico|estou|ando) pensando se\b|(?:queria|quero|gostaria de) saber\b)"
+    r"|^" + _COORD + r"(?:whether|ob)\b"
+    r"|^(?:我)?(?:想知道|不知道|在想要不要|在犹豫|在考虑要不要|想问问)",
+    re.I,
+)
+
+
+def asking(clause: str) -> bool:
+    """An indirect question or a tentative suggestion: the person asks, states nothing."""
+    return _ASKING.match(clause.strip()) is not None
+
 
 def world_claim(clause: str, names: set[str] = frozenset()) -> bool:
     """A generalisation with a plural noun subject and no first-person word (see the module
@@ -163,6 +194,8 @@ def whole_sentence(sentence: str) -> str | None:
     s = sentence.strip()
     if hypothetical(s) and (_COND_SUB.match(s) or _CJK_COND.match(s)):
         return "hypothetical"
+    if asking(s):
+        return "an indirect question"
     head = re.split(r"[,;:，；：]", s, maxsplit=1)[0]
     if reported(s) and (_HEARSAY.match(s) or (_frame(head) is not None and reported(head if frame_only(head) else s))):
         return "someone else's opinion or hearsay"
@@ -183,6 +216,8 @@ def not_asserted(clause: str, sentence: str, names: set[str] = frozenset()) -> s
         return "hypothetical"
     if reported(clause):
         return "someone else's opinion or hearsay"
+    if asking(clause):
+        return "an indirect question"
     if world_claim(clause, names):
         return "a claim about the world"
     return None
