@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from assistant.memory.language.cues import OWN_NAME, PAST, PERSON
-from assistant.memory.language.mood import ASKING_START, CONDITION_START, HEARSAY_START, WORLD_SUBJECT
+from assistant.memory.language.mood import ASKING_START, COMMENT_START, CONDITION_AHEAD, CONDITION_START, HEARSAY_START, WORLD_SUBJECT
 
 WE = "WE"  # marker for the person and their household (see the module docstring)
 
@@ -66,7 +66,11 @@ _SPLIT = re.compile(
     r"\s*[;；]\s*"
     r"|\s*,\s*(?i:" + COORD + r")\s+"
     r"|\s+(?i:" + COORD + r")\s+(?=" + SUBJECT + r"|(?i:" + HEARSAY_START + r"|" + CONDITION_START + r"|" + ASKING_START + r")|" + WORLD_SUBJECT + r")"
-    r"|\s*,\s*(?=" + SUBJECT + r")"
+    r"|\s*,\s*(?=" + SUBJECT + r"|" + COMMENT_START + r"|" + CONDITION_AHEAD + r")"
+    r"|\s*,\s*(?i:although|though|aunque|obwohl|bien que|même si|embora)\s+"
+    r"|\s+(?i:because|cause|coz|weil|porque|parce que|car|pois|因为)\s+(?=" + SUBJECT + r")"
+    # "and honestly the side effects are rough": a new subject (a noun phrase with its verb) after "and"
+    r"|\s+(?i:and|but|so)\s+(?=(?:[a-z]+ly\s+)?(?:the|this|that|these|those)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are|was|were|has|have)\b)"
     r"|\s*，\s*(?:而且|并且|但是|可是|所以|不过)?\s*(?=我|他|她|我们|他们|她们)"
     r"|\s*，\s*(?:而且|并且|但是|可是|所以|不过)?\s*"
 )

@@ -69,6 +69,10 @@ def hypothetical(sentence: str) -> bool:
 #: the opening of an impersonal hearsay frame (also where a clause starts after "and": "Vivo en Valencia y dicen que ...")
 #: a conditional subordinator after "and"/"but": where the hypothetical part of a sentence starts
 CONDITION_START = r"(?:if|si|wenn|falls|se(?=\s+(?:eu|nós|ele|ela|eles|elas|a gente|você|yo|él|ella|nosotros|tuviera|pudiera)\b))\b"
+#: a comment on the clause before it, after a comma ("..., which is annoying", "..., was ehrlich gesagt super ist")
+COMMENT_START = r"(?i:which|what|lo que|ce qui|ce que|o que|was|welches)\b"
+#: a condition still to be met, after a comma ("..., once the garden fence is fixed")
+CONDITION_AHEAD = r"(?i:once|unless|as soon as|sobald|en cuanto|dès que|assim que|desde que)\b"
 #: where an indirect question starts after "and" ("Trabajo desde casa y me pregunto si ...")
 ASKING_START = (r"(?:me pregunto|no s[ée] si|frage mich|weiß nicht,? ob|me demande|ne sais pas si|me pergunto|não sei se"
                 r"|(?:fico|estou|ando) pensando se|wonder(?:ing)? (?:if|whether))\b")
@@ -95,7 +99,7 @@ _ADVICE = re.compile(r"\b(?:should|shouldn['’]t|ought|must|need to|have to|had
 _SELF_CONTENT = re.compile(r"\b(?:i|i['’]m|i['’]ve|me|my|mine|yo|mi|mis|me|ich|mein|meine|meinen|mir|mich|je|j['’]|mon|ma|mes|moi"
                            r"|eu|meu|minha|meus|minhas)\b", re.I)
 _POSSESSIVE = re.compile(r"\b(?:my|our|mi|mis|nuestr[oa]s?|mein\w*|unser\w*|mon|ma|mes|notre|nos|meu|minha|meus|minhas|noss[oa]s?)\b", re.I)
-_ZH_FRAME = re.compile(r"^(?P<subj>[\u4e00-\u9fff]{1,6}?)(?P<v>觉得|认为|以为|说|告诉我)(?P<rest>.*)$")
+_ZH_FRAME = re.compile(r"^(?P<subj>[\u4e00-\u9fff]{1,6}?)(?P<v>觉得|认为|以为|说|告诉我|让我|叫我|要我|建议我)(?P<rest>.*)$")
 
 
 def _frame(clause: str) -> tuple[str, str, str] | None:
@@ -220,4 +224,6 @@ def not_asserted(clause: str, sentence: str, names: set[str] = frozenset()) -> s
         return "an indirect question"
     if world_claim(clause, names):
         return "a claim about the world"
+    if re.match(CONDITION_AHEAD, clause.strip()):
+        return "a condition still to be met"
     return None

@@ -183,7 +183,7 @@ def _act(text: str, previous: Unit | None, names: re.Pattern | None = None) -> t
     hedge = cue.HEDGE.match(core)
     if hedge and not cue.has_first_person(hedge["rest"]):
         return Act.OTHER, "hedge"
-    not_theirs = mood.whole_sentence(core)
+    not_theirs = mood.whole_sentence(core) if names is None or not names.search(core) else None  # "Priya says Tom's band ...": their people
     if not_theirs:
         return Act.OTHER, not_theirs
     if cue.ABOUT_ME.match(core):
