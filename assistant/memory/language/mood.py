@@ -212,6 +212,29 @@ def _irrealis_part(clause: str) -> bool:
                 or _MOOD.search(_NOT_PT_COND.sub(" ", clause)))
 
 
+_DEGREE = (r"(?:so|really|very|super|pretty|quite|mad|totally|surprisingly|incredibly|fairly|a bit|a little|kind of|kinda"
+           r"|muy|súper|bastante|tan|un poco|muito|bem|meio|tão|um pouco|très|trop|vraiment|assez|un peu|tellement"
+           r"|sehr|echt|total|ziemlich|richtig|voll|so)")
+_COPULA = (r"(?:is|are|was|were|am|['’]s|['’]re|['’]m|been|feel|feels|felt|looks|seems|es|está|están|estoy|estamos|son|fue"
+           r"|é|estão|estou|tá|foi|est|sont|suis|sommes|était|c['’]est|ist|sind|bin|war|waren|fühle mich)")
+# a passing state or an evaluation: (a subject of two words at most) + copula + a degree word + ONE word (+ a time):
+# "work's been mad busy", "estamos muy nerviosos", "elle est super stressée" -- "I'm vegetarian" (no degree word)
+# and "I'm really into climbing" (two words) are facts; "it's going well", "está indo bem", 挺好的 likewise evaluate
+_EVALUATION = re.compile(
+    r"^(?:(?:la verdad es que|honestly|ehrlich gesagt|franchement|sinceramente)\s+)?(?:[\w'’]+\s+){0,2}?" + _COPULA
+    + r"\s+(?:" + _DEGREE + r"\s+)+[\w-]+(?:\s+(?:so far|now|right now|at the moment|lately|today|ahora|agora|maintenant|gerade|jetzt))?[.!]*$"
+    r"|^(?:(?:it|things|everything|all|todo|tudo|tout|alles)\s+)?(?:['’]s\s+|is\s+|está\s+|va\s+|vai\s+|läuft\s+)?"
+    r"(?:going|indo|yendo)?\s*(?:well|great|fine|badly|bien|bem|mal|gut|super|bien)(?:\s+so far)?[.!]*$"
+    r"|^(?:挺|很|非常|特别|超|太|真|有点|比较)[\u4e00-\u9fff]{1,2}(?:的|了|啊|呢)*[。！!.]*$",
+    re.I,
+)
+
+
+def evaluation(clause: str) -> bool:
+    """A passing state or an evaluation (see :data:`_EVALUATION`), not a lasting fact."""
+    return _EVALUATION.match(clause.strip()) is not None
+
+
 def not_asserted(clause: str, sentence: str, names: set[str] = frozenset()) -> str | None:
     """Why ``clause`` (of ``sentence``) is not the person's own statement, else None. In a
     hypothetical sentence, the clauses that hold its condition or its conditional verb are
@@ -226,4 +249,6 @@ def not_asserted(clause: str, sentence: str, names: set[str] = frozenset()) -> s
         return "a claim about the world"
     if re.match(CONDITION_AHEAD, clause.strip()):
         return "a condition still to be met"
+    if evaluation(clause):
+        return "a passing state or an evaluation"
     return None
