@@ -97,3 +97,36 @@ def test_an_indirect_question_is_no_fact(text):
 def test_the_persons_clause_before_an_indirect_question_is_kept():
     got = facts("Trabajo de noche y me pregunto si debería dormir más.")
     assert len(got) == 1 and "noche" in got[0] and "dormir" not in got[0]
+
+
+@pytest.mark.parametrize("text, kept, gone", [
+    ("I've been off work since Monday, which is annoying because we're moving house on the 30th.", "30th", "annoying"),
+    ("We've got two teenagers, so the house is chaos lol", "teenagers", "chaos"),
+    ("Je suis épuisée, on a déménagé ce week-end.", "déménagé", "épuisée"),
+    ("Ich bin so müde, wir hatten gestern Gäste.", "Gäste", "müde"),
+    ("Nos casamos en mayo, y la verdad es que estamos muy nerviosos.", "mayo", "nerviosos"),
+])  # fmt: skip
+def test_a_comment_or_a_passing_state_beside_a_fact_is_dropped(text, kept, gone):
+    got = facts(text)
+    assert any(kept in f for f in got) and not any(gone in f for f in got)
+
+
+@pytest.mark.parametrize("text", [
+    "We might get a camper van next year.",
+    "Quizás nos mudemos a Bilbao.",
+    "Vielleicht ziehen wir nach Hamburg.",
+    "On va peut-être vendre la maison.",
+    "Talvez a gente compre um carro.",
+    "我们可能明年去北京。",
+])  # fmt: skip
+def test_what_is_only_possible_is_no_fact(text):
+    assert facts(text) == []
+
+
+@pytest.mark.parametrize("text", ["I'm vegetarian.", "I'm really into climbing.", "Estoy casada desde 2015."])
+def test_a_lasting_state_is_kept(text):
+    assert facts(text)
+
+
+def test_an_irregular_past_verb_puts_a_month_behind():
+    assert any("January 2024" in f for f in facts("We lost two clients in January and nobody's been replaced."))

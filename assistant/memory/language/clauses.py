@@ -70,7 +70,7 @@ _SPLIT = re.compile(
     r"|\s*,\s*(?i:although|though|aunque|obwohl|bien que|même si|embora)\s+"
     r"|\s+(?i:because|cause|coz|weil|porque|parce que|car|pois|因为)\s+(?=" + SUBJECT + r")"
     # "and honestly the side effects are rough": a new subject (a noun phrase with its verb) after "and"
-    r"|\s+(?i:and|but|so)\s+(?=(?:[a-z]+ly\s+)?(?:the|this|that|these|those)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are|was|were|has|have)\b)"
+    r"|(?:\s+(?i:and|but|so)\s+|\s*,\s*)(?=(?:[a-z]+ly\s+)?(?:the|this|that|these|those)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are|was|were|has|have|had)\b)"
     r"|\s*，\s*(?:而且|并且|但是|可是|所以|不过)?\s*(?=我|他|她|我们|他们|她们)"
     r"|\s*，\s*(?:而且|并且|但是|可是|所以|不过)?\s*"
 )

@@ -18,8 +18,9 @@ single examples:
   que, on dit que, dizem que, man sagt/angeblich, 听说/据说), or its subject is someone other than
   the person (no I/we/ich/je/eu/yo/我 before the verb) with a verb of thinking or saying (thinks,
   reckons, says, told me; dice, cree; meint, sagt; pense, dit; acha, diz; 觉得/认为/说). A verb of
-  *saying* whose content is about the person in the first person singular and gives no advice
-  ("My GP said I have asthma") reports a fact about the person and is not counted; a verb of
+  *saying* whose content is about the person in the first person singular ("My GP said I have
+  asthma", "My doctor said I should cut down on salt") reports what the person was told about
+  themselves and is not counted; a verb of
   thinking always reports an opinion; a frame that ends at its verb ("Mein Vater meint,") makes
   the clause after it the reported content (:func:`frame_only`);
 - **asking**: an indirect question or a tentative suggestion in a statement's clothes ("I'm
@@ -94,8 +95,6 @@ _SAY = (r"says|say|said|told me|tells me|told us|keeps saying|insists|dice|dicen
 _FRAME = re.compile(r"^(?P<subj>(?:[\w'’-]+\s+){1,6}?)(?P<v>(?i:" + _THINK + r")|(?i:" + _SAY + r"))\b(?P<rest>.*)$", re.S)
 _SELF = re.compile(r"^(?:(?:and|but|so|y|e|et|und|aber|pero|mas|mais)\s+)?(?:i|we|you|ich|wir|du|je|j['’]|nous|tu|vous|eu|nós|você|vocês"
                    r"|yo|nosotros|nosotras|tú|usted)\b", re.I)
-_ADVICE = re.compile(r"\b(?:should|shouldn['’]t|ought|must|need to|have to|had better|debería|deberías|debes|tienes que|sollte|solltest"
-                     r"|sollten|musst|müsste|devrais|devrait|dois|faudrait|devia|deveria|deve|tem que|应该|应当|得)\b", re.I)
 _SELF_CONTENT = re.compile(r"\b(?:i|i['’]m|i['’]ve|me|my|mine|yo|mi|mis|me|ich|mein|meine|meinen|mir|mich|je|j['’]|mon|ma|mes|moi"
                            r"|eu|meu|minha|meus|minhas)\b", re.I)
 _POSSESSIVE = re.compile(r"\b(?:my|our|mi|mis|nuestr[oa]s?|mein\w*|unser\w*|mon|ma|mes|notre|nos|meu|minha|meus|minhas|noss[oa]s?)\b", re.I)
@@ -127,8 +126,8 @@ def reported(clause: str) -> bool:
         return False
     _, verb, rest = f
     saying = re.fullmatch(r"(?i:" + _SAY + r")|说|告诉我", verb) is not None
-    if saying and (_SELF_CONTENT.search(rest) or rest.lstrip().startswith("我")) and not _ADVICE.search(rest):
-        return False  # "My GP said I have asthma": a fact about the person, told by someone
+    if saying and (_SELF_CONTENT.search(rest) or rest.lstrip().startswith("我")):
+        return False  # "My GP said I have asthma", "My doctor said I should cut down on salt": told about the person
     return True
 
 
@@ -230,9 +229,33 @@ _EVALUATION = re.compile(
 )
 
 
+# the common passing states (not "married", "pregnant", "retired": lasting ones), six languages
+_STATE = (r"(?:tired|exhausted|knackered|shattered|stressed|nervous|anxious|excited|worried|bored|grumpy|upset|annoyed|frustrated"
+          r"|overwhelmed|hungover|cansad[oa]s?|agotad[oa]s?|estresad[oa]s?|nervios[oa]s?|preocupad[oa]s?|aburrid[oa]s?|emocionad[oa]s?"
+          r"|hart[oa]s?|exaust[oa]s?|estressad[oa]s?|nervos[oa]s?|ansios[oa]s?|fatigu[ée]e?s?|crev[ée]e?s?|[ée]puis[ée]e?s?"
+          r"|stress[ée]e?s?|nerveux|nerveuse|inqui[eè]te?|angoiss[ée]e?s?|müde|kaputt|erschöpft|gestresst|nervös|aufgeregt|genervt)")
+_FIRST_COPULA = (r"(?:i['’]m|i am|we['’]re|we are|i feel|i['’]m feeling|estoy|estamos|me siento|estou|estamos|tô|je suis|j['’]suis"
+                 r"|on est|nous sommes|ich bin|wir sind)")
+# "I'm exhausted today", "Estoy agotada", "Je suis crevée", "I'm nervous about Friday": a first-person passing state,
+# with a time or what it is about at most; 我今天好累: 我 (a time) + a degree word + a state
+_PASSING = re.compile(r"^(?:" + _FIRST_COPULA + r")\s+(?:(?:" + _DEGREE + r"|absolutely|completely|totally|so so)\s+)*" + _STATE
+                      + r"(?:\s+(?:today|tonight|this morning|right now|at the moment|hoy|hoje|aujourd['’]hui|heute|(?:about|for|por|com|pour"
+                      r"|wegen|with)\s+[\w'’-]+(?:\s+[\w'’-]+){0,2}))?[.!]*$"
+                      r"|^我(?:今天|现在|最近|这几天)?(?:好|很|太|真|特别|有点|非常)?(?:累|困|烦|紧张|焦虑)(?:了|啊|死了)*[。！!.]*$", re.I)
+# only possible, not decided: "We might go to Crete", "a lo mejor", "vielleicht", "peut-être", "talvez", 可能
+_POSSIBLE = re.compile(r"\b(?:might|maybe|perhaps|possibly|not sure yet|a lo mejor|quizás?|tal vez|vielleicht|eventuell|peut-être"
+                       r"|talvez|se calhar|quem sabe)\b|可能|也许|说不定|或许", re.I)
+
+
 def evaluation(clause: str) -> bool:
-    """A passing state or an evaluation (see :data:`_EVALUATION`), not a lasting fact."""
-    return _EVALUATION.match(clause.strip()) is not None
+    """A passing state or an evaluation (see :data:`_EVALUATION`, :data:`_PASSING`), not a lasting fact."""
+    c = clause.strip()
+    return _EVALUATION.match(c) is not None or _PASSING.match(c) is not None
+
+
+def possible(clause: str) -> bool:
+    """Only possible, not decided or stated (see :data:`_POSSIBLE`)."""
+    return _POSSIBLE.search(clause) is not None
 
 
 def not_asserted(clause: str, sentence: str, names: set[str] = frozenset()) -> str | None:
@@ -251,4 +274,6 @@ def not_asserted(clause: str, sentence: str, names: set[str] = frozenset()) -> s
         return "a condition still to be met"
     if evaluation(clause):
         return "a passing state or an evaluation"
+    if possible(clause):
+        return "only possible"
     return None

@@ -37,7 +37,7 @@ from typing import Any, Iterable
 
 from assistant.memory.language.clauses import WE, clauses
 from assistant.memory.language.clauses import people as named_people
-from assistant.memory.language.cues import STANDING, has_first_person, imperative, own_names
+from assistant.memory.language.cues import PERSON, STANDING, has_first_person, imperative, own_names
 from assistant.memory.language.dates import ground
 from assistant.memory.language.mood import frame_only, not_asserted
 from assistant.memory.language.phrasing import _APOS, conjugate, finish, third_person  # noqa: F401 - re-exported
@@ -132,6 +132,8 @@ _FEELING = re.compile(r"^(?:(?:[Ii]|[Ii]['’]m|[Ii] am|WE|we['’]re)\s+)?(?:(?
                       r"|^(?:[Ii]['’]m|[Ii] am|WE are|WE['’]re|[Ww]e['’]re)\s+(?:so|really|very|super|pretty|quite|totally|absolutely"
                       r"|a bit|kind of|kinda|soo+)\s+[a-z]+(?:\s+(?:so far|today|now|right now|lately|at the moment|these days|again|on \d{4}-\d\d-\d\d))?[.!]*$")
 # a clause whose subject is a thing or a comment on the clause before ("the side effects are rough", "which works well")
+# "the baby was up four times": the household's own people and pets are no thing
+_HOUSEHOLD_NP = re.compile(r"^(?:the|these|those)\s+(?:(?:little|older|younger|eldest|oldest|youngest|new|two|three)\s+)?(?i:" + PERSON[3:-1] + r")\b", re.I)
 _COMMENT = re.compile(r"^(?:which|lo que|ce qui|ce que|o que|was|welches)\b", re.I)
 _THING_SUBJECT = re.compile(r"^(?:nobody|no one|everyone|everybody|someone|somebody|nothing|everything|what|this|that|it|there|the|these|those|ça|cela|c['’]est|isso|isto|das|这|那)\b", re.I)
 # a tag at the end of a clause: "..., fingers crossed", "... lol"
@@ -158,7 +160,7 @@ def _generic(grounded: str, had_date: bool, people: set[str] = frozenset(), hous
         return finish(third_person(s, household))
     if imperative(s) or STANDING.search(s):
         return None  # an instruction to the assistant stays in the episode, as before
-    if _COMMENT.match(s) or (_THING_SUBJECT.match(s) and not has_first_person(s)):
+    if _COMMENT.match(s) or (_THING_SUBJECT.match(s) and not has_first_person(s) and not _HOUSEHOLD_NP.match(s)):
         return None  # "the house is chaos", "which works well", "was ehrlich gesagt super ist": a comment, not the person
     if re.search(r"\b(?:I|I['’]m|I['’]ve|my)\b", s) and s.isascii():
         s = third_person(s)  # an English clause without its subject: "eczema flares up when I'm stressed"
