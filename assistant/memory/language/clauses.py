@@ -59,7 +59,8 @@ _SUBJ_EN = r"(?:nobody['’]s|nobody|no one|everyone|everybody|someone|somebody|
 _SUBJ_INTL = (r"(?:yo|mi|mis|nuestr[oa]s?|él|ella|ellos|ellas|tengo|tenemos|vivimos|vivo|trabajo|trabaja|es|somos|estamos"
               r"|eu|meu|minha|meus|minhas|noss[oa]s?|ele|ela|eles|elas|temos|moramos|moro|sou|tenho"
               r"|le|les|lo|nos|ich|wir|er|sie|mein|meine|meinen|meinem|unser|unsere|unseren|unserem"
-              r"|je|j['’]|nous|on|il|elle|ils|elles|mon|ma|mes|notre|nos)")
+              r"|je|j['’]|nous|on|il|elle|ils|elles|mon|ma|mes|notre|nos"
+              r"|[a-zç]{3,}ei|[a-zñ]{3,}[éí])")  # a first-person preterite: "trabalhei", "comprei"; "trabajé", "viví"
 SUBJECT = r"(?:(?i:" + _SUBJ_EN + r"|" + _SUBJ_INTL + r")(?=[\s,']|$)|[A-Z][\w'’-]+\s+(?!(?:and|or|y|e|und|et|ou|o)\b)[a-z])"
 COORD = r"(?:and(?: then| also)?|but|so|while|whereas|plus|y|e|pero|mas|mais|aber|und|sondern|doch|et|donc|então|así que)"
 _SPLIT = re.compile(

@@ -238,7 +238,8 @@ _FIRST_COPULA = (r"(?:i['’]m|i am|we['’]re|we are|i feel|i['’]m feeling|es
                  r"|on est|nous sommes|ich bin|wir sind)")
 # "I'm exhausted today", "Estoy agotada", "Je suis crevée", "I'm nervous about Friday": a first-person passing state,
 # with a time or what it is about at most; 我今天好累: 我 (a time) + a degree word + a state
-_PASSING = re.compile(r"^(?:" + _FIRST_COPULA + r")\s+(?:(?:" + _DEGREE + r"|absolutely|completely|totally|so so)\s+)*" + _STATE
+_PASSING = re.compile(r"^(?:(?:today|this week|lately|hoy|este año|esta semana|hoje|este ano|esta semana|aujourd['’]hui|cette semaine"
+                      r"|heute|diese woche)\s+)?(?:" + _FIRST_COPULA + r")\s+(?:(?:" + _DEGREE + r"|absolutely|completely|totally|so so)\s+)*" + _STATE
                       + r"(?:\s+(?:today|tonight|this morning|right now|at the moment|hoy|hoje|aujourd['’]hui|heute|(?:about|for|por|com|pour"
                       r"|wegen|with)\s+[\w'’-]+(?:\s+[\w'’-]+){0,2}))?[.!]*$"
                       r"|^我(?:今天|现在|最近|这几天)?(?:好|很|太|真|特别|有点|非常)?(?:累|困|烦|紧张|焦虑)(?:了|啊|死了)*[。！!.]*$", re.I)
