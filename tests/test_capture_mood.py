@@ -130,3 +130,17 @@ def test_a_lasting_state_is_kept(text):
 
 def test_an_irregular_past_verb_puts_a_month_behind():
     assert any("January 2024" in f for f in facts("We lost two clients in January and nobody's been replaced."))
+
+
+def test_a_coordinated_subject_is_one_clause():
+    got = facts("Mein Mann und ich haben uns 2015 in Wien kennengelernt.")
+    assert len(got) == 1 and "Wien" in got[0] and "Mann" in got[0]
+
+
+@pytest.mark.parametrize("text, kept, gone", [
+    ("Ich spiele seit Jahren Handball im Verein, das macht einfach Spaß.", "Handball", "Spaß"),
+    ("Trabajo en una farmacia, lo cual me gusta bastante.", "farmacia", "gusta"),
+])  # fmt: skip
+def test_a_comment_after_a_comma_is_dropped(text, kept, gone):
+    got = facts(text)
+    assert any(kept in f for f in got) and not any(gone in f for f in got)

@@ -112,6 +112,10 @@ _SENT = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
 _TRIM = " \t\n,;:，；：—–-.!。！"  # a question keeps its "?"
 
 
+_POSSESSED = re.compile(r"^(?i:my|our|mi|mis|nuestr[oa]s?|mein|meine|unser|unsere|mon|ma|mes|notre|nos|meu|minha|meus|minhas"
+                        r"|noss[oa]s?)\s+[\w'’-]+$")
+
+
 def _trim(text: str, s: int, e: int) -> tuple[int, int]:
     while s < e and text[s] in _TRIM:
         s += 1
@@ -142,6 +146,8 @@ def _split(text: str, s: int, e: int) -> list[tuple[int, int, bool]]:
             continue  # "When I was young, I lived in Lyon": one clause
         if len(head.split()) < 2 and not re.search(r"[\u4e00-\u9fff]", head):
             continue  # "Yes, I ..." / "Well, we ...": a filler, not a clause
+        if "," not in m.group() and _POSSESSED.match(head.strip()):
+            continue  # "Mein Mann und ich haben ...", "My husband and I ...": one subject, not two clauses
         if m.start() < start:
             continue
         out.append((start, m.start(), shared))

@@ -71,7 +71,7 @@ def hypothetical(sentence: str) -> bool:
 #: a conditional subordinator after "and"/"but": where the hypothetical part of a sentence starts
 CONDITION_START = r"(?:if|si|wenn|falls|se(?=\s+(?:eu|nós|ele|ela|eles|elas|a gente|você|yo|él|ella|nosotros|tuviera|pudiera)\b))\b"
 #: a comment on the clause before it, after a comma ("..., which is annoying", "..., was ehrlich gesagt super ist")
-COMMENT_START = r"(?i:which|what|lo que|ce qui|ce que|o que|was|welches)\b"
+COMMENT_START = r"(?i:which|what|lo que|lo cual|ce qui|ce que|o que|was|welches)\b|das\s+[a-zäöüß]+t\b"
 #: a condition still to be met, after a comma ("..., once the garden fence is fixed")
 CONDITION_AHEAD = r"(?i:once|unless|as soon as|sobald|en cuanto|dès que|assim que|desde que)\b"
 #: where an indirect question starts after "and" ("Trabajo desde casa y me pregunto si ...")

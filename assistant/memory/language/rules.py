@@ -134,7 +134,7 @@ _FEELING = re.compile(r"^(?:(?:[Ii]|[Ii]['’]m|[Ii] am|WE|we['’]re)\s+)?(?:(?
 # a clause whose subject is a thing or a comment on the clause before ("the side effects are rough", "which works well")
 # "the baby was up four times": the household's own people and pets are no thing
 _HOUSEHOLD_NP = re.compile(r"^(?:the|these|those)\s+(?:(?:little|older|younger|eldest|oldest|youngest|new|two|three)\s+)?(?i:" + PERSON[3:-1] + r")\b", re.I)
-_COMMENT = re.compile(r"^(?:which|lo que|ce qui|ce que|o que|was|welches)\b", re.I)
+_COMMENT = re.compile(r"^(?:which|lo cual|lo que|ce qui|ce que|o que|was|welches)\b", re.I)
 _THING_SUBJECT = re.compile(r"^(?:nobody|no one|everyone|everybody|someone|somebody|nothing|everything|what|this|that|it|there|the|these|those|ça|cela|c['’]est|isso|isto|das|这|那)\b", re.I)
 # a tag at the end of a clause: "..., fingers crossed", "... lol"
 _TAG = re.compile(r"(?:[\s,]+(?:lol|lmao|haha+|hehe|fingers crossed|tbh|xx?|:\)|:D|😂|🤞|🙏))+\s*[.!]*$", re.I)
