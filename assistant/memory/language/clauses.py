@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from assistant.memory.language.cues import OWN_NAME, PAST, PERSON
+from assistant.memory.language.mood import ASKING_START, COMMENT_START, CONDITION_AHEAD, CONDITION_START, HEARSAY_START, WORLD_SUBJECT
 
 WE = "WE"  # marker for the person and their household (see the module docstring)
 
@@ -54,18 +55,23 @@ class Clause:
     relation: tuple[str, str, str] | None = None  # ("My partner Joost", "partner", "Joost") it opens with
 
 
-_SUBJ_EN = r"(?:it|it['’]s|I|I['’](?:m|ve|d|ll)|we|we['’](?:re|ve|d|ll)|he|he['’]s|she|she['’]s|they|they['’](?:re|ve)|my|our|his|her|their)"
+_SUBJ_EN = r"(?:nobody['’]s|nobody|no one|everyone|everybody|someone|somebody|nothing|everything|it|it['’]s|I|I['’](?:m|ve|d|ll)|we|we['’](?:re|ve|d|ll)|he|he['’]s|she|she['’]s|they|they['’](?:re|ve)|my|our|his|her|their)"
 _SUBJ_INTL = (r"(?:yo|mi|mis|nuestr[oa]s?|él|ella|ellos|ellas|tengo|tenemos|vivimos|vivo|trabajo|trabaja|es|somos|estamos"
               r"|eu|meu|minha|meus|minhas|noss[oa]s?|ele|ela|eles|elas|temos|moramos|moro|sou|tenho"
               r"|le|les|lo|nos|ich|wir|er|sie|mein|meine|meinen|meinem|unser|unsere|unseren|unserem"
-              r"|je|j['’]|nous|on|il|elle|ils|elles|mon|ma|mes|notre|nos)")
+              r"|je|j['’]|nous|on|il|elle|ils|elles|mon|ma|mes|notre|nos"
+              r"|[a-zç]{3,}ei|[a-zñ]{3,}[éí])")  # a first-person preterite: "trabalhei", "comprei"; "trabajé", "viví"
 SUBJECT = r"(?:(?i:" + _SUBJ_EN + r"|" + _SUBJ_INTL + r")(?=[\s,']|$)|[A-Z][\w'’-]+\s+(?!(?:and|or|y|e|und|et|ou|o)\b)[a-z])"
 COORD = r"(?:and(?: then| also)?|but|so|while|whereas|plus|y|e|pero|mas|mais|aber|und|sondern|doch|et|donc|então|así que)"
 _SPLIT = re.compile(
     r"\s*[;；]\s*"
     r"|\s*,\s*(?i:" + COORD + r")\s+"
-    r"|\s+(?i:" + COORD + r")\s+(?=" + SUBJECT + r")"
-    r"|\s*,\s*(?=" + SUBJECT + r")"
+    r"|\s+(?i:" + COORD + r")\s+(?=" + SUBJECT + r"|(?i:" + HEARSAY_START + r"|" + CONDITION_START + r"|" + ASKING_START + r")|" + WORLD_SUBJECT + r")"
+    r"|\s*,\s*(?=" + SUBJECT + r"|" + COMMENT_START + r"|" + CONDITION_AHEAD + r")"
+    r"|\s*,\s*(?i:although|though|aunque|obwohl|bien que|même si|embora)\s+"
+    r"|\s+(?i:because|cause|coz|weil|porque|parce que|car|pois|因为)\s+(?=" + SUBJECT + r")"
+    # "and honestly the side effects are rough": a new subject (a noun phrase with its verb) after "and"
+    r"|(?:\s+(?i:and|but|so)\s+|\s*,\s*)(?=(?:[a-z]+ly\s+)?(?:the|this|that|these|those)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are|was|were|has|have|had)\b)"
     r"|\s*，\s*(?:而且|并且|但是|可是|所以|不过)?\s*(?=我|他|她|我们|他们|她们)"
     r"|\s*，\s*(?:而且|并且|但是|可是|所以|不过)?\s*"
 )
@@ -106,6 +112,10 @@ _SENT = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
 _TRIM = " \t\n,;:，；：—–-.!。！"  # a question keeps its "?"
 
 
+_POSSESSED = re.compile(r"^(?i:my|our|mi|mis|nuestr[oa]s?|mein|meine|unser|unsere|mon|ma|mes|notre|nos|meu|minha|meus|minhas"
+                        r"|noss[oa]s?)\s+[\w'’-]+$")
+
+
 def _trim(text: str, s: int, e: int) -> tuple[int, int]:
     while s < e and text[s] in _TRIM:
         s += 1
@@ -136,6 +146,8 @@ def _split(text: str, s: int, e: int) -> list[tuple[int, int, bool]]:
             continue  # "When I was young, I lived in Lyon": one clause
         if len(head.split()) < 2 and not re.search(r"[\u4e00-\u9fff]", head):
             continue  # "Yes, I ..." / "Well, we ...": a filler, not a clause
+        if "," not in m.group() and _POSSESSED.match(head.strip()):
+            continue  # "Mein Mann und ich haben ...", "My husband and I ...": one subject, not two clauses
         if m.start() < start:
             continue
         out.append((start, m.start(), shared))

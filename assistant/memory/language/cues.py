@@ -129,11 +129,12 @@ WANT_CONTENT = re.compile(
 )
 WANT_CONTENT_INTL = re.compile(
     r"^(?:je voudrais|j['’]aimerais|je veux|il me faut|quiero|querría|me gustaría|necesito|ich möchte|ich hätte gern"
-    r"|ich brauche|ich will|eu quero|eu queria|queria|gostaria de|preciso de|我想要|我需要)\s*(?:un|une|des|du|le|la|les|una|unos"
+    r"|ich brauche|ich will|eu quero|eu queria|queria|gostaria de|preciso de|j['’]ai besoin (?:d['’]|de|des)|我想要|我需要)\s*(?:un|une|des|du|le|la|les|una|unos"
     r"|unas|einen|eine|ein|ein paar|um|uma|uns|umas|几个|一个|一份)?\s*(?:[\w'-]+\s+){0,2}?(?:recette|recettes|receta|recetas"
     r"|rezept|rezepte|receita|receitas|poème|poema|gedicht|idée|idées|idea|ideas|idee|ideen|ideia|ideias|liste|lista"
     r"|histoire|historia|geschichte|história|conseil|conseils|consejo|consejos|tipp|tipps|dica|dicas|résumé|resumen"
-    r"|zusammenfassung|resumo|菜谱|食谱|建议|故事|诗)",
+    r"|zusammenfassung|resumo|菜谱|食谱|建议|故事|诗)"
+    r"|^我(?:需要|想要)[^。，,.！!]{0,15}?(?:点子|主意|建议|菜谱|食谱|故事|诗|推荐)",
     re.I,
 )
 # "Just got back from Crete.", "Moved to Berlin last month.": the person's life, subject left out

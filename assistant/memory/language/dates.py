@@ -49,11 +49,12 @@ _PREP = r"(?:\b(?P<prep>on|since|until|till|by|before|after|from|during)\s+)?"
 # Words that make an ambiguous date ("on the 5th", "June 5", "on Friday") point forward.
 _FUTURE = re.compile(r"\b(?:will|shall|going to|gonna|plan(?:s|ned|ning)? to|upcoming|next|tomorrow"
                      r"|soon)\b|'ll\b|将|(?<![开聚晚例约])会|要|打算|计划|准备|明天|下周|下个月|明年|以后", re.I)
-# What may follow "on the 5th", so that "on the 5th floor" is not a date.
-_AFTER_ORDINAL = re.compile(r"\s*(?:$|[^\w\s]|(?:i|we|you|he|she|they|it|my|our|and|or|at|in|"
+# What may follow "on the 5th", so that "on the 5th floor" is not a date (a line break ends it, as the text's end does).
+_AFTER_ORDINAL = re.compile(r"[ \t]*\n|\s*(?:$|[^\w\s]|(?:i|we|you|he|she|they|it|my|our|and|or|at|in|"
                             r"but|so|when|because|was|were|is|will|to|for|with|the|a|of)\b)", re.I)
 _PAST = re.compile(r"\b(?:was|were|had|did|ago|last|yesterday|went|met|got|moved|started|finished|left|came|took|bought"
-                   r"|sold|married|visited|flew|arrived|happened|quit|ended|began|graduated|used to)\b|了|过|去年|上个?月", re.I)
+                   r"|sold|married|visited|flew|arrived|happened|quit|ended|began|graduated|used to|lost|won|broke|found|made|gave|told|saw"
+                   r"|ran|fell|sent|spent|paid|built|wrote|ate|drove|became|grew|kept|caught|brought|taught|heard|felt|thought)\b|了|过|去年|上个?月", re.I)
 _PAST_VERB = re.compile(r"\b(?:I|we|he|she|they)\s+(?:\w+ly\s+|just\s+|finally\s+|already\s+|also\s+)?\w+ed\b", re.I)  # "I switched", "we finally moved"
 _PRESENT = re.compile(r"\b(?:is|are|am|due)\b|['’](?:s|re|m)\b", re.I)
 _SUBJECT = re.compile(r"\s+(?:is|was|were|has|had|will|seems|seemed)\b", re.I)

@@ -37,8 +37,9 @@ from typing import Any, Iterable
 
 from assistant.memory.language.clauses import WE, clauses
 from assistant.memory.language.clauses import people as named_people
-from assistant.memory.language.cues import STANDING, imperative, own_names
+from assistant.memory.language.cues import PERSON, STANDING, has_first_person, imperative, own_names
 from assistant.memory.language.dates import ground
+from assistant.memory.language.mood import frame_only, not_asserted
 from assistant.memory.language.phrasing import _APOS, conjugate, finish, third_person  # noqa: F401 - re-exported
 from assistant.memory.language.slots import PN, SLOT_RULES, relation_slot
 from assistant.memory.records import Kind
@@ -82,15 +83,15 @@ def sentences(text: str) -> list[str]:
 
 def _ground_sentence(s: str, observed_at: datetime) -> tuple[str, date | None]:
     """Ground relative dates; birthdays/anniversaries are recurring: their dates stay as said. A date
-    said by a name ("on Saturday", "next Thursday", "by Christmas") keeps the name, with the
-    date after it: "on Saturday (2024-03-16)" (the person's words, and when)."""
+    said by a name ("on Saturday", "next Thursday", "by Christmas") or an ordinal ("on the 30th")
+    keeps the person's words, with the date after it: "on Saturday (2024-03-16)"."""
     if re.search(r"birthday|anniversary", s, re.I):
         return s, None
     g = ground(s, observed_at)
     parts, pos = [], 0
     for sp in g.spans:
         parts.append(s[pos:sp.start])
-        named = re.search(r"[A-Z]", sp.original) and not re.search(r"\d", sp.original)
+        named = (re.search(r"[A-Z]", sp.original) and not re.search(r"\d", sp.original)) or re.search(r"\d(?:st|nd|rd|th)\b", sp.original)
         bare = re.sub(r"^(?:on|in|the week of|since|until|till|by|before|after|from|during)\s+", "", sp.replacement)
         parts.append(f"{sp.original} ({bare})" if named else sp.replacement)
         pos = sp.end
@@ -130,6 +131,13 @@ _FEELING = re.compile(r"^(?:(?:[Ii]|[Ii]['’]m|[Ii] am|WE|we['’]re)\s+)?(?:(?
                       # "I'm so tired today", "we're really excited": a degree word before one adjective is a mood
                       r"|^(?:[Ii]['’]m|[Ii] am|WE are|WE['’]re|[Ww]e['’]re)\s+(?:so|really|very|super|pretty|quite|totally|absolutely"
                       r"|a bit|kind of|kinda|soo+)\s+[a-z]+(?:\s+(?:so far|today|now|right now|lately|at the moment|these days|again|on \d{4}-\d\d-\d\d))?[.!]*$")
+# a clause whose subject is a thing or a comment on the clause before ("the side effects are rough", "which works well")
+# "the baby was up four times": the household's own people and pets are no thing
+_HOUSEHOLD_NP = re.compile(r"^(?:the|these|those)\s+(?:(?:little|older|younger|eldest|oldest|youngest|new|two|three)\s+)?(?i:" + PERSON[3:-1] + r")\b", re.I)
+_COMMENT = re.compile(r"^(?:which|lo cual|lo que|ce qui|ce que|o que|was|welches)\b", re.I)
+_THING_SUBJECT = re.compile(r"^(?:nobody|no one|everyone|everybody|someone|somebody|nothing|everything|what|this|that|it|there|the|these|those|ça|cela|c['’]est|isso|isto|das|这|那)\b", re.I)
+# a tag at the end of a clause: "..., fingers crossed", "... lol"
+_TAG = re.compile(r"(?:[\s,]+(?:lol|lmao|haha+|hehe|fingers crossed|tbh|xx?|:\)|:D|😂|🤞|🙏))+\s*[.!]*$", re.I)
 _NUMBER_WORDS = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty"
                            r"|sixty|seventy|eighty|ninety|hundred)\b", re.I)
 
@@ -137,7 +145,7 @@ _NUMBER_WORDS = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|t
 def _generic(grounded: str, had_date: bool, people: set[str] = frozenset(), household: str = "User's household") -> str | None:
     """The clause as a fact: "User ..." (first person), "<Name> ..." (one of the person's people),
     or, for a first-person clause in another language, "User: <the clause>"."""
-    s = _LEAD.sub("", grounded).strip()
+    s = _TAG.sub("", _LEAD.sub("", grounded)).strip()
     if not s or len(s) > MAX_SENTENCE_CHARS or s.rstrip().endswith(("?", "？")) or _NOT_A_FACT.search(s):
         return None
     if _SUBJECT_DROPPED.match(s) and not _FIRST.match(s):
@@ -152,6 +160,8 @@ def _generic(grounded: str, had_date: bool, people: set[str] = frozenset(), hous
         return finish(third_person(s, household))
     if imperative(s) or STANDING.search(s):
         return None  # an instruction to the assistant stays in the episode, as before
+    if _COMMENT.match(s) or (_THING_SUBJECT.match(s) and not has_first_person(s) and not _HOUSEHOLD_NP.match(s)):
+        return None  # "the house is chaos", "which works well", "was ehrlich gesagt super ist": a comment, not the person
     if re.search(r"\b(?:I|I['’]m|I['’]ve|my)\b", s) and s.isascii():
         s = third_person(s)  # an English clause without its subject: "eczema flares up when I'm stressed"
     return finish("User: " + re.sub(r"\bWE\b", household, s))
@@ -191,7 +201,14 @@ def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list
     people = set(names) | own_names(text) | named_people(text, names)
     partners = list(dict.fromkeys(_PARTNER.findall(text)))
     household = f"User and {partners[0]}" if len(partners) == 1 else "User's household"
-    for cl in clauses(text, people):
+    found = clauses(text, people)
+    told: set[int] = set()  # clauses that are someone else's words: the content after a frame ("Mein Vater meint, ...")
+    for k, cl in enumerate(found):
+        sentence = _sentence_of(text, found, cl.sentence)
+        if k in told or not_asserted(cl.text, sentence, people):
+            if frame_only(cl.text) and k + 1 < len(found) and found[k + 1].sentence == cl.sentence:
+                told.add(k + 1)
+            continue  # a hypothetical, an opinion or hearsay, a claim about the world: not the person's statement
         if cl.relation:
             people.add(cl.relation[2])
         grounded, valid = _ground_sentence(cl.resolved, observed_at)
@@ -217,6 +234,12 @@ def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list
         # "My brother is Kasper. Kasper repairs bicycles.": the next clauses may speak of him by name
         people.update(e for c in out for e in c.entities if names_relation(e, c.text))
     return out
+
+
+def _sentence_of(text: str, found: list[Any], index: int) -> str:
+    """The text of sentence ``index``: from its first clause to its last."""
+    mine = [c for c in found if c.sentence == index]
+    return text[mine[0].start:mine[-1].end]
 
 
 def _adds_words(fact: str, others: set[str]) -> bool:

@@ -27,7 +27,9 @@ Chinese, Spanish, German, French and Portuguese):
 6. a request or command: an imperative first word ("Write ...", "Give me ..."), "please ...",
    "can you ...", "let's ...", "here's ...", "I need/want a <content>" ("I need a recipe for ...",
    "I'm looking for a poem ...", "Quiero una receta ..."), "I want you to ...", 请/帮我/给我 ...;
-7. a hedge about the world ("I think it's going to rain") -> other;
+7. a hedge about the world ("I think it's going to rain") -> other; a hypothetical that opens with its
+   condition ("If we had a bigger garden, we'd get a dog.") or someone else's opinion or hearsay
+   ("My mum thinks I should ...", "Apparently ...") -> other (:mod:`assistant.memory.language.mood`);
 8. a first-person declarative ("I ...", "my ...", "we ...", "Mum ...", 我, yo/mi, ich/mein,
    je/mon, eu/meu ...) -> a **statement**;
 9. a declarative about the person's own people: it names one of them (``known_names`` from memory,
@@ -60,6 +62,7 @@ from enum import Enum
 from typing import Iterable
 
 from assistant.memory.language import cues as cue
+from assistant.memory.language import mood
 from assistant.memory.language.cues import own_names
 
 
@@ -180,6 +183,9 @@ def _act(text: str, previous: Unit | None, names: re.Pattern | None = None) -> t
     hedge = cue.HEDGE.match(core)
     if hedge and not cue.has_first_person(hedge["rest"]):
         return Act.OTHER, "hedge"
+    not_theirs = mood.whole_sentence(core) if names is None or not names.search(core) else None  # "Priya says Tom's band ...": their people
+    if not_theirs:
+        return Act.OTHER, not_theirs
     if cue.ABOUT_ME.match(core):
         return Act.OTHER, "about-me header"
     if cue.has_first_person(core) or cue.FAMILY_NAME.search(core):
