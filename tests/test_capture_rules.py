@@ -187,3 +187,22 @@ def test_remember_text_is_third_person_and_grounded():
 ])  # fmt: skip
 def test_a_passing_feeling_is_not_kept_as_a_fact(message, kept):
     assert list(texts(message)) == kept
+
+
+@pytest.mark.parametrize("text, start", [
+    ("I changed jobs last week and now work as a chef.", date(2026, 11, 23)),  # the week of Monday 23 Nov
+    ("My girlfriend is Sofia now, we got together yesterday.", date(2026, 12, 2)),
+])  # fmt: skip
+def test_a_state_said_as_a_change_starts_when_its_sentence_dates_the_change(text, start):
+    # said on Thursday 2026-12-03: the undated "now ..." clause takes its sentence's change date
+    thursday = datetime(2026, 12, 3, 9, tzinfo=timezone.utc)
+    cands = extract(text, thursday)
+    state = [c for c in cands if "now" in c.text]
+    assert state and all(c.valid_at == start for c in state), [(c.text, c.valid_at) for c in cands]
+
+
+def test_an_unrelated_clause_does_not_take_the_sentence_date():
+    thursday = datetime(2026, 12, 3, 9, tzinfo=timezone.utc)
+    cands = extract("I moved to Antwerp last week and we have a cat called Pepper.", thursday)
+    cat = [c for c in cands if "Pepper" in c.text]
+    assert cat and all(c.valid_at is None for c in cat), [(c.text, c.valid_at) for c in cands]

@@ -79,3 +79,18 @@ def test_a_second_run_never_walks_down_the_list_with_hand_made_vectors():
     tea = _rec(3, "User drinks green tea these days.", 0, 2)
     snap = _snap([coffee, juice, tea], [[1, 0, 0], [0, 1, 0], _unit(0.8, 0.6)])
     assert plan_shifts(snap, snap.recs) == []
+
+
+def test_in_other_languages_shared_content_words_decide_not_cosines_with_hand_made_vectors():
+    # cosines say the teacher statement is nearest (0.8 vs 0.6); German cosines are noise, so the
+    # one earlier message sharing a content word ("joggen") is what ends
+    jog = _rec(1, "User: Ich gehe dreimal die Woche joggen.", 30, 0)
+    job = _rec(2, "User: Ich bin Lehrerin.", 20, 1)
+    pilates = _rec(3, "User: Ich habe mit dem Joggen aufgehört und mache jetzt Pilates.", 0, 2)
+    snap = _snap([jog, job, pilates], [[1, 0, 0], [0, 1, 0], _unit(0.6, 0.8)])
+    [sh] = plan_shifts(snap, snap.recs)
+    assert (sh.old.id, sh.new.id) == (1, 3)
+    # two earlier messages sharing as many words: nothing ends
+    work = _rec(2, "User: Ich gehe joggen mit Kollegen.", 20, 1)
+    snap = _snap([jog, work, pilates], [[1, 0, 0], [0, 1, 0], _unit(0.6, 0.8)])
+    assert plan_shifts(snap, snap.recs) == []

@@ -40,6 +40,7 @@ from assistant.memory.language.clauses import people as named_people
 from assistant.memory.language.cues import PERSON, STANDING, has_first_person, imperative, own_names
 from assistant.memory.language.dates import ground
 from assistant.memory.language.mood import frame_only, not_asserted
+from assistant.memory.language.shifts import shift_kind
 from assistant.memory.language.phrasing import _APOS, conjugate, finish, third_person  # noqa: F401 - re-exported
 from assistant.memory.language.slots import PN, SLOT_RULES, relation_slot
 from assistant.memory.records import Kind
@@ -202,6 +203,11 @@ def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list
     partners = list(dict.fromkeys(_PARTNER.findall(text)))
     household = f"User and {partners[0]}" if len(partners) == 1 else "User's household"
     found = clauses(text, people)
+    ground_of = [_ground_sentence(cl.resolved, observed_at) for cl in found]
+    dated: dict[int, date] = {}  # sentence -> the date its first dated clause grounds (a change's date)
+    for cl, (_, valid) in zip(found, ground_of):
+        if valid is not None:
+            dated.setdefault(cl.sentence, valid)
     told: set[int] = set()  # clauses that are someone else's words: the content after a frame ("Mein Vater meint, ...")
     for k, cl in enumerate(found):
         sentence = _sentence_of(text, found, cl.sentence)
@@ -211,7 +217,9 @@ def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list
             continue  # a hypothetical, an opinion or hearsay, a claim about the world: not the person's statement
         if cl.relation:
             people.add(cl.relation[2])
-        grounded, valid = _ground_sentence(cl.resolved, observed_at)
+        grounded, valid = ground_of[k]
+        if valid is None and shift_kind(cl.text):
+            valid = dated.get(cl.sentence)  # "I changed jobs last week and now work as a chef": chef since last week
         slot_text, _ = _ground_sentence(_first_person(cl.text), observed_at)
         src = (cl.text, grounded, _first_person(cl.text), slot_text)
         slot_texts = set()

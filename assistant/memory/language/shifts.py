@@ -90,3 +90,21 @@ def without_cues(text: str) -> str:
     drink green tea in the mornings"), for comparing what the state is about."""
     t = _NOW.sub(" ", _fold(text))
     return re.sub(r"\s+", " ", re.sub(r"\s+([,.!?])", r"\1", t)).strip(" ,")
+
+
+_TOKEN = re.compile(r"[^\W\d_]+")
+_HAN = re.compile(r"[\u4e00-\u9fff]+")
+
+
+def content_words(text: str) -> frozenset[str]:
+    """The words of ``text`` that say what it is about, for languages where MiniLM's cosine is
+    blind: words of 3+ letters that are no function word of the six languages
+    (:data:`~assistant.memory.language.langid.FUNCTION_WORDS`), no change cue and not the
+    "User" of an extracted fact; Chinese as character pairs (bigrams) of the text without cues."""
+    from assistant.memory.language.langid import FUNCTION_WORDS  # (langid imports nothing of this module)
+
+    t = without_cues(text)
+    function = frozenset().union(*FUNCTION_WORDS.values()) | {"user"}
+    words = {w.casefold() for w in _TOKEN.findall(_HAN.sub(" ", t)) if len(w) >= 3} - function
+    pairs = {run[i:i + 2] for run in _HAN.findall(t) for i in range(len(run) - 1)}
+    return frozenset(words | pairs)

@@ -24,10 +24,12 @@ The margin is what keeps neighbours alive: "I'm working from home now" is about 
 nearest statement is what a plain-word change replaces. Thresholds are calibrated on the dev
 halves of ``tests/data/truth_dev.json`` and ``tests/data/truth_neighbours.json`` only.
 
-Only English statements shift: MiniLM's cosines among texts in other languages are uniformly
-high (0.5-0.8 between unrelated statements on the dev half) and the margins of true and false
-targets overlap (0.034-0.059), so there a change ends the earlier state only through the slot,
-"instead of" and ending rules (:func:`assistant.memory.language.langid.detect`).
+In the other five languages MiniLM's cosines are uniformly high (0.5-0.8 between unrelated
+statements on the dev half) and the margins of true and false targets overlap (0.034-0.059), so
+there the evidence is lexical (:func:`assistant.memory.language.shifts.content_words`): the
+target is the one earlier message sharing the most content words with the shift, kept iff it
+shares at least one and no other message shares as many ("Ich habe mit dem Joggen aufgehört
+und mache jetzt Pilates" ends "Ich gehe dreimal die Woche joggen").
 
 The decision stays :func:`~assistant.memory.language.temporal.resolve` (the later-starting state
 supersedes), so the same pairs give the same changes on the hot path and in a tidy-up.
@@ -40,7 +42,7 @@ from typing import Iterable
 
 from assistant.memory.language.claims import NAME_SLOTS, ends_something
 from assistant.memory.language.langid import detect
-from assistant.memory.language.shifts import shift_kind
+from assistant.memory.language.shifts import content_words, shift_kind
 from assistant.memory.language.text import key_tokens
 from assistant.memory.records import Kind
 from assistant.memory.store.tidying.snapshot import Rec, Snapshot
@@ -101,7 +103,9 @@ class Scored:
 
     recs: tuple[Rec, ...]  # the records standing for the shift's message
     kind: str  # "now" | "begin"
-    ranked: tuple[tuple[float, tuple[Rec, ...]], ...]  # (s(m), records of m), s descending
+    ranked: tuple[tuple[float, tuple[Rec, ...]], ...]  # (s(m), records of m), s descending (English)
+    lang: str = "en"
+    shared: tuple[int, ...] = ()  # per ranked message: content words it shares with the shift (other languages)
 
 
 def score_shifts(snap: Snapshot, recs: Iterable[Rec], *, taken: set[int] = frozenset()) -> list[Scored]:
@@ -116,7 +120,7 @@ def score_shifts(snap: Snapshot, recs: Iterable[Rec], *, taken: set[int] = froze
     out: list[Scored] = []
     for key, mine in sorted(stands.items(), key=lambda kv: min(_said(r) for r in kv[1])):
         kinds = {shift_kind(r.text) for r in mine} - {None}
-        if not kinds or any(detect(r.text) != "en" for r in mine) or any(r.id in taken or not r.is_current(now) for r in mine):
+        if not kinds or any(r.id in taken or not r.is_current(now) for r in mine):
             continue
         said, scope = min(_said(r) for r in mine), mine[0].scope
         olds = {okey: [o for o in rs if o.scope == scope and _said(o) < said]
@@ -130,8 +134,12 @@ def score_shifts(snap: Snapshot, recs: Iterable[Rec], *, taken: set[int] = froze
             cos = (snap.vectors[[o.row for o in rs]] @ mv.T).max(axis=1)
             order = sorted(range(len(rs)), key=lambda i: -float(cos[i]))
             ranked.append((float(cos[order[0]]), tuple(rs[i] for i in order)))
-        ranked.sort(key=lambda t: -t[0])
-        out.append(Scored(tuple(mine), "now" if "now" in kinds else "begin", tuple(ranked)))
+        lang = "en" if all(detect(r.text) == "en" for r in mine) else "other"
+        words = frozenset().union(*(content_words(r.text) for r in mine))
+        shared = [len(words & frozenset().union(*(content_words(o.text) for o in rs))) for _, rs in ranked]
+        order = sorted(range(len(ranked)), key=lambda i: (-shared[i], -ranked[i][0]) if lang != "en" else -ranked[i][0])
+        out.append(Scored(tuple(mine), "now" if "now" in kinds else "begin", tuple(ranked[i] for i in order), lang,
+                          tuple(shared[i] for i in order)))  # fmt: skip
     return out
 
 
@@ -147,7 +155,10 @@ def plan_shifts(snap: Snapshot, recs: Iterable[Rec], *, taken: set[int] = frozen
         threshold = config.now_cosine if sc.kind == "now" else config.begin_cosine
         best, target = sc.ranked[0][0], sc.ranked[0][1][0]
         second = sc.ranked[1][0] if len(sc.ranked) > 1 else 0.0
-        if best < threshold or best - second < config.margin or not target.is_current(now):
+        if sc.lang != "en":  # cosines are noise: one earlier message shares the most content words
+            if sc.shared[0] < 1 or (len(sc.shared) > 1 and sc.shared[1] >= sc.shared[0]) or not target.is_current(now):
+                continue
+        elif best < threshold or best - second < config.margin or not target.is_current(now):
             continue
         if target.id in taken or (target.slot or "").strip().casefold() in NAME_SLOTS or ends_something(target.text) \
                 or _restated([target], sc.recs):  # fmt: skip
