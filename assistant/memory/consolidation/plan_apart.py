@@ -13,7 +13,9 @@ thread again (72-203 ms measured by ``keepsake bench ui`` with one busy process 
     plan = plan_apart(store, now, config)   # None: planned here instead (see below)
 
 The child is started with ``spawn`` on first use (a fork of a threaded Qt process is unsafe),
-keeps its store open between runs, and ends with this process. Anything that keeps the child
+keeps its store open between runs, and ends with this process, however it ends (a thread of the
+child waits on the parent's sentinel: a pool worker outlives a parent that exits with
+``os._exit`` or is killed, holding its inherited stdout open). Anything that keeps the child
 from planning (no child can be started, an in-memory database, the child died) returns ``None``
 and the caller plans in its own process, so a run never fails for it.
 """
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from datetime import datetime
@@ -35,6 +38,13 @@ PLAN_TIMEOUT_S = 900.0
 _lock = threading.Lock()
 _pool: ProcessPoolExecutor | None = None
 _stores: dict[tuple[str, str | None], Any] = {}  # in the child: the stores it opened, kept open
+
+
+def _child_start() -> None:
+    """In the child, first thing: end when the parent process ends."""
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=lambda: (parent.join(), os._exit(0)), name="parent-watch", daemon=True).start()
 
 
 def _child_plan(path: str, key_hex: str | None, dim: int, now: datetime, config: Any) -> Any:
@@ -53,7 +63,8 @@ def _executor() -> ProcessPoolExecutor:
     global _pool
     with _lock:
         if _pool is None:
-            _pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            _pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                        initializer=_child_start)
         return _pool
 
 
