@@ -56,6 +56,8 @@ class StallProbe:
         self._stalled = False
         if self._last is not None:
             self.gaps.append(now - self._last)
+            if self._dump is not None and now - self._last > DUMP_MS / 1000:
+                self._dump.write(f"GAP {self._last:.4f} {now:.4f}\n")
         self._last = now
         if self._dump is not None:
             faulthandler.dump_traceback_later(DUMP_MS / 1000, file=self._dump)
@@ -73,7 +75,7 @@ class StallProbe:
         self.timer.stop()
         if self._dump is not None:
             faulthandler.cancel_dump_traceback_later()
-            self._dump.write("".join(f"THREAD 0x{t.ident:016x} {t.name}\n" for t in threading.enumerate()))
+            self._dump.write("".join(f"THREAD 0x{t.ident:016x} {t.native_id} {t.name}\n" for t in threading.enumerate()))
             self._dump.flush()
         self._stop.set()
 
