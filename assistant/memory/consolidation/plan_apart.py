@@ -13,7 +13,8 @@ thread again (72-203 ms measured by ``keepsake bench ui`` with one busy process 
     plan = plan_apart(store, now, config)   # None: planned here instead (see below)
 
 The child is started with ``spawn`` on first use (a fork of a threaded Qt process is unsafe),
-keeps its store open between runs, and ends with this process, however it ends (a thread of the
+keeps its store open between runs, sends the plan back in pieces of PIECE changes (one big
+unpickle would hold the lock as long as the planning did in small bites), and ends with this process, however it ends (a thread of the
 child waits on the parent's sentinel: a pool worker outlives a parent that exits with
 ``os._exit`` or is killed, holding its inherited stdout open). Anything that keeps the child
 from planning (no child can be started, an in-memory database, the child died) returns ``None``
@@ -25,7 +26,9 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import pickle
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from datetime import datetime
 from pathlib import Path
@@ -34,6 +37,7 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 PLAN_TIMEOUT_S = 900.0
+PIECE = 100  # changes (or candidates) pickled together: the plan comes back in pieces (see _unpickle)
 
 _lock = threading.Lock()
 _pool: ProcessPoolExecutor | None = None
@@ -56,7 +60,24 @@ def _child_plan(path: str, key_hex: str | None, dim: int, now: datetime, config:
     if store is None:
         store = MemoryStore(path, key=key_hex, encrypted=key_hex is not None, dim=dim, check_dim=False)
         _stores[(path, key_hex)] = store
-    return Consolidator(store, config=config, clock=lambda: now).plan()
+    plan = Consolidator(store, config=config, clock=lambda: now).plan()
+    changes, candidates = plan.changes, plan.candidates
+    plan.changes, plan.candidates = [], []
+    return pickle.dumps(plan), _pieces(changes), _pieces(candidates)
+
+
+def _pieces(items: list[Any]) -> list[bytes]:
+    return [pickle.dumps(items[i:i + PIECE]) for i in range(0, len(items), PIECE)]
+
+
+def _unpickle(pieces: list[bytes]) -> list[Any]:
+    """Piece by piece, handing the interpreter lock over between pieces (``time.sleep(0)``):
+    unpickling 2,000 changes at once is one C call that holds it for tens of milliseconds."""
+    out: list[Any] = []
+    for piece in pieces:
+        out.extend(pickle.loads(piece))
+        time.sleep(0)
+    return out
 
 
 def _executor() -> ProcessPoolExecutor:
@@ -84,7 +105,10 @@ def plan_apart(store: Any, now: datetime, config: Any) -> Any | None:
         return None
     try:
         future = _executor().submit(_child_plan, str(path), store.core.reopen_key(), store.dim, now, config)
-        return future.result(timeout=PLAN_TIMEOUT_S)
+        head, changes, candidates = future.result(timeout=PLAN_TIMEOUT_S)
+        plan = pickle.loads(head)
+        plan.changes, plan.candidates = _unpickle(changes), _unpickle(candidates)
+        return plan
     except Exception:  # noqa: BLE001 - planning here is always possible
         log.warning("consolidation planning in a child process failed; planning in this one", exc_info=True)
         _reset()
