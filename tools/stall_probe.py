@@ -21,6 +21,7 @@ PROBE_MS = 5
 #: ``KEEPSAKE_STALL_DUMP=FILE``: faulthandler's C watchdog (it needs no GIL) writes every thread's
 #: Python stack to FILE whenever the UI thread has not ticked for DUMP_MS -- taken *during* the
 #: stall, while the GIL holder still holds it (the Python watchdog below only runs once it is free).
+#: A diagnostic only: faulthandler reads other threads' frames unlocked, and once crashed the probe.
 DUMP_MS = 45
 WATCH_MS = 40  # a gap this long gets the UI thread's stack recorded
 #: Innermost functions of a thread that waits (holds no GIL): left out of the other threads' list.
