@@ -112,7 +112,7 @@ def _default_run(store: Any, chat_model: Any, use_llm: bool, extract_model: Call
             Consolidator,
         )
 
-        config = ConsolidationConfig(use_llm=use_llm and chat_model is not None)
+        config = ConsolidationConfig(use_llm=use_llm and chat_model is not None, apart=True)  # planned in a child process
         outcome = _Outcome(Consolidator(store, chat_model=chat_model, config=config).run(trigger=trigger, cancel=cancel))
         if extract_model is not None and trigger != "compaction" and not cancel.is_set():
             from assistant.memory.capture.importing import model_extraction  # deferred: the store (SQLCipher, numpy)

@@ -7,6 +7,8 @@ thread holds while it runs Python (a worker that is not parked in a wait is the 
 
 from __future__ import annotations
 
+import faulthandler
+import os
 import statistics
 import sys
 import threading
@@ -16,6 +18,11 @@ from collections import Counter
 from typing import Any, Callable
 
 PROBE_MS = 5
+#: ``KEEPSAKE_STALL_DUMP=FILE``: faulthandler's C watchdog (it needs no GIL) writes every thread's
+#: Python stack to FILE whenever the UI thread has not ticked for DUMP_MS -- taken *during* the
+#: stall, while the GIL holder still holds it (the Python watchdog below only runs once it is free).
+#: A diagnostic only: faulthandler reads other threads' frames unlocked, and once crashed the probe.
+DUMP_MS = 45
 WATCH_MS = 40  # a gap this long gets the UI thread's stack recorded
 #: Innermost functions of a thread that waits (holds no GIL): left out of the other threads' list.
 PARKED = {"wait", "_wait_for_tstate_lock", "select", "poll", "get", "sleep", "_worker", "accept", "recv", "read"}
@@ -42,13 +49,19 @@ class StallProbe:
         self.marks: list[tuple[str, int]] = []
         self.sites: list[str] = []
         self.others: list[str] = []  # "thread: innermost frames" of threads running Python during a stall
+        dump = os.environ.get("KEEPSAKE_STALL_DUMP")
+        self._dump = open(dump, "a") if dump else None  # noqa: SIM115 - open while the probe runs
 
     def _tick(self) -> None:
         now = time.perf_counter()
         self._stalled = False
         if self._last is not None:
             self.gaps.append(now - self._last)
+            if self._dump is not None and now - self._last > DUMP_MS / 1000:
+                self._dump.write(f"GAP {self._last:.4f} {now:.4f}\n")
         self._last = now
+        if self._dump is not None:
+            faulthandler.dump_traceback_later(DUMP_MS / 1000, file=self._dump)
 
     def start(self) -> None:
         self._last = None
@@ -61,6 +74,10 @@ class StallProbe:
 
     def stop(self) -> None:
         self.timer.stop()
+        if self._dump is not None:
+            faulthandler.cancel_dump_traceback_later()
+            self._dump.write("".join(f"THREAD 0x{t.ident:016x} {t.native_id} {t.name}\n" for t in threading.enumerate()))
+            self._dump.flush()
         self._stop.set()
 
     def _watchdog(self) -> None:
@@ -91,6 +108,9 @@ class StallProbe:
 
     def mark(self, label: str) -> None:
         self.marks.append((label, len(self.gaps)))
+        if self._dump is not None:
+            self._dump.write(f"MARK {label} {time.perf_counter():.3f}\n")
+            self._dump.flush()
 
     def stats(self, gaps: list[float] | None = None) -> dict[str, Any]:
         g = sorted(self.gaps if gaps is None else gaps)

@@ -179,7 +179,10 @@ class Backend(QObject):
 
     def _warm_up(self) -> None:
         """One-time costs paid now, in the background, rather than during the first reply:
-        date parsing (capture) and the retriever's vector cache."""
+        the chat session's modules (importing them holds the interpreter lock the UI thread
+        needs), date parsing (capture) and the retriever's vector cache."""
+        import assistant.session  # noqa: F401 - what the first turn's open_chat imports
+
         try:
             if hasattr(dates, "preload"):
                 dates.preload()

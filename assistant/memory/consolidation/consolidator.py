@@ -33,7 +33,7 @@ import logging
 import threading
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Callable
 
@@ -75,6 +75,8 @@ class ConsolidationConfig:
     batch_max: int = 32  # changes per write transaction
     batch_seconds: float = 0.05  # ... or this much work, whichever first
     max_retries: int = 3
+    #: plan in a child process (:mod:`.plan_apart`): the background runs of an interactive process
+    apart: bool = False
 
 
 @dataclass
@@ -163,11 +165,18 @@ class Consolidator:
     # ------------------------------------------------------------------ plan
 
     def plan(self) -> Plan:
-        """Everything a run would change, with reasons. Writes nothing."""
+        """Everything a run would change, with reasons. Writes nothing. With ``config.apart``
+        (and no chat model to ask) it is made in a child process when one can be used."""
         cfg = self.config
+        now = self.now()
+        if cfg.apart and self._judge() is None:
+            from assistant.memory.consolidation.plan_apart import plan_apart  # deferred: multiprocessing
+
+            made = plan_apart(self.store, now, replace(cfg, apart=False))
+            if made is not None:
+                return made
         timings: dict[str, float] = {}
         t = time.perf_counter()
-        now = self.now()
         snap = self.store.read(lambda c: load_snapshot(c, now, self.store.dim))
         timings["load"] = time.perf_counter() - t
         judge = self._judge()

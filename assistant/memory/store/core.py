@@ -148,6 +148,11 @@ class StoreCore:
         """This thread's ``sqlite_utils.Database`` over the same connection."""
         return self._pool.db
 
+    def reopen_key(self) -> str | None:
+        """The key (64 hex characters) another process of this program opens the same file
+        with (None: not encrypted); e.g. the consolidation planner's child process."""
+        return self._key_hex
+
     def now(self) -> datetime:
         return to_utc(self._clock())
 
