@@ -1,7 +1,6 @@
 """The store's core: opening the file (key, migrations, damage marker), one connection per
 thread, transactions (``write``/``read``), the clock, checkpoints. Every repository of the store
-(:class:`Repository`: memories, sessions, vectors, logs, ...) is given this core, nothing else
-global. ``store.core``.
+(:class:`Repository`: memories, sessions, vectors, logs, ...) is given this core, nothing global.
 """
 
 from __future__ import annotations
@@ -149,8 +148,7 @@ class StoreCore:
         return self._pool.db
 
     def reopen_key(self) -> str | None:
-        """The key (64 hex characters) another process of this program opens the same file
-        with (None: not encrypted); e.g. the consolidation planner's child process."""
+        """The key (64 hex) another process opens the same file with (None: not encrypted)."""
         return self._key_hex
 
     def now(self) -> datetime:
@@ -209,8 +207,8 @@ class StoreCore:
         return self.damage.detail if self.damage is not None else None
 
     def _trust(self, checked_at: float | None) -> None:
-        """This store relies on a full check made at ``checked_at`` (shared with the process's other
-        stores of the file until they all close; see :mod:`~assistant.memory.store.sqlite.integrity`)."""
+        """This store relies on a full check made at ``checked_at`` (shared by the process's stores of
+        the file until they all close: :mod:`~assistant.memory.store.sqlite.integrity`)."""
         if checked_at is not None and self._checked_at is None:
             self._checked_at = integrity.hold(self.path, checked_at)
             self._verified = True
