@@ -14,8 +14,8 @@ thread again (72-203 ms measured by ``keepsake bench ui`` with one busy process 
 
 The child is started with ``spawn`` on first use (a fork of a threaded Qt process is unsafe),
 keeps its store open between runs, sends the plan back in pieces of PIECE changes (one big
-unpickle would hold the lock as long as the planning did in small bites), and ends with this process, however it ends (a thread of the
-child waits on the parent's sentinel: a pool worker outlives a parent that exits with
+unpickle would hold the lock as long as the planning did in small bites), and ends with this
+process, however it ends (a thread of the child waits on the parent's sentinel: a pool worker outlives a parent that exits with
 ``os._exit`` or is killed, holding its inherited stdout open). Anything that keeps the child
 from planning (no child can be started, an in-memory database, the child died) returns ``None``
 and the caller plans in its own process, so a run never fails for it.
