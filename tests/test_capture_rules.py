@@ -206,3 +206,17 @@ def test_an_unrelated_clause_does_not_take_the_sentence_date():
     cands = extract("I moved to Antwerp last week and we have a cat called Pepper.", thursday)
     cat = [c for c in cands if "Pepper" in c.text]
     assert cat and all(c.valid_at is None for c in cat), [(c.text, c.valid_at) for c in cands]
+
+
+@pytest.mark.parametrize("text, home", [
+    ("Big news: we packed everything up and moved to Malmö last week, so the commute is gone.", "Malmö"),
+    ("I sold the flat and moved to Leeds in March.", "Leeds"),
+])  # fmt: skip
+def test_a_coordinated_clause_without_its_subject_still_states_the_home(text, home):
+    cands = extract(text, datetime(2026, 12, 3, 9, tzinfo=timezone.utc))
+    assert any(c.slot == "home_city" and home in c.text for c in cands), [(c.text, c.slot) for c in cands]
+
+
+def test_someone_elses_move_is_not_the_persons_home():
+    cands = extract("My sister packed up and moved to Oslo.", datetime(2026, 12, 3, 9, tzinfo=timezone.utc))
+    assert not any(c.slot == "home_city" for c in cands)

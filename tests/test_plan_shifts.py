@@ -6,6 +6,7 @@ cosine a with e1."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
@@ -94,3 +95,15 @@ def test_in_other_languages_shared_content_words_decide_not_cosines_with_hand_ma
     work = _rec(2, "User: Ich gehe joggen mit Kollegen.", 20, 1)
     snap = _snap([jog, work, pilates], [[1, 0, 0], [0, 1, 0], _unit(0.6, 0.8)])
     assert plan_shifts(snap, snap.recs) == []
+
+
+def test_the_record_of_the_shift_that_speaks_of_the_old_state_is_the_winner_with_hand_made_vectors():
+    # one message, two records: the move (near the old home, 0.7) and the packing (0.2): the move
+    # is what replaces the home, and its stated date is the change's date
+    home = _rec(1, "User lives in Gothenburg.", 60, 0, slot="home_city", kind=Kind.PROFILE)
+    packed = _rec(2, "User's household packed everything up.", 0, 1)
+    moved = _rec(3, "User moved to Malmö the week of 2026-11-23.", 0, 2)
+    moved = replace(moved, message_ids=packed.message_ids)  # said in one message
+    snap = _snap([home, packed, moved], [[1, 0, 0], _unit(0.2, 0.9), _unit(0.7, 0.1)])
+    [sh] = plan_shifts(snap, snap.recs)
+    assert (sh.old.id, sh.new.id) == (1, 3)

@@ -220,7 +220,7 @@ def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list
         grounded, valid = ground_of[k]
         if valid is None and shift_kind(cl.text):
             valid = dated.get(cl.sentence)  # "I changed jobs last week and now work as a chef": chef since last week
-        slot_text, _ = _ground_sentence(_first_person(cl.text), observed_at)
+        slot_text, _ = _ground_sentence(_first_person(_with_subject(cl, found[k - 1] if k else None)), observed_at)
         src = (cl.text, grounded, _first_person(cl.text), slot_text)
         slot_texts = set()
         for pattern, build in SLOT_RULES:
@@ -242,6 +242,19 @@ def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list
         # "My brother is Kasper. Kasper repairs bicycles.": the next clauses may speak of him by name
         people.update(e for c in out for e in c.entities if names_relation(e, c.text))
     return out
+
+
+_SUBJECT = re.compile(r"\b(I|[Ww]e)\b(?!.*\b(?:I|[Ww]e)\b)")
+_BARE_VERB = re.compile(r"(?:[a-z]+ed|went|got|bought|sold|left|took|began|became|started|quit|moved|switched)\b")
+
+
+def _with_subject(cl: Any, prev: Any) -> str:
+    """A coordinated clause whose subject is elided ("we packed up and moved to Malmö") with the
+    first-person subject of the clause before it, for the slot rules: "we moved to Malmö"."""
+    if prev is None or prev.sentence != cl.sentence or not _BARE_VERB.match(cl.text):
+        return cl.text
+    m = _SUBJECT.search(prev.text)
+    return f"{m[1]} {cl.text}" if m else cl.text
 
 
 def _sentence_of(text: str, found: list[Any], index: int) -> str:

@@ -72,9 +72,12 @@ def _said(r: Rec):
     return r.observed_at or r.created_at
 
 
-def _lead(recs: list[Rec]) -> Rec:
-    """The record that stands for a message: a profile or fact before its verbatim episode."""
-    return min(recs, key=lambda r: (r.kind is Kind.EPISODE, r.id))
+def _nearest(snap: Snapshot, target: Rec, recs: Iterable[Rec]) -> Rec:
+    """The record of the shift's message that speaks of ``target``'s state (nearest by cosine;
+    ties: a profile or fact before the episode): "User moved to Malmö the week of 2026-11-23.",
+    not "User's household packed everything up." of the same message, gives the change its date."""
+    v = snap.vectors[target.row]
+    return max(recs, key=lambda r: (round(float(snap.vectors[r.row] @ v), 6), r.kind is not Kind.EPISODE, -r.id))
 
 
 def _restated(old: Iterable[Rec], new: Iterable[Rec]) -> bool:
@@ -166,6 +169,6 @@ def plan_shifts(snap: Snapshot, recs: Iterable[Rec], *, taken: set[int] = frozen
         values = key_tokens(target.text).values
         kin = tuple(r for r in sc.ranked[0][1][1:] if r.is_current(now) and r.id not in taken and values & key_tokens(r.text).values
                     and (r.slot or "").strip().casefold() not in NAME_SLOTS)  # fmt: skip
-        out.append(Shift(target, _lead(list(sc.recs)), best, second, kin))
+        out.append(Shift(target, _nearest(snap, target, sc.recs), best, second, kin))
         taken |= {target.id, *(r.id for r in kin)}
     return out
