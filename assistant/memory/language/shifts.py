@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from assistant.memory.language.langid import FUNCTION_WORDS
+
 _NOW = re.compile(
     r"\b(?:now(?! and (?:then|again))|nowadays|these days|lately|anymore|any more|no longer|instead|switched|changed|moved|"
     r"got divorced|split up|broke up|separated|quit|gave up|stopped|"
@@ -93,6 +95,7 @@ def without_cues(text: str) -> str:
 
 
 _TOKEN = re.compile(r"[^\W\d_]+")
+_FUNCTION = frozenset().union(*FUNCTION_WORDS.values()) | {"user"}  # "User" of an extracted fact
 _HAN = re.compile(r"[\u4e00-\u9fff]+")
 
 
@@ -101,10 +104,7 @@ def content_words(text: str) -> frozenset[str]:
     blind: words of 3+ letters that are no function word of the six languages
     (:data:`~assistant.memory.language.langid.FUNCTION_WORDS`), no change cue and not the
     "User" of an extracted fact; Chinese as character pairs (bigrams) of the text without cues."""
-    from assistant.memory.language.langid import FUNCTION_WORDS  # (langid imports nothing of this module)
-
     t = without_cues(text)
-    function = frozenset().union(*FUNCTION_WORDS.values()) | {"user"}
-    words = {w.casefold() for w in _TOKEN.findall(_HAN.sub(" ", t)) if len(w) >= 3} - function
+    words = {w.casefold() for w in _TOKEN.findall(_HAN.sub(" ", t)) if len(w) >= 3} - _FUNCTION
     pairs = {run[i:i + 2] for run in _HAN.findall(t) for i in range(len(run) - 1)}
     return frozenset(words | pairs)

@@ -82,9 +82,13 @@ def _nearest(snap: Snapshot, target: Rec, recs: Iterable[Rec]) -> Rec:
 
 def _restated(old: Iterable[Rec], new: Iterable[Rec]) -> bool:
     """Every content word of some old record is in a new one: the same state said again."""
-    new_words = [key_tokens(r.text).content | key_tokens(r.text).proper for r in new]
+    def words_of(r: Rec) -> frozenset[str]:
+        k = key_tokens(r.text)
+        return k.content | k.proper
+
+    new_words = [words_of(r) for r in new]
     for r in old:
-        words = key_tokens(r.text).content | key_tokens(r.text).proper
+        words = words_of(r)
         if words and any(words <= w for w in new_words):
             return True
     return False
@@ -137,12 +141,15 @@ def score_shifts(snap: Snapshot, recs: Iterable[Rec], *, taken: set[int] = froze
             cos = (snap.vectors[[o.row for o in rs]] @ mv.T).max(axis=1)
             order = sorted(range(len(rs)), key=lambda i: -float(cos[i]))
             ranked.append((float(cos[order[0]]), tuple(rs[i] for i in order)))
-        lang = "en" if all(detect(r.text) == "en" for r in mine) else "other"
+        kind = "now" if "now" in kinds else "begin"
+        if all(detect(r.text) == "en" for r in mine):
+            ranked.sort(key=lambda t: -t[0])
+            out.append(Scored(tuple(mine), kind, tuple(ranked)))
+            continue
         words = frozenset().union(*(content_words(r.text) for r in mine))
         shared = [len(words & frozenset().union(*(content_words(o.text) for o in rs))) for _, rs in ranked]
-        order = sorted(range(len(ranked)), key=lambda i: (-shared[i], -ranked[i][0]) if lang != "en" else -ranked[i][0])
-        out.append(Scored(tuple(mine), "now" if "now" in kinds else "begin", tuple(ranked[i] for i in order), lang,
-                          tuple(shared[i] for i in order)))  # fmt: skip
+        order = sorted(range(len(ranked)), key=lambda i: (-shared[i], -ranked[i][0]))
+        out.append(Scored(tuple(mine), kind, tuple(ranked[i] for i in order), "other", tuple(shared[i] for i in order)))
     return out
 
 
