@@ -44,3 +44,14 @@ def test_support_counts_content_words_and_names():
 def test_identifiers_are_names_and_codes_not_sentence_starts_or_the_person():
     assert match.identifiers("Hi, I'm Dana. My dog is called Miso. The code is 4417.") == {"dana", "miso", "4417"}
     assert match.names_in(["Miso's bowl", "nothing"], {"miso", "dana"}) == {"miso"}
+
+
+def test_a_reply_names_a_forgotten_name_also_when_the_model_cut_it_short_or_misspelt_it():
+    names = {"zqrecanehoqu"}  # 12 letters
+    # the reply hit its token limit inside the name: 11 letters, a prefix, 11 >= 0.7 * 12 = 8.4
+    assert match.mentions("Remember that my neighbour is called Zqrecanehoq", set(), names, near=True)
+    assert match.mentions("Your neighbour is Zqrecanehoqa.", set(), names, near=True)  # 1 edit: 1 - 1/12 = 0.92
+    assert not match.mentions("Remember that my neighbour is called Zqrecanehoq", set(), names)  # exact words only
+    assert not match.mentions("Zqre is a prefix too short: 4 < 8.4", set(), names, near=True)
+    assert not match.near_name("anne", "anna") and not match.near_name("annabel", "anna")  # names under 6 letters: exact
+    assert match.near_name("christoph", "christopher") and not match.near_name("christian", "christopher")

@@ -318,9 +318,32 @@ def clauses_mentioning(text: str, names: set[str]) -> list[Span]:
     return [(s, e) for s, e in clause_spans(text) if mentions(text[s:e], set(), names)]
 
 
-def mentions(sentence: str, stems: set[str], names: set[str]) -> bool:
-    """Whether ``sentence`` names one of the topic ``stems`` or ``names`` (casefolded)."""
+def mentions(sentence: str, stems: set[str], names: set[str], *, near: bool = False) -> bool:
+    """Whether ``sentence`` names one of the topic ``stems`` or ``names`` (casefolded).
+    ``near``: a name of 6+ letters is also named by a near copy (:func:`near_name`), as text a
+    model wrote holds it: cut short by the token limit, or one letter off."""
     from assistant.memory.language.validate import stem, words
 
-    toks = words(sentence)
-    return any(stem(w) in stems for w in toks) or any(w.casefold().removesuffix("'s") in names for w in toks)
+    toks = [w.casefold().removesuffix("'s") for w in words(sentence)]
+    if any(stem(w) in stems for w in toks) or any(w in names for w in toks):
+        return True
+    return near and any(near_name(w, n) for w in toks for n in names)
+
+
+NEAR_PREFIX = 0.7  # a token this share (or more) of a name's length that starts it: a copy cut short
+NEAR_SIMILARITY = 0.85  # normalised Levenshtein similarity of a token to a name: a copy one letter off
+
+
+def near_name(token: str, name: str) -> bool:
+    """Whether ``token`` (casefolded) is a near copy of ``name`` (casefolded, 6+ characters):
+    a prefix of it with len(token) >= 0.7 * len(name), or a spelling with normalised
+    Levenshtein similarity >= 0.85. E.g. name "zqrecanehoqu" (12): "zqrecanehoq" is a
+    prefix, 11 >= 8.4 -> yes; "zqrecanehoqa": 1 edit, 1 - 1/12 = 0.92 -> yes; "zqre": 4 < 8.4
+    and 0.33 -> no."""
+    if len(name) < 6 or len(token) < 5 or token == name:
+        return token == name
+    if name.startswith(token) and len(token) >= NEAR_PREFIX * len(name):
+        return True
+    from rapidfuzz.distance import Levenshtein  # deferred: only a forget reaches it
+
+    return Levenshtein.normalized_similarity(token, name) >= NEAR_SIMILARITY

@@ -276,7 +276,7 @@ def reply_spans(text: str, scope: Scope) -> list[match.Span]:
     spans = [sp for n in scope.needles for sp in match.covering_sentences(text, match.find_spans(text, n))]
     for s, e in match.sentence_spans(text):
         sentence = text[s:e]
-        if match.mentions(sentence, set(), scope.names) or any(
+        if match.mentions(sentence, set(), scope.names, near=True) or any(
             match.support(sentence, claim) >= REPLY_SUPPORT and len(match.topic_stems(claim)) >= 2 for claim in scope.claims
         ):
             spans.append((s, e))

@@ -12,9 +12,10 @@ A forget runs in three steps:
    :mod:`assistant.context.redact` -, the summary scrub, the note's old versions, a deleted
    conversation, the generation counter). A holder that raises rolls the whole transaction
    back: nothing is half-done, and the report (``executed=False``) names the holder and error.
-2. **Checkpoint**: ``wal_checkpoint(TRUNCATE)``; with ``secure_delete=ON`` and FTS5
-   ``secure-delete`` the freed pages are zeroed, so the text leaves the database file, its
-   free pages and the WAL.
+2. **Rewrite and checkpoint**: ``VACUUM`` writes every page anew from the live rows
+   (:mod:`~assistant.memory.store.sqlite.rewrite`: ``secure_delete`` alone leaves stale copies
+   in rebalanced pages), then ``wal_checkpoint(TRUNCATE)``, so the text leaves the database
+   file, its free pages and the WAL.
 3. **After holders** (the chat models' prompt caches, open sessions, the retrieval cache,
    ``store.on_delete`` callbacks): each runs even if another failed; a failure is an error in
    the report (the delete itself stands, and open sessions also see ``forget_generation``
@@ -32,6 +33,7 @@ from assistant.memory.store.forgetting.holders_text import Archive, Generation, 
 from assistant.memory.store.forgetting.report import ForgetReport, ForgetRequest, HolderResult, ProposedCopy, TextCut
 from assistant.memory.store.forgetting.scope import Scope, memory_texts, plan
 from assistant.memory.records import Actor
+from assistant.memory.store.sqlite.rewrite import rewrite_pages
 from assistant.memory.store.sqlite.worklock import maintenance
 
 log = logging.getLogger(__name__)
@@ -124,8 +126,11 @@ class Forgetter:
             return replace(preview, errors=(f"{failed.name} failed, so nothing was deleted: {failed.exc}",),
                            holders=tuple(HolderResult(h.name, h.counts, error=str(failed.exc) if h.name == failed.name else None)
                                          for h in preview.holders))  # fmt: skip
+        rewritten = rewrite_pages(self.core.conn)
         truncated = self.core.checkpoint()
         report = replace(self._report(scope, results, notes=notes, proposed=proposed), executed=True, wal_truncated=truncated)
+        if not rewritten:
+            notes += ("The database file could not be rewritten yet (it was busy); it is rewritten on the next delete.",)
         if not truncated:
             notes += ("The write-ahead log could not be emptied yet (the database was busy); it is retried on the next delete and on close.",)
         report = replace(report, notes=notes)
@@ -145,6 +150,7 @@ class Forgetter:
         goes (SQL, then the WAL checkpoint). Returns how many versions went."""
         n = self.core.write(lambda c: c.execute(
             "DELETE FROM note_versions WHERE version < (SELECT max(version) FROM note_versions)").rowcount)  # fmt: skip
+        rewrite_pages(self.core.conn)
         self.core.checkpoint()
         return int(n)
 
