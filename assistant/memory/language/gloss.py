@@ -21,6 +21,7 @@ order: the same without accents; without a plural or inflection ending (:data:`E
 "s"/"n"/"en"/"e" ("Lieblingsfilm" -> "favourite film"). Anything else (names, places, numbers)
 passes through as written. Chinese has no spaces: each run of ideographs is cut by greedy
 longest match over the lexicon (:data:`ZH_MAX` characters); an unknown ideograph passes through.
+In Chinese a pronoun right before a relation ("我妹妹") is possessive ("my younger sister").
 The same English word twice in a row is said once ("eu moro" -> "I live", not "I I live").
 Sentence punctuation is kept. Pure; the lexicons are read once.
 """
@@ -42,6 +43,12 @@ ENDINGS = {"es": ("es", "s"), "pt": ("es", "s"), "fr": ("es", "s", "x", "e"), "d
 _LINKS = ("", "s", "n", "en", "e")
 _TOKEN = re.compile(r"[\u4e00-\u9fff]+|[^\W\d_]+'?|\d+(?:[.:,]\d+)*|[?!.,;:？！。，；：]")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+#: Chinese says "我妈妈" ("I mother") for "my mother": a pronoun right before one of these is possessive.
+_OWNER = {"I": "my", "you": "your", "he": "his", "she": "her", "we": "our", "they": "their"}
+_OWNED = frozenset("""father mother parents brother sister siblings son daughter children grandfather grandmother
+    grandson granddaughter uncle aunt cousin nephew niece husband wife partner boyfriend girlfriend friend
+    neighbour colleague boss family home hometown baby twins teacher doctor dog cat pet""".split()) | {
+    "older brother", "younger brother", "older sister", "younger sister", "best friend"}
 _PUNCT = {"？": "?", "！": "!", "。": ".", "，": ",", "；": ";", "：": ":"}
 
 
@@ -129,7 +136,9 @@ def _zh(run: str, lex: Lexicon) -> list[str]:
         else:  # a name: its ideographs stay together
             unknown += run[i]
             i += 1
-    return out + [unknown]
+    out.append(unknown)
+    said = [p for p in out if p]
+    return [_OWNER.get(p, p) if j + 1 < len(said) and said[j + 1] in _OWNED else p for j, p in enumerate(said)]
 
 
 def gloss(text: str, lang: str | None = None) -> str | None:
@@ -173,6 +182,11 @@ def _join(parts: list[str]) -> str | None:
             said.append(w)
     text = re.sub(r"\s+([?!.,;:])", r"\1", " ".join(said)).strip()
     return text or None
+
+
+def known(word: str, lang: str) -> bool:
+    """``word`` is a word of ``lang``'s lexicon (directly, by its endings or as a compound)."""
+    return lang in LANGS and lexicon(lang).word(word.casefold(), lang) is not None
 
 
 def english(text: str, lang: str | None = None) -> str:
