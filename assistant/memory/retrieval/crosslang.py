@@ -10,7 +10,9 @@ MiniLM is an English model, and the code that decides a memory answer
 the memory's, question forms) reads English. Read in English, "Was ist mein Beruf?" is "what is my
 profession?" and "Nuestra hija Inés tiene cuatro años." is "our daughter Inés has four years.": the
 same machinery decides, so English questions find memories said in Spanish or Chinese and the
-other way round. An English question whose hits are all English has no view (nothing changes).
+other way round. An English question whose hits are all English has no view (nothing changes). A request for
+help ("我的电脑很慢，怎么办？") keeps its own words, which :mod:`.questions` reads as a request in six
+languages (the embedder still reads its gloss).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import replace
 from typing import Any, Sequence
 
 from assistant.memory.language.gloss import gloss
+from assistant.memory.retrieval.questions import requests
 
 
 class View(list):
@@ -30,7 +33,7 @@ def english_view(question: str, hits: Sequence[Any]) -> tuple[str, View] | None:
     question and every hit's memory are English already, or ``hits`` is a view."""
     if isinstance(hits, View):
         return None
-    q = gloss(question)
+    q = None if requests(question) else gloss(question)  # a request stays one (choose reads its own words)
     changed = q is not None
     view = View()
     for h in hits:
