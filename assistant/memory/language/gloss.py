@@ -13,6 +13,10 @@ form may be several words ("de dónde", "zu fuß"); English ``~`` drops the word
 particles). First line wins when a form repeats. Every form is also indexed without its accents
 ("donde" finds "dónde") unless that spelling is a form of its own.
 
+**Which texts**: a text :func:`~.langid.detect` does not call English, and (but for Chinese)
+whose words are at least half lexicon words: a few function words shared with English ("as",
+"a") do not make "User works as a pharmacist." Portuguese.
+
 **Reading** (:func:`gloss`): the text is cut into words (casefolded; a French elision is its own
 word: "j'" "habite"; a hyphen separates words), and at each position the longest lexicon form
 (up to :data:`MAX_WORDS` words) is replaced by its English. A word no form matches tries, in
@@ -45,10 +49,10 @@ _TOKEN = re.compile(r"[\u4e00-\u9fff]+|[^\W\d_]+'?|\d+(?:[.:,]\d+)*|[?!.,;:？�
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 #: Chinese says "我妈妈" ("I mother") for "my mother": a pronoun right before one of these is possessive.
 _OWNER = {"I": "my", "you": "your", "he": "his", "she": "her", "we": "our", "they": "their"}
-_OWNED = frozenset("""father mother parents brother sister siblings son daughter children grandfather grandmother
-    grandson granddaughter uncle aunt cousin nephew niece husband wife partner boyfriend girlfriend friend
-    neighbour colleague boss family home hometown baby twins teacher doctor dog cat pet""".split()) | {
-    "older brother", "younger brother", "older sister", "younger sister", "best friend"}
+_OWNED = frozenset(w.replace("_", " ") for w in """father mother parents brother sister siblings son daughter children
+    grandfather grandmother grandson granddaughter uncle aunt cousin nephew niece husband wife partner boyfriend girlfriend
+    friend best_friend neighbour colleague boss family home hometown baby twins teacher doctor dog cat pet older_brother
+    younger_brother older_sister younger_sister""".split())
 _PUNCT = {"？": "?", "！": "!", "。": ".", "，": ",", "；": ";", "：": ":"}
 
 
@@ -150,6 +154,9 @@ def gloss(text: str, lang: str | None = None) -> str | None:
     lex = lexicon(lang)
     toks = words(text)
     folded = [t.casefold() for t in toks]
+    letters = [w for w in folded if w[0].isalpha() and not _CJK.match(w)]
+    if lang != "zh" and 2 * sum(lex.word(w, lang) is not None for w in letters) < len(letters):
+        return None  # mostly words the lexicon does not know: English after all ("User works as a pharmacist.")
     out: list[str] = []
     i = 0
     while i < len(toks):
