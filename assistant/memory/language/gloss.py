@@ -20,8 +20,8 @@ whose words are at least half lexicon words: a few function words shared with En
 **Reading** (:func:`gloss`): the text is cut into words (casefolded; a French elision is its own
 word: "j'" "habite"; a hyphen separates words), and at each position the longest lexicon form
 (up to :data:`MAX_WORDS` words) is replaced by its English. A word no form matches tries, in
-order: the same without accents; without a plural or inflection ending (:data:`ENDINGS`:
-"películas" -> "película"); for German, a compound of two lexicon words with an optional linking
+order: the same without accents; without a plural, inflection or derivation ending (:data:`ENDINGS`:
+"canciones" -> "canción", "beruflich" -> "Beruf"); for German, a compound of two lexicon words with an optional linking
 "s"/"n"/"en"/"e" ("Lieblingsfilm" -> "favourite film"). Anything else (names, places, numbers)
 passes through as written. Chinese has no spaces: each run of ideographs is cut by greedy
 longest match over the lexicon (:data:`ZH_MAX` characters); an unknown ideograph passes through.
@@ -43,7 +43,7 @@ LANGS = ("es", "de", "fr", "pt", "zh")
 MAX_WORDS = 4
 ZH_MAX = 6
 #: Endings tried off an unknown word, longest first, when what is left (>= 3 letters) is a form.
-ENDINGS = {"es": ("es", "s"), "pt": ("es", "s"), "fr": ("es", "s", "x", "e"), "de": ("en", "er", "es", "n", "s", "e")}
+ENDINGS = {"es": ("es", "s"), "pt": ("es", "s"), "fr": ("es", "s", "x", "e"), "de": ("lich", "en", "er", "es", "n", "s", "e")}
 _LINKS = ("", "s", "n", "en", "e")
 _TOKEN = re.compile(r"[\u4e00-\u9fff]+|[^\W\d_]+'?|\d+(?:[.:,]\d+)*|[?!.,;:？！。，；：]")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
