@@ -37,7 +37,7 @@ from typing import Any, Sequence
 from assistant.memory.language.statements import Act, classify
 from assistant.memory.language.validate import STOPWORDS
 from assistant.memory.records import Kind, Trust
-from assistant.memory.retrieval import forms, language
+from assistant.memory.retrieval import crosslang, forms, language
 from assistant.memory.retrieval.aliases import aliases_of, ask_forms, messages, names_in, names_relation, runner_up
 from assistant.memory.retrieval.answerable import asked, question_names, states_something
 from assistant.memory.retrieval.inject import source_label
@@ -268,6 +268,8 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     than its absolute cosines say."""
     if computes(question) or tells(question):
         return None
+    if (view := crosslang.english_view(question, hits)) is not None:  # another language: read in English
+        return crosslang.restore(choose(*view, matcher), question, hits)
     asks_help = requests(question)
     # "favorite color?": a question naming no one else is about the person
     self_q = speaks_of_self(question)

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable
 
+from assistant.memory.language.gloss import known
+from assistant.memory.language.langid import detect
 from assistant.memory.retrieval import vocabulary as V
 
 NAME_COSINE = 0.45
@@ -199,12 +201,16 @@ def asks_past(question: str) -> bool:
 
 
 def question_names(question: str) -> tuple[str, ...]:
-    """Capitalised words that are not the first word, "I", a month or a day ("Brazil", "Netflix")."""
+    """Capitalised words that are not the first word, "I", a month or a day ("Brazil", "Netflix"),
+    nor, in German (which capitalises every noun), a word of its lexicon ("Beruf", "Arbeit")."""
     out = []
+    german = detect(question) == "de"
     for i, m in enumerate(_WORD.finditer(question)):
         w = m.group(0)
         low = w.casefold()
         if i == 0 or not w[:1].isupper() or low in ("i", "i'm", "i’m", "i've", "i'd", "i'll") or low in _MONTHS_DAYS:
+            continue
+        if german and known(low, "de"):
             continue
         out.append(low[:-2] if low.endswith(("'s", "’s")) else low)
     return tuple(dict.fromkeys(out))

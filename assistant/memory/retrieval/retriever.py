@@ -67,8 +67,7 @@ import numpy as np
 from rapidfuzz import fuzz
 from rapidfuzz.process import cdist
 
-from assistant.memory.retrieval import answerable as ans
-from assistant.memory.retrieval import gates
+from assistant.memory.retrieval import answerable as ans, gates
 from assistant.memory.retrieval.forms import AnswerMatcher, cosines_for, meant_slots
 from assistant.memory.retrieval import textmatch as tm
 from assistant.memory.store.sqlite import fts
@@ -78,6 +77,7 @@ from assistant.memory.store.rows import MEMORY_COLUMNS, hydrate, ids_json
 from assistant.memory.retrieval.scoring import (Hit, EntityMatch, Signal, bm25_signal, entity_signal, fuse,
                                                 passes_threshold, semantic_signal)  # fmt: skip
 from assistant.memory.retrieval.vector_cache import cache_for
+from assistant.memory.language.reading import english_embed
 from assistant.memory.retrieval.vector_filter import KIND_CODE, VecFilter
 from assistant.memory.retrieval.vector_read import to_us
 
@@ -126,7 +126,7 @@ class Retriever:
         self.threshold = float(threshold if threshold is not None else own if own is not None else DEFAULT_THRESHOLD)
         self.scope = scope
         self.min_candidates = int(min_candidates)
-        self._embed, self._embed_docs = _embed_fns(embedder)  # question (query prompt), memory text (document)
+        self._embed, self._embed_docs = map(english_embed, _embed_fns(embedder))  # question, memory text: read in English
         self.matcher = AnswerMatcher(self._embed, cosines_for(embedder))  # memory answers: question forms (forms.py)
         self.cache = cache_for(store, embedder)  # refuses an index made by another embedder
         self._stats_gen = -1

@@ -11,6 +11,7 @@ from typing import Callable, Sequence
 import logging
 
 from assistant.memory.errors import StoreError
+from assistant.memory.language.reading import english_embed
 from assistant.memory.store import vector_index
 from assistant.memory.store.core import Repository, StoreCore
 from assistant.memory.store.rows import IN_IDS, ids_json
@@ -29,8 +30,17 @@ class Vectors(Repository):
 
     def __init__(self, core: StoreCore, embed: Embed | None) -> None:
         super().__init__(core)
-        self.embed = embed
+        self.embed = embed  # read in English (a property: see below)
         self.generation = core.read(vector_index.generation)
+
+    @property
+    def embed(self) -> Embed | None:
+        """The embedder of memory texts, each read in English (:mod:`assistant.memory.language.reading`)."""
+        return self._embed
+
+    @embed.setter
+    def embed(self, embed: Embed | None) -> None:
+        self._embed = english_embed(embed)
 
     def pack(self, vec: Sequence[float]) -> bytes:
         if len(vec) != self.core.dim:

@@ -1,0 +1,82 @@
+"""Memory answers across the six capture languages (issue 28.6), with the real store and MiniLM:
+a non-English question is embedded (and its memory answer decided) on its English gloss, a
+non-English memory is stored with its gloss's vector, so a Spanish question finds an English
+memory and an English question a Chinese one; the answer shown is the memory's own words."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from assistant.engine.embedder import LlamaEmbedder
+from assistant.memory.records import Kind, Source
+from assistant.memory.retrieval import answer as A
+from assistant.memory.retrieval.answerable import question_names
+from assistant.memory.retrieval.crosslang import english_view
+from assistant.memory.retrieval.retriever import Retriever
+from assistant.memory.store.facade import MemoryStore
+
+MEMORIES = [
+    "User lives in Ghent.",
+    "我在一家面包店工作。",                        # zh: "I work at a bakery."
+    "Mi perro se llama Max.",                     # es: "My dog is called Max."
+    "Meine Schwester Lena ist Ärztin in Graz.",   # de: "My sister Lena is a doctor in Graz."
+    "User likes jazz, especially Chet Baker.",
+    "User's favourite colour is dark green.",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory, converted_embedder_path):
+    embedder = LlamaEmbedder(converted_embedder_path, n_threads=1)
+    store = MemoryStore(tmp_path_factory.mktemp("xlang") / "m.db", key="7a" * 32, embed=embedder.embed)
+    day = datetime(2025, 3, 1, tzinfo=UTC)
+    for text in MEMORIES:
+        store.add(text, kind=Kind.FACT, valid_at=day, actor="user", source=Source(extractor="test", speaker="user", observed_at=day))
+    yield store, Retriever(store, embedder)
+    store.close()
+    embedder.close()
+
+
+def answer(seeded, question):
+    _, retriever = seeded
+    return A.choose(question, retriever.search(question, k=A.POOL, include_rejected=True), retriever.matcher)
+
+
+@pytest.mark.parametrize("question, memory", [
+    ("¿En qué ciudad vivo?", "User lives in Ghent."),             # es question, English memory
+    ("Où est-ce que j'habite ?", "User lives in Ghent."),         # fr
+    ("Where do I work?", "我在一家面包店工作。"),                   # English question, Chinese memory
+    ("What is my dog called?", "Mi perro se llama Max."),         # English question, Spanish memory
+    ("Was macht meine Schwester beruflich?", "Meine Schwester Lena ist Ärztin in Graz."),  # de, de memory
+])  # fmt: skip
+def test_a_question_finds_its_memory_across_languages_and_shows_its_own_words(seeded, question, memory):
+    found = answer(seeded, question)
+    assert found is not None and found.text == memory
+
+
+def test_the_question_vector_is_its_english_gloss(seeded):
+    _, retriever = seeded
+    top = retriever.search("¿Dónde vivo?", k=3)
+    assert top and top[0].memory.text == "User lives in Ghent."
+
+
+@pytest.mark.parametrize("question", [
+    "我的电脑很慢，怎么办？",            # a request for help stays one: no memory answer
+    "¿Cuál es la capital de Francia?",  # general knowledge
+    "¿Cómo se llama mi abuela?",        # never said
+])  # fmt: skip
+def test_no_memory_answer_for_a_request_or_what_was_never_said(seeded, question):
+    assert answer(seeded, question) is None
+
+
+def test_an_english_question_over_english_memories_has_no_view(seeded):
+    _, retriever = seeded
+    hits = [h for h in retriever.search("What music do I like?", k=5) if "jazz" in h.memory.text]
+    assert hits and english_view("What music do I like?", hits) is None
+
+
+def test_german_nouns_are_not_names():
+    assert question_names("Was ist mein Beruf?") == ()
+    assert question_names("Wo arbeitet meine Schwester Lena?") == ("lena",)
