@@ -226,6 +226,7 @@ class Services:
                 return self.open_store(with_embedder=with_embedder, lock_wait=lock_wait, path=path, warm=warm)
             if ident is not None:
                 vector_index.backfill_marked(store)  # stored without a vector by a process on the old index
+                vector_index.reread(store)  # embedded before they were read in English: once
             if store.path == p.database.resolve():
                 migrate_plaintext(store, p)
             _recover_runs(store)  # a tidy-up run a killed process left half-applied

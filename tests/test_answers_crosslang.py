@@ -80,3 +80,35 @@ def test_an_english_question_over_english_memories_has_no_view(seeded):
 def test_german_nouns_are_not_names():
     assert question_names("Was ist mein Beruf?") == ()
     assert question_names("Wo arbeitet meine Schwester Lena?") == ("lena",)
+
+
+def test_a_database_embedded_before_glossing_is_embedded_again_once(tmp_path, converted_embedder_path):
+    """A memory said in Spanish whose vector was made from its own words (a database from before
+    glossing) gets its English reading's vector when the store is opened with the embedder, once."""
+    import numpy as np
+
+    from assistant.memory.language.reading import reading
+    from assistant.memory.store import vector_index
+
+    embedder = LlamaEmbedder(converted_embedder_path, n_threads=1)
+    store = MemoryStore(tmp_path / "m.db", key="7b" * 32, embed=embedder.embed)
+    try:
+        es = store.add("Mi perro se llama Max.", kind=Kind.FACT, actor="user")
+        en = store.add("User lives in Ghent.", kind=Kind.FACT, actor="user")
+        raw = embedder.embed(["Mi perro se llama Max."])[0]  # what an older Keepsake stored
+        store.vectors.set(es, raw)  # (set embeds nothing: the vector as given)
+        store.write(lambda c: c.execute("DELETE FROM store_meta WHERE key = 'reading'"))
+
+        def vec(mid):
+            return np.frombuffer(store.conn.execute("SELECT embedding FROM memory_vec WHERE rowid = ?", (mid,)).fetchone()[0], dtype=np.float32)
+
+        before_en = vec(en).copy()
+        assert np.allclose(vec(es), raw, atol=1e-6)
+        assert vector_index.reread(store) == 1  # only the Spanish memory: the English one reads as written
+        glossed = embedder.embed([reading("Mi perro se llama Max.")])[0]
+        assert np.allclose(vec(es), glossed, atol=1e-5) and not np.allclose(vec(es), raw, atol=1e-3)
+        assert np.array_equal(vec(en), before_en)
+        assert vector_index.reread(store) == 0  # once
+    finally:
+        store.close()
+        embedder.close()

@@ -14,6 +14,7 @@ import shutil
 import numpy as np
 import pytest
 
+from assistant.memory.language.reading import reading
 from assistant import reembed
 from assistant.engine import embed_profile
 from assistant.engine import embedder as embedder_module
@@ -119,7 +120,9 @@ def test_fake_prompted_embedder_gets_document_prompt_when_storing_and_query_prom
         retriever.search("Wo arbeite ich?", k=3)  # slot by meaning: compared with the slots' question forms
         answer.choose("What am I allergic to?", hits, retriever.matcher)  # memory answer: the memories' forms
         assert hits and all(t.startswith("Q: ") for t in Recording.seen), [t for t in Recording.seen if not t.startswith("Q: ")]
-        assert {"Q: What am I allergic to?", "Q: Wo arbeite ich?"} <= set(Recording.seen)
+        # a question in another language is embedded as read in English (its gloss)
+        assert {"Q: What am I allergic to?", "Q: " + reading("Wo arbeite ich?")} <= set(Recording.seen)
+        assert reading("Wo arbeite ich?") != "Wo arbeite ich?"
         assert "Q: " + forms.SLOT_FORMS["employer"][2] in Recording.seen  # "Where do I work?", a slot's form
         assert "Q: I am allergic to peanuts." in Recording.seen  # a memory's own form, as a query
     finally:

@@ -13,7 +13,10 @@
   name the new embedder; found set on open, the settings are brought in line (a crash between the
   two writes);
 * ``vectors_missing``: a process still holding the old index stored a memory without its vector;
-  the next open with the new embedder embeds it (:func:`backfill_marked`).
+  the next open with the new embedder embeds it (:func:`backfill_marked`);
+* ``reading``: what the embedder was given for each text (:data:`READING`): a database whose
+  non-English memories were embedded as written has them embedded again as read in English, once
+  (:func:`reread`).
 
 While a re-embedding runs (:mod:`.reindex`) two more tables exist: ``memory_vec_next`` (vec0 with
 the new dimension) and ``memory_vec_next_src`` (memory id -> hash of the text embedded). Search and
@@ -98,6 +101,33 @@ def backfill_marked(store: Any) -> int:
     n = store.backfill_vectors()
     store.write(lambda c: c.execute("DELETE FROM store_meta WHERE key = 'vectors_missing'"))
     return n
+
+
+READING = "english-gloss-1"  # assistant.memory.language.reading: bump when what the embedder reads changes
+
+
+def reread(store: Any) -> int:
+    """Embed again, once per :data:`READING`, the memories whose reading differs from their text
+    (:func:`assistant.memory.language.reading.reading`: another language, read as its English
+    gloss), so a database from before glossing answers across languages too. Their vectors are
+    dropped and ``vectors_missing`` set in one transaction, then :func:`backfill_marked` embeds
+    them (a stop in between: the next open does). Returns how many were embedded."""
+    if store.damage is not None or store.vectors.embed is None or _meta(store.conn, "reading") == READING:
+        return 0
+    from assistant.memory.language.reading import reading  # deferred: the lexicons
+
+    ids = [int(mid) for mid, text in store.conn.execute("SELECT id, text FROM memories WHERE status != 'deleted'")
+           if reading(text) != text]  # fmt: skip
+
+    def drop(c: Connection) -> None:
+        for mid in ids:
+            c.execute("DELETE FROM memory_vec WHERE rowid = ?", (mid,))
+        if ids:
+            mark_missing(c)
+        c.execute("INSERT OR REPLACE INTO store_meta(key, value) VALUES ('reading', ?)", (READING,))
+
+    store.write(drop)
+    return backfill_marked(store)
 
 
 def clear_pending(c: Connection) -> None:
