@@ -63,3 +63,8 @@ def test_an_embedder_wrapped_reads_each_text_in_english_model_independent_fake_e
     embed(["¿Dónde vivo?", "User lives in Ghent."])
     assert seen == [["where I live?", "User lives in Ghent."]]
     assert english_embed(embed) is embed and english_embed(None) is None  # wrapped once
+
+
+def test_a_text_is_glossed_only_when_most_of_its_words_are_the_languages():
+    assert gloss("User works as a pharmacist.") is None                # "as", "a": Portuguese words, English text
+    assert gloss("Mi hermana Lucía Fernández García") == "my sister Lucía Fernández García"  # names left out of the count

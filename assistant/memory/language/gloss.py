@@ -14,12 +14,12 @@ particles). First line wins when a form repeats. Every form is also indexed with
 ("donde" finds "dónde") unless that spelling is a form of its own.
 
 **Which texts**: a text :func:`~.langid.detect` does not call English, and (but for Chinese)
-whose words are at least half lexicon words: a few function words shared with English ("as",
+whose words are at least half lexicon words (names, capitalised after the first word, left out): a few function words shared with English ("as",
 "a") do not make "User works as a pharmacist." Portuguese.
 
 **Reading** (:func:`gloss`): the text is cut into words (casefolded; a French elision is its own
 word: "j'" "habite"; a hyphen separates words), and at each position the longest lexicon form
-(up to :data:`MAX_WORDS` words) is replaced by its English. A word no form matches tries, in
+(as many words as its longest form) is replaced by its English. A word no form matches tries, in
 order: the same without accents; without a plural, inflection or derivation ending (:data:`ENDINGS`:
 "canciones" -> "canción", "beruflich" -> "Beruf"); for German, a compound of two lexicon words with an optional linking
 "s"/"n"/"en"/"e" ("Lieblingsfilm" -> "favourite film"). Anything else (names, places, numbers)
@@ -40,7 +40,6 @@ from importlib import resources
 from assistant.memory.language.langid import detect
 
 LANGS = ("es", "de", "fr", "pt", "zh")
-MAX_WORDS = 4
 ZH_MAX = 6
 #: Endings tried off an unknown word, longest first, when what is left (>= 3 letters) is a form.
 ENDINGS = {"es": ("es", "s"), "pt": ("es", "s"), "fr": ("es", "s", "x", "e"), "de": ("lich", "en", "er", "es", "n", "s", "e")}
@@ -154,8 +153,9 @@ def gloss(text: str, lang: str | None = None) -> str | None:
     lex = lexicon(lang)
     toks = words(text)
     folded = [t.casefold() for t in toks]
-    letters = [w for w in folded if w[0].isalpha() and not _CJK.match(w)]
-    if lang != "zh" and 2 * sum(lex.word(w, lang) is not None for w in letters) < len(letters):
+    seen = [lex.word(w, lang) is not None for j, (t, w) in enumerate(zip(toks, folded)) if t[0].isalpha() and not _CJK.match(t)
+            and not (j and t[0].isupper() and lex.word(w, lang) is None)]  # fmt: skip
+    if lang != "zh" and 2 * sum(seen) < len(seen):
         return None  # mostly words the lexicon does not know: English after all ("User works as a pharmacist.")
     out: list[str] = []
     i = 0
@@ -187,8 +187,7 @@ def _join(parts: list[str]) -> str | None:
     for w in " ".join(p for p in parts if p).split():
         if not said or w.casefold() != said[-1].casefold():
             said.append(w)
-    text = re.sub(r"\s+([?!.,;:])", r"\1", " ".join(said)).strip()
-    return text or None
+    return re.sub(r"\s+([?!.,;:])", r"\1", " ".join(said)).strip() or None
 
 
 def known(word: str, lang: str) -> bool:
