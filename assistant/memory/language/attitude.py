@@ -1,0 +1,190 @@
+"""What a clause does besides asserting a fact about the person, decided by its grammar (issue
+24): a wish or a counterfactual in the conditional mood, an intention that was not carried out, the
+person's own opinion frame, a plan that hangs on a condition still to come, a state of today, a
+feeling about the clause before, and clauses that only carry the content of the clause before.
+
+    irrealis("Ich würde gern mal nach Japan reisen")                # True: würde (Konjunktiv II)
+    irrealis("Trabajo en una panadería")                            # False: -ría after an article is a noun
+    intention("Eigentlich wollte ich heute joggen")                 # True: a past modal of intending
+    opinion_frame("Ich finde, dass Berlin im Sommer am schönsten ist")  # True
+    contingent("Falls es morgen regnet, gehen wir ins Kino.")       # True: a condition on a day to come
+    today_state("Heute bin ich ziemlich erkältet")                  # True
+    anaphoric_comment("das nimmt mich ziemlich mit")                # True: "das" is the clause before
+    dependent("irgendwann aufs Land zu ziehen")                     # True: a zu-infinitive
+
+Rules, in the six capture languages (Chinese only where it marks them with words):
+
+- **irrealis**: a finite verb in the conditional or past subjunctive -- would/could/'d; -ría,
+  -iera/-iese; würde/wäre/hätte/könnte; -rais/-rait; -ria -- or a wish word (wish, ojalá,
+  wünschte, oxalá, 但愿). A form that an article, possessive or preposition comes before is a noun
+  ("una panadería", "a padaria", "le portrait") and does not count;
+- **intention**: a past modal of intending (wollte, quería, iba a, voulais, allais, queria, ia,
+  wanted to, was going to, meant to), or a decision still weighed (we're thinking of, estamos
+  pensando en, wir überlegen, on réfléchit à): what the person meant or means to do, not what
+  they do;
+- **opinion frame**: the person's verb of thinking (ich finde/glaube/denke, creo/pienso, je pense/
+  crois/trouve, acho/penso, I think/believe/reckon) followed by its content (after "dass", "que",
+  "that", a comma, or nothing: then the next clause is its content);
+- **contingent**: the sentence opens with a condition (if, wenn, falls, si, se, 如果) and names a
+  day still to come (tomorrow, morgen, am Samstag, mañana, el sábado, demain, amanhã, 明天 ...): a
+  plan that hangs on the condition; a habit said as a condition names no such day;
+- **today state**: a first-person state verb (I'm, ich bin / bin ich, estoy, estou, je suis, me
+  siento, me duele, tengo dolor) anchored to today (today, heute, hoy, aujourd'hui, hoje, this
+  morning ...), with no number and no name: how the person is today, not who they are;
+- **anaphoric comment**: a clause whose subject or object is a bare demonstrative standing for the
+  clause before (das/dies + verb, eso/esto, ça/cela, isso/isto, that/this + verb, the Spanish and
+  Portuguese object clitics lo/la + a verb), or a German da-compound (davor, darüber, damit ...)
+  with a feeling word (Angst, miedo, peur, medo, scared): a comment or a feeling about it;
+- **dependent**: a clause that opens with a complementizer (dass, que, that, ob) or a connector
+  of consequence (deshalb, so, por eso, donc, então), or is a German zu-infinitive without a
+  subject of its own: the content or the consequence of the clause before, so when that clause
+  is no statement, neither is this one.
+
+Pure: no I/O, no model.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.memory.language.langid import detect
+
+# conditional / past-subjunctive verb forms (es, de, fr, pt; English modals)
+# (the forms of the second person are left out: "Deberías saber que ...", "could you" speak to the assistant)
+_IRREALIS_VERB = re.compile(
+    r"\b(?:would|could|wouldn['’]t|couldn['’]t)\b(?!\s+you\b)|\b(?i:i|we|he|she|they)['’]d\b"
+    r"|\b\w{2,}(?:ría|ríamos|rían|iera|iéramos|ieran|iese|iesen)\b"
+    r"|\b(?:fuera|fuese|tuviera|pudiera|hubiera|hiciera|estuviera)\b"
+    r"|\b(?:würde|würden|wäre|wären|hätte|hätten|könnte|könnten|wünschte|wünschten)\b"
+    r"|\b\w{2,}(?:rais|rait|rions|raient)\b"
+    r"|\b(?:wish|wished|ojalá|oxalá|tomara)\b|但愿",
+    re.I,
+)
+# the Portuguese conditional ("compraria", "gostaria") is spelt like Spanish nouns and adjectives ("veterinaria",
+# "voluntaria"): only in a Portuguese clause
+_IRREALIS_PT = re.compile(r"\b\w{3,}(?:aria|eria|iria|ariam|eriam|iriam|aríamos|eríamos|iríamos)\b", re.I)
+# a word before the form that makes it a noun: "una panadería", "a padaria", "le portrait", "in einer Bäckerei"
+_NOUN_BEFORE = re.compile(r"(?:\b(?:un|una|el|la|los|las|mi|mis|tu|su|sus|nuestra|esta|esa|de|del|en|al|le|les|l['’]|du|des|au|ce|cette"
+                          r"|mon|ma|o|a|os|as|um|uma|minha|meu|da|do|na|no|numa|num|the|an?|my|our)\s+)$", re.I)
+_NOT_VERB = frozenset("""padaria livraria pizzaria secretaria maria maría série galeria loteria lotería bateria batería lavanderia
+    confeitaria academia alegría mayoría categoría ingeniera ingenieras cualquiera portrait extrait attrait""".split())
+
+
+def irrealis(clause: str) -> bool:
+    """A wish or a counterfactual: a verb in the conditional or past subjunctive, or a wish word
+    (see the module docstring); a form right after an article or a preposition is a noun."""
+    found = list(_IRREALIS_VERB.finditer(clause))
+    if detect(clause) == "pt":
+        found += list(_IRREALIS_PT.finditer(clause))
+    for m in found:
+        if m.group().casefold() in _NOT_VERB or _NOUN_BEFORE.search(clause[:m.start()]):
+            continue
+        return True
+    return False
+
+
+_INTENTION = re.compile(r"\b(?:wollte|wollten|wolltest|quería|queríamos|iba a|íbamos a|voulais|voulait|voulions|allais|allait"
+                        r"|allions|queria|queríamos|ia|íamos|wanted to|was going to|were going to|meant to)\b", re.I)
+
+
+# still deciding: "we're thinking of/about", "estamos pensando en", "wir überlegen", "on réfléchit à", "estamos pensando em"
+_DELIBERATING = re.compile(r"\b(?:(?:i['’]m|we['’]re|i am|we are)\s+(?:\w+\s+)?(?:thinking|considering)\s+(?:about|of)?"
+                           r"|(?:estoy|estamos)\s+(?:\w+\s+)?(?:pensando|considerando|planteándo\w*)\s+(?:en|si)"
+                           r"|(?:ich|wir)\s+(?:\w+\s+)?überlegen?|überlegen\s+(?:wir|uns)|on\s+(?:réfléchit|pense)\s+à"
+                           r"|(?:estou|estamos)\s+(?:\w+\s+)?(?:pensando|considerando)\s+em)\b", re.I)
+
+
+def intention(clause: str) -> bool:
+    """A past modal of intending, or a decision still being weighed: what the person meant, or
+    means, to do, not what they do (see the module docstring)."""
+    return _INTENTION.search(clause) is not None or _DELIBERATING.search(clause) is not None
+
+
+_OPINION = re.compile(
+    r"^(?:(?:and|but|y|pero|und|aber|et|mais|e|mas)\s+)?(?:(?:ich|yo|je|j['’]|eu|i|we|wir)\s*)?"
+    r"(?:finde|glaube|denke|meine|creo|pienso|opino|pense|crois|trouve|acho|penso|think|believe|reckon|guess)"
+    r"(?:\s+(?:ich|yo))?(?=\s*(?:,|$)|\s+(?:dass|daß|que|qu['’]|that)\b)",
+    re.I,
+)
+
+
+def opinion_frame(clause: str) -> bool:
+    """The person's own verb of thinking with its content (see the module docstring)."""
+    return _OPINION.match(clause.strip()) is not None
+
+
+def opinion_frame_only(clause: str) -> bool:
+    """An opinion frame whose content is the next clause ("Ich finde,", "Ich glaube")."""
+    c = clause.strip().rstrip(",:;")
+    return opinion_frame(c) and _OPINION.match(c).end() >= len(c)  # type: ignore[union-attr]
+
+
+_CONDITION_FIRST = re.compile(r"^(?:if|when|wenn|falls|sofern|si|se|quand|如果|要是)\b", re.I)
+_DAY_TO_COME = re.compile(
+    r"\b(?:tomorrow|tonight|this (?:weekend|evening|afternoon)|next (?:week|weekend|month)|on (?:mon|tues|wednes|thurs|fri|satur|sun)day"
+    r"|morgen|übermorgen|heute abend|am (?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|wochenende)|nächste woche"
+    r"|mañana|el (?:lunes|martes|miércoles|jueves|viernes|sábado|domingo)|este fin de semana|la semana que viene"
+    r"|demain|ce week-end|ce soir|(?:lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche) prochain"
+    r"|amanhã|no (?:sábado|domingo)|na (?:segunda|terça|quarta|quinta|sexta)|neste fim de semana)\b|明天|后天|周末|这个周末",
+    re.I,
+)
+
+
+def contingent(sentence: str) -> bool:
+    """A plan that hangs on a condition still to come (see the module docstring)."""
+    s = sentence.strip()
+    return _CONDITION_FIRST.search(s) is not None and _DAY_TO_COME.search(s) is not None
+
+
+_TODAY = (r"(?:today|tonight|this morning|right now|heute|heute morgen|gerade|hoy|esta mañana|desde esta mañana|ahora mismo"
+          r"|aujourd['’]hui|ce matin|hoje|esta manhã|agora)")
+_STATE_VERB = (r"(?:i['’]m|i am|i feel|ich bin|bin ich|fühle ich mich|ich fühle mich|estoy|me siento|me duele|me duelen|tengo dolor"
+               r"|je suis|je me sens|j['’]ai mal|estou|me sinto|estou com dor|tenho dor)")
+_TODAY_STATE = re.compile(r"^(?:" + _TODAY + r"\s+)?" + _STATE_VERB + r"\b(?=.*\b" + _TODAY + r"\b)|^" + _TODAY + r"\s+" + _STATE_VERB + r"\b"
+                          r"|^(?:我)?(?:今天|现在)(?:有点|好|很)?(?:头疼|头痛|不舒服|累|困)", re.I)
+
+
+def today_state(clause: str) -> bool:
+    """How the person is today (see the module docstring): a first-person state verb and a time
+    of today, with no number and no name after its first word."""
+    c = clause.strip()
+    if _TODAY_STATE.search(c) is None:
+        return False
+    return not re.search(r"\d", c) and not re.search(r"\s[A-ZÄÖÜ][a-zäöüß]+(?:\s|$)", re.sub(r"\b(?:Angst|Kopfschmerzen)\b", "", c)[1:])
+
+
+_DEMONSTRATIVE = re.compile(
+    r"^(?:(?i:and|but|y|pero|und|aber|et|mais|e|mas)\s+)?(?:(?i:das|dies|eso|esto|ello|ça|cela|isso|isto)\s+(?![A-ZÄÖÜ]|[a-zäöüß]+e[nrms]?\s+[A-ZÄÖÜ])\w"
+    r"|(?i:lo|la|los|las)\s+(?i:echo|extraño|odio|quiero|adoro|amo|detesto)\b"
+    r"|(?i:davor|darüber|daran|darauf|dafür|davon)\s+(?:\w+\s+){0,3}?(?i:angst|sorgen|freue|ärgere)\b)"
+)
+_FEELING_ABOUT = re.compile(r"\b(?:de eso|de ello|con eso|disso|com isso|of it|about it|about that)\s*$", re.I)
+
+
+#: a subordinate clause with the person as its subject holds a statement of its own ("ça va mieux depuis que j'ai arrêté")
+_OWN_SUBORDINATE = re.compile(r"\b(?:depuis que|desde que|seit|seitdem|since|weil|because|porque|parce que|quand|cuando|when|wenn|als)"
+                              r"\s+(?:j['’]|je|ich|wir|yo|i|we|eu|nous|on)\b", re.I)
+
+
+def anaphoric_comment(clause: str) -> bool:
+    """A comment on, or a feeling about, the clause before (see the module docstring)."""
+    c = clause.strip()
+    if _OWN_SUBORDINATE.search(c):
+        return False
+    return _DEMONSTRATIVE.match(c) is not None or (_FEELING_ABOUT.search(c) is not None and len(c.split()) <= 6)
+
+
+_COMPLEMENT = re.compile(r"^(?:dass|daß|que|qu['’]|that|ob|whether"
+                         # a consequence of the clause before: "..., deshalb bleibe ich zu Hause"
+                         r"|deshalb|deswegen|daher|darum|also|so|por eso|así que|donc|alors|então|por isso)\b", re.I)
+_ZU_INFINITIVE = re.compile(r"\bzu\s+[a-zäöüß]+en$|\b[a-zäöüß]{2,}zu[a-zäöüß]+en$")
+_OWN_SUBJECT = re.compile(r"\b(?:ich|wir|du|er|sie|es|man)\b", re.I)
+
+
+def dependent(clause: str) -> bool:
+    """The content of the clause before: a complement clause or a zu-infinitive (see the module
+    docstring)."""
+    c = clause.strip().rstrip(".!")
+    if _COMPLEMENT.match(c):
+        return True
+    return _ZU_INFINITIVE.search(c) is not None and _OWN_SUBJECT.search(c) is None and len(c.split()) <= 8
