@@ -14,8 +14,8 @@ feeling about the clause before, and clauses that only carry the content of the 
 
 Rules, in the six capture languages (Chinese only where it marks them with words):
 
-- **irrealis**: a finite verb in the conditional or past subjunctive -- would/could/'d; -ría,
-  -iera/-iese; würde/wäre/hätte/könnte; -rais/-rait; -ria -- or a wish word (wish, ojalá,
+- **irrealis**: a finite verb in the conditional or past subjunctive -- would/could/'d, should;
+  -ría, -iera/-iese; würde/wäre/hätte/könnte/müsste/sollte; -rais/-rait; -ria -- or a wish word (wish, ojalá,
   wünschte, oxalá, 但愿). A form that an article, possessive or preposition comes before is a noun
   ("una panadería", "a padaria", "le portrait") and does not count;
 - **intention**: a past modal of intending (wollte, quería, iba a, voulais, allais, queria, ia,
@@ -55,7 +55,8 @@ _IRREALIS_VERB = re.compile(
     r"\b(?:would|could|wouldn['’]t|couldn['’]t)\b(?!\s+you\b)|\b(?i:i|we|he|she|they)['’]d\b"
     r"|\b\w{2,}(?:ría|ríamos|rían|iera|iéramos|ieran|iese|iesen)\b"
     r"|\b(?:fuera|fuese|tuviera|pudiera|hubiera|hiciera|estuviera)\b"
-    r"|\b(?:würde|würden|wäre|wären|hätte|hätten|könnte|könnten|wünschte|wünschten)\b"
+    r"|\b(?:würde|würden|wäre|wären|hätte|hätten|könnte|könnten|müsste|müssten|sollte|sollten|bräuchte|wünschte|wünschten)\b"
+    r"|\b(?:should|shouldn['’]t|ought to)\b|应该"
     r"|\b\w{2,}(?:rais|rait|rions|raient)\b"
     r"|\b(?:wish|wished|ojalá|oxalá|tomara)\b|但愿",
     re.I,
@@ -115,7 +116,7 @@ def opinion_frame(clause: str) -> bool:
 
 def opinion_frame_only(clause: str) -> bool:
     """An opinion frame whose content is the next clause ("Ich finde,", "Ich glaube")."""
-    c = clause.strip().rstrip(",:;")
+    c = re.sub(r"\s+(?:dass|daß|que|that)$", "", clause.strip().rstrip(",:;"), flags=re.I)
     return opinion_frame(c) and _OPINION.match(c).end() >= len(c)  # type: ignore[union-attr]
 
 
@@ -158,6 +159,8 @@ _DEMONSTRATIVE = re.compile(
     r"|(?i:lo|la|los|las)\s+(?i:echo|extraño|odio|quiero|adoro|amo|detesto)\b"
     r"|(?i:davor|darüber|daran|darauf|dafür|davon)\s+(?:\w+\s+){0,3}?(?i:angst|sorgen|freue|ärgere)\b)"
 )
+# German verb second: "in der Stadt ist das unbezahlbar" -- "das" right after the verb, an adjective at the end
+_V2_DEMONSTRATIVE = re.compile(r"\b(?:ist|war|wäre|sind|waren)\s+(?:das|dies)\s+(?:[a-zäöüß]+\s+)?[a-zäöüß]+[.!]*$")
 _FEELING_ABOUT = re.compile(r"\b(?:de eso|de ello|con eso|disso|com isso|of it|about it|about that)\s*$", re.I)
 
 
@@ -171,7 +174,7 @@ def anaphoric_comment(clause: str) -> bool:
     c = clause.strip()
     if _OWN_SUBORDINATE.search(c):
         return False
-    return _DEMONSTRATIVE.match(c) is not None or (_FEELING_ABOUT.search(c) is not None and len(c.split()) <= 6)
+    return _DEMONSTRATIVE.match(c) is not None or _V2_DEMONSTRATIVE.search(c) is not None or (_FEELING_ABOUT.search(c) is not None and len(c.split()) <= 6)
 
 
 _COMPLEMENT = re.compile(r"^(?:dass|daß|que|qu['’]|that|ob|whether"

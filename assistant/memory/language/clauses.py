@@ -58,7 +58,7 @@ class Clause:
 _SUBJ_EN = r"(?:nobody['’]s|nobody|no one|everyone|everybody|someone|somebody|nothing|everything|it|it['’]s|I|I['’](?:m|ve|d|ll)|we|we['’](?:re|ve|d|ll)|he|he['’]s|she|she['’]s|they|they['’](?:re|ve)|my|our|his|her|their)"
 _SUBJ_INTL = (r"(?:yo|mi|mis|nuestr[oa]s?|él|ella|ellos|ellas|tengo|tenemos|vivimos|vivo|trabajo|trabaja|es|somos|estamos"
               r"|eu|meu|minha|meus|minhas|noss[oa]s?|ele|ela|eles|elas|temos|moramos|moro|sou|tenho"
-              r"|le|les|lo|nos|ich|wir|er|sie|mein|meine|meinen|meinem|unser|unsere|unseren|unserem"
+              r"|le|les|lo|la|nos|ich|wir|er|sie|mein|meine|meinen|meinem|unser|unsere|unseren|unserem"
               r"|je|j['’]|nous|on|il|elle|ils|elles|mon|ma|mes|notre|nos"
               r"|[a-zç]{3,}ei|[a-zñ]{3,}[éí]"  # a first-person preterite: "trabalhei", "comprei"; "trabajé", "viví"
               r"|estoy|soy|voy|me|(?:no|não)\s+[a-zçñ]+(?:o|é|ei|oy|ou))")  # "y estoy ...", "y me siento ...", ", no sé ..."

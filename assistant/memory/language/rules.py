@@ -143,7 +143,9 @@ _THING_SUBJECT = re.compile(r"^(?:nobody|no one|everyone|everybody|someone|someb
 # after a subordinator ("weil der Server ... ausgefallen ist")
 _SUB_INTL = r"(?:(?:weil|da|denn|obwohl|porque|aunque|parce que|car|pois|embora|because)\s+)?"
 _THING_SUBJECT_INTL = re.compile(r"^" + _SUB_INTL + r"(?:(?:der|die|das|den|dem)\s+(?:[a-zäöüß]+\s+)?[A-ZÄÖÜ]|(?:el|los|o|os)\s+[a-zà-ÿ]"
-                                 r"|es\s+[a-zäöüß]+t\b)")
+                                 r"|es\s+[a-zäöüß]+t\b"
+                                 # "la nuit a été courte", "la casa es grande": an article, its noun, a copula or auxiliary
+                                 r"|(?:le|la|les|l['’]|las|a|as)\s*[a-zà-ÿ]+\s+(?:est|a|sont|était|ont|es|era|está|son|fue|é|foi|são)\b)")
 _HOUSEHOLD_INTL = re.compile(r"^" + _SUB_INTL + r"\w+\s+(?:\w+\s+)?(?:Hund|Katze|Kinder|Kind|Baby|Kleine|Kleinen|Oma|Opa|perro|gato|niños?|bebé"
                              r"|nene|abuel[oa]s?|hij[oa]s?|chat|chien|enfants?|bébé|cachorr[oa]|gat[oa]s?|crianças?|filh[oa]s?|bebê)\b")
 # a tag at the end of a clause: "..., fingers crossed", "... lol"
