@@ -75,6 +75,7 @@ def test_an_intention_or_a_decision_still_weighed(clause, yes):
     ("Ich finde, dass Hamburg schön ist", True, False),
     ("Ich glaube", True, True),
     ("Creo que el tren es caro", True, False),
+    ("Me parece que va a llover", True, False),
     ("Je pense que", True, True),
     ("Ich glaube an Gott", False, False),  # a belief held, not a frame
     ("Meine Frau ist Ärztin", False, False),
@@ -110,6 +111,10 @@ def test_a_condition_on_a_day_to_come_is_contingent(sentence, yes):
     ("Hoje estou sem energia", True),
     ("Me duele la cabeza desde esta mañana", True),
     ("Je suis malade aujourd'hui", True),
+    ("Ich hab heute keine Lust zu kochen", True),  # no mood for anything today
+    ("Hoy no tengo ganas de salir", True),
+    ("Hoy tengo una entrevista de trabajo", False),  # something on today, not a mood
+    ("Ich habe keine Kinder", False),  # no today: a lasting fact
     ("Heute bin ich 40 geworden", False),  # a number: something happened
     ("Estoy en paro desde septiembre", False),  # no today: a lasting state
 ])  # fmt: skip
@@ -156,6 +161,7 @@ def test_a_consequence_goes_with_its_clause():
     ("Mi mejor amiga se ha ido a vivir a Roma y la echo mucho de menos.", "Roma", "echo"),
     ("Mañana tengo un examen de conducir y estoy nerviosísima.", "examen", "nerviosísima"),
     ("No como carne desde hace años y me siento mucho mejor.", "No como carne", "mejor"),
+    ("Ich arbeite seit 2010 bei Bosch, und ehrlich gesagt bin ich etwas gelangweilt.", "Bosch", "gelangweilt"),
 ])  # fmt: skip
 def test_a_comment_or_state_after_a_fact_is_cut_off(text, kept, gone):
     got = facts(text)
@@ -166,6 +172,7 @@ def test_a_comment_or_state_after_a_fact_is_cut_off(text, kept, gone):
     "Mein Chef hat gesagt, dass die Abteilung umzieht.",
     "Meine Kollegin behauptet, dass Teilzeit faul macht.",
     "Mi vecino me contó que van a abrir un gimnasio.",
+    "El jefe nos ha dicho que habrá despidos.",
     "My GP says I need to cut down on sugar.",  # advice to the person is the GP's, not a fact
     "Ma sœur dit que je travaille trop.",
 ])  # fmt: skip
@@ -180,6 +187,10 @@ def test_more_reported_speech_is_no_fact(text):
     ("et on a deux enfants", True),
     ("On a boat the waves are big", False),  # English "on"
     ("Mis primos viven en Cádiz", True),  # "mis", not "primos"
+    ("Este año he empezado a correr", True),  # "he" + a participle: the Spanish perfect of the first person
+    ("Trabajé diez años en Londres", True),  # a first-person preterite opening the clause
+    ("Comprei uma bicicleta nova", True),
+    ("He started a new job", False),
     ("Los primos viven en Cádiz", False),
 ])  # fmt: skip
 def test_a_verb_of_the_first_person_plural_is_the_person(text, yes):

@@ -103,7 +103,7 @@ def intention(clause: str) -> bool:
 
 _OPINION = re.compile(
     r"^(?:(?:and|but|y|pero|und|aber|et|mais|e|mas)\s+)?(?:(?:ich|yo|je|j['’]|eu|i|we|wir)\s*)?"
-    r"(?:finde|glaube|denke|meine|creo|pienso|opino|pense|crois|trouve|acho|penso|think|believe|reckon|guess)"
+    r"(?:finde|glaube|denke|meine|creo|pienso|opino|me parece|pense|crois|trouve|acho|penso|think|believe|reckon|guess)"
     r"(?:\s+(?:ich|yo))?(?=\s*(?:,|$)|\s+(?:dass|daß|que|qu['’]|that)\b)",
     re.I,
 )
@@ -140,7 +140,9 @@ def contingent(sentence: str) -> bool:
 _TODAY = (r"(?:today|tonight|this morning|right now|heute|heute morgen|gerade|hoy|esta mañana|desde esta mañana|ahora mismo"
           r"|aujourd['’]hui|ce matin|hoje|esta manhã|agora)")
 _STATE_VERB = (r"(?:i['’]m|i am|i feel|ich bin|bin ich|fühle ich mich|ich fühle mich|estoy|me siento|me duele|me duelen|tengo dolor"
-               r"|je suis|je me sens|j['’]ai mal|estou|me sinto|estou com dor|tenho dor)")
+               r"|je suis|je me sens|j['’]ai mal|estou|me sinto|estou com dor|tenho dor"
+               # no mood for anything today: "Ich hab heute keine Lust", "Hoy no tengo ganas", "je n'ai pas envie"
+               r"|ich hab(?:e)?(?= (?:heute )?keine)|hab(?:e)? ich(?= (?:heute )?keine)|no tengo|je n['’]ai pas|não tenho|i don['’]t feel like)")
 _TODAY_STATE = re.compile(r"^(?:" + _TODAY + r"\s+)?" + _STATE_VERB + r"\b(?=.*\b" + _TODAY + r"\b)|^" + _TODAY + r"\s+" + _STATE_VERB + r"\b"
                           r"|^(?:我)?(?:今天|现在)(?:有点|好|很)?(?:头疼|头痛|不舒服|累|困)", re.I)
 
@@ -151,7 +153,7 @@ def today_state(clause: str) -> bool:
     c = clause.strip()
     if _TODAY_STATE.search(c) is None:
         return False
-    return not re.search(r"\d", c) and not re.search(r"\s[A-ZÄÖÜ][a-zäöüß]+(?:\s|$)", re.sub(r"\b(?:Angst|Kopfschmerzen)\b", "", c)[1:])
+    return not re.search(r"\d", c) and not re.search(r"\s[A-ZÄÖÜ][a-zäöüß]+(?:\s|$)", re.sub(r"\b(?:Angst|Kopfschmerzen|Lust|Zeit)\b", "", c)[1:])
 
 
 _DEMONSTRATIVE = re.compile(

@@ -160,6 +160,9 @@ FIRST_PERSON = re.compile(
     # the verb says the person without a pronoun: es/pt first person plural ("vendimos", "tenemos", "moramos"); French
     # "on" as "we", with its verb ("On habite à Lille", "on a deux enfants", "On part en Bretagne")
     r"|\b(?!(?:ramos|primos)\b)[a-zñç]+(?:amos|emos|imos)\b"
+    # Spanish "he" + a participle ("he empezado"), a first-person preterite opening a clause ("Trabajé diez años"),
+    # Portuguese first-person preterite ("trabalhei", "comprei")
+    r"|\bhe\s+[a-zñ]+(?:ado|ido)\b|(?:^|(?<=[,;]\s)|(?<=\by\s)|(?<=\bpero\s))[a-zñ]{4,}[éí]\b|\b[a-zç]{3,}ei\b"
     r"|(?:^|(?<=[,;]\s)|(?<=\bet\s)|(?<=\bmais\s))on\s+(?:a\s+(?:\w+[éiu]s?|deux|trois|un|une|des)|va|est|était|part|habite|vit|fait"
     r"|aime|adore|cherche|prend|travaille|passe|reste|vient|revient|doit|peut|veut|s['’]\w+)\b",
     re.I,

@@ -92,7 +92,7 @@ _HEARSAY = re.compile(
 _THINK = (r"thinks|think|thought|reckons|reckon|reckoned|believes|believe|feels that|feel that|reckons"
           r"|cree|creen|creía|piensa|piensan|opina|opinan|meint|meinen|meinte|findet|finden|glaubt|glauben|denkt|denken"
           r"|pense|pensent|croit|croient|trouve que|trouvent que|acha|acham|achava|pensa|pensam|acredita|acreditam")
-_SAY = (r"says|say|said|told me|tells me|told us|keeps saying|insists|claims|dice|dicen|dijo|me dijo|contó|me contó|comentó|asegura"
+_SAY = (r"says|say|said|told me|tells me|told us|keeps saying|insists|claims|dice|dicen|dijo|me dijo|dicho|contado|contó|me contó|comentó|asegura"
         r"|sagt|sagen|sagte|gesagt|erzählt|erzählte|behauptet|behauptete|meinte|gemeint"
         r"|dit|disent|m['’]a dit|a dit|raconte|m['’]a raconté|prétend|diz|dizem|disse|falou|fala|contou|me contou")
 _FRAME = re.compile(r"^(?P<subj>(?:[\w'’-]+\s+){1,6}?)(?P<v>(?i:" + _THINK + r")|(?i:" + _SAY + r"))\b(?P<rest>.*)$", re.S)
@@ -248,14 +248,15 @@ _STATE = (r"(?:tired|exhausted|knackered|shattered|stressed|nervous|anxious|exci
           r"|overwhelmed|hungover|cansad[oa]s?|agotad[oa]s?|estresad[oa]s?|nervios[oa]s?|preocupad[oa]s?|aburrid[oa]s?|emocionad[oa]s?"
           r"|hart[oa]s?|exaust[oa]s?|estressad[oa]s?|nervos[oa]s?|ansios[oa]s?|fatigu[ée]e?s?|crev[ée]e?s?|[ée]puis[ée]e?s?"
           r"|stress[ée]e?s?|nerveux|nerveuse|inqui[eè]te?|angoiss[ée]e?s?|müde|kaputt|erschöpft|gestresst|nervös|aufgeregt|genervt"
+          r"|gelangweilt|traurig|enttäuscht|erkältet|sad|triste|tristes|deprimid[oa]s?|malade|doente"
           # a superlative ("nerviosísima"), or a comparison with before ("mucho mejor"): how the person is now
           r"|[a-zñ]{3,}ísim[oa]s?|better|worse|mejor|peor|besser|schlechter|mieux|pire|melhor|pior)")
 _FIRST_COPULA = (r"(?:i['’]m|i am|we['’]re|we are|i feel|i['’]m feeling|estoy|estamos|me siento|estou|estamos|tô|je suis|j['’]suis"
-                 r"|on est|nous sommes|ich bin|wir sind)")
+                 r"|on est|nous sommes|ich bin|wir sind|bin ich|sind wir)")  # German verb second: "ehrlich gesagt bin ich ..."
 # "I'm exhausted today", "Estoy agotada", "Je suis crevée", "I'm nervous about Friday": a first-person passing state,
 # with a time or what it is about at most; 我今天好累: 我 (a time) + a degree word + a state
 _PASSING = re.compile(r"^(?:(?:today|this week|lately|hoy|este año|esta semana|hoje|este ano|esta semana|aujourd['’]hui|cette semaine"
-                      r"|heute|diese woche)\s+)?(?:" + _FIRST_COPULA + r")\s+(?:(?:" + _DEGREE + r"|absolutely|completely|totally|so so|too|zu|trop|demasiado|demais|much|mucho|viel|beaucoup)\s+)*" + _STATE
+                      r"|heute|diese woche|ehrlich gesagt|gerade|honestly|la verdad)\s+)?(?:" + _FIRST_COPULA + r")\s+(?:(?:" + _DEGREE + r"|absolutely|completely|totally|so so|too|zu|trop|demasiado|demais|much|mucho|viel|beaucoup|etwas|ein bisschen|algo|un peu)\s+)*" + _STATE
                       + r"(?:\s+(?:today|tonight|this morning|right now|at the moment|hoy|hoje|aujourd['’]hui|heute|(?:about|for|por|com|pour"
                       r"|wegen|with|of|de|del|von|über|mit|avec|du|des|da|do)\s+[\w'’-]+(?:\s+[\w'’-]+){0,2}))?[.!]*$"
                       r"|^我(?:今天|现在|最近|这几天)?(?:好|很|太|真|特别|有点|非常)?(?:累|困|烦|紧张|焦虑)(?:了|啊|死了)*[。！!.]*$", re.I)
