@@ -175,6 +175,8 @@ def test_a_comment_or_state_after_a_fact_is_cut_off(text, kept, gone):
     "El jefe nos ha dicho que habrá despidos.",
     "My GP says I need to cut down on sugar.",  # advice to the person is the GP's, not a fact
     "Ma sœur dit que je travaille trop.",
+    "Dice mi madre que de pequeño era muy travieso.",  # the verb before its subject
+    "Keine Ahnung, ob ich das schaffe.",  # no idea whether: asking, not stating
 ])  # fmt: skip
 def test_more_reported_speech_is_no_fact(text):
     assert facts(text) == []

@@ -151,7 +151,7 @@ FIRST_PERSON = re.compile(
     r"\b(?:i|i['’]m|i['’]ve|i['’]d|i['’]ll|me|my|mine|myself|we|we['’]re|we['’]ve|we['’]d|we['’]ll|our|ours|ourselves)\b"
     r"|我"
     r"|\b(?:yo|mi|mis|mío|mía|conmigo|nosotros|nosotras|nuestro|nuestra|nuestros|nuestras|soy|estoy|tengo|vivo|trabajo"
-    r"|acabo|voy|fui|estuve|tuve|quiero|prefiero|odio|necesito|estudio|nací|crecí|llevo|hablo)\b|\bme\s+(?:llamo|gusta"
+    r"|acabo|voy|doy|fui|estuve|tuve|quiero|prefiero|odio|necesito|estudio|nací|crecí|llevo|hablo)\b|\bme\s+(?:llamo|gusta"
     r"|encanta|caso|mudé|mudo)\b"
     r"|\b(?:ich|mein|meine|meinen|meinem|meiner|meines|mich|mir|wir|unser|unsere|unseren|unserem|uns)\b"
     r"|\b(?:je|moi|mon|ma|mes|nous|notre|nos)\b|\b[jm]['’]"

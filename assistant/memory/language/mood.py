@@ -119,10 +119,15 @@ def _frame(clause: str) -> tuple[str, str, str] | None:
     return m["subj"], m["v"], m["rest"]
 
 
+# the verb of saying or thinking before its subject: "Dice mi madre que ...", "Acha o meu pai que ...", "Dit ma sœur"
+_FRAME_VS = re.compile(r"^(?:dice|dijo|cuenta|contó|opina|cree|piensa|diz|disse|conta|acha|dit|pense|trouve)\s+(?:mi|mis|el|la|los|las"
+                       r"|meu|minha|o|a|os|as|mon|ma|mes|le|les)\s+[\wÀ-ÿ-]+(?:\s+[\wÀ-ÿ-]+)?\s*,?\s*(?:que|qu['’])", re.I)
+
+
 def reported(clause: str) -> bool:
     """Someone else's opinion or hearsay (see the module docstring), not the person's statement."""
     c = clause.strip()
-    if _HEARSAY.match(c):
+    if _HEARSAY.match(c) or _FRAME_VS.match(c):
         return True
     f = _frame(c)
     if f is None:
@@ -182,6 +187,8 @@ _ASKING = re.compile(
     r"|me demande\b|ne sais pas (?:si|pourquoi|comment|quand|où)\b|(?:voudrais|veux|aimerais) savoir\b|me pose la question\b"
     r"|me pergunto\b|não sei (?:se|por que|porque|o que|como|quando|onde)\b|(?:fico|estou|ando) pensando se\b|(?:queria|quero|gostaria de) saber\b)"
     r"|^" + _COORD + r"(?:whether|ob)\b"
+    # no idea whether ...: "Keine Ahnung, ob ...", "Ni idea de si ...", "Aucune idée", "Não faço ideia"
+    r"|^(?:keine ahnung|ni idea|no tengo ni idea|aucune idée|je n['’]en sais rien|não faço (?:a menor )?ideia|sei lá|no idea|who knows|wer weiß)\b"
     r"|^(?:我)?(?:想知道|不知道|在想要不要|在犹豫|在考虑要不要|想问问)",
     re.I,
 )
