@@ -76,6 +76,9 @@ def test_an_intention_or_a_decision_still_weighed(clause, yes):
     ("Ich glaube", True, True),
     ("Creo que el tren es caro", True, False),
     ("Me parece que va a llover", True, False),
+    ("Ich hoffe, dass die OP gut geht", True, False),
+    ("Espero que mi hijo apruebe", True, False),
+    ("Espero el autobús", False, False),  # "espero" = I wait: no content clause
     ("Je pense que", True, True),
     ("Ich glaube an Gott", False, False),  # a belief held, not a frame
     ("Meine Frau ist Ärztin", False, False),
@@ -177,6 +180,8 @@ def test_a_comment_or_state_after_a_fact_is_cut_off(text, kept, gone):
     "Ma sœur dit que je travaille trop.",
     "Dice mi madre que de pequeño era muy travieso.",  # the verb before its subject
     "Keine Ahnung, ob ich das schaffe.",  # no idea whether: asking, not stating
+    "Ich habe gehört, dass die Schule schließt.",  # hearsay in the first person
+    "He oído que van a cerrar la fábrica.",
 ])  # fmt: skip
 def test_more_reported_speech_is_no_fact(text):
     assert facts(text) == []

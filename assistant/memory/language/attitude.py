@@ -22,8 +22,8 @@ Rules, in the six capture languages (Chinese only where it marks them with words
   wanted to, was going to, meant to), or a decision still weighed (we're thinking of, estamos
   pensando en, wir überlegen, on réfléchit à): what the person meant or means to do, not what
   they do;
-- **opinion frame**: the person's verb of thinking (ich finde/glaube/denke, creo/pienso, je pense/
-  crois/trouve, acho/penso, I think/believe/reckon) followed by its content (after "dass", "que",
+- **opinion frame**: the person's verb of thinking or hoping (ich finde/glaube/denke/hoffe,
+  creo/pienso/espero, je pense/crois/trouve/espère, acho/penso, I think/believe/hope) followed by its content (after "dass", "que",
   "that", a comma, or nothing: then the next clause is its content);
 - **contingent**: the sentence opens with a condition (if, wenn, falls, si, se, 如果) and names a
   day still to come (tomorrow, morgen, am Samstag, mañana, el sábado, demain, amanhã, 明天 ...): a
@@ -103,7 +103,8 @@ def intention(clause: str) -> bool:
 
 _OPINION = re.compile(
     r"^(?:(?:and|but|y|pero|und|aber|et|mais|e|mas)\s+)?(?:(?:ich|yo|je|j['’]|eu|i|we|wir)\s*)?"
-    r"(?:finde|glaube|denke|meine|creo|pienso|opino|me parece|pense|crois|trouve|acho|penso|think|believe|reckon|guess)"
+    r"(?:finde|glaube|denke|meine|creo|pienso|opino|me parece|pense|crois|trouve|acho|penso|think|believe|reckon|guess"
+    r"|hoffe|espero|espère|hope)"  # a hope is no more a fact than an opinion
     r"(?:\s+(?:ich|yo))?(?=\s*(?:,|$)|\s+(?:dass|daß|que|qu['’]|that)\b)",
     re.I,
 )

@@ -85,6 +85,7 @@ _HEARSAY = re.compile(
     r"^(?:(?:and|but|so|y|e|pero|mas|mais|et|und|aber|also)\s+)?(?:apparently|supposedly|allegedly|reportedly|rumou?r has it"
     r"|(?:they|people|everyone|everybody|some people|experts|doctors) (?:say|says|said|reckon|think|claim)"
     r"|word is|i(?:['’]ve)? (?:heard|read)(?: somewhere)?(?: that)?\b"
+    r"|(?:ich )?hab(?:e)? (?:gehört|gelesen)|he (?:oído|escuchado|leído)|j['’]ai (?:entendu dire|lu)|li que|ouvi falar"
     r"|dicen que|se dice que|según dicen|dizem que|diz-se que|falam que|ouvi dizer|on dit|il para[iî]t|paraît-il"
     r"|man sagt|angeblich|es heißt|sagt man)\b|^(?:听说|据说|有人说|大家都说|人家说)",
     re.I,
@@ -255,7 +256,8 @@ _STATE = (r"(?:tired|exhausted|knackered|shattered|stressed|nervous|anxious|exci
           r"|overwhelmed|hungover|cansad[oa]s?|agotad[oa]s?|estresad[oa]s?|nervios[oa]s?|preocupad[oa]s?|aburrid[oa]s?|emocionad[oa]s?"
           r"|hart[oa]s?|exaust[oa]s?|estressad[oa]s?|nervos[oa]s?|ansios[oa]s?|fatigu[ée]e?s?|crev[ée]e?s?|[ée]puis[ée]e?s?"
           r"|stress[ée]e?s?|nerveux|nerveuse|inqui[eè]te?|angoiss[ée]e?s?|müde|kaputt|erschöpft|gestresst|nervös|aufgeregt|genervt"
-          r"|gelangweilt|traurig|enttäuscht|erkältet|sad|triste|tristes|deprimid[oa]s?|malade|doente"
+          r"|gelangweilt|traurig|enttäuscht|erkältet|krank|sad|sick|ill|triste|tristes|deprimid[oa]s?|malade|doente"
+          r"|resfriad[oa]s?|enferm[oa]s?|agobiad[oa]s?|fatal|mal|gripad[oa]s?|constipad[oa]s?|enrhumée?s?"
           # a superlative ("nerviosísima"), or a comparison with before ("mucho mejor"): how the person is now
           r"|[a-zñ]{3,}ísim[oa]s?|better|worse|mejor|peor|besser|schlechter|mieux|pire|melhor|pior)")
 _FIRST_COPULA = (r"(?:i['’]m|i am|we['’]re|we are|i feel|i['’]m feeling|estoy|estamos|me siento|estou|estamos|tô|je suis|j['’]suis"
