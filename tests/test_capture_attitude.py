@@ -44,6 +44,7 @@ def test_a_verb_in_the_conditional_mood_is_irrealis(clause):
     "Moro perto de uma padaria",
     "Ich möchte Schlagzeug lernen",  # möchte is no Konjunktiv of a wish here
     "I live in Leeds",
+    "I'd just moved to Leeds when we met",  # "I'd" + a participle: had, not would
 ])  # fmt: skip
 def test_a_noun_or_the_second_person_is_not_irrealis(clause):
     assert not attitude.irrealis(clause)
@@ -206,3 +207,17 @@ def test_a_verb_of_the_first_person_plural_is_the_person(text, yes):
 
 def test_a_spanish_perfect_with_he_is_kept():
     assert facts("Me he apuntado a un curso de cerámica.") == ["User: Me he apuntado a un curso de cerámica."]
+
+
+@pytest.mark.parametrize("text, gone", [
+    ("Ich bin heute total gestresst, weil der Server bei der Arbeit ausgefallen ist.", "Server"),
+    ("Eigentlich wollte ich heute laufen, aber es schüttet.", "schüttet"),
+    ("Je suis vraiment fatiguée aujourd'hui, la nuit a été courte.", "nuit"),
+])  # fmt: skip
+def test_a_clause_about_a_thing_beside_a_dropped_one_is_no_fact(text, gone):
+    assert not any(gone in f for f in facts(text))
+
+
+def test_a_dated_event_with_an_article_stays():
+    got = facts("Wir ziehen nach Kiel, und der Umzug ist im Juni.")
+    assert any("Juni" in f for f in got)

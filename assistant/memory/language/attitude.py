@@ -52,7 +52,8 @@ from assistant.memory.language.langid import detect
 # conditional / past-subjunctive verb forms (es, de, fr, pt; English modals)
 # (the forms of the second person are left out: "Deberías saber que ...", "could you" speak to the assistant)
 _IRREALIS_VERB = re.compile(
-    r"\b(?:would|could|wouldn['’]t|couldn['’]t)\b(?!\s+you\b)|\b(?i:i|we|he|she|they)['’]d\b"
+    r"\b(?:would|could|wouldn['’]t|couldn['’]t)\b(?!\s+you\b)"
+    r"|\b(?i:i|we|he|she|they)['’]d\b(?!\s+(?:just|already|never|ever|only|been|had|got|gone|done|seen|\w+ed)\b)"  # "I'd moved": had
     r"|\b\w{2,}(?:ría|ríamos|rían|iera|iéramos|ieran|iese|iesen)\b"
     r"|\b(?:fuera|fuese|tuviera|pudiera|hubiera|hiciera|estuviera)\b"
     r"|\b(?:würde|würden|wäre|wären|hätte|hätten|könnte|könnten|müsste|müssten|sollte|sollten|bräuchte|wünschte|wünschten)\b"

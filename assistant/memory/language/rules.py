@@ -148,6 +148,10 @@ _THING_SUBJECT_INTL = re.compile(r"^" + _SUB_INTL + r"(?:(?:der|die|das|den|dem)
                                  r"|(?:le|la|les|l['’]|las|a|as)\s*[a-zà-ÿ]+\s+(?:est|a|sont|était|ont|es|era|está|son|fue|é|foi|são)\b)")
 _HOUSEHOLD_INTL = re.compile(r"^" + _SUB_INTL + r"\w+\s+(?:\w+\s+)?(?:Hund|Katze|Kinder|Kind|Baby|Kleine|Kleinen|Oma|Opa|perro|gato|niños?|bebé"
                              r"|nene|abuel[oa]s?|hij[oa]s?|chat|chien|enfants?|bébé|cachorr[oa]|gat[oa]s?|crianças?|filh[oa]s?|bebê)\b")
+_MONTH_OR_NUMBER = re.compile(r"\d|\b(?:januar|februar|märz|april|mai|juni|juli|august|september|oktober|november|dezember|enero|febrero"
+                              r"|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|janvier|février|mars|avril"
+                              r"|juin|juillet|août|septembre|octobre|novembre|décembre|janeiro|fevereiro|março|maio|junho|julho|setembro"
+                              r"|outubro|novembro|dezembro)\b", re.I)
 # a tag at the end of a clause: "..., fingers crossed", "... lol"
 _TAG = re.compile(r"(?:[\s,]+(?:lol|lmao|haha+|hehe|fingers crossed|tbh|xx?|:\)|:D|😂|🤞|🙏))+\s*[.!]*$", re.I)
 _NUMBER_WORDS = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty"
@@ -172,7 +176,9 @@ def _generic(grounded: str, had_date: bool, people: set[str] = frozenset(), hous
         return finish(third_person(s, household))
     if imperative(s) or STANDING.search(s):
         return None  # an instruction to the assistant stays in the episode, as before
-    if _COMMENT.match(s) or ((_THING_SUBJECT.match(s) or _THING_SUBJECT_INTL.match(s)) and not has_first_person(s)
+    # "Der Umzug ist im Juni": a dated event of their life stays
+    thing_intl = _THING_SUBJECT_INTL.match(s) and not (had_date or _MONTH_OR_NUMBER.search(s))
+    if _COMMENT.match(s) or ((_THING_SUBJECT.match(s) or thing_intl) and not has_first_person(s)
                              and not _HOUSEHOLD_NP.match(s) and not _HOUSEHOLD_INTL.match(s)):
         return None  # "the house is chaos", "which works well", "was ehrlich gesagt super ist": a comment, not the person
     if re.search(r"\b(?:I|I['’]m|I['’]ve|my)\b", s) and s.isascii():
