@@ -198,6 +198,8 @@ def test_more_reported_speech_is_no_fact(text):
     ("Este año he empezado a correr", True),  # "he" + a participle: the Spanish perfect of the first person
     ("Trabajé diez años en Londres", True),  # a first-person preterite opening the clause
     ("Comprei uma bicicleta nova", True),
+    ("Vou fazer uma cirurgia em maio", True),
+    ("A gente mora em Recife", True),  # "a gente": the Portuguese "we"
     ("He started a new job", False),
     ("Los primos viven en Cádiz", False),
 ])  # fmt: skip

@@ -156,7 +156,7 @@ FIRST_PERSON = re.compile(
     r"|\b(?:ich|mein|meine|meinen|meinem|meiner|meines|mich|mir|wir|unser|unsere|unseren|unserem|uns)\b"
     r"|\b(?:je|moi|mon|ma|mes|nous|notre|nos)\b|\b[jm]['’]"
     r"|\b(?:eu|meu|minha|meus|minhas|mim|comigo|nós|nosso|nossa|nossos|nossas|moro|sou|tenho|trabalho|gosto|nasci"
-    r"|estudo|estou)\b"
+    r"|estudo|estou|vou|a gente)\b"
     # the verb says the person without a pronoun: es/pt first person plural ("vendimos", "tenemos", "moramos"); French
     # "on" as "we", with its verb ("On habite à Lille", "on a deux enfants", "On part en Bretagne")
     r"|\b(?!(?:ramos|primos)\b)[a-zñç]+(?:amos|emos|imos)\b"
