@@ -80,6 +80,8 @@ def test_an_intention_or_a_decision_still_weighed(clause, yes):
     ("Ich hoffe, dass die OP gut geht", True, False),
     ("Espero que mi hijo apruebe", True, False),
     ("Espero el autobús", False, False),  # "espero" = I wait: no content clause
+    ("我觉得上海的房价太高了", True, False),
+    ("我希望明年能去欧洲旅游", True, False),
     ("Je pense que", True, True),
     ("Ich glaube an Gott", False, False),  # a belief held, not a frame
     ("Meine Frau ist Ärztin", False, False),
@@ -223,3 +225,9 @@ def test_a_clause_about_a_thing_beside_a_dropped_one_is_no_fact(text, gone):
 def test_a_dated_event_with_an_article_stays():
     got = facts("Wir ziehen nach Kiel, und der Umzug ist im Juni.")
     assert any("Juni" in f for f in got)
+
+
+def test_a_passing_state_in_chinese_of_the_person_or_their_people():
+    assert facts("我最近心情不太好。") == []
+    got = facts("我儿子明天考试，他有点紧张。")
+    assert any("考试" in f for f in got) and not any("紧张" in f for f in got)

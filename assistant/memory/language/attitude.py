@@ -111,15 +111,19 @@ _OPINION = re.compile(
 )
 
 
+_OPINION_ZH = re.compile(r"^(?:我|我们)(?:觉得|认为|感觉|希望|相信|估计|猜)")
+
+
 def opinion_frame(clause: str) -> bool:
     """The person's own verb of thinking with its content (see the module docstring)."""
-    return _OPINION.match(clause.strip()) is not None
+    return _OPINION.match(clause.strip()) is not None or _OPINION_ZH.match(clause.strip()) is not None
 
 
 def opinion_frame_only(clause: str) -> bool:
     """An opinion frame whose content is the next clause ("Ich finde,", "Ich glaube")."""
     c = re.sub(r"\s+(?:dass|daß|que|that)$", "", clause.strip().rstrip(",:;"), flags=re.I)
-    return opinion_frame(c) and _OPINION.match(c).end() >= len(c)  # type: ignore[union-attr]
+    m = _OPINION.match(c) or _OPINION_ZH.match(c)
+    return m is not None and m.end() >= len(c)
 
 
 _CONDITION_FIRST = re.compile(r"^(?:if|when|wenn|falls|sofern|si|se|quand|如果|要是)\b", re.I)

@@ -268,7 +268,7 @@ _PASSING = re.compile(r"^(?:(?:today|this week|lately|hoy|este año|esta semana|
                       r"|heute|diese woche|ehrlich gesagt|gerade|honestly|la verdad)\s+)?(?:" + _FIRST_COPULA + r")\s+(?:(?:" + _DEGREE + r"|absolutely|completely|totally|so so|too|zu|trop|demasiado|demais|much|mucho|viel|beaucoup|etwas|ein bisschen|algo|un peu)\s+)*" + _STATE
                       + r"(?:\s+(?:today|tonight|this morning|right now|at the moment|hoy|hoje|aujourd['’]hui|heute|(?:about|for|por|com|pour"
                       r"|wegen|with|of|de|del|von|über|mit|avec|du|des|da|do)\s+[\w'’-]+(?:\s+[\w'’-]+){0,2}))?[.!]*$"
-                      r"|^我(?:今天|现在|最近|这几天)?(?:好|很|太|真|特别|有点|非常)?(?:累|困|烦|紧张|焦虑)(?:了|啊|死了)*[。！!.]*$", re.I)
+                      r"|^(?:我|我们|他|她)(?:今天|现在|最近|这几天)?(?:心情)?(?:好|很|太|真|特别|有点|非常|不太)?(?:累|困|烦|紧张|焦虑|好|差)(?:了|啊|死了)*[。！!.]*$", re.I)
 # only possible, not decided: "We might go to Crete", "a lo mejor", "vielleicht", "peut-être", "talvez", 可能
 _POSSIBLE = re.compile(r"\b(?:might|maybe|perhaps|possibly|not sure yet|a lo mejor|quizás?|tal vez|vielleicht|eventuell|peut-être"
                        r"|talvez|se calhar|quem sabe)\b|可能|也许|说不定|或许", re.I)
