@@ -101,6 +101,10 @@ def test_the_content_of_an_opinion_frame_is_no_fact():
     ("Wenn das Wetter hält, grillen wir am Samstag.", True),
     ("Si llueve el sábado, cancelamos la excursión.", True),
     ("If it's sunny tomorrow we'll go to the beach.", True),
+    ("Se eu ganhar o aumento, vamos viajar para a Itália.", True),  # the future after the condition
+    ("If I get the job, we'll move to Leeds.", True),
+    ("Si me dan el préstamo, abriré una cafetería.", True),
+    ("Cuando tengo tiempo, voy para la playa.", False),
     ("Wenn ich müde bin, trinke ich Tee.", False),  # a habit: no day to come
     ("If I eat dairy I get a rash.", False),
 ])  # fmt: skip
@@ -117,6 +121,7 @@ def test_a_condition_on_a_day_to_come_is_contingent(sentence, yes):
     ("Hoje estou sem energia", True),
     ("Me duele la cabeza desde esta mañana", True),
     ("Je suis malade aujourd'hui", True),
+    ("J'ai un peu mal à la tête aujourd'hui", True),
     ("Ich hab heute keine Lust zu kochen", True),  # no mood for anything today
     ("Hoy no tengo ganas de salir", True),
     ("Hoy tengo una entrevista de trabajo", False),  # something on today, not a mood

@@ -26,8 +26,9 @@ Rules, in the six capture languages (Chinese only where it marks them with words
   creo/pienso/espero, je pense/crois/trouve/espère, acho/penso, I think/believe/hope) followed by its content (after "dass", "que",
   "that", a comma, or nothing: then the next clause is its content);
 - **contingent**: the sentence opens with a condition (if, wenn, falls, si, se, 如果) and names a
-  day still to come (tomorrow, morgen, am Samstag, mañana, el sábado, demain, amanhã, 明天 ...): a
-  plan that hangs on the condition; a habit said as a condition names no such day;
+  day still to come (tomorrow, morgen, am Samstag, mañana, el sábado, demain, amanhã, 明天 ...) or
+  puts what follows the condition in the future (will, werden, vamos a, -ré/-rá, -rei, -rons): a
+  plan that hangs on the condition; a habit said as a condition does neither;
 - **today state**: a first-person state verb (I'm, ich bin / bin ich, estoy, estou, je suis, me
   siento, me duele, tengo dolor) anchored to today (today, heute, hoy, aujourd'hui, hoje, this
   morning ...), with no number and no name: how the person is today, not who they are;
@@ -137,16 +138,25 @@ _DAY_TO_COME = re.compile(
 )
 
 
+# the main clause in the future: "..., we'll move", "..., vamos viajar", "..., abriré", "..., werden wir", "..., on partira"
+_FUTURE = re.compile(r"\b(?:will|['’]ll|going to|werden|werde|wird|vamos a|vamos \w+r|iremos|vou|vai|vamos|on va|nous allons|je vais"
+                     r"|\w{3,}(?:ré|rás|rá|remos|rán|rei|rão|rai|rons|ront))\b", re.I)
+
+
 def contingent(sentence: str) -> bool:
-    """A plan that hangs on a condition still to come (see the module docstring)."""
+    """A plan that hangs on a condition still to come (see the module docstring): the sentence
+    opens with its condition and names a day to come or puts its main clause in the future."""
     s = sentence.strip()
-    return _CONDITION_FIRST.search(s) is not None and _DAY_TO_COME.search(s) is not None
+    if _CONDITION_FIRST.search(s) is None:
+        return False
+    main = re.split(r"[,，]", s, maxsplit=1)[-1]
+    return _DAY_TO_COME.search(s) is not None or _FUTURE.search(main) is not None
 
 
 _TODAY = (r"(?:today|tonight|this morning|right now|heute|heute morgen|gerade|hoy|esta mañana|desde esta mañana|ahora mismo"
           r"|aujourd['’]hui|ce matin|hoje|esta manhã|agora)")
 _STATE_VERB = (r"(?:i['’]m|i am|i feel|ich bin|bin ich|fühle ich mich|ich fühle mich|estoy|me siento|me duele|me duelen|tengo dolor"
-               r"|je suis|je me sens|j['’]ai mal|estou|me sinto|estou com dor|tenho dor"
+               r"|je suis|je me sens|j['’]ai (?:un peu |très |vraiment )?mal|estou|me sinto|estou com dor|tenho dor"
                # no mood for anything today: "Ich hab heute keine Lust", "Hoy no tengo ganas", "je n'ai pas envie"
                r"|ich hab(?:e)?(?= (?:heute )?keine)|hab(?:e)? ich(?= (?:heute )?keine)|no tengo|je n['’]ai pas|não tenho|i don['’]t feel like)")
 _TODAY_STATE = re.compile(r"^(?:" + _TODAY + r"\s+)?" + _STATE_VERB + r"\b(?=.*\b" + _TODAY + r"\b)|^" + _TODAY + r"\s+" + _STATE_VERB + r"\b"
