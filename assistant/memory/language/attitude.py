@@ -17,9 +17,11 @@ Rules, in the six capture languages (Chinese only where it marks them with words
 - **irrealis**: a finite verb in the conditional or past subjunctive -- would/could/'d, should;
   -ría, -iera/-iese; würde/wäre/hätte/könnte/müsste/sollte; -rais/-rait; -ria -- or a wish word (wish, ojalá,
   wünschte, oxalá, 但愿). A form that an article, possessive or preposition comes before is a noun
-  ("una panadería", "a padaria", "le portrait") and does not count;
-- **intention**: a past modal of intending (wollte, quería, iba a, voulais, allais, queria, ia,
-  wanted to, was going to, meant to), or a decision still weighed (we're thinking of, estamos
+  ("una panadería", "a padaria", "le portrait") and does not count; an English modal counts only
+  as the clause's verb right after its subject ("I'd love to", not "the impact I could make"),
+  and not in a habit of the past ("we would walk for hours when I was a kid");
+- **intention**: a past modal of intending (wollte, quería, iba a, voulais, allais, queria,
+  was going to, meant to), or a decision still weighed (we're thinking of, estamos
   pensando en, wir überlegen, on réfléchit à): what the person meant or means to do, not what
   they do;
 - **opinion frame**: the person's verb of thinking or hoping (ich finde/glaube/denke/hoffe,
@@ -52,15 +54,24 @@ from assistant.memory.language.langid import detect
 
 # conditional / past-subjunctive verb forms (es, de, fr, pt; English modals)
 # (the forms of the second person are left out: "Deberías saber que ...", "could you" speak to the assistant)
+# English "would"/"could"/"'d" only as the verb of the clause, right after its subject at the start ("I'd love to ...",
+# "My husband would love a dog"), not inside it ("the impact I could make", "couldn't find my way out")
+_IRREALIS_EN = re.compile(
+    r"^(?:(?:and|but|so|honestly|really)\s+)*(?:i|we|he|she|they|(?:my|our)\s+[\w'’-]+|[A-Z][\w'’-]+)\s+(?:(?:really|still|also|just|so)\s+)?"
+    r"(?:would|could|wouldn['’]t|couldn['’]t|should|shouldn['’]t|ought to)\b(?!\s+you\b)"
+    r"|^(?:(?:and|but|so|honestly)\s+)*(?:i|we|he|she|they)['’]d\b(?!\s+(?:just|already|never|ever|only|been|had|got|gone|done|seen|\w+ed)\b)"
+    r"|^(?:(?:and|but|so)\s+)*(?:i|we)\s+wish\b|^if only\b",
+    re.I,
+)
+# "would" of a habit in the past: "Max and I would take long walks when I was a kid"
+_PAST_HABIT = re.compile(r"\bwhen (?:i|we) (?:was|were)\b|\bas (?:a )?(?:kids?|child|children|teenagers?)\b|\bgrowing up\b|\bback then\b"
+                         r"|\bin those days\b|\bused to\b", re.I)
 _IRREALIS_VERB = re.compile(
-    r"\b(?:would|could|wouldn['’]t|couldn['’]t)\b(?!\s+you\b)"
-    r"|\b(?i:i|we|he|she|they)['’]d\b(?!\s+(?:just|already|never|ever|only|been|had|got|gone|done|seen|\w+ed)\b)"  # "I'd moved": had
-    r"|\b\w{2,}(?:ría|ríamos|rían|iera|iéramos|ieran|iese|iesen)\b"
+    r"\b\w{2,}(?:ría|ríamos|rían|iera|iéramos|ieran|iese|iesen)\b"
     r"|\b(?:fuera|fuese|tuviera|pudiera|hubiera|hiciera|estuviera)\b"
     r"|\b(?:würde|würden|wäre|wären|hätte|hätten|könnte|könnten|müsste|müssten|sollte|sollten|bräuchte|wünschte|wünschten)\b"
-    r"|\b(?:should|shouldn['’]t|ought to)\b|应该"
-    r"|\b\w{2,}(?:rais|rait|rions|raient)\b"
-    r"|\b(?:wish|wished|ojalá|oxalá|tomara)\b|但愿",
+    r"|应该|\b\w{2,}(?:rais|rait|rions|raient)\b"
+    r"|\b(?:ojalá|oxalá|tomara)\b|但愿",
     re.I,
 )
 # the Portuguese conditional ("compraria", "gostaria") is spelt like Spanish nouns and adjectives ("veterinaria",
@@ -76,6 +87,8 @@ _NOT_VERB = frozenset("""padaria livraria pizzaria secretaria maria maría séri
 def irrealis(clause: str) -> bool:
     """A wish or a counterfactual: a verb in the conditional or past subjunctive, or a wish word
     (see the module docstring); a form right after an article or a preposition is a noun."""
+    if _IRREALIS_EN.search(clause.strip()):
+        return not _PAST_HABIT.search(clause)
     found = list(_IRREALIS_VERB.finditer(clause))
     if detect(clause) == "pt":
         found += list(_IRREALIS_PT.finditer(clause))
@@ -86,8 +99,9 @@ def irrealis(clause: str) -> bool:
     return False
 
 
+# (not English "wanted to" nor Portuguese "ia": in a story they tell what was done or what used to be done)
 _INTENTION = re.compile(r"\b(?:wollte|wollten|wolltest|quería|queríamos|iba a|íbamos a|voulais|voulait|voulions|allais|allait"
-                        r"|allions|queria|queríamos|ia|íamos|wanted to|was going to|were going to|meant to)\b", re.I)
+                        r"|allions|queria|was going to|were going to|meant to)\b", re.I)
 
 
 # still deciding: "we're thinking of/about", "estamos pensando en", "wir überlegen", "on réfléchit à", "estamos pensando em"
