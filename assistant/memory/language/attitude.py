@@ -66,42 +66,44 @@ _IRREALIS_EN = re.compile(
 # "would" of a habit in the past: "Max and I would take long walks when I was a kid"
 _PAST_HABIT = re.compile(r"\bwhen (?:i|we) (?:was|were)\b|\bas (?:a )?(?:kids?|child|children|teenagers?)\b|\bgrowing up\b|\bback then\b"
                          r"|\bin those days\b|\bused to\b", re.I)
-_IRREALIS_VERB = re.compile(
-    r"\b\w{2,}(?:ría|ríamos|rían|iera|iéramos|ieran|iese|iesen)\b"
-    r"|\b(?:fuera|fuese|tuviera|pudiera|hubiera|hiciera|estuviera)\b"
-    r"|\b(?:würde|würden|wäre|wären|hätte|hätten|könnte|könnten|müsste|müssten|sollte|sollten|bräuchte|wünschte|wünschten)\b"
-    r"|应该|\b\w{2,}(?:rais|rait|rions|raient)\b"
-    r"|\b(?:ojalá|oxalá|tomara)\b|但愿",
+# German, Chinese and wish words are verbs wherever they stand
+_IRREALIS_WORD = re.compile(
+    r"\b(?:würde|würden|wäre|wären|hätte|hätten|könnte|könnten|müsste|müssten|sollte|sollten|bräuchte|wünschte|wünschten)\b"
+    r"|应该|\b(?:ojalá|oxalá|tomara)\b|但愿",
     re.I,
 )
-# the Portuguese conditional ("compraria", "gostaria") is spelt like Spanish nouns and adjectives ("veterinaria",
-# "voluntaria"): only in a Portuguese clause
+# Spanish and French conditional / past subjunctive ("gustaría", "tuviera", "aimerais") and, in a Portuguese clause, the
+# Portuguese conditional ("compraria"): spelt like nouns ("ingeniería", "panadería", "veterinaria", "portrait"), so they
+# count only where a verb stands -- opening the clause, or after a subject pronoun, a clitic, a negation or a conjunction
+# (not after "la"/"los"/"las": articles too, "la guardería")
+_ROMANCE_FORM = re.compile(r"\b\w{2,}(?:ría|ríamos|rían|iera|iéramos|ieran|iese|iesen|rais|rait|rions|raient)\b"
+                           r"|\b(?:fuera|fuese|tuviera|pudiera|hubiera|hiciera|estuviera)\b", re.I)
 _IRREALIS_PT = re.compile(r"\b\w{3,}(?:aria|eria|iria|ariam|eriam|iriam|aríamos|eríamos|iríamos)\b", re.I)
-# a word before the form that makes it a noun: "una panadería", "a padaria", "le portrait", "in einer Bäckerei"
-_NOUN_BEFORE = re.compile(r"(?:\b(?:un|una|el|la|los|las|mi|mis|tu|su|sus|nuestra|esta|esa|de|del|en|al|le|les|l['’]|du|des|au|ce|cette"
-                          r"|mon|ma|o|a|os|as|um|uma|minha|meu|da|do|na|no|numa|num|the|an?|my|our)\s+)$", re.I)
-_NOT_VERB = frozenset("""padaria livraria pizzaria secretaria maria maría série galeria loteria lotería bateria batería lavanderia
-    confeitaria academia alegría mayoría categoría ingeniera ingenieras cualquiera portrait extrait attrait""".split())
+_VERB_BEFORE = re.compile(r"(?:^|\b(?:yo|tú|él|ella|usted|nosotros|nosotras|ellos|ellas|me|te|le|les|nos|os|se|lo|no|ya"
+                          r"|también|nunca|que|si|y|pero|aunque|como|je|tu|il|elle|on|nous|vous|ils|elles|ne"
+                          r"|et|mais|eu|você|ele|ela|a gente|nós|vocês|eles|elas|não|também|e|mas)\s+"
+                          r"|\b(?:j|m|t|s|qu)['’]\s*"  # "J'aimerais"
+                          r"|\b(?:mi|mis|mon|ma|mes|meu|minha|meus|minhas|su|sa|son)\s+[\wÀ-ÿ-]+\s+)$", re.I)  # "Mon mari voudrait"
 
 
 def irrealis(clause: str) -> bool:
     """A wish or a counterfactual: a verb in the conditional or past subjunctive, or a wish word
-    (see the module docstring); a form right after an article or a preposition is a noun."""
-    if _IRREALIS_EN.search(clause.strip()):
-        return not _PAST_HABIT.search(clause)
-    found = list(_IRREALIS_VERB.finditer(clause))
-    if detect(clause) == "pt":
-        found += list(_IRREALIS_PT.finditer(clause))
-    for m in found:
-        if m.group().casefold() in _NOT_VERB or _NOUN_BEFORE.search(clause[:m.start()]):
-            continue
+    (see the module docstring); a Romance form only where a verb stands."""
+    c = clause.strip()
+    if _IRREALIS_EN.search(c):
+        return not _PAST_HABIT.search(c)
+    if _IRREALIS_WORD.search(c):
         return True
-    return False
+    found = list(_ROMANCE_FORM.finditer(c))
+    if detect(c) == "pt":
+        found += list(_IRREALIS_PT.finditer(c))
+    return any(_VERB_BEFORE.search(c[:m.start()]) for m in found)
 
 
 # (not English "wanted to" nor Portuguese "ia": in a story they tell what was done or what used to be done)
-_INTENTION = re.compile(r"\b(?:wollte|wollten|wolltest|quería|queríamos|iba a|íbamos a|voulais|voulait|voulions|allais|allait"
-                        r"|allions|queria|was going to|were going to|meant to)\b", re.I)
+# ("iba a" / "allais" with an infinitive: "iba a la escuela", "j'allais à l'école" say where the person used to go)
+_INTENTION = re.compile(r"\b(?:wollte|wollten|wolltest|quería|queríamos|voulais|voulait|voulions|queria|was going to|were going to"
+                        r"|meant to)\b|\b(?:iba|íbamos) a\s+\w+(?:ar|er|ir)(?:me|te|se|lo|la|le|nos|les|los|las)?\b|\b(?:allais|allait|allions)\s+\w+(?:er|ir|re)\b", re.I)
 
 
 # still deciding: "we're thinking of/about", "estamos pensando en", "wir überlegen", "on réfléchit à", "estamos pensando em"

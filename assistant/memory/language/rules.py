@@ -146,8 +146,11 @@ _THING_SUBJECT_INTL = re.compile(r"^" + _SUB_INTL + r"(?:(?:der|die|das|den|dem)
                                  r"|es\s+[a-zäöüß]+t\b"
                                  # "la nuit a été courte", "la casa es grande": an article, its noun, a copula or auxiliary
                                  r"|(?:le|la|les|l['’]|las|a|as)\s*[a-zà-ÿ]+\s+(?:est|a|sont|était|ont|es|era|está|son|fue|é|foi|são)\b)")
-_HOUSEHOLD_INTL = re.compile(r"^" + _SUB_INTL + r"\w+\s+(?:\w+\s+)?(?:Hund|Katze|Kinder|Kind|Baby|Kleine|Kleinen|Oma|Opa|perro|gato|niños?|bebé"
-                             r"|nene|abuel[oa]s?|hij[oa]s?|chat|chien|enfants?|bébé|cachorr[oa]|gat[oa]s?|crianças?|filh[oa]s?|bebê)\b")
+# the household's people and pets, also named by an adjective or a number ("el mayor", "la pequeña", "die Kleine", "os dois")
+_HOUSEHOLD_INTL = re.compile(r"^" + _SUB_INTL + r"\w+\s+(?:\w+\s+)?(?:Hund|Katze|Kinder|Kind|Baby|Kleine|Kleinen|Große|Großen|Älteste|Ältere"
+                             r"|Jüngste|Jüngere|Zwillinge|Beiden|Oma|Opa|perro|gato|niños?|niñas?|bebé|nene|abuel[oa]s?|hij[oa]s?|mayor|menor"
+                             r"|pequeñ[oa]s?|mediano|gemel[oa]s|mellizos|dos|tres|chat|chien|enfants?|bébé|aînée?|cadet(?:te)?|petite?|jumeaux"
+                             r"|deux|cachorr[oa]|gat[oa]s?|crianças?|filh[oa]s?|bebê|caçula|velh[oa]|nov[oa]|dois|duas|gêmeos)\b")
 _MONTH_OR_NUMBER = re.compile(r"\d|\b(?:januar|februar|märz|april|mai|juni|juli|august|september|oktober|november|dezember|enero|febrero"
                               r"|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|janvier|février|mars|avril"
                               r"|juin|juillet|août|septembre|octobre|novembre|décembre|janeiro|fevereiro|março|maio|junho|julho|setembro"
