@@ -115,6 +115,7 @@ def test_the_content_of_an_opinion_frame_is_no_fact():
     ("If I get the job, we'll move to Leeds.", True),
     ("Si me dan el préstamo, abriré una cafetería.", True),
     ("Cuando tengo tiempo, voy para la playa.", False),
+    ("Si, mañana empiezo en la fábrica.", False),  # "Si," is yes
     ("Wenn ich müde bin, trinke ich Tee.", False),  # a habit: no day to come
     ("If I eat dairy I get a rash.", False),
 ])  # fmt: skip
@@ -254,3 +255,7 @@ def test_a_passing_state_in_chinese_of_the_person_or_their_people():
 ])  # fmt: skip
 def test_the_households_people_named_by_an_adjective_stay(text, kept):
     assert any(kept in f for f in facts(text))
+
+
+def test_a_dated_clause_with_an_article_stays():
+    assert any("colegio" in f for f in facts("Soy profesor y el lunes empiezo en un colegio nuevo."))

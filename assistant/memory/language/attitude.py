@@ -143,7 +143,8 @@ def opinion_frame_only(clause: str) -> bool:
     return m is not None and m.end() >= len(c)
 
 
-_CONDITION_FIRST = re.compile(r"^(?:if|when|wenn|falls|sofern|si|se|quand|如果|要是)\b", re.I)
+# ("Si, ..." / "Se, ...": yes, not if)
+_CONDITION_FIRST = re.compile(r"^(?:if|when|wenn|falls|sofern|si|se|quand|如果|要是)\b(?!\s*[,!.:])", re.I)
 _DAY_TO_COME = re.compile(
     r"\b(?:tomorrow|tonight|this (?:weekend|evening|afternoon)|next (?:week|weekend|month)|on (?:mon|tues|wednes|thurs|fri|satur|sun)day"
     r"|morgen|übermorgen|heute abend|am (?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|wochenende)|nächste woche"

@@ -151,10 +151,14 @@ _HOUSEHOLD_INTL = re.compile(r"^" + _SUB_INTL + r"\w+\s+(?:\w+\s+)?(?:Hund|Katze
                              r"|Jüngste|Jüngere|Zwillinge|Beiden|Oma|Opa|perro|gato|niños?|niñas?|bebé|nene|abuel[oa]s?|hij[oa]s?|mayor|menor"
                              r"|pequeñ[oa]s?|mediano|gemel[oa]s|mellizos|dos|tres|chat|chien|enfants?|bébé|aînée?|cadet(?:te)?|petite?|jumeaux"
                              r"|deux|cachorr[oa]|gat[oa]s?|crianças?|filh[oa]s?|bebê|caçula|velh[oa]|nov[oa]|dois|duas|gêmeos)\b")
+# a date or a time said in words: a month, a weekday, "tomorrow", "next week", "this year" (five languages)
 _MONTH_OR_NUMBER = re.compile(r"\d|\b(?:januar|februar|märz|april|mai|juni|juli|august|september|oktober|november|dezember|enero|febrero"
                               r"|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|janvier|février|mars|avril"
                               r"|juin|juillet|août|septembre|octobre|novembre|décembre|janeiro|fevereiro|março|maio|junho|julho|setembro"
-                              r"|outubro|novembro|dezembro)\b", re.I)
+                              r"|outubro|novembro|dezembro|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|lunes|martes"
+                              r"|miércoles|jueves|viernes|sábado|domingo|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|segunda"
+                              r"|terça|quarta|quinta|sexta|morgen|mañana|demain|amanhã|woche|wochenende|jahr|monat|semana|año|mes"
+                              r"|semaine|mois|an|année|ano|mês)\b", re.I)
 # a tag at the end of a clause: "..., fingers crossed", "... lol"
 _TAG = re.compile(r"(?:[\s,]+(?:lol|lmao|haha+|hehe|fingers crossed|tbh|xx?|:\)|:D|😂|🤞|🙏))+\s*[.!]*$", re.I)
 _NUMBER_WORDS = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty"
