@@ -87,6 +87,9 @@ def test_an_intention_or_a_decision_still_weighed(clause, yes):
     ("Ich glaube", True, True),
     ("Creo que el tren es caro", True, False),
     ("Me parece que va a llover", True, False),
+    ("Ich glaube nicht", True, True),  # a negated frame is a frame too
+    ("No creo que me den el trabajo", True, False),
+    ("Ich habe das Gefühl", True, True),
     ("Ich hoffe, dass die OP gut geht", True, False),
     ("Espero que mi hijo apruebe", True, False),
     ("Espero el autobús", False, False),  # "espero" = I wait: no content clause
@@ -134,6 +137,11 @@ def test_a_condition_on_a_day_to_come_is_contingent(sentence, yes):
     ("Je suis malade aujourd'hui", True),
     ("J'ai un peu mal à la tête aujourd'hui", True),
     ("Ich hab heute keine Lust zu kochen", True),  # no mood for anything today
+    ("Mir geht es heute nicht gut", True),  # the dative of how one is
+    ("Sonst geht es mir gut", True),
+    ("Mir ist kalt", True),
+    ("Ich habe Hunger", True),
+    ("Tengo hambre", True),
     ("Hoy no tengo ganas de salir", True),
     ("Hoy tengo una entrevista de trabajo", False),  # something on today, not a mood
     ("Ich habe keine Kinder", False),  # no today: a lasting fact
@@ -199,6 +207,8 @@ def test_a_comment_or_state_after_a_fact_is_cut_off(text, kept, gone):
     "Ma sœur dit que je travaille trop.",
     "Dice mi madre que de pequeño era muy travieso.",  # the verb before its subject
     "Keine Ahnung, ob ich das schaffe.",  # no idea whether: asking, not stating
+    "Ich bin mir nicht sicher, ob ich den Job will.",
+    "Wir sind am Überlegen, ob wir umziehen.",
     "Ich habe gehört, dass die Schule schließt.",  # hearsay in the first person
     "He oído que van a cerrar la fábrica.",
 ])  # fmt: skip

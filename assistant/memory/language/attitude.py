@@ -33,7 +33,9 @@ Rules, in the six capture languages (Chinese only where it marks them with words
   plan that hangs on the condition; a habit said as a condition does neither;
 - **today state**: a first-person state verb (I'm, ich bin / bin ich, estoy, estou, je suis, me
   siento, me duele, tengo dolor) anchored to today (today, heute, hoy, aujourd'hui, hoje, this
-  morning ...), with no number and no name: how the person is today, not who they are;
+  morning ...), with no number and no name; or how the person is right now said with the dative
+  ("Mir geht es nicht gut", "Mir ist kalt") or with hunger, thirst, sleepiness ("Ich habe
+  Hunger", "Tengo hambre", "J'ai faim"): how the person is, not who they are;
 - **anaphoric comment**: a clause whose subject or object is a bare demonstrative standing for the
   clause before (das/dies + verb, eso/esto, ça/cela, isso/isto, that/this + verb, the Spanish and
   Portuguese object clitics lo/la + a verb), or a German da-compound (davor, darüber, damit ...)
@@ -121,8 +123,11 @@ def intention(clause: str) -> bool:
 
 _OPINION = re.compile(
     r"^(?:(?:and|but|y|pero|und|aber|et|mais|e|mas)\s+)?(?:(?:ich|yo|je|j['’]|eu|i|we|wir)\s*)?"
-    r"(?:finde|glaube|denke|meine|creo|pienso|opino|me parece|pense|crois|trouve|acho|penso|think|believe|reckon|guess"
-    r"|hoffe|espero|espère|hope)"  # a hope is no more a fact than an opinion
+    r"(?:(?:finde|glaube|denke|meine)(?:\s+nicht)?|(?:no\s+)?(?:creo|pienso)|opino|me parece|(?:ne\s+)?(?:pense|crois|trouve)(?:\s+pas)?"
+    r"|(?:não\s+)?(?:acho|penso)|(?:don['’]t\s+)?(?:think|believe)|reckon|guess"
+    r"|hoffe|espero|espère|hope"  # a hope is no more a fact than an opinion
+    r"|habe das gefühl|hab das gefühl|tengo la (?:sensación|impresión)|j['’]ai l['’]impression|tenho a (?:impressão|sensação)"
+    r"|have the feeling|get the feeling)"
     r"(?:\s+(?:ich|yo))?(?=\s*(?:,|$)|\s+(?:dass|daß|que|qu['’]|that)\b)",
     re.I,
 )
@@ -180,10 +185,24 @@ _TODAY_STATE = re.compile(r"^(?:" + _TODAY + r"\s+)?" + _STATE_VERB + r"\b(?=.*\
                           r"|^(?:我)?(?:今天|现在)(?:有点|好|很)?(?:头疼|头痛|不舒服|累|困)", re.I)
 
 
+# how the person is right now, said with the dative or with hunger and thirst: "Mir geht es nicht gut", "Mir ist kalt",
+# "Sonst geht es mir gut", "Ich habe Hunger", "Tengo hambre", "J'ai faim", "Estou com fome"
+_HOW_NOW = re.compile(
+    r"^(?:(?:aber|und|sonst|heute|gerade|momentan)\s+)?(?:mir|uns)\s+(?:geht(?:['’]s|\s+es)|ist(?:\s+(?:so|total|echt|richtig|ein bisschen))?\s+"
+    r"(?:kalt|warm|heiß|schlecht|übel|langweilig|schwindlig))\b"
+    r"|^(?:(?:aber|und|sonst|heute|gerade|momentan)\s+)?geht(?:['’]s|\s+es)\s+(?:mir|uns)\b"
+    r"|^(?:ich\s+hab(?:e)?|tengo|j['’]ai|tenho|estou com|i['’]m)\s+(?:so\s+|solchen\s+|mucha\s+|tanta\s+|très\s+|muita\s+|so\s+)?"
+    r"(?:hunger|durst|hambre|sed|sueño|faim|soif|sommeil|fome|sede|sono|hungry|thirsty)\b",
+    re.I,
+)
+
+
 def today_state(clause: str) -> bool:
     """How the person is today (see the module docstring): a first-person state verb and a time
     of today, with no number and no name after its first word."""
     c = clause.strip()
+    if _HOW_NOW.search(c):
+        return True
     if _TODAY_STATE.search(c) is None:
         return False
     return not re.search(r"\d", c) and not re.search(r"\s[A-ZÄÖÜ][a-zäöüß]+(?:\s|$)", re.sub(r"\b(?:Angst|Kopfschmerzen|Lust|Zeit)\b", "", c)[1:])

@@ -150,7 +150,8 @@ _ADVICE = re.compile(r"\b(?:should|shouldn['’]t|ought to|need to|needs to|have
 def frame_only(clause: str) -> bool:
     """A reporting frame with its content in the next clause ("Mein Vater meint", "My boss said:")."""
     c = clause.strip().rstrip(",:;，：")
-    if asking(c) and re.search(r"(?:frage mich|wissen|me demande|savoir|saber|me pergunto|想知道|wonder(?:ing)?|know)$", c, re.I):
+    if asking(c) and re.search(r"(?:frage mich|wissen|me demande|savoir|saber|me pergunto|想知道|wonder(?:ing)?|know|sicher|sure"
+                               r"|überlegen|segur[oa]|sûre?|certeza)$", c, re.I):
         return True
     if attitude.opinion_frame_only(c):
         return True
@@ -184,7 +185,8 @@ _ASKING = re.compile(
     r"\s+(?:if|whether|how|what|when|where|which|who|why|between)\b|thinking (?:that )?(?:maybe|perhaps)\b"
     r"|(?:would|['’]d) (?:like|love) to know\b|(?:want|need) to know\b"
     r"|me pregunto\b|no s[ée] (?:si|por qué|qué|cómo|cuándo|dónde)\b|(?:estoy|sigo) pensando si\b|(?:quisiera|quiero|querría) saber\b|me gustaría saber\b"
-    r"|frage mich\b|weiß nicht,? (?:ob|warum|wieso|wie|was|wann|wo)\b|(?:möchte|will|würde gern|würde gerne) wissen\b|überlege,? ob\b"
+    r"|frage mich\b|weiß nicht,? (?:ob|warum|wieso|wie|was|wann|wo)\b|(?:bin|sind) (?:mir|uns) (?:noch )?nicht sicher\b"
+    r"|(?:bin|sind) (?:gerade |noch )?am überlegen\b|no estoy segur[oa]\b|je ne suis pas sûre?\b|não tenho certeza\b|(?:möchte|will|würde gern|würde gerne) wissen\b|überlege,? ob\b"
     r"|me demande\b|ne sais pas (?:si|pourquoi|comment|quand|où)\b|(?:voudrais|veux|aimerais) savoir\b|me pose la question\b"
     r"|me pergunto\b|não sei (?:se|por que|porque|o que|como|quando|onde)\b|(?:fico|estou|ando) pensando se\b|(?:queria|quero|gostaria de) saber\b)"
     r"|^" + _COORD + r"(?:whether|ob)\b"
