@@ -58,9 +58,10 @@ class Clause:
 _SUBJ_EN = r"(?:nobody['’]s|nobody|no one|everyone|everybody|someone|somebody|nothing|everything|it|it['’]s|I|I['’](?:m|ve|d|ll)|we|we['’](?:re|ve|d|ll)|he|he['’]s|she|she['’]s|they|they['’](?:re|ve)|my|our|his|her|their)"
 _SUBJ_INTL = (r"(?:yo|mi|mis|nuestr[oa]s?|él|ella|ellos|ellas|tengo|tenemos|vivimos|vivo|trabajo|trabaja|es|somos|estamos"
               r"|eu|meu|minha|meus|minhas|noss[oa]s?|ele|ela|eles|elas|temos|moramos|moro|sou|tenho"
-              r"|le|les|lo|nos|ich|wir|er|sie|mein|meine|meinen|meinem|unser|unsere|unseren|unserem"
+              r"|le|les|lo|la|nos|ich|wir|er|sie|mein|meine|meinen|meinem|unser|unsere|unseren|unserem"
               r"|je|j['’]|nous|on|il|elle|ils|elles|mon|ma|mes|notre|nos"
-              r"|[a-zç]{3,}ei|[a-zñ]{3,}[éí])")  # a first-person preterite: "trabalhei", "comprei"; "trabajé", "viví"
+              r"|[a-zç]{3,}ei|[a-zñ]{3,}[éí]"  # a first-person preterite: "trabalhei", "comprei"; "trabajé", "viví"
+              r"|estoy|soy|voy|me|(?:no|não)\s+[a-zçñ]+(?:o|é|ei|oy|ou))")  # "y estoy ...", "y me siento ...", ", no sé ..."
 SUBJECT = r"(?:(?i:" + _SUBJ_EN + r"|" + _SUBJ_INTL + r")(?=[\s,']|$)|[A-Z][\w'’-]+\s+(?!(?:and|or|y|e|und|et|ou|o)\b)[a-z])"
 COORD = r"(?:and(?: then| also)?|but|so|while|whereas|plus|y|e|pero|mas|mais|aber|und|sondern|doch|et|donc|então|así que)"
 _SPLIT = re.compile(
@@ -72,6 +73,10 @@ _SPLIT = re.compile(
     r"|\s+(?i:because|cause|coz|weil|porque|parce que|car|pois|因为)\s+(?=" + SUBJECT + r")"
     # "and honestly the side effects are rough": a new subject (a noun phrase with its verb) after "and"
     r"|(?:\s+(?i:and|but|so)\s+|\s*,\s*)(?=(?:[a-z]+ly\s+)?(?:the|this|that|these|those)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are|was|were|has|have|had)\b)"
+    # the same in the other languages after a comma: "..., das Hotel ist leider furchtbar", "..., la nuit a été courte";
+    # and a demonstrative standing for the clause before: "..., das haben wir schon gebucht", "..., eso me encanta"
+    r"|\s*,\s*(?=(?:der|die|das|el|la|los|las|le|les|o|a|os|as)\s+[\wÀ-ÿ-]+\s+(?:ist|sind|war|waren|hat|haben|es|está|están|son|fue"
+    r"|est|sont|était|a|ont|é|estão|são|foi)\b|(?:das|dies|eso|esto|ça|cela|isso|isto)\s+[a-zäöüßà-ÿ])"
     r"|\s*，\s*(?:而且|并且|但是|可是|所以|不过)?\s*(?=我|他|她|我们|他们|她们)"
     r"|\s*，\s*(?:而且|并且|但是|可是|所以|不过)?\s*"
 )
@@ -303,6 +308,8 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
         for a, b, shared in _split(text, s, e):
             body = text[a:b]
             rel = _RELATIVE.search(text, a, b)
+            if rel and rel.start("name") == a and "," not in text[rel.end("name"):rel.start("who")]:
+                rel = None  # "Tendría que llamar ...": a capitalised first word with "que" is no name with its relative clause
             if rel:
                 ante = rel["name"]
                 head = text[a:rel.end("name")]

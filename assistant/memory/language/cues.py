@@ -151,12 +151,20 @@ FIRST_PERSON = re.compile(
     r"\b(?:i|i['’]m|i['’]ve|i['’]d|i['’]ll|me|my|mine|myself|we|we['’]re|we['’]ve|we['’]d|we['’]ll|our|ours|ourselves)\b"
     r"|我"
     r"|\b(?:yo|mi|mis|mío|mía|conmigo|nosotros|nosotras|nuestro|nuestra|nuestros|nuestras|soy|estoy|tengo|vivo|trabajo"
-    r"|acabo|voy|fui|estuve|tuve|quiero|prefiero|odio|necesito|estudio|nací|crecí|llevo|hablo)\b|\bme\s+(?:llamo|gusta"
+    r"|acabo|voy|doy|fui|estuve|tuve|quiero|prefiero|odio|necesito|estudio|nací|crecí|llevo|hablo)\b|\bme\s+(?:llamo|gusta"
     r"|encanta|caso|mudé|mudo)\b"
     r"|\b(?:ich|mein|meine|meinen|meinem|meiner|meines|mich|mir|wir|unser|unsere|unseren|unserem|uns)\b"
     r"|\b(?:je|moi|mon|ma|mes|nous|notre|nos)\b|\b[jm]['’]"
     r"|\b(?:eu|meu|minha|meus|minhas|mim|comigo|nós|nosso|nossa|nossos|nossas|moro|sou|tenho|trabalho|gosto|nasci"
-    r"|estudo|estou)\b",
+    r"|estudo|estou|vou|a gente)\b"
+    # the verb says the person without a pronoun: es/pt first person plural ("vendimos", "tenemos", "moramos"); French
+    # "on" as "we", with its verb ("On habite à Lille", "on a deux enfants", "On part en Bretagne")
+    r"|\b(?!(?:ramos|primos)\b)[a-zñç]+(?:amos|emos|imos)\b"
+    # Spanish "he" + a participle ("he empezado"), a first-person preterite opening a clause ("Trabajé diez años"),
+    # Portuguese first-person preterite ("trabalhei", "comprei")
+    r"|\bhe\s+[a-zñ]+(?:ado|ido)\b|(?:^|(?<=[,;]\s)|(?<=\by\s)|(?<=\bpero\s))[a-zñ]{4,}[éí]\b|\b[a-zç]{3,}ei\b"
+    r"|(?:^|(?<=[,;]\s)|(?<=\bet\s)|(?<=\bmais\s))on\s+(?:a\s+(?:\w+[éiu]s?|deux|trois|un|une|des)|va|est|était|part|habite|vit|fait"
+    r"|aime|adore|cherche|prend|travaille|passe|reste|vient|revient|doit|peut|veut|s['’]\w+)\b",
     re.I,
 )
 US = re.compile(r"\bus\b")  # lowercase "us" only: "US" is the country

@@ -19,8 +19,9 @@ single examples:
   the person (no I/we/ich/je/eu/yo/我 before the verb) with a verb of thinking or saying (thinks,
   reckons, says, told me; dice, cree; meint, sagt; pense, dit; acha, diz; 觉得/认为/说). A verb of
   *saying* whose content is about the person in the first person singular ("My GP said I have
-  asthma", "My doctor said I should cut down on salt") reports what the person was told about
-  themselves and is not counted; a verb of
+  asthma") reports what the person was told about themselves and is not counted -- unless the
+  content advises or judges (a modal of obligation or an excess degree: "My GP says I need to cut
+  down on salt", "Ma sœur dit que je travaille trop"); a verb of
   thinking always reports an opinion; a frame that ends at its verb ("Mein Vater meint,") makes
   the clause after it the reported content (:func:`frame_only`);
 - **asking**: an indirect question or a tentative suggestion in a statement's clothes ("I'm
@@ -38,6 +39,7 @@ from __future__ import annotations
 
 import re
 
+from assistant.memory.language import attitude
 from assistant.memory.language.cues import has_first_person
 
 _CJK_COND = re.compile(r"如果|要是|假如|万一|假设")
@@ -83,6 +85,7 @@ _HEARSAY = re.compile(
     r"^(?:(?:and|but|so|y|e|pero|mas|mais|et|und|aber|also)\s+)?(?:apparently|supposedly|allegedly|reportedly|rumou?r has it"
     r"|(?:they|people|everyone|everybody|some people|experts|doctors) (?:say|says|said|reckon|think|claim)"
     r"|word is|i(?:['’]ve)? (?:heard|read)(?: somewhere)?(?: that)?\b"
+    r"|(?:ich )?hab(?:e)? (?:gehört|gelesen)|he (?:oído|escuchado|leído)|j['’]ai (?:entendu dire|lu)|li que|ouvi falar"
     r"|dicen que|se dice que|según dicen|dizem que|diz-se que|falam que|ouvi dizer|on dit|il para[iî]t|paraît-il"
     r"|man sagt|angeblich|es heißt|sagt man)\b|^(?:听说|据说|有人说|大家都说|人家说)",
     re.I,
@@ -90,8 +93,9 @@ _HEARSAY = re.compile(
 _THINK = (r"thinks|think|thought|reckons|reckon|reckoned|believes|believe|feels that|feel that|reckons"
           r"|cree|creen|creía|piensa|piensan|opina|opinan|meint|meinen|meinte|findet|finden|glaubt|glauben|denkt|denken"
           r"|pense|pensent|croit|croient|trouve que|trouvent que|acha|acham|achava|pensa|pensam|acredita|acreditam")
-_SAY = (r"says|say|said|told me|tells me|told us|keeps saying|insists|dice|dicen|dijo|me dijo|sagt|sagen|sagte"
-        r"|dit|disent|m['’]a dit|a dit|diz|dizem|disse|falou|fala")
+_SAY = (r"says|say|said|told me|tells me|told us|keeps saying|insists|claims|dice|dicen|dijo|me dijo|dicho|contado|contó|me contó|comentó|asegura"
+        r"|sagt|sagen|sagte|gesagt|erzählt|erzählte|behauptet|behauptete|meinte|gemeint"
+        r"|dit|disent|m['’]a dit|a dit|raconte|m['’]a raconté|prétend|diz|dizem|disse|falou|fala|contou|me contou")
 _FRAME = re.compile(r"^(?P<subj>(?:[\w'’-]+\s+){1,6}?)(?P<v>(?i:" + _THINK + r")|(?i:" + _SAY + r"))\b(?P<rest>.*)$", re.S)
 _SELF = re.compile(r"^(?:(?:and|but|so|y|e|et|und|aber|pero|mas|mais)\s+)?(?:i|we|you|ich|wir|du|je|j['’]|nous|tu|vous|eu|nós|você|vocês"
                    r"|yo|nosotros|nosotras|tú|usted)\b", re.I)
@@ -116,25 +120,40 @@ def _frame(clause: str) -> tuple[str, str, str] | None:
     return m["subj"], m["v"], m["rest"]
 
 
+# the verb of saying or thinking before its subject: "Dice mi madre que ...", "Acha o meu pai que ...", "Dit ma sœur"
+_FRAME_VS = re.compile(r"^(?:dice|dijo|cuenta|contó|opina|cree|piensa|diz|disse|conta|acha|dit|pense|trouve)\s+(?:mi|mis|el|la|los|las"
+                       r"|meu|minha|o|a|os|as|mon|ma|mes|le|les)\s+[\wÀ-ÿ-]+(?:\s+[\wÀ-ÿ-]+)?\s*,?\s*(?:que|qu['’])", re.I)
+
+
 def reported(clause: str) -> bool:
     """Someone else's opinion or hearsay (see the module docstring), not the person's statement."""
     c = clause.strip()
-    if _HEARSAY.match(c):
+    if _HEARSAY.match(c) or _FRAME_VS.match(c):
         return True
     f = _frame(c)
     if f is None:
         return False
     _, verb, rest = f
     saying = re.fullmatch(r"(?i:" + _SAY + r")|说|告诉我", verb) is not None
-    if saying and (_SELF_CONTENT.search(rest) or rest.lstrip().startswith("我")):
-        return False  # "My GP said I have asthma", "My doctor said I should cut down on salt": told about the person
-    return True
+    if saying and (_SELF_CONTENT.search(rest) or rest.lstrip().startswith("我")) and not _ADVICE.search(rest):
+        return False  # "My GP said I have asthma": told about the person
+    return True  # advice or a judgement ("My GP says I need to cut down on salt", "dit que je travaille trop") is theirs
+
+
+#: what someone else's words about the person advise or judge, not state: a modal of obligation or an excess degree
+_ADVICE = re.compile(r"\b(?:should|shouldn['’]t|ought to|need to|needs to|have to|has to|must|sollte|solle|sollst|sollten|müsse|müsste"
+                     r"|debería|deberías|debe|tendría que|tengo que|tienes que|hay que|devrais|devrait|dois|doit|faudrait|faut"
+                     r"|devia|deveria|deve|tenho que|precisa|preciso|too much|too many|trop|zu viel|zu sehr|demasiado|demais)\b"
+                     r"|应该|得|要", re.I)
 
 
 def frame_only(clause: str) -> bool:
     """A reporting frame with its content in the next clause ("Mein Vater meint", "My boss said:")."""
     c = clause.strip().rstrip(",:;，：")
-    if asking(c) and re.search(r"(?:frage mich|wissen|me demande|savoir|saber|me pergunto|想知道|wonder(?:ing)?|know)$", c, re.I):
+    if asking(c) and re.search(r"(?:frage mich|wissen|me demande|savoir|saber|me pergunto|想知道|wonder(?:ing)?|know|sicher|sure"
+                               r"|überlegen|segur[oa]|sûre?|certeza)$", c, re.I):
+        return True
+    if attitude.opinion_frame_only(c):
         return True
     f = _frame(c)
     if f is None:
@@ -165,11 +184,14 @@ _ASKING = re.compile(
     r"(?:(?:wonder(?:ing)?|not sure|unsure|undecided|can['’]t decide|trying to decide|asking myself|torn(?: between)?|debating)"
     r"\s+(?:if|whether|how|what|when|where|which|who|why|between)\b|thinking (?:that )?(?:maybe|perhaps)\b"
     r"|(?:would|['’]d) (?:like|love) to know\b|(?:want|need) to know\b"
-    r"|me pregunto\b|no s[ée] si\b|(?:estoy|sigo) pensando si\b|(?:quisiera|quiero|querría) saber\b|me gustaría saber\b"
-    r"|frage mich\b|weiß nicht,? ob\b|(?:möchte|will|würde gern|würde gerne) wissen\b|überlege,? ob\b"
-    r"|me demande\b|ne sais pas si\b|(?:voudrais|veux|aimerais) savoir\b|me pose la question\b"
-    r"|me pergunto\b|não sei se\b|(?:fico|estou|ando) pensando se\b|(?:queria|quero|gostaria de) saber\b)"
+    r"|me pregunto\b|no s[ée] (?:si|por qué|qué|cómo|cuándo|dónde)\b|(?:estoy|sigo) pensando si\b|(?:quisiera|quiero|querría) saber\b|me gustaría saber\b"
+    r"|frage mich\b|weiß nicht,? (?:ob|warum|wieso|wie|was|wann|wo)\b|(?:bin|sind) (?:mir|uns) (?:noch )?nicht sicher\b"
+    r"|(?:bin|sind) (?:gerade |noch )?am überlegen\b|no estoy segur[oa]\b|je ne suis pas sûre?\b|não tenho certeza\b|(?:möchte|will|würde gern|würde gerne) wissen\b|überlege,? ob\b"
+    r"|me demande\b|ne sais pas (?:si|pourquoi|comment|quand|où)\b|(?:voudrais|veux|aimerais) savoir\b|me pose la question\b"
+    r"|me pergunto\b|não sei (?:se|por que|porque|o que|como|quando|onde)\b|(?:fico|estou|ando) pensando se\b|(?:queria|quero|gostaria de) saber\b)"
     r"|^" + _COORD + r"(?:whether|ob)\b"
+    # no idea whether ...: "Keine Ahnung, ob ...", "Ni idea de si ...", "Aucune idée", "Não faço ideia"
+    r"|^(?:keine ahnung|ni idea|no tengo ni idea|aucune idée|je n['’]en sais rien|não faço (?:a menor )?ideia|sei lá|no idea|who knows|wer weiß)\b"
     r"|^(?:我)?(?:想知道|不知道|在想要不要|在犹豫|在考虑要不要|想问问)",
     re.I,
 )
@@ -197,6 +219,8 @@ def whole_sentence(sentence: str) -> str | None:
     s = sentence.strip()
     if hypothetical(s) and (_COND_SUB.match(s) or _CJK_COND.match(s)):
         return "hypothetical"
+    if attitude.contingent(s):
+        return "a condition still to be met"
     if asking(s):
         return "an indirect question"
     head = re.split(r"[,;:，；：]", s, maxsplit=1)[0]
@@ -233,16 +257,20 @@ _EVALUATION = re.compile(
 _STATE = (r"(?:tired|exhausted|knackered|shattered|stressed|nervous|anxious|excited|worried|bored|grumpy|upset|annoyed|frustrated"
           r"|overwhelmed|hungover|cansad[oa]s?|agotad[oa]s?|estresad[oa]s?|nervios[oa]s?|preocupad[oa]s?|aburrid[oa]s?|emocionad[oa]s?"
           r"|hart[oa]s?|exaust[oa]s?|estressad[oa]s?|nervos[oa]s?|ansios[oa]s?|fatigu[ée]e?s?|crev[ée]e?s?|[ée]puis[ée]e?s?"
-          r"|stress[ée]e?s?|nerveux|nerveuse|inqui[eè]te?|angoiss[ée]e?s?|müde|kaputt|erschöpft|gestresst|nervös|aufgeregt|genervt)")
+          r"|stress[ée]e?s?|nerveux|nerveuse|inqui[eè]te?|angoiss[ée]e?s?|müde|kaputt|erschöpft|gestresst|nervös|aufgeregt|genervt"
+          r"|gelangweilt|traurig|enttäuscht|erkältet|krank|sad|sick|ill|triste|tristes|deprimid[oa]s?|malade|doente"
+          r"|resfriad[oa]s?|enferm[oa]s?|agobiad[oa]s?|fatal|mal|gripad[oa]s?|constipad[oa]s?|enrhumée?s?"
+          # a superlative ("nerviosísima"), or a comparison with before ("mucho mejor"): how the person is now
+          r"|[a-zñ]{3,}ísim[oa]s?|better|worse|mejor|peor|besser|schlechter|mieux|pire|melhor|pior)")
 _FIRST_COPULA = (r"(?:i['’]m|i am|we['’]re|we are|i feel|i['’]m feeling|estoy|estamos|me siento|estou|estamos|tô|je suis|j['’]suis"
-                 r"|on est|nous sommes|ich bin|wir sind)")
+                 r"|on est|nous sommes|ich bin|wir sind|bin ich|sind wir)")  # German verb second: "ehrlich gesagt bin ich ..."
 # "I'm exhausted today", "Estoy agotada", "Je suis crevée", "I'm nervous about Friday": a first-person passing state,
 # with a time or what it is about at most; 我今天好累: 我 (a time) + a degree word + a state
 _PASSING = re.compile(r"^(?:(?:today|this week|lately|hoy|este año|esta semana|hoje|este ano|esta semana|aujourd['’]hui|cette semaine"
-                      r"|heute|diese woche)\s+)?(?:" + _FIRST_COPULA + r")\s+(?:(?:" + _DEGREE + r"|absolutely|completely|totally|so so)\s+)*" + _STATE
+                      r"|heute|diese woche|ehrlich gesagt|gerade|honestly|la verdad)\s+)?(?:" + _FIRST_COPULA + r")\s+(?:(?:" + _DEGREE + r"|absolutely|completely|totally|so so|too|zu|trop|demasiado|demais|much|mucho|viel|beaucoup|etwas|ein bisschen|algo|un peu)\s+)*" + _STATE
                       + r"(?:\s+(?:today|tonight|this morning|right now|at the moment|hoy|hoje|aujourd['’]hui|heute|(?:about|for|por|com|pour"
-                      r"|wegen|with)\s+[\w'’-]+(?:\s+[\w'’-]+){0,2}))?[.!]*$"
-                      r"|^我(?:今天|现在|最近|这几天)?(?:好|很|太|真|特别|有点|非常)?(?:累|困|烦|紧张|焦虑)(?:了|啊|死了)*[。！!.]*$", re.I)
+                      r"|wegen|with|of|de|del|von|über|mit|avec|du|des|da|do)\s+[\w'’-]+(?:\s+[\w'’-]+){0,2}))?[.!]*$"
+                      r"|^(?:我|我们|他|她)(?:今天|现在|最近|这几天)?(?:心情)?(?:好|很|太|真|特别|有点|非常|不太)?(?:累|困|烦|紧张|焦虑|好|差)(?:了|啊|死了)*[。！!.]*$", re.I)
 # only possible, not decided: "We might go to Crete", "a lo mejor", "vielleicht", "peut-être", "talvez", 可能
 _POSSIBLE = re.compile(r"\b(?:might|maybe|perhaps|possibly|not sure yet|a lo mejor|quizás?|tal vez|vielleicht|eventuell|peut-être"
                        r"|talvez|se calhar|quem sabe)\b|可能|也许|说不定|或许", re.I)
@@ -265,6 +293,18 @@ def not_asserted(clause: str, sentence: str, names: set[str] = frozenset()) -> s
     hypothetical; a clause beside them ("I live in Leeds, but if I won ... I'd move") is not."""
     if hypothetical(sentence) and _irrealis_part(clause):
         return "hypothetical"
+    if attitude.contingent(sentence):
+        return "a condition still to be met"
+    if attitude.irrealis(clause):
+        return "a wish or a counterfactual"
+    if attitude.intention(clause):
+        return "an intention"
+    if attitude.opinion_frame(clause):
+        return "the person's opinion"
+    if attitude.today_state(clause):
+        return "a passing state"
+    if attitude.anaphoric_comment(clause):
+        return "a comment on the clause before"
     if reported(clause):
         return "someone else's opinion or hearsay"
     if asking(clause):

@@ -39,6 +39,7 @@ from assistant.memory.language.clauses import WE, clauses
 from assistant.memory.language.clauses import people as named_people
 from assistant.memory.language.cues import PERSON, STANDING, has_first_person, imperative, own_names
 from assistant.memory.language.dates import ground
+from assistant.memory.language.attitude import dependent
 from assistant.memory.language.mood import frame_only, not_asserted
 from assistant.memory.language.shifts import shift_kind
 from assistant.memory.language.phrasing import _APOS, conjugate, finish, third_person  # noqa: F401 - re-exported
@@ -72,7 +73,7 @@ class Candidate:
 
 _LEAD = re.compile(
     r"^(?:(?:oh|well|so|btw|by the way|also|and|but|anyway|hey|hi|hello|actually|fun fact|just so you know"
-    r"|fyi|ok|okay|yes|yeah|no|guess what|honestly)\b[\s,:;!.-]*)+",
+    r"|fyi|ok|okay|yes|yeah|guess what|honestly)\b[\s,:;!.-]*|no\b[,:;!.-]+\s*)+",  # "No, ..." -- never "No como carne"
     re.I,
 )
 _SPLIT = re.compile(r"(?<=[.!?。！？])\s+|\n+")
@@ -137,6 +138,27 @@ _FEELING = re.compile(r"^(?:(?:[Ii]|[Ii]['’]m|[Ii] am|WE|we['’]re)\s+)?(?:(?
 _HOUSEHOLD_NP = re.compile(r"^(?:the|these|those)\s+(?:(?:little|older|younger|eldest|oldest|youngest|new|two|three)\s+)?(?i:" + PERSON[3:-1] + r")\b", re.I)
 _COMMENT = re.compile(r"^(?:which|lo cual|lo que|ce qui|ce que|o que|was|welches)\b", re.I)
 _THING_SUBJECT = re.compile(r"^(?:nobody|no one|everyone|everybody|someone|somebody|nothing|everything|what|this|that|it|there|the|these|those|ça|cela|c['’]est|isso|isto|das|这|那)\b", re.I)
+# the same in the other languages: a definite article before a noun (German nouns are capitalised; "la"/"le"/"a" are also
+# pronouns, so only the unambiguous articles of Spanish and Portuguese), or German "es" with a verb ("es schüttet"),
+# after a subordinator ("weil der Server ... ausgefallen ist")
+_SUB_INTL = r"(?:(?:weil|da|denn|obwohl|porque|aunque|parce que|car|pois|embora|because)\s+)?"
+_THING_SUBJECT_INTL = re.compile(r"^" + _SUB_INTL + r"(?:(?:der|die|das|den|dem)\s+(?:[a-zäöüß]+\s+)?[A-ZÄÖÜ]|(?:el|los|o|os)\s+[a-zà-ÿ]"
+                                 r"|es\s+[a-zäöüß]+t\b"
+                                 # "la nuit a été courte", "la casa es grande": an article, its noun, a copula or auxiliary
+                                 r"|(?:le|la|les|l['’]|las|a|as)\s*[a-zà-ÿ]+\s+(?:est|a|sont|était|ont|es|era|está|son|fue|é|foi|são)\b)")
+# the household's people and pets, also named by an adjective or a number ("el mayor", "la pequeña", "die Kleine", "os dois")
+_HOUSEHOLD_INTL = re.compile(r"^" + _SUB_INTL + r"\w+\s+(?:\w+\s+)?(?:Hund|Katze|Kinder|Kind|Baby|Kleine|Kleinen|Große|Großen|Älteste|Ältere"
+                             r"|Jüngste|Jüngere|Zwillinge|Beiden|Oma|Opa|perro|gato|niños?|niñas?|bebé|nene|abuel[oa]s?|hij[oa]s?|mayor|menor"
+                             r"|pequeñ[oa]s?|mediano|gemel[oa]s|mellizos|dos|tres|chat|chien|enfants?|bébé|aînée?|cadet(?:te)?|petite?|jumeaux"
+                             r"|deux|cachorr[oa]|gat[oa]s?|crianças?|filh[oa]s?|bebê|caçula|velh[oa]|nov[oa]|dois|duas|gêmeos)\b")
+# a date or a time said in words: a month, a weekday, "tomorrow", "next week", "this year" (five languages)
+_MONTH_OR_NUMBER = re.compile(r"\d|\b(?:januar|februar|märz|april|mai|juni|juli|august|september|oktober|november|dezember|enero|febrero"
+                              r"|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|janvier|février|mars|avril"
+                              r"|juin|juillet|août|septembre|octobre|novembre|décembre|janeiro|fevereiro|março|maio|junho|julho|setembro"
+                              r"|outubro|novembro|dezembro|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|lunes|martes"
+                              r"|miércoles|jueves|viernes|sábado|domingo|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|segunda"
+                              r"|terça|quarta|quinta|sexta|morgen|mañana|demain|amanhã|woche|wochenende|jahr|monat|semana|año|mes"
+                              r"|semaine|mois|an|année|ano|mês)\b", re.I)
 # a tag at the end of a clause: "..., fingers crossed", "... lol"
 _TAG = re.compile(r"(?:[\s,]+(?:lol|lmao|haha+|hehe|fingers crossed|tbh|xx?|:\)|:D|😂|🤞|🙏))+\s*[.!]*$", re.I)
 _NUMBER_WORDS = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty"
@@ -161,7 +183,10 @@ def _generic(grounded: str, had_date: bool, people: set[str] = frozenset(), hous
         return finish(third_person(s, household))
     if imperative(s) or STANDING.search(s):
         return None  # an instruction to the assistant stays in the episode, as before
-    if _COMMENT.match(s) or (_THING_SUBJECT.match(s) and not has_first_person(s) and not _HOUSEHOLD_NP.match(s)):
+    # "Der Umzug ist im Juni": a dated event of their life stays
+    thing_intl = _THING_SUBJECT_INTL.match(s) and not (had_date or _MONTH_OR_NUMBER.search(s))
+    if _COMMENT.match(s) or ((_THING_SUBJECT.match(s) or thing_intl) and not has_first_person(s)
+                             and not _HOUSEHOLD_NP.match(s) and not _HOUSEHOLD_INTL.match(s)):
         return None  # "the house is chaos", "which works well", "was ehrlich gesagt super ist": a comment, not the person
     if re.search(r"\b(?:I|I['’]m|I['’]ve|my)\b", s) and s.isascii():
         s = third_person(s)  # an English clause without its subject: "eczema flares up when I'm stressed"
@@ -209,9 +234,13 @@ def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list
         if valid is not None:
             dated.setdefault(cl.sentence, valid)
     told: set[int] = set()  # clauses that are someone else's words: the content after a frame ("Mein Vater meint, ...")
+    dropped: set[int] = set()
     for k, cl in enumerate(found):
         sentence = _sentence_of(text, found, cl.sentence)
-        if k in told or not_asserted(cl.text, sentence, people):
+        # the content of a clause that is no statement ("Ich könnte mir vorstellen, | aufs Land zu ziehen") is none either
+        content_of_dropped = k - 1 in dropped and found[k - 1].sentence == cl.sentence and dependent(cl.text)
+        if k in told or content_of_dropped or not_asserted(cl.text, sentence, people):
+            dropped.add(k)
             if frame_only(cl.text) and k + 1 < len(found) and found[k + 1].sentence == cl.sentence:
                 told.add(k + 1)
             continue  # a hypothetical, an opinion or hearsay, a claim about the world: not the person's statement

@@ -30,6 +30,8 @@ PRONOUNS = frozenset(
     "i me my mine myself we us our ours ourselves you your yours yourself yourselves he him his himself "
     "she her hers herself they them their theirs themselves it its itself".split()
 )
+# Spanish "he" + a past participle: the auxiliary of the first person ("me he apuntado"), not the English pronoun
+_ROMANCE_HE = re.compile(r"\bhe\s+[a-zñ]+(?:ado|ido|to|cho)\b", re.I)
 _DEMONSTRATIVE_END = re.compile(r"\b(this|that|these|those)\s*[.!?]*\s*$", re.I)
 # Function words (never need support in the message).
 STOPWORDS = frozenset(
@@ -132,8 +134,8 @@ def validate(fact: str, sources: str | Iterable[str], *, existing: Iterable[str]
     if not re.search(r"\bUser\b", text) and not any(re.match(re.escape(p) + r"\b", text) for p in people):
         return "not about the user (no 'User' subject)"
     left = pronouns_in(text)
-    if text.startswith("User: "):  # the person's own clause in another language: "me" is not English there
-        left = [w for w in left if _fold(w) != "me"]
+    if text.startswith("User: "):  # the person's own clause in another language: "me", "he" ("he vivido") are not English there
+        left = [w for w in left if _fold(w) != "me" and not (_fold(w) == "he" and _ROMANCE_HE.search(text))]
     if left:
         return f"pronoun left: {', '.join(dict.fromkeys(left))}"
     src_words = [w for s in srcs for w in words(s)]
