@@ -98,6 +98,11 @@ def test_an_intention_or_a_decision_still_weighed(clause, yes):
     ("Je pense que", True, True),
     ("Ich glaube an Gott", False, False),  # a belief held, not a frame
     ("Meine Frau ist Ärztin", False, False),
+    # German verb-second: the verb of thinking before "ich" after a first element
+    ("Ehrlich gesagt finde ich Berlin im Winter ziemlich deprimierend", True, False),
+    ("Das glaube ich nicht", True, False),
+    ("Er kommt morgen, glaube ich", True, False),
+    ("Ich finde meinen Schlüssel nicht", False, False),  # "finden" = to find: no inversion, no frame
 ])  # fmt: skip
 def test_the_persons_opinion_frame(clause, yes, only):
     assert attitude.opinion_frame(clause) is yes

@@ -136,9 +136,15 @@ _OPINION = re.compile(
 _OPINION_ZH = re.compile(r"^(?:我|我们)(?:觉得|认为|感觉|希望|相信|估计|猜)")
 
 
+# German puts the verb second: after a first element the verb of thinking comes before "ich"
+# ("Ehrlich gesagt finde ich Berlin deprimierend", "Das glaube ich nicht", "Er kommt, glaube ich")
+_OPINION_DE_INVERTED = re.compile(r"\b(?:finde|glaube|denke|hoffe)\s+ich\b", re.I)
+
+
 def opinion_frame(clause: str) -> bool:
     """The person's own verb of thinking with its content (see the module docstring)."""
-    return _OPINION.match(clause.strip()) is not None or _OPINION_ZH.match(clause.strip()) is not None
+    c = clause.strip()
+    return _OPINION.match(c) is not None or _OPINION_ZH.match(c) is not None or _OPINION_DE_INVERTED.search(c) is not None
 
 
 def opinion_frame_only(clause: str) -> bool:
