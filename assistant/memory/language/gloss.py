@@ -153,8 +153,9 @@ def gloss(text: str, lang: str | None = None) -> str | None:
     lex = lexicon(lang)
     toks = words(text)
     folded = [t.casefold() for t in toks]
-    seen = [lex.word(w, lang) is not None for j, (t, w) in enumerate(zip(toks, folded)) if t[0].isalpha() and not _CJK.match(t)
-            and not (j and t[0].isupper() and lex.word(w, lang) is None)]  # fmt: skip
+    found = {w: lex.word(w, lang) for t, w in zip(toks, folded) if t[0].isalpha() and not _CJK.match(t)}  # each word looked up once
+    seen = [found[w] is not None for j, (t, w) in enumerate(zip(toks, folded)) if w in found
+            and not (j and t[0].isupper() and found[w] is None)]  # fmt: skip
     if lang != "zh" and 2 * sum(seen) < len(seen):
         return None  # mostly words the lexicon does not know: English after all ("User works as a pharmacist.")
     out: list[str] = []
@@ -176,7 +177,7 @@ def gloss(text: str, lang: str | None = None) -> str | None:
                 i += n
                 break
         else:
-            en = lex.word(folded[i], lang)
+            en = found[folded[i]] if folded[i] in found else lex.word(folded[i], lang)
             out.append(tok.rstrip("'") if en is None else en)
             i += 1
     return _join(out)

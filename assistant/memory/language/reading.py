@@ -17,14 +17,14 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from assistant.memory.language.gloss import gloss
+from assistant.memory.language.gloss import english
 
 Embed = Callable[[list[str]], Any]
 
 
 def reading(text: str) -> str:
-    """``text`` as the embedder reads it (module docstring)."""
-    return gloss(text) or text
+    """``text`` as the embedder reads it (module docstring): :func:`.gloss.english`."""
+    return english(text)
 
 
 def english_embed(embed: Embed | None) -> Embed | None:
