@@ -43,10 +43,11 @@ DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data"
 SPLITS = {"dev": "answers_dev.json", "heldout": "answers_heldout.json"}
 
 
-def load(split: str) -> dict[str, Any]:
+def load(split: str, set_path: str | None = None) -> dict[str, Any]:
+    """The split's file, or ``set_path`` (a scratch set of the same shape) when given."""
     from assistant.cli.common import UserError
 
-    path = DATA_DIR / SPLITS[split]
+    path = Path(set_path) if set_path else DATA_DIR / SPLITS.get(split, SPLITS["dev"])
     if not path.is_file():
         raise UserError(f"'keepsake bench answers --split {split}' needs {path} (a source checkout: make bench)")
     return json.loads(path.read_text(encoding="utf-8"))

@@ -61,6 +61,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--split", choices=("legacy", "dev", "heldout"), default="legacy",
                    help="question set: legacy (tests/data/answers_set.json, seeded as stored memories), dev or heldout "
                         "(tests/data/answers_{dev,heldout}.json, seeded through the real capture; tune on dev only)")
+    p.add_argument("--set", dest="set_path", metavar="FILE", default=None,
+                   help="score this answers set (same shape as tests/data/answers_dev.json) instead of the split's file")
     p.add_argument("--code-only", action="store_true", help="dev/heldout: no chat model, score the memory answer code picks")
     p.add_argument("--model", metavar="GGUF", default=None, help="chat model (default: the configured one)")
     p.add_argument("--layout", default=None, help="memory-answer layout (default: the app's; 'all' compares every one)")
@@ -226,7 +228,7 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run(args) -> dict:
-    if getattr(args, "split", "legacy") != "legacy":
+    if getattr(args, "split", "legacy") != "legacy" or getattr(args, "set_path", None):
         return run_split(args)
     from assistant.memory.retrieval.inject import LAYOUTS  # deferred: the store (SQLCipher, numpy)
     from assistant.memory.retrieval.retriever import Retriever
@@ -282,7 +284,7 @@ def run_split(args) -> dict:
     from assistant.memory.retrieval.retriever import Retriever  # deferred: the store (SQLCipher, numpy)
     from assistant.memory.store.facade import MemoryStore
 
-    data = S.load(args.split)
+    data = S.load(args.split, getattr(args, "set_path", None))
     settings = args.services.settings
     threads = args.threads or settings.threads
     embedder = LlamaEmbedder(args.services.embedder_path(), n_threads=threads)
@@ -304,7 +306,8 @@ def run_split(args) -> dict:
             embedder.close()
             if model is not None:
                 model.close()
-    out.update(split=args.split, model=model.name if model is not None else None, threads=threads,
+    split = "set" if getattr(args, "set_path", None) else args.split
+    out.update(split=split, model=model.name if model is not None else None, threads=threads,
                seconds=round(time.perf_counter() - started, 1), memories=len(data["memories"]))  # fmt: skip
     if not args.details:
         out.pop("rows", None)
