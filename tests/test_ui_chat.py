@@ -234,6 +234,30 @@ def test_undo_on_the_saved_line_takes_exactly_that_memory_back(qtbot, window):
     assert f"undo:{cat}" not in w.saved_line.text() and all(f"undo:{i}" in w.saved_line.text() for i in others)
 
 
+def test_a_memory_deleted_elsewhere_leaves_the_saved_line_and_stays_gone_after_a_reload(qtbot, window):
+    """Trial finding (issue 24): after "forget my cat" the line still read "Saved: ... Pepper. undo"
+    and its undo failed ("no memory with id 4"). A memory deleted anywhere else (here as the
+    inspector deletes: a store write on the backend) leaves the line; the other items stay."""
+    turn = testing.send(window, "My partner Joost is a carpenter, and we have a cat called Pepper.")
+    ids = {s["id"]: s["text"] for s in turn.saved}
+    cat = next(i for i, t in ids.items() if "Pepper" in t)
+    others = [i for i in ids if i != cat]
+    assert others  # the partner / carpenter clause kept its own memories
+    window.backend.write(lambda store: store.delete([cat]), name="delete")
+
+    def gone() -> bool:
+        w = window.chat_view.last("assistant")
+        return w is not None and w.saved_line is not None and "Pepper" not in w.saved_line.plain()
+
+    qtbot.waitUntil(gone, timeout=20000)
+    w = window.chat_view.last("assistant")
+    assert f"undo:{cat}" not in w.saved_line.text() and all(f"undo:{i}" in w.saved_line.text() for i in others)
+    window.controller.open_session(turn.session_id)  # reopening the conversation rebuilds the line
+    qtbot.waitUntil(lambda: window.chat_view.last("assistant") is not None
+                    and window.chat_view.last("assistant").saved_line is not None, timeout=20000)  # fmt: skip
+    assert "Pepper" not in window.chat_view.last("assistant").saved_line.plain()
+
+
 def test_broken_gguf_shows_the_model_error_reason(qtbot, window, monkeypatch, tmp_path):
     broken = tmp_path / "broken-model.gguf"
     broken.write_bytes(b"GGUF" + b"\x00" * 64)

@@ -194,7 +194,8 @@ class ChatController(QObject):
                 self.new_session()
                 return
             gone, cut = found
-            if cut:  # some messages lost sentences: show what stays
+            if cut:  # some messages lost sentences: show what stays (without the deleted memories)
+                self.contentDeleted.emit(gone, memories)
                 self.reload()
                 return
             self.contentDeleted.emit(gone, memories)

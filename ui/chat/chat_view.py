@@ -128,6 +128,7 @@ class ChatView(QScrollArea):
     def forget(self, message_ids: set[int], memory_ids: set[int]) -> None:
         """Deleted elsewhere: these messages show as deleted, these memories leave every
         "memories used" list (their text must not stay on screen)."""
+        self._drop_saved(memory_ids)
         for w in self.messages:
             if w.message_id in message_ids and w.text:
                 w.set_deleted()
@@ -176,3 +177,29 @@ class ChatView(QScrollArea):
             return True
         bottom = w.mapTo(self.viewport(), w.rect().bottomLeft()).y()
         return 0 <= bottom <= self.viewport().height()
+
+    def _drop_saved(self, memory_ids: set[int]) -> None:
+        """Memories deleted elsewhere (a forget, the inspector, tidy-up) leave the "Saved: ..."
+        lines, on screen and kept for a reload: their text must not stay, and their "undo" has
+        nothing left to take back. One the person took back here reads "Not kept"."""
+        if not memory_ids:
+            return
+
+        def keep(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            out = []
+            for s in items:
+                if int(s["id"]) not in memory_ids:
+                    out.append(s)
+                elif s["state"] != SAVED:  # this line's own undo: pending or done
+                    out.append(dict(s, state=TAKEN_BACK))
+            return out
+
+        for mid in list(self.saved):
+            self.saved[mid] = keep(self.saved[mid])
+            if not self.saved[mid]:
+                del self.saved[mid]
+        for w in self.messages:
+            if w.saved_line is not None and set(w.saved_line.ids()) & memory_ids:
+                w.set_saved(keep(w.saved_line.items))
+                if w.message_id in self.saved and w.saved_line is not None:
+                    self.saved[w.message_id] = w.saved_line.items
