@@ -9,15 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.engine.chat import GenerationStats
-
-TITLE_CHARS = 48
-
-
-def title_from(text: str) -> str:
-    """A conversation's title from its first message: one line, at most ``TITLE_CHARS``."""
-    line = " ".join(text.split())
-    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
-
+from assistant.memory.entries import TITLE_CHARS, title_from  # noqa: F401 (re-exported)
 
 class EmptyMessage(ValueError):
     """Nothing to send."""

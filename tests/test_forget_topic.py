@@ -151,3 +151,26 @@ def test_a_request_for_parts_is_refused_when_the_sentence_is_not_there(store):
         store.forget(ForgetRequest(parts=(PartCut(mid, ("User has a cat.",)),)))
     assert store.get(mid).text == "User has a dog named Miso."
     assert request_for([]) == ForgetRequest()
+
+
+def test_a_title_made_from_the_first_message_follows_its_cut(store, services):
+    """Trial finding (issue 24): after "forget my cat" the conversation kept the title "My partner
+    Joost is a carpenter, and we have a…" (made from the first message, cut at 48 characters, so
+    the cat's name was not in it). A title made from the first message is made again from what
+    stays; a title the person gave is left alone unless it names what is forgotten."""
+    from assistant.memory.entries import title_from
+
+    said = "My partner Joost is a carpenter, and we have a cat called Pepper."
+    cap = Capturer(store, use_llm=False, settings=load_settings)
+    made, renamed = store.create_session(title_from(said)), store.create_session("Home stuff")
+    for s in (made, renamed):
+        cap.capture_message(store.add_message(s.id, "user", said).id)
+    assert made.title == "My partner Joost is a carpenter, and we have a…"  # 47 characters + "…"
+    store.close()
+    assert main(["memory", "forget", "my cat", "--yes", "--json"]) == 0
+    st = services.open_store(with_embedder=True)
+    kept = st.messages(made.id)[0].content
+    assert "Pepper" not in kept and "carpenter" in kept
+    assert st.get_session(made.id).title == title_from(kept)
+    assert st.get_session(renamed.id).title == "Home stuff"
+    st.close()

@@ -10,6 +10,14 @@ from typing import Any
 from assistant.memory.records import Actor, Role, UpdateType
 from assistant.memory.times import iso
 
+TITLE_CHARS = 48
+
+
+def title_from(text: str) -> str:
+    """A conversation's title from its first message: one line, at most ``TITLE_CHARS``."""
+    line = " ".join(text.split())
+    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1].rstrip() + "…"
+
 
 @dataclass(frozen=True)
 class Session:

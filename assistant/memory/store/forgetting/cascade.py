@@ -73,7 +73,7 @@ def cut_message(c: Connection, scope: Scope, mid: int, spans: list[match.Span]) 
         return False
     scope.message_spans[mid] = merged
     text = row[3]
-    scope.message_cuts[mid] = TextCut("message", mid, tuple(text[s:e] for s, e in merged), match.remove_spans(text, merged), row[2])
+    scope.message_cuts[mid] = TextCut("message", mid, tuple(text[s:e] for s, e in merged), match.remove_spans(text, merged), row[2], text)
     scope.touched_sessions.add(int(row[1]))
     return True
 

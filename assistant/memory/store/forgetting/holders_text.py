@@ -10,6 +10,7 @@ import json
 import re
 
 from assistant.memory.store.sqlite.db import Connection
+from assistant.memory.entries import title_from
 from assistant.memory.language import match
 from assistant.memory.store.forgetting.cascade import reply_spans
 from assistant.memory.store.forgetting.holders import ApplyContext
@@ -225,6 +226,11 @@ class Sessions:
             return out
         for sid, title in c.execute(f"SELECT id, title FROM sessions WHERE id IN {IN_IDS} AND title != ''",
                                     (ids_json(scope.touched_sessions),)).fetchall():  # fmt: skip
+            first = c.execute("SELECT min(id) FROM messages WHERE session_id = ? AND role = 'user'", (sid,)).fetchone()[0]
+            made = scope.message_cuts.get(first) if first is not None else None
+            if made is not None and made.text and title == title_from(made.text):  # named after it: follows the cut
+                out.append((int(sid), title_from(made.kept)))
+                continue
             spans = reply_spans(title, scope)
             if spans:
                 out.append((int(sid), match.remove_spans(title, spans)))

@@ -52,6 +52,7 @@ class TextCut:
     removed: tuple[str, ...]
     kept: str
     role: str = ""  # messages: "user" | "assistant"
+    text: str = ""  # messages: the whole text before the cut (a title made from it follows the cut)
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "id": self.id, "role": self.role or None, "removed": list(self.removed), "kept": self.kept}
