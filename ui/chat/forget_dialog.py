@@ -45,6 +45,17 @@ def candidate_label(c: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def found_phrase(candidates: list[dict[str, Any]]) -> str:
+    """"1 memory and 1 of your messages": the pre-ticked candidates, a message's kept copy (an
+    episode) counted as your message, not as a memory of its own."""
+    ticked = [c for c in candidates if c.get("pre_ticked")]
+    said = sum(1 for c in ticked if c.get("kind") == "episode")
+    parts = [plural(len(ticked) - said, "memory", "memories")] if len(ticked) > said or not said else []
+    if said:
+        parts.append(f"{said} of your messages" if said > 1 else "1 of your messages")
+    return " and ".join(parts)
+
+
 class ForgetDialog(QDialog):
     def __init__(self, candidates: list[dict[str, Any]], query: str | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -54,8 +65,7 @@ class ForgetDialog(QDialog):
         lay.setContentsMargins(20, 18, 20, 14)
         lay.setSpacing(10)
         about = f" about “{query}”" if query else ""
-        ticked = sum(1 for c in candidates if c.get("pre_ticked"))
-        head = QLabel(f"You asked Keepsake to forget something. It found {plural(ticked, 'memory', 'memories')}{about}:", self)
+        head = QLabel(f"You asked Keepsake to forget something. It found {found_phrase(candidates)}{about}:", self)
         head.setObjectName("dialogHeadline")
         head.setWordWrap(True)
         lay.addWidget(head)

@@ -54,7 +54,10 @@ def plan_notes(plan: dict[str, Any]) -> list[str]:
 def plan_cuts(plan: dict[str, Any]) -> list[str]:
     """Exactly which sentences go and what stays, for each memory and message that is kept."""
     lines = []
+    said = {(tuple(c["removed"]), c["kept"]) for c in plan.get("message_edits") or []}
     for cut in plan.get("memory_edits") or []:
+        if (tuple(cut["removed"]), cut["kept"]) in said:  # your message's kept copy: listed once, as the message
+            continue
         lines.append(f"Memory #{cut['id']} loses {'; '.join(_q(s) for s in cut['removed'])}. Stays: {_q(cut['kept'])}")
     for cut in plan.get("message_edits") or []:
         who = "A reply" if cut.get("role") == "assistant" else "Your message"
