@@ -144,3 +144,24 @@ def test_a_coordinated_subject_is_one_clause():
 def test_a_comment_after_a_comma_is_dropped(text, kept, gone):
     got = facts(text)
     assert any(kept in f for f in got) and not any(gone in f for f in got)
+
+
+# a quoted clause is someone's words or text handed over (new sentences, not from any set)
+@pytest.mark.parametrize("text", [
+    'Please check the spelling here: "My cousin Benedikt lives in Graz and owns two horses."',
+    "Mets ça en anglais : « Ma sœur habite à Nantes avec son mari »",
+    "Übersetz mal: „Mein Bruder arbeitet als Koch in Wien.“",
+    'My landlord wrote "we will raise your rent in May" in the email.',
+    "把这句改得更正式一点：“我周末经常去公园跑步。”",
+])  # fmt: skip
+def test_a_quoted_clause_is_no_fact(text):
+    assert facts(text) == []
+
+
+@pytest.mark.parametrize("text, kept", [
+    ('I\'m reading "The Old Man and the Sea" at the moment.', "Old Man"),  # a title in quotes
+    ('I work at "Happy Days" nursery in Leeds.', "Happy Days"),  # a name in quotes
+    ('My sister Ana is a nurse. Can you translate: "good morning, how are you?"', "nurse"),  # the person's own sentence stays
+])  # fmt: skip
+def test_a_title_or_a_name_in_quotes_and_the_persons_own_sentence_stay(text, kept):
+    assert any(kept in f for f in facts(text)), facts(text)

@@ -227,3 +227,28 @@ def imperative(core: str) -> bool:
     if first is None:
         return False
     return first.group().lower().replace("’", "'") in IMPERATIVE
+
+
+# A quoted passage: words in paired quotes ("...", “...”, «...», „...“, 「...」). It is someone's words or
+# text handed over ("Fix the grammar in this: "We is going..."", "Traduce: «Mi abuelo nació en Lugo»",
+# "My boss said "we're all getting a raise""), not the person telling their life, when it is a clause:
+# 3+ words (4+ CJK characters) and it follows a colon, ends a sentence inside the quotes, or speaks in
+# the first or second person. A title or a name in quotes ("I'm reading "The Old Man and the Sea"",
+# "I work at "Happy Days"") is none of these.
+_QUOTE_PAIRS = re.compile(r'"([^"\n]+)"|“([^”\n]+)”|«([^»\n]+)»|„([^“”\n]+)[“”]|「([^」\n]+)」|『([^』\n]+)』')
+_QUOTE_PERSON = re.compile(r"\b(?:i|i['’]m|we|we['’]re|my|our|you|your|ich|wir|mein\w*|unser\w*|du|yo|mi|mis|nosotros|tú|je|j['’]|nous|mon|ma|mes"
+                           r"|tu|vous|eu|nós|meu|minha|você)\b|我|你", re.I)
+
+
+def quoted_passages(text: str) -> list[tuple[int, int]]:
+    """Spans (with their quote marks) of the quoted clauses of ``text`` (see :data:`_QUOTE_PAIRS`)."""
+    out = []
+    for m in _QUOTE_PAIRS.finditer(text):
+        inner = next(g for g in m.groups() if g is not None).strip()
+        cjk = len(re.findall(r"[\u4e00-\u9fff]", inner))
+        if len(inner.split()) < 3 and cjk < 4:
+            continue
+        after_colon = re.search(r"[:：]\s*$", text[: m.start()]) is not None
+        if after_colon or re.search(r"[.!?。！？]$", inner) or _QUOTE_PERSON.search(inner):
+            out.append((m.start(), m.end()))
+    return out

@@ -235,7 +235,18 @@ def classify(text: str, known_names: Iterable[str] = ()) -> Classified:
             previous = Unit(piece, cs, ce, act, rule)
             units.append(previous)
             pasted = pasted or (act in (Act.QUESTION, Act.REQUEST) and cue.PASTE_INTRO.search(piece) is not None)
-    return Classified(tuple(_pasted_document(units)))
+    return Classified(tuple(_pasted_document(_quoted(text, units))))
+
+
+def _quoted(text: str, units: list[Unit]) -> list[Unit]:
+    """A unit that holds part of a quoted passage (:func:`cues.quoted_passages`) is someone's
+    words or handed-over text, not the person talking: other."""
+    quotes = cue.quoted_passages(text)
+    if not quotes:
+        return units
+    return [Unit(u.text, u.start, u.end, Act.OTHER, "quoted text")
+            if u.act is Act.STATEMENT and any(u.start < qe and qs < u.end for qs, qe in quotes) else u
+            for u in units]  # fmt: skip
 
 
 _PERSONAL = ("first person", "remember", "instruction", "their people", "listed about me")
