@@ -165,3 +165,28 @@ def test_a_quoted_clause_is_no_fact(text):
 ])  # fmt: skip
 def test_a_title_or_a_name_in_quotes_and_the_persons_own_sentence_stay(text, kept):
     assert any(kept in f for f in facts(text)), facts(text)
+
+
+# only about today: a plan, mood or choice for today in the present/future; the conversation keeps
+# it, memory does not (new sentences, not from any set)
+@pytest.mark.parametrize("text", [
+    "Ugh, tonight I'm just ordering a pizza and watching telly.",
+    "Heute Abend koche ich nichts, wir gehen zum Italiener.",
+    "Ce soir je reste à la maison et je lis un peu.",
+    "Hoy me quedo en casa, no tengo ganas de salir.",
+    "hoje vou dormir cedo, tô morta",
+    "今天不想出门，在家看电视。",
+])  # fmt: skip
+def test_a_clause_only_about_today_is_no_fact(text):
+    assert facts(text) == [], facts(text)
+
+
+@pytest.mark.parametrize("text, kept", [
+    ("I finally got my driving licence today!", "licence"),  # a completed event of today lasts
+    ("Today I start my new job at the bakery.", "bakery"),  # a beginning: a lasting state
+    ("Heute habe ich meinen Hund Bruno aus dem Tierheim geholt.", "Bruno"),
+    ("Hoy mi novia y yo adoptamos un gato, se llama Simón.", "Simón"),
+    ("My dentist appointment is at 4 today.", "dentist"),  # a number: dated, kept
+])  # fmt: skip
+def test_what_happened_today_or_starts_today_stays(text, kept):
+    assert any(kept in f for f in facts(text)), facts(text)

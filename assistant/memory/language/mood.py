@@ -40,6 +40,7 @@ from __future__ import annotations
 import re
 
 from assistant.memory.language import attitude
+from assistant.memory.language.today import today_only
 from assistant.memory.language.cues import has_first_person
 
 _CJK_COND = re.compile(r"如果|要是|假如|万一|假设")
@@ -303,6 +304,8 @@ def not_asserted(clause: str, sentence: str, names: set[str] = frozenset()) -> s
         return "the person's opinion"
     if attitude.today_state(clause):
         return "a passing state"
+    if today_only(clause, sentence):
+        return "only about today"
     if attitude.anaphoric_comment(clause):
         return "a comment on the clause before"
     if reported(clause):

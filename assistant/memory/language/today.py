@@ -1,0 +1,72 @@
+"""A clause that holds only for the day it is said: a plan, a mood or a choice for today, said
+in the present or the future ("think I'll skip the gym tonight", "wir bestellen Döner", "ce soir je
+regarde un film", "hj tô com uma preguiça enorme"). Its truth ends with the day, so it is no
+memory; the conversation keeps it. Decided by temporal semantics, not by topic:
+
+    today_only(clause, sentence) =
+        scoped   -- the clause names today/tonight/this evening (six languages), or its sentence
+                    opens with one (a fronted time adverbial scopes over the clauses coordinated
+                    with it: "Heute hab ich keinen Bock zu kochen, | wir bestellen Döner")
+        and not past  -- a completed event of today can last ("I passed my driving test today",
+                    "trabalhei doze horas hoje", "我今天搬家了"): past forms of the six languages
+        and not a change  -- "I start my new job today" begins a lasting state (shifts.shift_kind)
+        and no number -- "my dentist appointment is at 3 today" is dated and kept
+        and no name   -- "Hoy adopté un gato, | se llama Simón": a name lasts
+
+Pure: no I/O, no model.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.memory.language.cues import past_tense
+from assistant.memory.language.langid import detect
+from assistant.memory.language.shifts import shift_kind
+
+_TODAY = (r"today|tonight|this evening|this afternoon|this morning|heute(?:\s+abend|\s+nachmittag|\s+früh)?|heut|hoy|esta noche"
+          r"|esta tarde|esta mañana|aujourd['’]hui|ce soir|cet après-midi|ce matin|hoje(?:\s+à\s+noite)?|hj|esta noite|esta manhã")
+_TODAY_IN = re.compile(r"\b(?:" + _TODAY + r")\b|今天|今晚|今早|今天晚上", re.I)
+# the sentence opens with it, after a filler at most ("Bon, ce soir ...", "Ugh, today ...", "so tonight ...")
+_TODAY_FIRST = re.compile(r"^(?:(?:ok(?:ay)?|so|well|ugh|bon|bref|alors|also|naja|pues|bueno|bom|enfim|嗯|唉)[,!.]?\s+)?(?:"
+                          + _TODAY + r")\b|^(?:今天|今晚|今早)", re.I)
+# a past form: an auxiliary with a participle (de, fr, es, pt), a preterite (es, pt, de), Chinese 了/过
+_PAST_DE = re.compile(r"\b(?:war|waren|hatte|hatten|wurde|wurden)\b|\b(?:hab|habe|hat|haben|bin|ist|sind)\b(?:\s+\w+)*?\s+"
+                      r"(?<!zu )(?:ge\w+(?:t|en)|(?:be|ver|er|ent|zer|über)\w+(?:t|en)|\w+iert)\b", re.I)
+_PAST_FR = re.compile(r"\b(?:j['’]ai|ai|as|a|avons|avez|ont|suis|es|est|sommes|êtes|sont)\s+(?:\w+\s+)?\w+(?:é|ée|és|ées|is|it|u|ue|us|ert|ort)\b", re.I)
+_PAST_ES = re.compile(r"\b(?:he|has|ha|hemos|han)\s+\w+(?:ado|ada|ido|ida|to|cho)\b|\b\w{2,}(?:é|í|ó|aste|iste|aron|ieron)\b", re.I)
+_NOT_PAST_ES = re.compile(r"\b(?:café|bebé|josé|qué|aquí|allí|ahí|así|sí|mí|también|además|después|través|según)\b", re.I)
+_PAST_PT = re.compile(r"\b\w{2,}(?:ei|ou|eu|iu|aram|eram|iram)\b", re.I)
+_NOT_PAST_PT = re.compile(r"\b(?:sou|vou|estou|tou|tô|dou|meu|seu|teu|eu|céu|chapéu|museu|europeu|nosso|isso|ou|sei|dei)\b", re.I)
+_PAST_ZH = re.compile(r"(?<!算)了|过")  # 算了: "forget it", no aspect
+
+
+# an English "-ed" word after a copula or a degree word is an adjective: "I'm so tired", "feeling stressed"
+_ED_ADJECTIVE = re.compile(r"\b((?:am|is|are|['’]m|['’]re|be|been|feel|feeling|get|getting|so|very|really|pretty|quite|too|bit)\s+)\w+ed\b", re.I)
+
+
+def _past(clause: str) -> bool:
+    if past_tense(_ED_ADJECTIVE.sub(r"\1", clause)) or _PAST_DE.search(clause) or _PAST_FR.search(clause) or _PAST_ZH.search(clause):
+        return True
+    es = [m for m in _PAST_ES.finditer(clause)  # -aré/-eré/-iré: the future ("pediré pizza")
+          if not _NOT_PAST_ES.fullmatch(m.group().split()[-1]) and not re.search(r"(?:aré|eré|iré)$", m.group())]
+    pt = [m for m in _PAST_PT.finditer(clause) if not _NOT_PAST_PT.fullmatch(m.group())]
+    return bool(es or pt)
+
+
+def _names_someone(clause: str) -> bool:
+    """A capitalised word after the first ("se llama Simón"): a name, which lasts. German
+    capitalises every noun, so there only a name the clause calls someone counts."""
+    rest = clause.split(None, 1)[1] if len(clause.split()) > 1 else ""
+    if detect(clause) == "de":
+        return re.search(r"\b(?:heißt|namens|genannt)\s+[A-ZÄÖÜ]", clause) is not None
+    return re.search(r"\b[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]+", rest) is not None
+
+
+def today_only(clause: str, sentence: str = "") -> bool:
+    """True when ``clause`` (of ``sentence``) holds only for today (see the module docstring)."""
+    c = clause.strip()
+    scoped = _TODAY_IN.search(c) is not None or _TODAY_FIRST.match((sentence or c).strip()) is not None
+    if not scoped or re.search(r"\d", c) or _names_someone(c):
+        return False
+    return not _past(c) and shift_kind(c) is None
