@@ -274,3 +274,24 @@ def test_the_households_people_named_by_an_adjective_stay(text, kept):
 
 def test_a_dated_clause_with_an_article_stays():
     assert any("colegio" in f for f in facts("Soy profesor y el lunes empiezo en un colegio nuevo."))
+
+
+# a shared subject in Spanish, Portuguese, French: "<my X> <verb> ... y/e/et <verb> ..." is two
+# clauses, the second about the same person (new sentences, not from any set)
+@pytest.mark.parametrize("text, first, second", [
+    ("Mi tío Andrés tiene una ferretería y vende también bicicletas.", "ferretería", "Mi tío Andrés vende"),
+    ("Minha irmã mora no Porto e trabalha num hospital.", "Porto", "Minha irmã trabalha"),
+    ("Mon père a 72 ans et joue au golf tous les dimanches.", "72", "Mon père joue"),
+])  # fmt: skip
+def test_a_shared_subject_clause_is_its_own_fact_with_its_subject(text, first, second):
+    got = facts(text)
+    assert any(first in f and second.split()[-1] not in f for f in got), got
+    assert any(second in f for f in got), got
+
+
+@pytest.mark.parametrize("text, whole", [
+    ("Tenemos un perro y una gata.", "un perro y una gata"),  # "y una": an article, a noun phrase goes on
+    ("Hablamos español e inglés en casa.", "español e inglés"),  # "e inglés": a noun, not a verb
+])  # fmt: skip
+def test_nouns_joined_by_y_or_e_are_not_cut(text, whole):
+    assert any(whole in f for f in facts(text)), facts(text)

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from assistant.memory.language.cues import OWN_NAME, PAST, PERSON
+from assistant.memory.language.langid import detect
 from assistant.memory.language.mood import ASKING_START, COMMENT_START, CONDITION_AHEAD, CONDITION_START, HEARSAY_START, WORLD_SUBJECT
 
 WE = "WE"  # marker for the person and their household (see the module docstring)
@@ -101,7 +102,20 @@ def _verbish(word: str, sentence: str) -> bool:
         return w not in _DE_FUNCTION  # German: nouns are capitalised, so a lower-case word there is a verb
     if w in _VERBS or w[:-1] in _VERBS or w[:-2] in _VERBS or w in PAST or (w.endswith("ed") and len(w) > 4):
         return True
-    return len(w) > 3 and w.endswith("o") and w not in ("como", "pero", "todo", "tanto", "mucho", "muito")  # es/pt: 1st person
+    if len(w) > 3 and w.endswith("o") and w not in ("como", "pero", "todo", "tanto", "mucho", "muito"):
+        return True  # es/pt: 1st person
+    # es/pt/fr: a third person present or past ("y usa un inhalador", "e começa na escolinha", "et veut faire
+    # médecine", "y viene a casa"): a verb ending, then a word a verb takes (an article, a preposition, an
+    # infinitive); nouns there take an article first, and a determiner or a pronoun is no verb
+    return (len(w) > 2 and re.search(r"(?:a|e|ó|ou|eu|iu|it|ut|ait)$", w) is not None and w not in _ROMANCE_FUNCTION
+            and detect(sentence) in ("es", "pt", "fr"))
+
+
+_ROMANCE_FUNCTION = frozenset("""una une este esta ese esa aquella cette cet entre sobre sempre siempre toute toda tudo nada rien
+    muy mucha muita poca pouca otra outra autre cada chaque quelque alguna alguma ninguna nenhuma nuestra nossa notre votre
+    vuestra leur dela dele mientras enquanto pendant ainda encore aussi toujours jamais nunca tambe aquí aqui ahora agora ya
+    que qui quoi cuya mesma misma même elle ella ela nosotra cette tarde noche noite semana fecha date hora heure madre mère
+    padre père mae mãe casa escuela escola école empresa entreprise oficina offre""".split())  # fmt: skip
 
 
 _SUBORDINATE = re.compile(r"^(?:if|when|whether|because|since|although|though|unless|while|once|before|after|as soon as"
@@ -113,6 +127,8 @@ _RELATIVE = re.compile(r"(?P<name>\b[A-Z][\w'’-]+(?:\s+(?:and|&)\s+[A-Z][\w'�
 # who or what a shared-subject clause goes on about: "I", "we", "Oscar", "my son Oscar", "my dad"
 _HEAD_SUBJECT = re.compile(r"^(?:(?P<rel>" + _REL_NP + r")(?:\s+(?P<name>[A-Z][\w'’-]+))?|(?P<pn>[Ii](?=['’\s])|[Ww]e(?=['’\s])|[Hh]e\b|[Ss]he\b"
                            r"|[Tt]hey\b|[A-Z][\w'’-]+(?=\s+[a-z])))")
+_HEAD_SUBJECT_INTL = re.compile(r"^(?i:mi|mis|nuestr[oa]s?|mein|meine|unser|unsere|mon|ma|mes|notre|nos|meu|minha|meus|minhas|noss[oa]s?)"
+                                r"\s+[a-zà-ÿäöüß][\w'’-]*(?:\s+[A-ZÀ-Þ][\w'’-]+)?(?=\s)")
 _SENT = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
 _TRIM = " \t\n,;:，；：—–-.!。！"  # a question keeps its "?"
 
@@ -281,6 +297,9 @@ def _subject(resolved: str, known: set[str]) -> str | None:
     """The subject a clause hands on to a shared-subject clause after it ("I", "WE", "Oscar")."""
     if resolved.startswith(WE):
         return WE
+    intl = _HEAD_SUBJECT_INTL.match(resolved)  # "Mi madre tiene 70 años | y vive sola": "Mi madre" goes on
+    if intl:
+        return intl.group().strip()
     m = _HEAD_SUBJECT.match(resolved)
     if m is None:
         return None
