@@ -21,6 +21,7 @@ from assistant.memory.capture import commands
 from assistant.memory.retrieval import inject
 from assistant.memory.errors import NotFound
 from assistant.memory.forget import topic
+from assistant.memory.wording import found_phrase
 from assistant.memory.retrieval.inject import DEFAULT_LAYOUT
 from assistant.memory.records import Role
 from assistant.session_history import answered_history
@@ -281,7 +282,7 @@ class ChatSession:
             turn.notices.append(f"No memory about \u201c{cmd.text}\u201d was found; nothing was forgotten."
                                 + (f" ({len(found)} loosely related, not selected.)" if found else ""))  # fmt: skip
             return "I couldn't find a memory about that."
-        turn.notices.append(f"Found {ticked} {'memory' if ticked == 1 else 'memories'} about \u201c{cmd.text}\u201d. "
+        turn.notices.append(f"Found {found_phrase(turn.forget_candidates)} about \u201c{cmd.text}\u201d. "
                             "Nothing is forgotten until you confirm.")  # fmt: skip
         return "Here is what I found; nothing is deleted until you confirm."
 

@@ -106,7 +106,7 @@ def test_chat_once_json_returns_the_candidates_and_deletes_nothing(store, servic
     assert out["forget_query"] == "my dog"
     assert sum(c["pre_ticked"] for c in out["forget_candidates"]) == 2
     assert any(not c["whole"] and c["removed"] == ["My dog is called Miso."] for c in out["forget_candidates"])
-    assert out["notices"] == ["Found 2 memories about “my dog”. Nothing is forgotten until you confirm."]
+    assert out["notices"] == ["Found 1 memory and 1 of your messages about “my dog”. Nothing is forgotten until you confirm."]
     again = services.open_store(with_embedder=False)
     assert again.count(include_all=True) == total  # nothing deleted: it only asked
     again.close()
@@ -174,3 +174,29 @@ def test_a_title_made_from_the_first_message_follows_its_cut(store, services):
     assert st.get_session(made.id).title == title_from(kept)
     assert st.get_session(renamed.id).title == "Home stuff"
     st.close()
+
+
+def test_keepsake_notices_lists_what_a_message_saved_and_follows_a_forget(keepsake_home, converted_embedder_path, capsys):
+    """Issue 24 item 2, the CLI face: ``keepsake notices`` lists what capture kept from each
+    message of the latest conversation with ids (``memory delete ID`` takes one back); after
+    "forget my cat" the cat is gone from it and the carpenter stays. The chat turn runs the REAL
+    SmolLM2; nothing here depends on its reply."""
+    assert main(["chat", "--once", "My partner Joost is a carpenter, and we have a cat called Pepper."]) == 0
+    capsys.readouterr()
+    assert main(["notices", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    [said] = data["messages"]
+    texts = [s["text"] for s in said["saved"]]
+    assert "User's partner is Joost." in texts and "Joost is a carpenter." in texts
+    assert any("Pepper" in t for t in texts), texts
+    assert main(["notices"]) == 0
+    out = capsys.readouterr().out
+    assert "Saved: " in out and "keepsake memory delete ID" in out and f"(#{said['saved'][0]['id']})" in out
+
+    assert main(["memory", "forget", "my cat", "--yes", "--json"]) == 0
+    capsys.readouterr()
+    assert main(["notices", "--json"]) == 0
+    after = json.loads(capsys.readouterr().out)
+    texts = [s["text"] for m in after["messages"] for s in m["saved"]]
+    assert "Joost is a carpenter." in texts and not any("Pepper" in t for t in texts), texts
+    assert "we have a" not in after["title"]  # the title made from the message follows its cut

@@ -63,7 +63,7 @@ def test_the_preview_lists_the_sentences_that_go_and_what_stays(qtbot, dana):
 
 
 def test_the_forget_headline_counts_a_message_copy_as_your_message_not_a_memory(dana):
-    from ui.chat.forget_dialog import found_phrase
+    from assistant.memory.wording import found_phrase
 
     cands = [c.to_json() for c in propose(dana, None, "my dog")]
     ticked = [c for c in cands if c["pre_ticked"]]

@@ -22,12 +22,12 @@ from assistant import __version__
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The whole command line. With ``argv``, only the benchmark it names (if any) is imported
     for its options; without, every benchmark is (as for generated documentation)."""
-    from assistant.cli import bench, consolidate, core, engine, importer, memory, note, repair, sessions, transfer
+    from assistant.cli import bench, consolidate, core, engine, importer, memory, note, notices, repair, sessions, transfer
 
     parser = argparse.ArgumentParser(prog="keepsake", description="Local-first assistant with an inspectable memory.")
     parser.add_argument("--version", action="version", version=f"keepsake {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (core, engine, memory, transfer, sessions, note, importer, consolidate, repair):
+    for module in (core, engine, memory, transfer, sessions, notices, note, importer, consolidate, repair):
         module.register(sub)
     bench.register(sub, only=bench.named_in(argv) if argv is not None else None)
     return parser

@@ -33,7 +33,10 @@ def render(report: Any) -> str:
     lines = []
     for cut in report.memories_removed:
         lines.append(f"memory #{cut.id} goes: {_q(cut.removed[0])}")
+    said = {(tuple(c.removed), c.kept) for c in report.message_edits}
     for cut in report.memory_edits:
+        if (tuple(cut.removed), cut.kept) in said:
+            continue  # your message's kept copy (its episode) loses the same: listed once, as the message
         gone = "; ".join(_q(s) for s in cut.removed)
         lines.append(f"memory #{cut.id} loses {gone}; stays: {_q(cut.kept)}")
     for cut in report.message_edits:

@@ -58,3 +58,16 @@ def true_since_phrase(valid_at: datetime | str | None, start_kind: str | None = 
     if as_datetime(valid_at) is None:
         return ""
     return f"true since {true_since(valid_at, start_kind)}"
+
+
+def found_phrase(candidates: list[dict]) -> str:
+    """What a forget found, as the chat notice and the app's dialog both say it: "1 memory and 1
+    of your messages" -- the pre-ticked candidates, a message's kept copy (an episode) counted as
+    your message, not as a memory of its own."""
+    ticked = [c for c in candidates if c.get("pre_ticked")]
+    said = sum(1 for c in ticked if c.get("kind") == "episode")
+    memories = len(ticked) - said
+    parts = [f"{memories} {'memory' if memories == 1 else 'memories'}"] if memories or not said else []
+    if said:
+        parts.append(f"{said} of your messages")
+    return " and ".join(parts)

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from ui.services.backend import Backend
 from ui.widgets.delete_dialog import CascadeDialog, report_done
-from assistant.memory.wording import true_since_phrase
+from assistant.memory.wording import found_phrase, true_since_phrase
 from ui.format import KIND_LABELS, plural
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -43,17 +43,6 @@ def candidate_label(c: dict[str, Any]) -> str:
         lines.append("Stays: “" + _clip(c.get("kept", ""), 160) + "”")
     lines.append(" · ".join(x for x in meta if x))
     return "\n".join(lines)
-
-
-def found_phrase(candidates: list[dict[str, Any]]) -> str:
-    """"1 memory and 1 of your messages": the pre-ticked candidates, a message's kept copy (an
-    episode) counted as your message, not as a memory of its own."""
-    ticked = [c for c in candidates if c.get("pre_ticked")]
-    said = sum(1 for c in ticked if c.get("kind") == "episode")
-    parts = [plural(len(ticked) - said, "memory", "memories")] if len(ticked) > said or not said else []
-    if said:
-        parts.append(f"{said} of your messages" if said > 1 else "1 of your messages")
-    return " and ".join(parts)
 
 
 class ForgetDialog(QDialog):

@@ -20,12 +20,7 @@ UNDO_HINT = "take one back with: keepsake memory delete ID"
 
 def saved_from(store: Any, message_id: int) -> list[Memory]:
     """Active fact/profile memories with ``message_id`` among their sources, oldest first."""
-    rows = store.conn.execute(
-        "SELECT DISTINCT m.id FROM memory_sources s JOIN memories m ON m.id = s.memory_id "
-        "WHERE s.message_id = ? AND m.kind IN ('fact', 'profile') AND m.status = 'active' ORDER BY m.id",
-        (int(message_id),),
-    ).fetchall()
-    return store.get_many([int(r[0]) for r in rows]) if rows else []
+    return store.kept_from(message_id)
 
 
 def saved_notice(memories: list[Memory], *, hint: bool = True) -> str | None:

@@ -149,6 +149,7 @@ class MemoryStore:
     # ------------------------------------------------------------------ memories
     get = _Via("reads", MemoryReads.get)
     get_many = _Via("reads", MemoryReads.get_many)
+    kept_from = _Via("reads", MemoryReads.kept_from)
     list_memories = _Via("reads", MemoryReads.list)
     count_memories = _Via("reads", MemoryReads.count)
     history = _Via("reads", MemoryReads.history)

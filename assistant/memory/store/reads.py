@@ -39,6 +39,18 @@ class MemoryReads(Repository):
 
         return self.read(run)
 
+    def kept_from(self, message_id: int) -> list[Memory]:
+        """Active fact/profile memories with ``message_id`` among their sources, oldest first
+        (what capture kept from one message; the episode, its copy, is not among them)."""
+
+        def run(c: Connection) -> list[Memory]:
+            rows = c.execute(f"SELECT {MEMORY_SELECT} FROM memories WHERE kind IN ('fact', 'profile') AND status = 'active' "
+                             "AND id IN (SELECT memory_id FROM memory_sources WHERE message_id = ?) ORDER BY id",
+                             (int(message_id),)).fetchall()  # fmt: skip
+            return hydrate(c, rows)
+
+        return self.read(run)
+
     def list(
         self,
         where: MemoryFilter | None = None,
