@@ -233,14 +233,14 @@ class Services:
         return store
 
     def warm_vectors(self, store) -> None:
-        """Read ``store``'s vectors into its vector cache (:mod:`assistant.memory.retrieval.vector_cache`)
+        """Read ``store``'s vectors into its vector cache (:mod:`assistant.memory.store.vecscan.cache`)
         on a background thread with its own connection, so the first search finds them loaded
         while the caller imports, opens and embeds meanwhile (the read is O(memories): ~0.1 s of
         CPU at 10,000 on a quiet machine, 15 MB of vectors and the filter columns decrypted, which
         SQLite does without the GIL)."""
 
         def load() -> None:
-            from assistant.memory.retrieval.vector_cache import cache_for  # numpy: imported on the worker
+            from assistant.memory.store.vecscan.cache import cache_for  # numpy: imported on the worker
 
             cache_for(store).sync(store)
 

@@ -1,4 +1,4 @@
-"""Retrieval mechanics (assistant.memory.retrieval.retriever / vector_cache / textmatch) on a real store.
+"""Retrieval mechanics (assistant.memory.retrieval.retriever, store.vecscan.cache, textmatch) on a real store.
 
 Vectors come from a FAKE bag-of-words embedder or are set explicitly (``vector_at`` gives an
 exact cosine to the query); quality with the real MiniLM is in test_retrieval_quality.py.
@@ -23,7 +23,7 @@ from assistant.memory.retrieval import textmatch as tm
 from assistant.memory.store.sqlite import fts
 from assistant.memory.records import Kind, Source
 from assistant.memory.retrieval.retriever import DEFAULT_THRESHOLD, RESCUE_MIN, Retriever
-from assistant.memory.retrieval.vector_cache import cache_for
+from assistant.memory.store.vecscan.cache import cache_for
 from assistant.memory.retrieval.scoring import fuse
 from assistant.memory.store.facade import MemoryStore
 
@@ -287,8 +287,8 @@ def test_cache_candidates_match_sqlite_vec_knn(store, emb):
     q = rng.standard_normal(384).astype(np.float32)
     q /= np.linalg.norm(q)
     knn = [r[0] for r in store.conn.execute("SELECT rowid FROM memory_vec WHERE embedding MATCH ? AND k = 60", (q.tobytes(),))]
-    from assistant.memory.retrieval.vector_filter import VecFilter
-    from assistant.memory.retrieval.vector_read import to_us
+    from assistant.memory.store.vecscan.filter import VecFilter
+    from assistant.memory.store.vecscan.read import to_us
 
     cache = cache_for(store)
     cache.sync(store)
@@ -416,7 +416,7 @@ def test_cli_memory_search_json_and_explain(monkeypatch, capsys, emb):
 
 
 def test_fast_chunk_read_equals_the_public_vec0_read(store, emb):
-    from assistant.memory.retrieval import vector_cache as vc
+    from assistant.memory.store.vecscan import cache as vc
 
     ids_ = [store.add(f"memory {i} about Lisbon and cello {i % 7}") for i in range(40)]
     store.delete(ids_[3:9])
@@ -431,10 +431,10 @@ def test_fast_chunk_read_equals_the_public_vec0_read(store, emb):
 
 def test_bulk_filter_columns_read_equals_the_rows(store, emb, clock):
     # The cache's columns come from one group_concat row per chunk computed by SQLite
-    # (vector_read.read_meta); they must equal the rows parsed one by one, NULLs and all.
+    # (store.vecscan.read.read_meta); they must equal the rows parsed one by one, NULLs and all.
     from assistant.memory.records import Scope, Status
-    from assistant.memory.retrieval import vector_cache as vc
-    from assistant.memory.retrieval.vector_filter import KIND_CODE, MAX_US, MIN_US, STATUS_CODE
+    from assistant.memory.store.vecscan import cache as vc
+    from assistant.memory.store.vecscan.filter import KIND_CODE, MAX_US, MIN_US, STATUS_CODE
 
     kinds = ["fact", "profile", "episode", "experience"]
     mids = [store.add(f"memory {i} about the cello", kind=kinds[i % 4], scope=Scope("work") if i % 5 == 0 else None,
@@ -475,7 +475,7 @@ def test_scope_limits_the_search(store, emb):
 
 
 def test_a_chunk_layout_surprise_falls_back_to_the_public_read(store, emb, monkeypatch):
-    from assistant.memory.retrieval import vector_cache as vc
+    from assistant.memory.store.vecscan import cache as vc
 
     mids = [store.add(f"memory {i} about the cello") for i in range(5)]
 

@@ -7,7 +7,7 @@
 Pipeline for one query:
 
 1. **Candidates come only from semantic search**: cosine of the query embedding against every
-   stored vector that may pass the filter (a cached float32 matrix, :mod:`vector_cache`), top
+   stored vector that may pass the filter (a cached float32 matrix, :mod:`assistant.memory.store.vecscan.cache`), top
    ``max(4*k, 60)``. Each candidate is then re-checked against SQL with the store's own filter
    (:func:`assistant.memory.store.filters.select_sql`): the database decides, so nothing deleted, expired or
    invalidated comes back even from a stale cache. If the re-check removes candidates, the next
@@ -76,10 +76,10 @@ from assistant.memory.records import Kind, Scope, Status
 from assistant.memory.store.rows import MEMORY_COLUMNS, hydrate, ids_json
 from assistant.memory.retrieval.scoring import (Hit, EntityMatch, Signal, bm25_signal, entity_signal, fuse,
                                                 passes_threshold, semantic_signal)  # fmt: skip
-from assistant.memory.retrieval.vector_cache import cache_for
+from assistant.memory.store.vecscan.cache import cache_for
 from assistant.memory.language.reading import english_embed
-from assistant.memory.retrieval.vector_filter import KIND_CODE, VecFilter
-from assistant.memory.retrieval.vector_read import to_us
+from assistant.memory.store.vecscan.filter import KIND_CODE, VecFilter
+from assistant.memory.store.vecscan.read import to_us
 
 DEFAULT_THRESHOLD = 0.33
 RESCUE_MIN = gates.RESCUE_MIN  # below the threshold, a rare word of the question may still pass a memory

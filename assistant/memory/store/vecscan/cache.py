@@ -42,8 +42,8 @@ import numpy as np
 
 from assistant.memory.errors import StoreError
 from assistant.memory.store import vector_index
-from assistant.memory.retrieval.vector_filter import KIND_CODE, MAX_US, MIN_US, STATUS_CODE, VecFilter, compute_mask
-from assistant.memory.retrieval.vector_read import META_COLUMNS, LayoutError, read_meta, read_vector_chunks, read_vectors, ts_us
+from assistant.memory.store.vecscan.filter import KIND_CODE, MAX_US, MIN_US, STATUS_CODE, VecFilter, compute_mask
+from assistant.memory.store.vecscan.read import META_COLUMNS, LayoutError, read_meta, read_vector_chunks, read_vectors, ts_us
 
 FULL_RELOAD_OVER = 256  # more changed vectors than this: reload everything instead of point lookups
 
