@@ -59,7 +59,6 @@ def test_a_qt_import_would_be_caught(tmp_path):
 #: store fails here, and so does a file that no longer has any (take it off the list).
 SQL_OUTSIDE_STORE = {
     "assistant/doctor.py", "assistant/cli/repair.py", "assistant/reembed.py",
-    "assistant/memory/retrieval/gates.py", "assistant/memory/retrieval/retriever.py",
     "assistant/memory/capture/commands.py", "assistant/memory/capture/capturer.py",
     "assistant/memory/capture/importing/model_extraction.py", "assistant/memory/capture/importing/importers.py",
 }  # fmt: skip

@@ -6,17 +6,17 @@ the text rules themselves are pure (:mod:`assistant.memory.retrieval.answerable`
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable
 
 from assistant.memory.retrieval import answerable as ans
+from assistant.memory.store import search_reads as reads
 from assistant.memory.store.sqlite import fts
 from assistant.memory.language.claims import NAME_SLOTS, canonical_subject, claims, person_names
 from assistant.memory.store.filters import MemoryFilter, select_sql
 from assistant.memory.records import Kind
-from assistant.memory.store.rows import MEMORY_COLUMNS, ids_json
+from assistant.memory.store.rows import MEMORY_COLUMNS
 
 RESCUE_MIN = 0.2  # below the threshold, a rare word of the question can still pass a statement
 RESCUE_RARE = 0.02  # ... a word at most this share of memories contain (and at least 3 may)
@@ -90,11 +90,9 @@ def gate(c: Any, rows: dict[int, Any], cos: dict[int, float], slot_ids: set[int]
 def relation_known(c: Any, relation: str, f: MemoryFilter, now: datetime, names: tuple[str, ...]) -> tuple[bool, set[str]]:
     """Whether any memory the filter allows says the person has ``relation``, and the names
     they gave it ("my dog Pepper")."""
-    expr = fts.any_of(ans.lookup_words(relation))
     sql, params = select_sql(f, now)
-    q = sql + " AND src.id IN (SELECT rowid FROM memory_fts WHERE memory_fts MATCH :rel) LIMIT 500"
     known, rel_names = False, set()
-    for r in c.execute(q, {**params, "rel": expr}):
+    for r in reads.rows_matching(c, sql, params, fts.any_of(ans.lookup_words(relation)), 500):
         text = canonical_subject(r[1], names)
         if ans.has_relation(text, relation):
             known = True
@@ -112,22 +110,15 @@ def named_by_relation(c: Any, sql: str, params: dict[str, Any], asked: ans.Asked
         terms = [t for n in sorted(rel_names) for t in fts.fts_tokens(n)]
         if not terms:
             continue
-        q = sql + " AND src.id IN (SELECT rowid FROM memory_fts WHERE memory_fts MATCH :names) LIMIT :lim"
-        for r in c.execute(q, {**params, "names": fts.any_of(dict.fromkeys(terms)), "lim": NAMED_MAX}):
+        for r in reads.rows_matching(c, sql, params, fts.any_of(dict.fromkeys(terms)), NAMED_MAX):
             rows.setdefault(r[0], r)
             out.add(r[0])
     return out
 
 
 def person_names_in(c: Any) -> tuple[str, ...]:
-    """The person's own names, from their current ``name`` slot records. (``+status``: the
-    partial slot index answers this, not the status index, which read every active memory:
-    40 ms at 10,000 on a fresh connection, 0.1 ms this way.)"""
-    rows = c.execute(
-        "SELECT text FROM memories WHERE slot IS NOT NULL AND +status = 'active' AND invalid_at IS NULL "
-        "AND lower(slot) IN (SELECT value FROM json_each(?))", (json.dumps(sorted(NAME_SLOTS)),),
-    ).fetchall()  # fmt: skip
-    return person_names(r[0] for r in rows)
+    """The person's own names, from their current ``name`` slot records."""
+    return person_names(reads.current_slot_texts(c, NAME_SLOTS))
 
 
 def one_per_message(c: Any, order: list[Ranked], k: int) -> list[Ranked]:
@@ -138,8 +129,7 @@ def one_per_message(c: Any, order: list[Ranked], k: int) -> list[Ranked]:
     same message as "User's brother is Rafael.") before an unrelated memory below the threshold."""
     ids = [h[0] for h in order[: max(4 * k, 60)]]
     msgs: dict[int, set[int]] = {}
-    for mid, msg in c.execute("SELECT memory_id, message_id FROM memory_sources WHERE message_id IS NOT NULL "
-                              "AND memory_id IN (SELECT value FROM json_each(?))", (ids_json(ids),)):  # fmt: skip
+    for mid, msg in reads.source_messages(c, ids):
         msgs.setdefault(mid, set()).add(msg)
 
     def spread(hits: list[Ranked]) -> list[Ranked]:

@@ -58,7 +58,6 @@ embedder brings its own threshold (its catalog entry; uncalibrated there) or tak
 
 from __future__ import annotations
 
-import json
 import threading
 from datetime import datetime
 from typing import Any, Callable, Iterable, Sequence
@@ -71,9 +70,10 @@ from assistant.memory.retrieval import answerable as ans, gates
 from assistant.memory.retrieval.forms import AnswerMatcher, cosines_for, meant_slots
 from assistant.memory.retrieval import textmatch as tm
 from assistant.memory.store.sqlite import fts
+from assistant.memory.store import search_reads as reads
 from assistant.memory.store.filters import MemoryFilter, select_sql
 from assistant.memory.records import Kind, Scope, Status
-from assistant.memory.store.rows import MEMORY_COLUMNS, hydrate, ids_json
+from assistant.memory.store.rows import MEMORY_COLUMNS, hydrate
 from assistant.memory.retrieval.scoring import (Hit, EntityMatch, Signal, bm25_signal, entity_signal, fuse,
                                                 passes_threshold, semantic_signal)  # fmt: skip
 from assistant.memory.store.vecscan.cache import cache_for
@@ -88,12 +88,6 @@ MAX_CANDIDATES = 4096
 ENTITY_MENTION_MIN = 0.8  # rapidfuzz ratio is lax on short strings ("lisbon"/"london" = 0.5)
 ENTITY_PART_FACTOR = 0.9  # a query naming one part of an entity ("Tomás" for "Tomás Ferreira")
 _TOKEN_CACHE_MAX = 50_000
-# "+rowid": the candidate list is checked by SQLite on FTS5's one MATCH scan. A plain "rowid IN"
-# is handed to FTS5 as one rowid lookup per candidate, and bm25() then recounts every term's
-# rows over the whole index for each of them (x10 at the 95th percentile at 100k memories).
-_BM25_SQL = ("SELECT rowid, bm25(memory_fts) FROM memory_fts WHERE memory_fts MATCH :match "
-             "AND +rowid IN (SELECT value FROM json_each(:ids))")  # fmt: skip
-_VOCAB_SQL = "SELECT doc FROM temp.keepsake_memory_vocab WHERE term = ?"
 
 Embed = Callable[[list[str]], list[list[float]]]
 
@@ -224,7 +218,7 @@ class Retriever:
             ids, sims = self.cache.search(qv, vf, batch, skip=fetched)
             fetched += len(ids)
             if ids:
-                for r in c.execute(sql + " AND src.id IN (SELECT value FROM json_each(:ids))", {**params, "ids": ids_json(ids)}):
+                for r in reads.rows_by_ids(c, sql, params, ids):
                     rows[r[0]] = r
                 cos.update(zip(ids, sims))
             if len(rows) >= n or len(ids) < batch or sims[-1] < self.threshold or fetched >= MAX_CANDIDATES:
@@ -232,10 +226,7 @@ class Retriever:
             batch = min(2 * (n - len(rows)) + 16, MAX_CANDIDATES - fetched)
         slot_ids: list[int] = []
         if slots:
-            names = tm.slot_names(slots)
-            q = sql + " AND lower(replace(src.slot, ' ', '_')) IN (SELECT value FROM json_each(:slots))"
-            q += " ORDER BY src.valid_at DESC, src.id DESC"
-            for r in c.execute(q, {**params, "slots": json.dumps(list(names))}):
+            for r in reads.rows_by_slots(c, sql, params, tm.slot_names(slots)):
                 rows.setdefault(r[0], r)
                 slot_ids.append(r[0])
             cos.update(self.cache.cosines([i for i in slot_ids if i not in cos], qv))
@@ -316,36 +307,27 @@ class Retriever:
         expr = fts.match_expression(text)
         if not terms or expr is None or not ids:
             return {}
-        found = dict(c.execute(_BM25_SQL, {"match": expr, "ids": ids_json(ids)}).fetchall())
+        found = reads.bm25(c, expr, ids)
         return {mid: bm25_signal(found.get(mid), len(terms)) for mid in ids}
 
     def _n_rows(self, c: Any) -> int:
         """Rows in the FTS index (every memory row is indexed), cached per store generation."""
         if self._rows_count is None:
-            self._rows_count = int(c.execute("SELECT count(*) FROM memories").fetchone()[0])
+            self._rows_count = reads.count_rows(c)
         return self._rows_count
 
     def _doc_freq(self, c: Any, terms: list[str]) -> dict[str, int]:
         """Rows containing each term, from FTS5's own index (a per-connection ``fts5vocab``)."""
         for t in terms:
             if t not in self._df:
-                try:
-                    row = c.execute(_VOCAB_SQL, (t,)).fetchone()
-                except Exception:  # noqa: BLE001 - first use on this connection: create the view
-                    c.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.keepsake_memory_vocab USING fts5vocab(main, memory_fts, row)")
-                    row = c.execute(_VOCAB_SQL, (t,)).fetchone()
-                self._df[t] = int(row[0]) if row else 0
+                self._df[t] = reads.doc_freq(c, t)
         return {t: self._df[t] for t in terms}
 
     # ------------------------------------------------------------------ entities
 
     def _entities(self, c: Any, text: str, ids: list[int]) -> dict[int, Signal] | None:
         """Entity signal per candidate, or None when the query names none of their entities."""
-        links = c.execute(
-            "SELECT me.memory_id, e.id, e.name FROM memory_entities me JOIN entities e ON e.id = me.entity_id "
-            "WHERE me.memory_id IN (SELECT value FROM json_each(?))",
-            (ids_json(ids),),
-        ).fetchall()
+        links = reads.entity_links(c, ids)
         if not links:
             return None
         grams = tm.query_ngrams(text)
@@ -368,11 +350,7 @@ class Retriever:
             return None
         missing = [eid for eid in mentioned if eid not in self._n_linked]
         if missing:
-            for eid, n in c.execute(
-                "SELECT entity_id, count(*) FROM memory_entities WHERE entity_id IN (SELECT value FROM json_each(?)) GROUP BY entity_id",
-                (ids_json(missing),),
-            ):
-                self._n_linked[eid] = int(n)
+            self._n_linked.update(reads.linked_counts(c, missing))
         per_memory: dict[int, list[EntityMatch]] = {mid: [] for mid in ids}
         for mid, eid, _name in links:
             if eid in mentioned:
