@@ -198,18 +198,10 @@ def _interrupted_runs(store) -> tuple[str, dict]:
 
 
 def _write_lock_free(store) -> Exception | None:
-    """Whether a writer gets the database's write lock within 2 s (taken and released at once,
-    nothing written); the locked error otherwise."""
-    from assistant.memory.store.sqlite.db import DatabaseError, is_busy  # deferred: the store (SQLCipher, numpy)
+    """Whether a writer gets the database's write lock within 2 s (the store's diagnostics)."""
+    from assistant.memory.store.diagnostics import write_lock_free  # deferred: the store (SQLCipher, numpy)
 
-    conn = store.conn
-    conn.execute("PRAGMA busy_timeout = 2000")
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-        conn.execute("ROLLBACK")
-    except DatabaseError as exc:
-        return diagnose.locked(store.path) if is_busy(exc) else diagnose.classify(exc, store.path) or exc
-    return None
+    return write_lock_free(store)
 
 
 def _space(p: Paths) -> Check:

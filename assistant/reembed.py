@@ -110,7 +110,7 @@ def switch_embedder(services: Services, plan: SwitchPlan, *, progress: Callable[
         if same and not force and not store.read(vector_index.has_partial):
             store.write(lambda c: vector_index.record(c, fingerprint=ident.fingerprint, name=ident.name, setting=plan.setting))
             _save(services, plan, store)
-            n = store.read(lambda c: c.execute("SELECT count(*) FROM memory_vec").fetchone()[0])
+            n = store.read(vector_index.vector_count)
             return SwitchResult(ident.name, plan.setting, ident.dim, n, 0, 0.0, reembedded=False)
         if embed is None:
             model = services.embedder(plan.path)

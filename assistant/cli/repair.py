@@ -113,11 +113,9 @@ def cmd_repair(args: argparse.Namespace) -> int:
 
 
 def _dim(src) -> int:
-    try:
-        row = src.execute("SELECT value FROM store_meta WHERE key = 'embedding_dim'").fetchone()
-        return int(row[0]) if row else 384
-    except Exception:  # noqa: BLE001 - unreadable: the default embedder's size
-        return 384
+    from assistant.memory.store.vector_index import stored_dim  # deferred: the store (SQLCipher, numpy)
+
+    return stored_dim(src)
 
 
 def _after(args: argparse.Namespace, path: Path) -> dict:

@@ -85,6 +85,7 @@ from assistant.memory.records import (
     Trust,
 )
 from assistant.memory.language.validate import validate
+from assistant.memory.store import capture_reads
 
 # The extraction rules and clauses (their patterns: ~0.1 s to import) are imported when a message
 # first holds a statement, and the consolidation hot path (~0.1 s) when a capture first stores
@@ -190,18 +191,9 @@ class Capturer:
         facts that name a relation ("User's neighbour is Pieter."), then every "my partner Tom"
         this capturer has seen in a statement since."""
         if self._names is None:
-            rows = self.store.conn.execute(
-                "SELECT DISTINCT e.name FROM entities e JOIN memory_entities me ON me.entity_id = e.id "
-                "JOIN memories m ON m.id = me.memory_id WHERE m.kind = 'profile' AND m.status = 'active' "
-                "AND m.expired_at IS NULL AND (m.slot IN ('partner', 'pet') OR m.slot LIKE 'family.%')"
-            ).fetchall()  # fmt: skip
-            self._names = {str(r[0]) for r in rows if str(r[0])[:1].isupper()}
+            profile, facts = capture_reads.relation_names(self.store.conn)
+            self._names = {n for n in profile if n[:1].isupper()}
             # "User's brother is Kasper." kept as a fact (no slot for the relation): Kasper too
-            facts = self.store.conn.execute(
-                "SELECT e.name, m.text FROM entities e JOIN memory_entities me ON me.entity_id = e.id "
-                "JOIN memories m ON m.id = me.memory_id WHERE m.kind = 'fact' AND m.status = 'active' "
-                "AND m.expired_at IS NULL AND m.text LIKE 'User''s %'"
-            ).fetchall()  # fmt: skip
             from assistant.memory.language.rules import names_relation  # deferred (see the imports)
 
             self._names |= {str(n) for n, t in facts if names_relation(str(n), str(t))}

@@ -25,6 +25,7 @@ from assistant.engine import control
 from assistant.memory.language.dates import ground
 from assistant.memory.language.phrasing import finish, third_person  # not via rules: a question turn needs none of its patterns
 from assistant.memory.records import AddResult, Kind, Memory, Source, Trust
+from assistant.memory.store import capture_reads
 from assistant.memory.store.sqlite import fts
 from assistant.memory.language.validate import STOPWORDS
 from datetime import time as dtime
@@ -121,15 +122,4 @@ def keyword_search(store: Any, query: str, k: int = 5, *, kinds: Sequence[Kind] 
     match = fts_query(query)
     if match is None or k <= 0:
         return []
-    sql = (
-        "SELECT m.id FROM memory_fts JOIN memories m ON m.id = memory_fts.rowid "
-        "WHERE memory_fts MATCH ? AND m.status = 'active' AND m.expired_at IS NULL"
-    )
-    params: list[Any] = [match]
-    if kinds:
-        sql += f" AND m.kind IN ({','.join('?' * len(kinds))})"
-        params += [Kind(x).value for x in kinds]
-    sql += " ORDER BY bm25(memory_fts) LIMIT ?"
-    params.append(int(k))
-    ids = [int(r[0]) for r in store.conn.execute(sql, params)]
-    return store.get_many(ids)
+    return store.get_many(capture_reads.best_matches(store.conn, match, kinds or (), k))

@@ -29,3 +29,18 @@ def classify(exc: BaseException, database: Path) -> StoreError | None:
 def remember_damage(database: Path, detail: str) -> None:
     """Mark ``database`` as damaged (an integrity marker beside it) so the next start says so."""
     integrity.write_marker(database, detail)
+
+
+def write_lock_free(store) -> Exception | None:
+    """Whether a writer gets the database's write lock within 2 s (taken and released at once,
+    nothing written); the storage fault (locked, damaged ...) otherwise."""
+    from assistant.memory.store.sqlite.db import DatabaseError, is_busy
+
+    conn = store.conn
+    conn.execute("PRAGMA busy_timeout = 2000")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("ROLLBACK")
+    except DatabaseError as exc:
+        return diagnose.locked(store.path) if is_busy(exc) else diagnose.classify(exc, store.path) or exc
+    return None

@@ -176,6 +176,21 @@ def text_hash(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
+def vector_count(c: Connection) -> int:
+    """Vectors in the index."""
+    return int(c.execute("SELECT count(*) FROM memory_vec").fetchone()[0])
+
+
+def stored_dim(c: Any, default: int = 384) -> int:
+    """The vector size a database was written with (``store_meta`` ``embedding_dim``); ``default``
+    when it is not recorded or cannot be read (a damaged file being salvaged)."""
+    try:
+        row = c.execute("SELECT value FROM store_meta WHERE key = 'embedding_dim'").fetchone()
+        return int(row[0]) if row else default
+    except Exception:  # noqa: BLE001 - unreadable: the default embedder's size
+        return default
+
+
 def has_partial(c: Connection) -> bool:
     return c.execute("SELECT count(*) FROM sqlite_master WHERE name IN (?, ?)", (NEXT, NEXT_SRC)).fetchone()[0] > 0
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from assistant.memory.store import capture_reads
 from assistant.memory.store.sqlite import diagnose
 from assistant.memory.capture.capturer import Capturer, SettingsSource
 from assistant.memory.capture.importing.read import (
@@ -201,8 +202,7 @@ def _uncaptured(store: Any, ids: list[int]) -> list[int]:
     has one: capturing it again stores nothing and costs only the rules)."""
     if not ids:
         return []
-    marks = ",".join("?" * len(ids))
-    done = {int(r[0]) for r in store.conn.execute(f"SELECT DISTINCT message_id FROM memory_sources WHERE message_id IN ({marks})", ids)}
+    done = capture_reads.messages_with_memories(store.conn, ids)
     return [i for i in ids if i not in done]
 
 

@@ -26,16 +26,12 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 from assistant.memory.capture.capturer import Capturer
+from assistant.memory.store import capture_reads
 from assistant.memory.records import Trust
 
 log = logging.getLogger(__name__)
 
 KEY = "model_extraction"
-_PENDING = (
-    "FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.id BETWEEN ? AND ? AND m.role = 'user' "
-    "AND m.redacted_at IS NULL AND s.external_id LIKE 'import:%' AND EXISTS "
-    "(SELECT 1 FROM memory_sources ms WHERE ms.message_id = m.id AND ms.extractor = 'episode')"
-)
 
 
 @dataclass(frozen=True)
@@ -60,20 +56,17 @@ class ExtractionReport:
 
 
 def _ranges(c: Any) -> list[list[int]]:
-    row = c.execute("SELECT value FROM store_meta WHERE key = ?", (KEY,)).fetchone()
+    raw = capture_reads.queue_ranges(c, KEY)
     try:
-        ranges = json.loads(row[0])["ranges"] if row else []
+        ranges = json.loads(raw)["ranges"] if raw else []
         return [[int(a), int(b)] for a, b in ranges if int(a) <= int(b)]
     except (ValueError, KeyError, TypeError):
-        log.warning("model extraction: unreadable queue %r; starting afresh", row[0] if row else None)
+        log.warning("model extraction: unreadable queue %r; starting afresh", raw)
         return []
 
 
 def _save(c: Any, ranges: list[list[int]]) -> None:
-    if ranges:
-        c.execute("INSERT OR REPLACE INTO store_meta(key, value) VALUES (?, ?)", (KEY, json.dumps({"ranges": ranges})))
-    else:
-        c.execute("DELETE FROM store_meta WHERE key = ?", (KEY,))
+    capture_reads.save_queue(c, KEY, ranges)
 
 
 def merge(ranges: Sequence[Sequence[int]]) -> list[list[int]]:
@@ -94,12 +87,12 @@ def enqueue(store: Any, message_ids: Sequence[int]) -> int:
         return 0
     lo, hi = min(ids), max(ids)
     store.write(lambda c: _save(c, merge(_ranges(c) + [[lo, hi]])))
-    return int(store.conn.execute(f"SELECT count(*) {_PENDING}", (lo, hi)).fetchone()[0])
+    return capture_reads.pending_count(store.conn, lo, hi)
 
 
 def status(store: Any) -> ExtractionStatus:
     ranges = _ranges(store.conn)
-    left = sum(int(store.conn.execute(f"SELECT count(*) {_PENDING}", (a, b)).fetchone()[0]) for a, b in ranges)
+    left = sum(capture_reads.pending_count(store.conn, a, b) for a, b in ranges)
     return ExtractionStatus(left)
 
 
@@ -110,9 +103,9 @@ def _next(store: Any) -> int | None:
         if not ranges:
             return None
         a, b = ranges[0]
-        row = store.conn.execute(f"SELECT m.id {_PENDING} ORDER BY m.id LIMIT 1", (a, b)).fetchone()
-        if row is not None:
-            return int(row[0])
+        first = capture_reads.first_pending(store.conn, a, b)
+        if first is not None:
+            return first
         store.write(lambda c: _save(c, [r for r in _ranges(c) if r != [a, b]]))
 
 
