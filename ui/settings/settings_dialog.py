@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from assistant.memory.store.sqlite import keys
+from assistant.memory.store import diagnostics
 from ui.services.backend import Backend
 from ui.settings.embedder_switch import AppSwitch, SwitchController
 from ui.settings.model_catalog import CatalogPage
@@ -37,14 +37,14 @@ def encryption_info(store) -> dict[str, Any]:
     """What the settings dialog shows about encryption (worker thread)."""
 
     info = store.info()
-    usable, name = keys.keyring_status()
+    usable, name = diagnostics.keyring_status()
     return {
         "encrypted": info.encrypted,
         "driver": info.driver,
         "key": info.key.description,
         "key_backend": info.key.backend,
         "key_location": info.key.location,
-        "keyring": keys.friendly_backend(name),
+        "keyring": diagnostics.keyring_name(name),
         "keyring_usable": usable,
         "database": info.path,
     }

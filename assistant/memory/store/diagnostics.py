@@ -44,3 +44,17 @@ def write_lock_free(store) -> Exception | None:
     except DatabaseError as exc:
         return diagnose.locked(store.path) if is_busy(exc) else diagnose.classify(exc, store.path) or exc
     return None
+
+
+def keyring_status() -> tuple[bool, str]:
+    """(whether the OS keyring that holds the database key is usable, its backend's name)."""
+    from assistant.memory.store.sqlite import keys
+
+    return keys.keyring_status()
+
+
+def keyring_name(name: str) -> str:
+    """A keyring backend's name as a person reads it ("GNOME Keyring", "a plain-text file")."""
+    from assistant.memory.store.sqlite import keys
+
+    return keys.friendly_backend(name)
