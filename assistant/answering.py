@@ -15,7 +15,11 @@ answer (:mod:`assistant.memory.retrieval.answer`) and returns the :class:`Settle
   anything from the injected memories: the reply is replaced by :data:`UNKNOWN`
   (``correction="unknown"``) - a small model otherwise invents a fact;
 - an empty reply (everything was an echo or a loop): the memory answer if any, else
-  :data:`EMPTY` (``correction="empty"``).
+  :data:`EMPTY` for a question or a request, :data:`ACK` ("Thanks for telling me.") for a
+  statement, :data:`GREETING` for chit-chat (``correction="empty"``) - asking someone who told
+  something to "rephrase it" is wrong;
+- a reply to chit-chat ("Hello there!") that repeats an earlier reply (a small model copies the
+  last memory answer, "You live in Antwerp.", into a greeting): :data:`GREETING`.
 
 When memories were injected, a capitalised "User" the model copied from the memory block is
 turned to the person ("User's name" -> "your name"), and a sentence that gives the answer
@@ -36,9 +40,10 @@ from assistant.memory.retrieval import reply_check
 from assistant.memory.retrieval.perspective import rewrite
 from assistant.memory.retrieval.questions import is_question, requests
 from assistant.memory.wording import true_since_phrase
-from assistant.memory.wording import true_since_phrase
 
 UNKNOWN, UNKNOWN_RELATED, EMPTY = reply_check.UNKNOWN, reply_check.UNKNOWN_RELATED, reply_check.EMPTY
+ACK, GREETING = reply_check.ACK, reply_check.GREETING
+CHITCHAT_REPEAT_MIN_CHARS = 12  # "You live in Antwerp." after "Hello there!"; "Hi!" twice is fine
 
 Correction = Literal["memory", "unknown", "empty", "repeat"]
 
@@ -74,10 +79,14 @@ def settle(question: str, reply: str, answer: MemoryAnswer | None, hits: Sequenc
     text = reply.strip()
     if not correct:
         return Settled(reply, answer.to_json(reply_check.contains(text, answer)) if answer is not None else None)
-    if (is_question(question) or requests(question)) and reply_check.repeats(text, earlier):
+    asked = is_question(question) or requests(question)
+    if asked and reply_check.repeats(text, earlier):
         if answer is not None:
             return Settled(answer.statement, answer.to_json(False, True), "repeat", reply)
         return Settled(EMPTY, None, "repeat", reply)
+    chat = not asked and chitchat(question)
+    if chat and answer is None and reply_check.repeats(text, earlier, CHITCHAT_REPEAT_MIN_CHARS):
+        return Settled(GREETING, None, "repeat", reply)
     if answer is not None:
         if not text:
             return Settled(answer.statement, answer.to_json(False, True), "empty", reply)
@@ -90,8 +99,16 @@ def settle(question: str, reply: str, answer: MemoryAnswer | None, hits: Sequenc
     if memory_on and memanswer.about_person(question) and not reply_check.abstains(text) and not reply_check.grounded(text, hits, question):
         return Settled(UNKNOWN_RELATED if hits else UNKNOWN, None, "unknown", reply)
     if not text:
-        return Settled(EMPTY, None, "empty", reply)
+        return Settled(EMPTY if asked else GREETING if chat else ACK, None, "empty", reply)
     return Settled(reply)
+
+
+def chitchat(message: str) -> bool:
+    """Every part of ``message`` is chit-chat ("Hello there!", "thanks!", "ok cool")."""
+    from assistant.memory.language.statements import Act, classify
+
+    units = classify(message).units
+    return bool(units) and all(u.act is Act.CHITCHAT for u in units)
 
 
 def earlier_replies(history: Sequence[Any], question: str, last: int = 8) -> list[str]:
@@ -114,7 +131,7 @@ def for_history(reply: str, correction: str | None, memory_answer: dict[str, Any
     history as sent (a code refusal: its wording is what the model copies into later turns); a
     reply that says it does not know while the person was shown the memory answer becomes that
     answer ("You live in Porto."); anything else is the reply as shown."""
-    if correction == "unknown" or reply.strip() == EMPTY:  # code's stand-ins: the model would copy them
+    if correction == "unknown" or reply.strip() in reply_check.CODE_FILLERS:  # code's stand-ins: the model would copy them
         return None
     if memory_answer is not None and not memory_answer.get("in_reply") and reply_check.abstains(reply):
         return str(memory_answer.get("statement") or memory_answer["text"])

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from assistant.memory.retrieval.reply_check import CODE_REFUSALS
+from assistant.memory.retrieval.reply_check import CODE_FILLERS, CODE_REFUSALS
 from assistant.context.state import ContextMessage
 from assistant.memory.records import Role
 
@@ -31,8 +31,8 @@ def answered_history(store, session_id: int, *, count_tokens: Callable[[str], in
     messages = [m for m in store.messages(session_id) if m.role in (Role.USER, Role.ASSISTANT)]
     kept = [m for i, m in enumerate(messages)
             if m.role == Role.ASSISTANT or (i + 1 < len(messages) and messages[i + 1].role == Role.ASSISTANT)]  # fmt: skip
-    # a code refusal never teaches the model to refuse later turns (issue 28.5): such a turn is left out
-    refused = {i for i, m in enumerate(kept) if m.role == Role.ASSISTANT and m.content.strip() in CODE_REFUSALS}
+    # a code refusal or stand-in never teaches the model to copy it into later turns (issue 28.5): such a turn is left out
+    refused = {i for i, m in enumerate(kept) if m.role == Role.ASSISTANT and m.content.strip() in CODE_REFUSALS + CODE_FILLERS}
     kept = [m for i, m in enumerate(kept) if i not in refused and i + 1 not in refused]
     blocks = _sent_blocks(store, session_id, count_tokens) if count_tokens is not None else {}
     out = []

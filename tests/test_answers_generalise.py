@@ -115,6 +115,30 @@ def test_repeats_needs_a_long_near_copy():
     assert not repeats("You live in Antwerp, a lovely city in Belgium.", ["Your cat Pepper is three years old now."])
 
 
+def test_an_empty_reply_to_news_or_a_greeting_is_no_request_to_rephrase():
+    """Trial finding: "My partner Joost is a carpenter, ..." got "Sorry, I don't have a good
+    answer to that. Could you rephrase it?" when the guard emptied the model's echo. Nothing was
+    asked: news gets ACK, a greeting GREETING; a question still gets EMPTY."""
+    from assistant.answering import ACK, GREETING
+
+    assert settle("My partner Joost is a carpenter, and we have a cat called Pepper.", "", None, []).reply == ACK
+    assert settle("Hello there!", "", None, []).reply == GREETING
+    assert settle("What's the capital of Peru?", "", None, []).reply == EMPTY
+
+
+def test_a_greeting_answered_with_an_earlier_reply_gets_a_greeting():
+    """Trial finding: "Hello there!" got "You live in Antwerp." - the previous turn's memory
+    answer copied. Under REPEAT_MIN_CHARS (24) for questions, but a greeting repeating any earlier
+    reply of 12+ characters is a copy; a new greeting stays, and news may repeat a courtesy."""
+    from assistant.answering import GREETING
+
+    copied = settle("Hello there!", "You live in Antwerp.", None, [], earlier=["You live in Antwerp."])
+    assert copied.reply == GREETING and copied.correction == "repeat" and copied.model_reply == "You live in Antwerp."
+    assert settle("Hello there!", "Hi! How are you today?", None, [], earlier=["You live in Antwerp."]).reply == "Hi! How are you today?"
+    news = settle("We got a puppy!", "That sounds lovely!", None, [], earlier=["That sounds lovely!"])
+    assert news.reply == "That sounds lovely!" and news.correction is None
+
+
 def keepsake(*args: str) -> dict:
     out = subprocess.run([sys.executable, "-m", "assistant.cli", *args, "--json"], capture_output=True, text=True,
                          timeout=600, env=os.environ.copy())  # fmt: skip

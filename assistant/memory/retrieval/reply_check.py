@@ -25,12 +25,16 @@ UNKNOWN = "I don't know that yet: you haven't told me, and I have no memory of i
 UNKNOWN_RELATED = "I'm not sure: nothing I remember answers that. The memories I looked at are listed under this reply."
 #: Shown when the model's reply was empty after the guard, or repeated an earlier reply word for word.
 EMPTY = "Sorry, I don't have a good answer to that. Could you rephrase it?"
+#: The same, when the person told something (a statement) or greeted: nothing was asked to rephrase.
+ACK = "Thanks for telling me."
+GREETING = "Hello! What can I do for you?"
 CODE_REFUSALS = (UNKNOWN, UNKNOWN_RELATED, EMPTY)
+CODE_FILLERS = (EMPTY, ACK, GREETING)
 REPEAT_MIN_CHARS = 24  # "You're welcome!" may come twice; a paragraph may not
 REPEAT_SIMILARITY = 92.0  # rapidfuzz ratio (0-100) of the normalised texts
 
 
-def repeats(reply: str, earlier: Sequence[str]) -> bool:
+def repeats(reply: str, earlier: Sequence[str], min_chars: int = REPEAT_MIN_CHARS) -> bool:
     """``reply`` says again what an earlier reply of the conversation said: its normalised text
     (casefolded, white space folded) is at least :data:`REPEAT_MIN_CHARS` long and
     ``fuzz.ratio >= REPEAT_SIMILARITY`` with one of ``earlier``. A small model copies its previous
@@ -38,7 +42,7 @@ def repeats(reply: str, earlier: Sequence[str]) -> bool:
     from rapidfuzz import fuzz
 
     norm = " ".join(reply.casefold().split())
-    if len(norm) < REPEAT_MIN_CHARS:
+    if len(norm) < min_chars:
         return False
     return any(fuzz.ratio(norm, " ".join(e.casefold().split())) >= REPEAT_SIMILARITY for e in earlier if e)
 
