@@ -331,3 +331,15 @@ def test_a_conversation_the_window_lets_go_is_closed_and_stops_listening(qtbot, 
     assert [ref() for ref in gone] == [None, None]  # the sessions let go are freed, history and all
     window.close()
     assert listening() == base
+
+
+def test_the_context_bar_of_a_reopened_conversation_waits_for_the_next_message(qtbot, window):
+    """Trial finding: reopening a conversation with replies (or the reload after a forget) said
+    "appears after the first reply". Its budget was not kept; the bar says when it comes back."""
+    bar = window.budget
+    turn = testing.send(window, "Hello there!")
+    assert "tokens" in bar.figures.text()  # the turn's budget
+    window.controller.open_session(turn.session_id)
+    qtbot.waitUntil(lambda: bar.figures.text() == "shown after your next message", timeout=20000)
+    window.controller.new_session()
+    qtbot.waitUntil(lambda: bar.figures.text() == "appears after the first reply", timeout=20000)

@@ -96,12 +96,14 @@ class BudgetBar(QWidget):
         lay.addWidget(self.figures)
         self.set_budget(None)
 
-    def set_budget(self, budget: dict[str, Any] | None) -> None:
+    def set_budget(self, budget: dict[str, Any] | None, *, waiting: str = "appears after the first reply") -> None:
+        """``waiting``: what the figures say with no budget yet (a reopened conversation's replies
+        were sent in another context: "shown after your next message")."""
         window, threshold, sections = budget_sections(budget)
         self.strip.window_tokens, self.strip.threshold, self.strip.sections = window, threshold, sections
         self.strip.update()
         if not window:
-            self.figures.setText("appears after the first reply")
+            self.figures.setText(waiting)
             self.setToolTip("How the model's context window is used, section by section")
             return
         used = sum(int(s.get("allocated") or 0) for s in sections if s.get("name") != "output_reserve")

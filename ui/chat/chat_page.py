@@ -101,7 +101,8 @@ class ChatPage(QWidget):
     def _session_opened(self, sid: int | None, session: Any, items: list) -> None:
         self.chat_view.set_history(items)
         self.sessions.select(sid)
-        self.budget.set_budget(None)
+        replied = any(i.role == "assistant" for i in items)
+        self.budget.set_budget(None, waiting="shown after your next message" if replied else "appears after the first reply")
         self._reply = self._user = None
         if items and items[-1].role == "user":  # no reply stored (the model failed on it): offer Retry
             self.chat_view.messages[-1].mark_unanswered()
