@@ -190,3 +190,18 @@ def test_a_clause_only_about_today_is_no_fact(text):
 ])  # fmt: skip
 def test_what_happened_today_or_starts_today_stays(text, kept):
     assert any(kept in f for f in facts(text)), facts(text)
+
+
+# laughter ends what the person asserts: what follows it in the sentence is an aside, and the
+# laughter itself is never part of a memory (new sentences, not from any set)
+@pytest.mark.parametrize("text, kept, gone", [
+    ("Toco la batería en un grupo de rock, jajaja, y los vecinos me odian", "batería", "vecinos"),
+    ("Trabalho num call center de madrugada, kkkk ninguém merece", "call center", "ninguém"),
+    ("Je fais du yoga tous les matins mdr je suis toujours en retard", "yoga", "retard"),
+    ("My wife runs a bakery haha and I eat all the profits", "bakery", "profits"),
+])  # fmt: skip
+def test_what_follows_laughter_is_an_aside(text, kept, gone):
+    got = facts(text)
+    assert any(kept in f for f in got), got
+    assert not any(gone in f for f in got), got
+    assert not any(w in f.lower() for f in got for w in ("jaja", "kkk", "mdr", "haha")), got

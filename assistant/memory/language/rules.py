@@ -161,14 +161,19 @@ _MONTH_OR_NUMBER = re.compile(r"\d|\b(?:januar|februar|märz|april|mai|juni|juli
                               r"|semaine|mois|an|année|ano|mês)\b", re.I)
 # a tag at the end of a clause: "..., fingers crossed", "... lol"
 _TAG = re.compile(r"(?:[\s,]+(?:lol|lmao|haha+|hehe|fingers crossed|tbh|xx?|:\)|:D|😂|🤞|🙏))+\s*[.!]*$", re.I)
+# laughter in the six languages: what follows it in the sentence is an aside, a joke about what came
+# before ("Juego al pádel los sábados, jaja, | y siempre pierdo", "faço faculdade de direito, kkk não durmo")
+_LAUGH = re.compile(r"(?:^|[\s,，]+)(?:(?:ha){2,}h?|(?:he){2,}|(?:ja){2,}|(?:je){2,}|(?:ji){2,}|k{3,}|(?:rs){2,}|(?:hi){2,}|lol|lmao|mdr|ptdr|xd"
+                    r"|😂|🤣)(?=[\s,.!]|$)|(?:哈){2,}|呵呵|嘿嘿", re.I)
 _NUMBER_WORDS = re.compile(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty"
                            r"|sixty|seventy|eighty|ninety|hundred)\b", re.I)
 
 
 def _generic(grounded: str, had_date: bool, people: set[str] = frozenset(), household: str = "User's household") -> str | None:
     """The clause as a fact: "User ..." (first person), "<Name> ..." (one of the person's people),
-    or, for a first-person clause in another language, "User: <the clause>"."""
-    s = _TAG.sub("", _LEAD.sub("", grounded)).strip()
+    or, for a first-person clause in another language, "User: <the clause>". Laughter ends it."""
+    laugh = _LAUGH.search(grounded)
+    s = _TAG.sub("", _LEAD.sub("", grounded[: laugh.start()] if laugh else grounded)).strip().rstrip(",，")
     if not s or len(s) > MAX_SENTENCE_CHARS or s.rstrip().endswith(("?", "？")) or _NOT_A_FACT.search(s):
         return None
     if _SUBJECT_DROPPED.match(s) and not _FIRST.match(s):
@@ -239,7 +244,8 @@ def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list
         sentence = _sentence_of(text, found, cl.sentence)
         # the content of a clause that is no statement ("Ich könnte mir vorstellen, | aufs Land zu ziehen") is none either
         content_of_dropped = k - 1 in dropped and found[k - 1].sentence == cl.sentence and dependent(cl.text)
-        if k in told or content_of_dropped or not_asserted(cl.text, sentence, people):
+        after_laugh = k and found[k - 1].sentence == cl.sentence and _LAUGH.search(found[k - 1].text) is not None
+        if k in told or content_of_dropped or after_laugh or not_asserted(cl.text, sentence, people):
             dropped.add(k)
             if frame_only(cl.text) and k + 1 < len(found) and found[k + 1].sentence == cl.sentence:
                 told.add(k + 1)
