@@ -205,3 +205,20 @@ def test_what_follows_laughter_is_an_aside(text, kept, gone):
     assert any(kept in f for f in got), got
     assert not any(gone in f for f in got), got
     assert not any(w in f.lower() for f in got for w in ("jaja", "kkk", "mdr", "haha")), got
+
+
+@pytest.mark.parametrize("text", [
+    "Suppose I moved to Lisbon, would I need a Portuguese driving licence?",
+    "Imagine I quit my job next month, how long would my savings last?",
+    "Angenommen, ich ziehe nach Graz, brauche ich dann ein neues Nummernschild?",
+    "Supongamos que me mudo a Chile, ¿necesito visado?",
+    "Supposons que je change de travail, est-ce que je perds mes congés ?",
+    "假设我搬到成都，房租大概多少？",
+])  # fmt: skip
+def test_a_supposition_is_no_fact(text):
+    assert facts(text) == [], facts(text)
+
+
+def test_say_as_a_verb_or_an_imagined_fact_is_not_a_supposition():
+    assert not mood.supposed("I imagine my sister will visit in May")
+    assert any("Lisbon" in f for f in facts("I moved to Lisbon last year, suppose I should learn Portuguese."))

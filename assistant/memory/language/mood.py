@@ -60,6 +60,19 @@ _NOT_PT_COND = re.compile(r"\b(?:padaria|livraria|pizzaria|secretaria|maria|sér
                           r"|confeitaria|academia|geladeira|primeira|carteira|maneira)\b", re.I)
 
 
+# a supposition frame: what follows is only supposed, whatever the verb's mood ("Suppose I moved to Canada, ...",
+# "Angenommen, ich ziehe nach Wien", "Supongamos que me mudo a Chile", "Supposons que je change de job", 假设我搬到北京)
+_SUPPOSE = re.compile(r"^(?:(?:and|but|so|y|pero|und|aber|et|mais|e|mas)\s+)?(?:let['’]s\s+)?(?:suppose|supposing|imagine|assuming|say|what if"
+                      r"|supongamos|suponiendo|suponte|imagina|imagínate|pongamos|angenommen|mal angenommen|stell dir vor|gesetzt den fall"
+                      r"|supposons|imaginons|admettons|mettons|suponha|supondo|imagine|vamos supor|digamos)\b(?:,?\s+(?:that|que|dass))?[\s,]"
+                      r"|^(?:假设|假如|设想)", re.I)
+
+
+def supposed(clause: str) -> bool:
+    """The clause opens with a supposition frame (:data:`_SUPPOSE`): only supposed, not said."""
+    return _SUPPOSE.match(clause.strip()) is not None
+
+
 def hypothetical(sentence: str) -> bool:
     """An irrealis sentence (see the module docstring): a conditional subordinator and a verb
     in the conditional/subjunctive mood."""
@@ -292,7 +305,7 @@ def not_asserted(clause: str, sentence: str, names: set[str] = frozenset()) -> s
     """Why ``clause`` (of ``sentence``) is not the person's own statement, else None. In a
     hypothetical sentence, the clauses that hold its condition or its conditional verb are
     hypothetical; a clause beside them ("I live in Leeds, but if I won ... I'd move") is not."""
-    if hypothetical(sentence) and _irrealis_part(clause):
+    if (hypothetical(sentence) and _irrealis_part(clause)) or supposed(clause):
         return "hypothetical"
     if attitude.contingent(sentence):
         return "a condition still to be met"
