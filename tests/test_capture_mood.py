@@ -222,3 +222,16 @@ def test_a_supposition_is_no_fact(text):
 def test_say_as_a_verb_or_an_imagined_fact_is_not_a_supposition():
     assert not mood.supposed("I imagine my sister will visit in May")
     assert any("Lisbon" in f for f in facts("I moved to Lisbon last year, suppose I should learn Portuguese."))
+
+
+@pytest.mark.parametrize("text", [
+    "Set an alarm for 6:45 tomorrow.",
+    "Remind me to water the plants on Friday.",
+    "Lembra-me de ligar ao canalizador amanhã.",
+    "Recuérdame comprar pilas esta tarde.",
+    "Erinnert mich bitte an den Geburtstag von Oma.",
+    "Rappelez-moi de réserver le train.",
+    "提醒我周五交房租。",
+])  # fmt: skip
+def test_a_reminder_or_an_alarm_asked_of_the_assistant_is_no_fact(text):
+    assert facts(text) == [], facts(text)

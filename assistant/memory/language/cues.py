@@ -104,7 +104,12 @@ REQUEST_START = re.compile(
     r"|s['’]il te pla[iî]t|s['’]il vous pla[iî]t|peux-tu|pouvez-vous|pourrais-tu|pourriez-vous|tu peux|écris|donne"
     r"|dis-moi|explique|aide-moi|fais|traduis|recommande|propose|résume"
     r"|escreva|escreve|me d[aáê]|d[eê]-me|me ajud[ea]|ajude-me|explique|traduza|recomende|fa[çc]a|crie|me diga"
-    r"|diga|pode|podes|poderia)\b|^(?:请|帮我|帮忙|给我|麻烦|能不能|能否|可以帮|你能|你可以|告诉我|推荐|写一|翻译)",
+    r"|diga|pode|podes|poderia"
+    # a reminder, an alarm or a timer asked of the assistant: "Me lembra de pagar ...", "Erinnere mich morgen an ..."
+    r"|remind me|set (?:a|an|the|me a) (?:timer|alarm|reminder)|wake me|me lembr[ae]|lembr[ae]-me|recuérdame|recordame"
+    r"|erinnere? mich|erinnert mich|rappelle[- ]moi|rappelez[- ]moi|pon(?:me)? una (?:alarma|alerta|recordatorio)"
+    r"|stell (?:einen|den) (?:wecker|timer)|mets (?:un|une) (?:minuteur|alarme|réveil|rappel)|coloc?a (?:um|uma) (?:alarme|lembrete))\b"
+    r"|^(?:请|帮我|帮忙|给我|麻烦|能不能|能否|可以帮|你能|你可以|告诉我|推荐|写一|翻译|提醒我)",
     re.I,
 )
 # a request that hands over text to work on: what follows it in the message is that text
