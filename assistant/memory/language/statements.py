@@ -133,7 +133,7 @@ def trimmed(text: str, spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]
     return out
 
 
-_CLAUSE_BREAK = re.compile(r"\s*(?:[,;:，；：]|\s[—–-]\s|—)\s*")
+_CLAUSE_BREAK = re.compile(r"\s*(?:[,;，；：]|(?<!\d):|:(?!\d)|\s[—–-]\s|—)\s*")  # "6:45" is a time, not a break
 _TRIM_END = " \t,;:，；：—–-"
 _BULLET = re.compile(r"(?:[-*•·–—]|\d{1,2}[.)])\s+")
 _SUBORDINATE = re.compile(r"^(?:if|when|whether|because|since|although|though|unless|while|once|before|after|as soon as"
