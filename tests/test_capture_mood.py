@@ -235,3 +235,9 @@ def test_say_as_a_verb_or_an_imagined_fact_is_not_a_supposition():
 ])  # fmt: skip
 def test_a_reminder_or_an_alarm_asked_of_the_assistant_is_no_fact(text):
     assert facts(text) == [], facts(text)
+
+
+def test_today_named_before_a_clause_scopes_it_unless_it_names_its_own_time():
+    assert facts("Es regnet heute den ganzen Tag, ich lese lieber ein Buch.") == []
+    assert any("Rad" in f for f in facts("Heute bin ich müde, aber ich fahre jeden Tag mit dem Rad zur Arbeit."))
+    assert any("十" in f for f in facts("我今天好累，加班到十点。"))  # a time given: kept

@@ -6,7 +6,9 @@ memory; the conversation keeps it. Decided by temporal semantics, not by topic:
     today_only(clause, sentence) =
         scoped   -- the clause names today/tonight/this evening (six languages), or its sentence
                     opens with one (a fronted time adverbial scopes over the clauses coordinated
-                    with it: "Heute hab ich keinen Bock zu kochen, | wir bestellen Döner")
+                    with it: "Heute hab ich keinen Bock zu kochen, | wir bestellen Döner"), or a
+                    clause before it in the sentence does and it names no time of its own ("Das
+                    Wetter ist heute furchtbar, | ich bleibe lieber drinnen")
         and not past  -- a completed event of today can last ("I passed my driving test today",
                     "trabalhei doze horas hoje", "我今天搬家了"): past forms of the six languages
         and not a change  -- "I start my new job today" begins a lasting state (shifts.shift_kind)
@@ -45,6 +47,12 @@ _PAST_ZH = re.compile(r"(?<!算)了|过")  # 算了: "forget it", no aspect
 _ED_ADJECTIVE = re.compile(r"\b((?:am|is|are|['’]m|['’]re|be|been|feel|feeling|get|getting|so|very|really|pretty|quite|too|bit)\s+)\w+ed\b", re.I)
 
 
+# a time of its own: the clause is not about the today named before it ("I'm tired today, but tomorrow I ...")
+_OTHER_TIME = re.compile(r"\b(?:tomorrow|yesterday|tonight|next|last|every|always|usually|never|morgen|gestern|nächste\w*|letzte\w*|jeden|immer"
+                         r"|nie|mañana|ayer|próxim\w*|pasad\w*|cada|siempre|nunca|demain|hier|prochain\w*|dernier\w*|chaque|toujours"
+                         r"|jamais|amanhã|ontem|semana que vem|todo|sempre|nunca)\b|明天|昨天|每天|总是|下周", re.I)
+
+
 def _past(clause: str) -> bool:
     if past_tense(_ED_ADJECTIVE.sub(r"\1", clause)) or _PAST_DE.search(clause) or _PAST_FR.search(clause) or _PAST_ZH.search(clause):
         return True
@@ -66,7 +74,9 @@ def _names_someone(clause: str) -> bool:
 def today_only(clause: str, sentence: str = "") -> bool:
     """True when ``clause`` (of ``sentence``) holds only for today (see the module docstring)."""
     c = clause.strip()
-    scoped = _TODAY_IN.search(c) is not None or _TODAY_FIRST.match((sentence or c).strip()) is not None
-    if not scoped or re.search(r"\d", c) or _names_someone(c):
+    before = sentence[: sentence.find(c)] if sentence and c in sentence else ""
+    scoped = (_TODAY_IN.search(c) is not None or _TODAY_FIRST.match((sentence or c).strip()) is not None
+              or (_TODAY_IN.search(before) is not None and _OTHER_TIME.search(c) is None))
+    if not scoped or re.search(r"\d|[一二三四五六七八九十两]+[点号岁个年天]", c) or _names_someone(c):
         return False
     return not _past(c) and shift_kind(c) is None
