@@ -62,11 +62,11 @@ def _past(clause: str) -> bool:
     return bool(es or pt)
 
 
-def _names_someone(clause: str) -> bool:
+def _names_someone(clause: str, sentence: str = "") -> bool:
     """A capitalised word after the first ("se llama Simón"): a name, which lasts. German
     capitalises every noun, so there only a name the clause calls someone counts."""
     rest = clause.split(None, 1)[1] if len(clause.split()) > 1 else ""
-    if detect(clause) == "de":
+    if detect(sentence or clause) == "de":
         return re.search(r"\b(?:heißt|namens|genannt)\s+[A-ZÄÖÜ]", clause) is not None
     return re.search(r"\b[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ]+", rest) is not None
 
@@ -75,8 +75,8 @@ def today_only(clause: str, sentence: str = "") -> bool:
     """True when ``clause`` (of ``sentence``) holds only for today (see the module docstring)."""
     c = clause.strip()
     before = sentence[: sentence.find(c)] if sentence and c in sentence else ""
-    scoped = (_TODAY_IN.search(c) is not None or _TODAY_FIRST.match((sentence or c).strip()) is not None
-              or (_TODAY_IN.search(before) is not None and _OTHER_TIME.search(c) is None))
-    if not scoped or re.search(r"\d|[一二三四五六七八九十两]+[点号岁个年天]", c) or _names_someone(c):
+    inherited = _TODAY_FIRST.match((sentence or c).strip()) is not None or _TODAY_IN.search(before) is not None
+    scoped = _TODAY_IN.search(c) is not None or (inherited and _OTHER_TIME.search(c) is None)
+    if not scoped or re.search(r"\d|[一二三四五六七八九十两]+[点号岁个年天]", c) or _names_someone(c, sentence):
         return False
     return not _past(c) and shift_kind(c) is None
