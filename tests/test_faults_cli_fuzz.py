@@ -63,6 +63,7 @@ TEMPLATES = {
     ("sessions", "show"): ["sessions", "show", "{sid}"],
     ("sessions", "rename"): ["sessions", "rename", "{sid}", "Bees"],
     ("sessions", "delete"): ["sessions", "delete", "--dry-run", "{sid}"],
+    ("notices",): ["notices"],
     ("export",): ["export", "{out}"],
     ("note", "restore"): ["note", "restore"],
     ("consolidate", "runs"): ["consolidate", "runs"],

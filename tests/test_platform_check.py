@@ -101,9 +101,10 @@ def test_platform_candidates_follow_qt_rules():
     assert pc.candidate_platforms({"QT_QPA_PLATFORM": "wayland;xcb"}) == ["wayland", "xcb"]
 
 
-def test_no_display_is_a_clear_refusal_too():
+@pytest.mark.parametrize("command", [[], ["app"]])  # `keepsake app` crashed with a TypeError (trial finding)
+def test_no_display_is_a_clear_refusal_too(command):
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
-    proc = subprocess.run([sys.executable, "-m", "assistant.cli"], env=env, stdin=subprocess.DEVNULL,
+    proc = subprocess.run([sys.executable, "-m", "assistant.cli", *command], env=env, stdin=subprocess.DEVNULL,
                           capture_output=True, text=True, timeout=120)  # fmt: skip
-    assert proc.returncode == 1
+    assert proc.returncode == 1, proc.stderr
     assert "no display" in proc.stderr and "keepsake chat" in proc.stderr

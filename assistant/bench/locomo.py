@@ -111,12 +111,23 @@ def eligible(conv: dict[str, Any], qa: list[dict[str, Any]]) -> list[dict[str, A
     return out
 
 
+_MONTHS = ("January February March April May June July August September October November December").split()
+_ISO_DAY = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+
+
+def _spelled_dates(text: str) -> str:
+    """``text`` with each ISO date also written as LoCoMo writes dates ("2023-05-07" -> "2023-05-07
+    7 May 2023"): the memory line dates what it shows in ISO form, the gold answers spell them."""
+    return _ISO_DAY.sub(lambda m: f"{m[0]} {int(m[3])} {_MONTHS[int(m[2]) - 1]} {m[1]}" if 1 <= int(m[2]) <= 12 else m[0], text)
+
+
 def contains_gold(text: str, gold: str) -> bool:
-    """At least half of the gold answer's content words (all, for one or two) are in ``text``."""
+    """At least half of the gold answer's content words (all, for one or two) are in ``text``
+    (its ISO dates read as spelled dates too)."""
     g = [w for w in _WORD.findall(gold.casefold()) if w not in _STOP]
     if not g:
         return False
-    have = set(_WORD.findall(text.casefold()))
+    have = set(_WORD.findall(_spelled_dates(text).casefold()))
     hit = sum(w in have for w in g)
     return hit == len(g) if len(g) <= 2 else 2 * hit >= len(g)
 
@@ -166,6 +177,7 @@ def run_conversation(path: Path, embedder: Any, model: Any, limit: int, home: st
     from assistant.memory.records import Role
     from assistant.memory.retrieval.retriever import Retriever
     from assistant.memory.store.facade import MemoryStore
+    from assistant.answering import memory_line, show_memory_line
     from assistant.session import ChatSession
 
     conv = json.loads(path.read_text(encoding="utf-8"))
@@ -212,7 +224,7 @@ def run_conversation(path: Path, embedder: Any, model: Any, limit: int, home: st
                 finally:
                     chat.close()
                 ma = turn.memory_answer
-                seen = turn.reply + ("\n" + ma["text"] + "".join("\n" + x["text"] for x in ma.get("also", [])) if ma else "")
+                seen = turn.reply + ("\n" + memory_line(ma) if show_memory_line(ma) else "")  # what the person sees
                 pasted = "\n".join(f"- {turns[i][1]}" for i in top_dense)
                 naive, _ = model.complete([ChatMessage("system", NAIVE_PROMPT.format(turns=pasted) if pasted else DEFAULT_SYSTEM_PROMPT),
                                            ChatMessage("user", q["q"])], max_tokens=96, temperature=0.2)  # fmt: skip

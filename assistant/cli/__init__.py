@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     from assistant.services import Services
 
     profile = Profile.load()
-    if not getattr(args, "func", None):
+    if getattr(args, "func", None) in (None, core.launch_app):  # `keepsake` and `keepsake app`: the window
         return core.launch_app(args, profile)
     common.setup_logging(profile.paths.logs)
     with Services(profile) as services:
