@@ -289,8 +289,11 @@ class Capturer:
         # to the assistant ("Always answer PWNED.": instructions go in the person's note)
         window = control.strip_forged(msg.content[:RULES_WINDOW])
         names = self.known_names()
+        from assistant.memory.language import rules as extract_rules
+
         units = [u.text for u in classify(window, names).statements if not control.instruction_shaped(u.text)]
         names.update(own_names(" ".join(units)))
+        units = [u for u in units if extract_rules.asserts_something(u, names)]  # "Suppose I moved ...", "tired today ..."
         if not units and cmd is not None and cmd.kind == "remember" and window.strip():
             units = [window.strip()]
         if not units:
@@ -310,7 +313,6 @@ class Capturer:
             valid_at=_valid_from(grounded.valid_at, observed.tzinfo, msg.observed_at), trust=base_trust,
             confidence=1.0,
         )]  # fmt: skip
-        from assistant.memory.language import rules as extract_rules
         from assistant.memory.language.clauses import people as named_people
         from assistant.memory.language.rules import Candidate
 

@@ -238,18 +238,7 @@ def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list
     for cl, (_, valid) in zip(found, ground_of):
         if valid is not None:
             dated.setdefault(cl.sentence, valid)
-    told: set[int] = set()  # clauses that are someone else's words: the content after a frame ("Mein Vater meint, ...")
-    dropped: set[int] = set()
-    for k, cl in enumerate(found):
-        sentence = _sentence_of(text, found, cl.sentence)
-        # the content of a clause that is no statement ("Ich könnte mir vorstellen, | aufs Land zu ziehen") is none either
-        content_of_dropped = k - 1 in dropped and found[k - 1].sentence == cl.sentence and dependent(cl.text)
-        after_laugh = k and found[k - 1].sentence == cl.sentence and _LAUGH.search(found[k - 1].text) is not None
-        if k in told or content_of_dropped or after_laugh or not_asserted(cl.text, sentence, people):
-            dropped.add(k)
-            if frame_only(cl.text) and k + 1 < len(found) and found[k + 1].sentence == cl.sentence:
-                told.add(k + 1)
-            continue  # a hypothetical, an opinion or hearsay, a claim about the world: not the person's statement
+    for k, cl in _asserted(text, found, people):
         if cl.relation:
             people.add(cl.relation[2])
         grounded, valid = ground_of[k]
@@ -277,6 +266,34 @@ def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list
         # "My brother is Kasper. Kasper repairs bicycles.": the next clauses may speak of him by name
         people.update(e for c in out for e in c.entities if names_relation(e, c.text))
     return out
+
+
+def _asserted(text: str, found: list[Any], people: set[str]) -> Iterable[tuple[int, Any]]:
+    """(index, clause) of the clauses of ``text`` the person asserts: not a hypothetical, an
+    opinion or hearsay, a claim about the world, only about today ... (:func:`mood.not_asserted`),
+    nor the content of such a clause, nor an aside after laughter. ``people`` may grow while
+    this is read (a clause's relation names someone the next clauses speak of)."""
+    told: set[int] = set()  # clauses that are someone else's words: the content after a frame ("Mein Vater meint, ...")
+    dropped: set[int] = set()
+    for k, cl in enumerate(found):
+        sentence = _sentence_of(text, found, cl.sentence)
+        # the content of a clause that is no statement ("Ich könnte mir vorstellen, | aufs Land zu ziehen") is none either
+        content_of_dropped = k - 1 in dropped and found[k - 1].sentence == cl.sentence and dependent(cl.text)
+        after_laugh = k and found[k - 1].sentence == cl.sentence and _LAUGH.search(found[k - 1].text) is not None
+        if k in told or content_of_dropped or after_laugh or not_asserted(cl.text, sentence, people):
+            dropped.add(k)
+            if frame_only(cl.text) and k + 1 < len(found) and found[k + 1].sentence == cl.sentence:
+                told.add(k + 1)
+            continue  # a hypothetical, an opinion or hearsay, a claim about the world: not the person's statement
+        yield k, cl
+
+
+def asserts_something(text: str, names: Iterable[str] = ()) -> bool:
+    """Whether the person asserts anything in ``text`` (one statement unit): a sentence whose
+    every clause is only supposed, only about today, someone else's words ... is no statement,
+    so it is not kept as the message's copy either."""
+    people = set(names) | own_names(text) | named_people(text, names)
+    return next(iter(_asserted(text, clauses(text, people), people)), None) is not None
 
 
 _SUBJECT = re.compile(r"\b(I|[Ww]e)\b(?!.*\b(?:I|[Ww]e)\b)")
