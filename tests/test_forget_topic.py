@@ -137,7 +137,7 @@ def test_keepsake_chat_lists_the_candidates_and_asks_before_deleting(store, serv
     after = _texts(store)
     if answer == "y":
         assert "User has a dog named Miso." not in after and KEPT_INTRO in after
-        assert "Forgot 2 memories about “my dog”." in printed
+        assert "Forgot 1 memory and 1 of your messages about “my dog”." in printed  # the dog; the intro's copy
     else:
         assert after == before and "Nothing was forgotten." in printed
     store.close()

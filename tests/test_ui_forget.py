@@ -71,3 +71,36 @@ def test_the_forget_headline_counts_a_message_copy_as_your_message_not_a_memory(
     assert found_phrase(cands) == "1 memory and 1 of your messages"
     assert found_phrase([c for c in cands if c["kind"] != "episode"]) == "1 memory"
     assert found_phrase([]) == "0 memories"
+
+
+class _InlineBackend:
+    """A stand-in for ui.backend.Backend that runs reads and writes inline (the threading is not
+    what this test is about), recording the status lines."""
+
+    def __init__(self, store):
+        self.store, self.said = store, []
+        self.status = self.error = self
+
+    def emit(self, text):
+        self.said.append(text)
+
+    def read(self, fn, on_done=None, name=""):
+        (on_done or (lambda _: None))(fn(self.store))
+
+    write = read
+
+
+def test_the_forget_status_counts_what_went_as_the_dialog_did(dana):
+    """Trial finding: the dialog said "It found 1 memory and 1 of your messages" and the status bar
+    then said "Forgot 2 memories"; both now say what went the same way."""
+    from ui.chat.forget_dialog import confirm_forget
+
+    backend, plans = _InlineBackend(dana), []
+    cands = [c.to_json() for c in propose(dana, None, "my dog")]
+    confirm_forget(backend, None, cands, query="my dog",
+                   choose=lambda cs: [int(c["id"]) for c in cs if c["pre_ticked"]], confirm=plans.append)  # fmt: skip
+    assert plans and backend.said == []  # confirm returned None: nothing forgotten, nothing said
+    confirm_forget(backend, None, cands, query="my dog",
+                   choose=lambda cs: [int(c["id"]) for c in cs if c["pre_ticked"]], confirm=lambda plan: True)  # fmt: skip
+    assert backend.said == ["Forgot 1 memory and 1 of your messages about “my dog”."], backend.said
+    assert "Miso" not in " ".join(m.text for m in dana.list_memories())

@@ -58,3 +58,12 @@ def test_every_face_says_it_the_same_way(memory, request):
     assert said in line.text()
     assert dict(COLUMNS)["valid_from"] == TRUE_SINCE
     assert tooltip(memory, "valid_from") == "True since: 2026-11-23"
+
+
+def test_a_cut_part_is_quoted_without_the_separator_it_began_with():
+    from assistant.memory.wording import quoted
+
+    # the cut of "My partner Joost is a carpenter, and we have a cat called Pepper." begins at the comma
+    assert quoted(", and we have a cat called Pepper.") == "“and we have a cat called Pepper.”"
+    assert quoted("; the rest") == "“the rest”"
+    assert quoted("x" * 10, 5) == "“xxxx…”"  # 5 characters, the ellipsis counted

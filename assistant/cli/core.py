@@ -337,8 +337,11 @@ def _confirm_forget(chat, turn) -> None:
     if report is None:
         print("  · Nothing was forgotten.")
         return
-    n = len(report.requested_ids)
-    print(f"  · Forgot {n} {'memory' if n == 1 else 'memories'} about “{turn.forget_query}”.")
+    from assistant.memory.wording import found_phrase
+
+    # "1 memory and 1 of your messages", as the notice before said what was found (a kept copy is a message)
+    gone = [c for c in turn.forget_candidates if c.get("pre_ticked") and int(c["id"]) in set(report.requested_ids)]
+    print(f"  · Forgot {found_phrase(gone)} about “{turn.forget_query}”.")
     if not report.ok:
         print(render(report))
 

@@ -18,13 +18,13 @@ from typing import Any, Callable, Sequence
 
 from assistant.cli import argtypes
 from assistant.cli.common import UserError, add_json, emit, opened_store
+from assistant.memory.wording import quoted
 
 MAX_SHOWN = 160
 
 
 def _q(text: str) -> str:
-    text = " ".join(text.split())
-    return "“" + (text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 1] + "…") + "”"
+    return quoted(text, MAX_SHOWN)
 
 
 def render(report: Any) -> str:

@@ -71,3 +71,16 @@ def found_phrase(candidates: list[dict]) -> str:
     if said:
         parts.append(f"{said} of your messages")
     return " and ".join(parts)
+
+
+def clipped(text: str, n: int = 220) -> str:
+    """``text`` on one line, cut to ``n`` characters with "…" (``n`` counts the ellipsis)."""
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def quoted(text: str, n: int = 140) -> str:
+    """A part of a message in quotes, as the forget list, its preview and the CLI show it: the
+    separator the cut began with is not part of what the person reads (", and we have a cat" ->
+    “and we have a cat”)."""
+    return "“" + clipped(text.lstrip(" ,;:–—-"), n) + "”"

@@ -20,15 +20,10 @@ from PySide6.QtWidgets import (
 
 from ui.services.backend import Backend
 from ui.widgets.delete_dialog import CascadeDialog, report_done
-from assistant.memory.wording import found_phrase, true_since_phrase
-from ui.format import KIND_LABELS, plural
+from assistant.memory.wording import clipped, found_phrase, quoted, true_since_phrase
+from ui.format import KIND_LABELS
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
-
-
-def _clip(text: str, n: int = 220) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def candidate_label(c: dict[str, Any]) -> str:
@@ -37,10 +32,10 @@ def candidate_label(c: dict[str, Any]) -> str:
     if c.get("valid_at"):
         meta.append(true_since_phrase(c["valid_at"], c.get("start_kind")))
     meta.append(c.get("reason", ""))
-    lines = [_clip(c.get("text", ""))]
+    lines = [clipped(c.get("text", ""))]
     if not c.get("whole", True):
-        lines.append("Removes: " + " ".join(f"“{_clip(s, 120)}”" for s in c.get("removed", [])))
-        lines.append("Stays: “" + _clip(c.get("kept", ""), 160) + "”")
+        lines.append("Removes: " + " ".join(quoted(s, 120) for s in c.get("removed", [])))
+        lines.append("Stays: “" + clipped(c.get("kept", ""), 160) + "”")
     lines.append(" · ".join(x for x in meta if x))
     return "\n".join(lines)
 
@@ -113,15 +108,17 @@ def confirm_forget(backend: Backend, parent: QWidget, candidates: list[dict[str,
         return
     by_id = {int(c["id"]): c for c in candidates}
     request = request_for([Candidate.from_json(by_id[i]) for i in ids])
+    # "1 memory and 1 of your messages": a message's kept copy is not counted as a memory
+    what = found_phrase([{**by_id[i], "pre_ticked": True} for i in ids])
 
     def done(report) -> None:
-        report_done(backend, report, f"Forgot {plural(len(ids), 'memory', 'memories')}" + (f" about “{query}”." if query else "."))
+        report_done(backend, report, f"Forgot {what}" + (f" about “{query}”." if query else "."))
 
     def ask(plan) -> None:
         data = plan.to_json()
         ok = confirm(data) if confirm else CascadeDialog(
             data, title="Forget", confirm="Forget", parent=parent,
-            intro=f"Forget {plural(len(ids), 'memory', 'memories')}" + (f" about “{query}”?" if query else "?"),
+            intro=f"Forget {what}" + (f" about “{query}”?" if query else "?"),
         ).exec() == CascadeDialog.DialogCode.Accepted  # fmt: skip
         if ok:
             backend.write(lambda store: store.forget(request), on_done=done, name="forget")

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from assistant.memory.wording import quoted
 from ui.format import COUNT_LABELS, plural
 
 MAX_CUTS = 8
@@ -27,11 +28,6 @@ def plan_rows(plan: dict[str, Any]) -> list[tuple[str, int]]:
     counts = plan.get("counts") or {}
     rows = [(COUNT_LABELS.get(k, k.replace("_", " ")), int(v)) for k, v in counts.items() if int(v or 0) > 0]
     return rows
-
-
-def _q(text: str, n: int = 140) -> str:
-    text = " ".join(text.split())
-    return "“" + (text if len(text) <= n else text[: n - 1] + "…") + "”"
 
 
 def plan_notes(plan: dict[str, Any]) -> list[str]:
@@ -58,17 +54,17 @@ def plan_cuts(plan: dict[str, Any]) -> list[str]:
     for cut in plan.get("memory_edits") or []:
         if (tuple(cut["removed"]), cut["kept"]) in said:  # your message's kept copy: listed once, as the message
             continue
-        lines.append(f"Memory #{cut['id']} loses {'; '.join(_q(s) for s in cut['removed'])}. Stays: {_q(cut['kept'])}")
+        lines.append(f"Memory #{cut['id']} loses {'; '.join(quoted(s) for s in cut['removed'])}. Stays: {quoted(cut['kept'])}")
     for cut in plan.get("message_edits") or []:
         who = "A reply" if cut.get("role") == "assistant" else "Your message"
-        stays = f"Stays: {_q(cut['kept'])}" if cut["kept"] else "Nothing of it stays."
-        lines.append(f"{who} (#{cut['id']}) loses {'; '.join(_q(s) for s in cut['removed'])}. {stays}")
+        stays = f"Stays: {quoted(cut['kept'])}" if cut["kept"] else "Nothing of it stays."
+        lines.append(f"{who} (#{cut['id']}) loses {'; '.join(quoted(s) for s in cut['removed'])}. {stays}")
     return lines
 
 
 def copy_label(copy: dict[str, Any]) -> str:
     """A proposed copy as the CLI says it: "Also delete #2 “…” (same text as an old version of #1)"."""
-    return f"Also delete #{copy['id']} {_q(copy['text'], 90)} ({copy['reason']})"
+    return f"Also delete #{copy['id']} {quoted(copy['text'], 90)} ({copy['reason']})"
 
 
 class CascadeDialog(QDialog):
@@ -136,7 +132,7 @@ class CascadeDialog(QDialog):
             head.setObjectName("dialogText")
             lay.addWidget(head)
         for copy in copies if not offer_copies else ():
-            note = QLabel(f"• #{copy['id']} {_q(copy['text'], 90)} ({copy['reason']})", self)
+            note = QLabel(f"• #{copy['id']} {quoted(copy['text'], 90)} ({copy['reason']})", self)
             note.setWordWrap(True)
             note.setObjectName("dialogText")
             lay.addWidget(note)
