@@ -295,3 +295,17 @@ def test_a_shared_subject_clause_is_its_own_fact_with_its_subject(text, first, s
 ])  # fmt: skip
 def test_nouns_joined_by_y_or_e_are_not_cut(text, whole):
     assert any(whole in f for f in facts(text)), facts(text)
+
+
+@pytest.mark.parametrize("text, kept", [
+    # trial finding: stored whole as one "User: ..." memory; "va" (goes) is too short for the ending rule
+    ("Mi hija Lucía tiene siete años y va a la escuela Cervantes.",
+     ["User: Mi hija Lucía tiene siete años.", "User: Mi hija Lucía va a la escuela Cervantes."]),
+    # "tem" (has) ends in no verb ending; the subject has its article ("O meu filho")
+    ("O meu filho Tiago tem dez anos e tem um cão.", ["User: O meu filho Tiago tem dez anos.", "User: O meu filho Tiago tem um cão."]),
+    ("Ma fille Chloé a six ans et a un chat.", ["User: Ma fille Chloé a six ans.", "User: Ma fille Chloé a un chat."]),
+    # after a bare comma a short verb belongs to the apposition's head: no split there
+    ("Mon mari, Thomas, est boulanger.", ["User: Mon mari, Thomas, est boulanger."]),
+])
+def test_a_short_verb_after_and_is_a_clause_with_the_subject_before(text, kept):
+    assert facts(text) == kept

@@ -95,8 +95,9 @@ _DE_FUNCTION = frozenset("der die das den dem des ein eine einen einem einer im 
                          " nach aus über unter vor so sehr auch noch nicht".split())  # fmt: skip
 
 
-def _verbish(word: str, sentence: str) -> bool:
-    """Whether ``word`` (after "and") is a verb whose subject is left out (see :data:`_SHARED`)."""
+def _verbish(word: str, sentence: str, joined: bool = True) -> bool:
+    """Whether ``word`` (after "and", or after a comma when not ``joined``) is a verb whose
+    subject is left out (see :data:`_SHARED`)."""
     w = word.lower()
     if re.search(r"\b(?:ich|und|der|die|das|ist|wir)\b", sentence, re.I) and re.search(r"\b(?:ich|wir|mein\w*|unser\w*)\b", sentence, re.I):
         return w not in _DE_FUNCTION  # German: nouns are capitalised, so a lower-case word there is a verb
@@ -107,8 +108,25 @@ def _verbish(word: str, sentence: str) -> bool:
     # es/pt/fr: a third person present or past ("y usa un inhalador", "e começa na escolinha", "et veut faire
     # médecine", "y viene a casa"): a verb ending, then a word a verb takes (an article, a preposition, an
     # infinitive); nouns there take an article first, and a determiner or a pronoun is no verb
-    return (len(w) > 2 and re.search(r"(?:a|e|ó|ou|eu|iu|it|ut|ait)$", w) is not None and w not in _ROMANCE_FUNCTION
-            and detect(sentence) in ("es", "pt", "fr"))
+    lang = detect(sentence)
+    if lang not in ("es", "pt", "fr"):
+        return False
+    # a short verb after a bare comma is the verb of an apposition's head ("mon mari, Thomas, est boulanger")
+    return (joined and _glossed_verb(w, lang)) or (len(w) > 2 and re.search(r"(?:a|e|ó|ou|eu|iu|it|ut|ait)$", w) is not None
+                                      and w not in _ROMANCE_FUNCTION)
+
+
+_EN_FINITE = frozenset("is was has goes are were does".split())
+
+
+def _glossed_verb(word: str, lang: str) -> bool:
+    """``word`` of ``lang`` is a verb by its English in the lexicon (:mod:`.gloss`): a finite form
+    ("va" -> "goes", "tem" -> "has", "a" -> "has" in French, "es" -> "is"), so the short and
+    irregular verbs the ending rule cannot see split too ("Lucía tiene siete años | y va a la escuela")."""
+    from assistant.memory.language.gloss import lexicon  # deferred: read the lexicon only when a sentence needs it
+
+    en = lexicon(lang).word(word, lang)
+    return bool(en) and (en in _EN_FINITE or en in PAST or (en.endswith("s") and (en[:-1] in _VERBS or en[:-2] in _VERBS)))
 
 
 _ROMANCE_FUNCTION = frozenset("""una une este esta ese esa aquella cette cet entre sobre sempre siempre toute toda tudo nada rien
@@ -127,7 +145,7 @@ _RELATIVE = re.compile(r"(?P<name>\b[A-Z][\w'’-]+(?:\s+(?:and|&)\s+[A-Z][\w'�
 # who or what a shared-subject clause goes on about: "I", "we", "Oscar", "my son Oscar", "my dad"
 _HEAD_SUBJECT = re.compile(r"^(?:(?P<rel>" + _REL_NP + r")(?:\s+(?P<name>[A-Z][\w'’-]+))?|(?P<pn>[Ii](?=['’\s])|[Ww]e(?=['’\s])|[Hh]e\b|[Ss]he\b"
                            r"|[Tt]hey\b|[A-Z][\w'’-]+(?=\s+[a-z])))")
-_HEAD_SUBJECT_INTL = re.compile(r"^(?i:mi|mis|nuestr[oa]s?|mein|meine|unser|unsere|mon|ma|mes|notre|nos|meu|minha|meus|minhas|noss[oa]s?)"
+_HEAD_SUBJECT_INTL = re.compile(r"^(?:(?i:o|a|os|as)\s+)?(?i:mi|mis|nuestr[oa]s?|mein|meine|unser|unsere|mon|ma|mes|notre|nos|meu|minha|meus|minhas|noss[oa]s?)"
                                 r"\s+[a-zà-ÿäöüß][\w'’-]*(?:\s+[A-ZÀ-Þ][\w'’-]+)?(?=\s)")
 _SENT = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
 _TRIM = " \t\n,;:，；：—–-.!。！"  # a question keeps its "?"
@@ -149,7 +167,7 @@ def _breaks(text: str, s: int, e: int) -> list[tuple[re.Match, bool]]:
     found = [(m, False) for m in _SPLIT.finditer(text, s, e)]
     sentence = text[s:e]
     for m in _SHARED.finditer(text, s, e):
-        if _verbish(m["w"], sentence) and not any(o.start() <= m.start() < o.end() for o, _ in found):
+        if _verbish(m["w"], sentence, re.search(r"\w", m.group()) is not None) and not any(o.start() <= m.start() < o.end() for o, _ in found):
             found.append((m, True))
     return sorted(found, key=lambda t: t[0].start())
 
