@@ -198,3 +198,16 @@ def test_a_changed_memory_leaves_a_view_it_no_longer_matches_by_the_stores_rules
     assert model.row_of(ids["current"]) >= 0
     model.update_memory(store.invalidate(ids["current"]))
     assert model.row_of(ids["current"]) < 0
+
+
+def test_a_loose_search_result_says_so_in_its_row(qtbot, store):
+    """Trial finding (issue 24): a search's weak matches were told apart only by grey text and a
+    tooltip; the row's text now says "loosely related", a close match's text stays as it is."""
+    model = MemoryTableModel(SyncLoader(store_fetch(store)), page_size=200)
+    rows = store.list(limit=3)
+    model.set_results(rows, {m.id: 0.5 for m in rows}, strong={rows[0].id})
+    texts = [model.index(r, COLUMN["text"]).data() for r in range(3)]
+    assert "loosely related" not in texts[0]
+    assert all(t.endswith("· loosely related") for t in texts[1:]), texts
+    model.set_results(rows, {})  # strength unknown (no embedder): no row claims anything
+    assert not any("loosely" in model.index(r, COLUMN["text"]).data() for r in range(3))

@@ -22,6 +22,10 @@ COLUMNS: tuple[tuple[str, str], ...] = (
 COLUMN = {key: i for i, (key, _) in enumerate(COLUMNS)}
 
 
+#: After the text of a search result that matches the words asked only loosely (the count line says how many).
+LOOSE_TAG = "   · loosely related"
+
+
 def display(m: Any, key: str) -> str:
     """The cell's text."""
     if key == "text":

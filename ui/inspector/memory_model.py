@@ -16,7 +16,7 @@ from typing import Any, Callable, Protocol, Sequence
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont
 
-from ui.inspector.cells import COLUMNS, HEADER_TIPS, display, sort_key, tooltip
+from ui.inspector.cells import COLUMNS, HEADER_TIPS, LOOSE_TAG, display, sort_key, tooltip
 from ui.inspector.query import MemoryQuery
 
 PAGE_SIZE = 200
@@ -259,6 +259,8 @@ class MemoryTableModel(QAbstractTableModel):
         m = self._rows[row]
         key = COLUMNS[col][0]
         if role == Qt.ItemDataRole.DisplayRole:
+            if key == "text" and self._strong is not None and m.id not in self._strong:
+                return display(m, key) + LOOSE_TAG  # a search result that only loosely matches says so, not only in grey
             return display(m, key)
         if role == MEMORY_ID_ROLE:
             return m.id
