@@ -180,6 +180,7 @@ def test_chat_once_question_stores_no_memory_of_itself(converted_embedder_path, 
     assert out.returncode == 0, out.stderr
     assert not any("Where do I live" in m["text"] for m in json.loads(out.stdout)["injected_memories"])
     texts = [m["text"] for m in json.loads(keepsake("memory", "list", "--all", "--json").stdout)]
+    texts += [m["text"] for m in json.loads(keepsake("memory", "list", "--all", "--kind", "episode", "--json").stdout)]
     assert "User lives in Porto." in texts
     assert not any("Where do I live" in t for t in texts), texts  # no memory whose text is the question
     hits = json.loads(keepsake("memory", "search", "Where do I live?", "--json").stdout)

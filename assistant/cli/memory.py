@@ -117,7 +117,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--all", action="store_true", help="include archived, superseded, expired and no longer valid")
     p.add_argument("--as-of", metavar="D", help="what was true on date D (world time)")
     p.add_argument("--known-at", metavar="T", help="what Keepsake believed at time T (system time)")
-    p.add_argument("--kind", choices=["profile", "fact", "episode", "experience"])
+    p.add_argument("--kind", choices=["profile", "fact", "episode", "experience"],
+                   help="only this kind (default: profile, fact and experience, as the Memory tab lists them; "
+                        "'episode' lists your messages' kept copies)")  # fmt: skip
     p.add_argument("--text", help="only memories containing this text")
     p.add_argument("--limit", type=argtypes.limit)
     p.add_argument("--offset", type=argtypes.offset, default=0)
@@ -203,7 +205,9 @@ def cmd_list(args: argparse.Namespace) -> int:
     as_of = parse_when(args.as_of) if args.as_of else None
     known_at = parse_when(args.known_at) if args.known_at else None
     with opened_store(args.services) as store:
-        items = store.list(kind=args.kind, as_of=as_of, known_at=known_at, include_all=args.all, text=args.text,
+        from assistant.memory.records import FACT_KINDS  # deferred, as the records elsewhere here
+
+        items = store.list(kind=args.kind or FACT_KINDS, as_of=as_of, known_at=known_at, include_all=args.all, text=args.text,
                            limit=args.limit, offset=args.offset)  # fmt: skip
     emit(args, [m.to_json() for m in items], lambda: "\n".join(_line(m) for m in items) or "no memories")
     return 0

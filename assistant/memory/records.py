@@ -31,6 +31,11 @@ class Kind(StrEnum):
     EXPERIENCE = "experience"  # what worked / what did not, learned by the assistant
 
 
+#: What a person calls their memories: the facts, one each. The messages they came from (episodes,
+#: "your messages") are listed only when asked for (a kind filter) and in each fact's sources.
+FACT_KINDS = ("profile", "fact", "experience")
+
+
 class Status(StrEnum):
     ACTIVE = "active"
     RESOLVING = "resolving"  # awaiting a consolidation decision (e.g. a derived summary lost a source)

@@ -9,10 +9,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from assistant.memory.language import temporal
-
-#: The default view lists facts, one row each; the messages they came from (episodes) are under
-#: the "Your messages" kind filter and in each fact's sources, not listed beside it.
-FACT_KINDS = ("profile", "fact", "experience")
+from assistant.memory.records import FACT_KINDS  # the default view: facts, one row each ("Your messages" is a kind filter)
 
 
 @dataclass(frozen=True)
