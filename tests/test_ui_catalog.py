@@ -124,3 +124,19 @@ def test_settings_models_lists_the_catalog_and_offers_use_for_a_downloaded_chat_
     with qtbot.waitSignal(page.useModel, timeout=2000) as used:
         row.button.click()
     assert used.args == [str(paths.models / chat.file)]
+
+
+def test_typing_into_the_offer_starts_no_download(qtbot, runner, paths, hub):
+    """Real window under Xvfb: a first message typed while the offer was up went to the dialog; its
+    Space pressed the focused button and Enter the default one (Download: a network request the
+    person never clicked). Keys now press nothing; only a click downloads."""
+    from PySide6.QtCore import Qt as _Qt
+
+    dlg = dialog(qtbot, runner, paths, hub.entry)
+    qtbot.keyClicks(dlg, "My partner Joost ")
+    for key in (_Qt.Key.Key_Space, _Qt.Key.Key_Return, _Qt.Key.Key_Enter):
+        qtbot.keyClick(dlg, key)
+        qtbot.keyClick(dlg.focusWidget() or dlg, key)
+    qtbot.wait(100)
+    assert dlg.isVisible() and not dlg.controller.running and dlg.download.isVisible()
+    assert hub.sent == 0 and not offer.offered(paths)

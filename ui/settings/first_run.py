@@ -53,12 +53,15 @@ class FirstRunDialog(QDialog):
         self.not_now = QPushButton("Not now", self)
         self.not_now.clicked.connect(self._not_now)
         self.download = QPushButton("Download", self)
-        self.download.setDefault(True)
         self.download.clicked.connect(self.start_download)
         self.use = QPushButton("Use it now", self)
         self.use.setVisible(False)
         self.use.clicked.connect(self._use)
         for b in (self.not_now, self.download, self.use):
+            # a download is a click, never a key: a person who starts typing their first message
+            # while this is up must not start one with Enter (a default button) or Space (the focus)
+            b.setAutoDefault(False)
+            b.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             buttons.addWidget(b)
         lay.addLayout(buttons)
         controller.progressed.connect(self.progress.set_progress)
@@ -110,7 +113,6 @@ class FirstRunDialog(QDialog):
         self.progress.setVisible(False)
         self._say(f"{self.entry.name} is downloaded and checked: {result.path}")
         self.use.setVisible(True)
-        self.use.setDefault(True)
 
     def _failed(self, message: str) -> None:
         self.progress.setVisible(False)
