@@ -14,7 +14,8 @@ answer (:mod:`assistant.memory.retrieval.answer`) and returns the :class:`Settle
   with no memory answer, when memory is on and the reply neither says it does not know nor names
   anything from the injected memories: the reply is replaced by :data:`UNKNOWN`
   (``correction="unknown"``) - a small model otherwise invents a fact;
-- an empty reply (everything was an echo or a loop): the memory answer if any, else
+- an empty reply (everything was an echo or a loop), or with a memory answer one that says
+  nothing (no word: "M2"): the memory answer if any, else
   :data:`EMPTY` for a question or a request, :data:`ACK` ("Thanks for telling me.") for a
   statement, :data:`GREETING` for chit-chat (``correction="empty"``) - asking someone who told
   something to "rephrase it" is wrong;
@@ -88,9 +89,9 @@ def settle(question: str, reply: str, answer: MemoryAnswer | None, hits: Sequenc
     if chat and answer is None and reply_check.repeats(text, earlier, CHITCHAT_REPEAT_MIN_CHARS):
         return Settled(GREETING, None, "repeat", reply)
     if answer is not None:
-        if not text:
+        check = reply_check.judge(text, answer, question) if text else None
+        if check is None or (not check.in_reply and reply_check.says_nothing(text)):  # "" or "M2" to "¿Dónde vivo?"
             return Settled(answer.statement, answer.to_json(False, True), "empty", reply)
-        check = reply_check.judge(text, answer, question)
         if check.contradicted and memanswer.about_person(question):  # a request's reply is never replaced
             return Settled(answer.statement, answer.to_json(False, True), "memory", reply)
         if check.in_reply:

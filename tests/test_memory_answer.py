@@ -239,3 +239,16 @@ def test_synonyms_cover_the_question(seeded, question, value):
     memory = next(m for m in store.list() if value in m.text)
     answer = A.choose(question, [Hit(memory, 0.4, (), True)])
     assert answer is not None and value in answer.text
+
+
+def test_a_reply_with_no_word_in_it_gives_way_to_the_memory():
+    # the default model's real reply to "¿Dónde vivo?" with "User lives in Ghent." stored was "M2"
+    answer = _answer("User lives in Ghent.", "¿Dónde vivo?")
+    s = settle("¿Dónde vivo?", "M2", answer, [])
+    assert s.reply == "You live in Ghent." and s.correction == "empty" and s.model_reply == "M2"
+    # a number that is the answer is a reply; a word is a reply (the line goes under it)
+    age = _answer("User's son is 7 years old.", "How old is my son?")
+    assert settle("How old is my son?", "7", age, []).correction is None
+    assert settle("¿Dónde vivo?", "Hola, ¿qué tal?", answer, []).reply == "Hola, ¿qué tal?"
+    # with no memory answer nothing is replaced for having no word ("144" to "12*12?")
+    assert settle("What is 12*12?", "144", None, []).reply == "144"

@@ -46,6 +46,12 @@ def repeats(reply: str, earlier: Sequence[str], min_chars: int = REPEAT_MIN_CHAR
         return False
     return any(fuzz.ratio(norm, " ".join(e.casefold().split())) >= REPEAT_SIMILARITY for e in earlier if e)
 
+def says_nothing(reply: str) -> bool:
+    """``reply`` has no word of three letters or more in any script ("M2", "...", "2)"): the
+    small model's stub after a question in another language, which no one can read as an answer."""
+    return re.search(r"[^\W\d_]{3,}", reply) is None and re.search(r"[\u3400-\u9fff]", reply) is None
+
+
 _NEGATION = re.compile(r"\b(?:not|no|never|n't|nor|isn['’]t|aren['’]t|don['’]t|doesn['’]t|wasn['’]t|weren['’]t)\b", re.I)
 _ABSTAIN = re.compile(
     r"\b(?:i\s+(?:do\s+not|don['’]t|really\s+don['’]t)\s+(?:know|have|remember|recall)|not\s+sure|no\s+(?:information|idea|record|memory)"
