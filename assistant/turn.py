@@ -81,6 +81,7 @@ class TurnResult:
             "generated_tokens": s.generated_tokens,
             "ttft_ms": s.ttft_ms,
             "tokens_per_s": s.tokens_per_s,
+            "threads": s.threads,
             "finish_reason": s.finish_reason,
             "injected_memories": [m.to_json() for m in self.injected_memories],
             "budget": self.budget,

@@ -25,6 +25,36 @@ def test_a_reply_comes_with_its_stats(model):
     assert text.strip()
     assert stats.prompt_tokens > 0 and stats.prompt_tokens_evaluated > 0
     assert stats.generated_tokens > 0 and stats.ttft_ms > 0 and stats.tokens_per_s > 0
+    assert 1 <= stats.threads <= 2  # configured 2; fewer when other programs hold the cores
+
+
+def test_a_reply_gets_no_more_threads_than_the_cores_left_free(model, monkeypatch):
+    """A second llama.cpp thread on a core another program holds slowed a reply 10x (see
+    assistant/engine/threads.py); with every core busy elsewhere the reply runs on one thread,
+    and the prefix cache still serves the next one."""
+    import assistant.engine.threads as threads
+
+    monkeypatch.setattr(threads, "busy_cores", lambda sample_s=0.0: float(threads.os.cpu_count() or 1))
+    messages = [ChatMessage("system", "You are terse."), ChatMessage("user", "Name a colour.")]
+    text, stats = model.complete(messages, temperature=0.0, max_tokens=8)
+    assert stats.threads == 1 and stats.generated_tokens > 0
+    monkeypatch.setattr(threads, "busy_cores", lambda sample_s=0.0: 0.0)
+    _, again = model.complete(messages, temperature=0.0, max_tokens=8)
+    assert again.threads == min(2, threads.os.cpu_count() or 1)
+    assert again.prompt_tokens_evaluated < again.prompt_tokens  # the threads change, the cache stays
+
+
+@pytest.mark.parametrize("configured, cpus, busy, expected", [
+    (4, 2, 0.1, 2),  # round(2 - 0.1) = 2, under the configured 4
+    (4, 2, 1.9, 1),  # round(2 - 1.9) = 0: at least 1
+    (4, 2, 1.4, 1),  # round(0.6) = 1
+    (2, 8, 3.0, 2),  # round(8 - 3) = 5, capped at the configured 2
+    (8, 8, 2.6, 5),  # round(5.4) = 5
+])
+def test_threads_for_takes_the_free_cores(configured, cpus, busy, expected):
+    from assistant.engine.threads import threads_for
+
+    assert threads_for(configured, cpus, busy) == expected
 
 
 def test_append_only_prompt_reuses_the_prefix(model):

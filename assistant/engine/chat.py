@@ -19,6 +19,7 @@ from typing import Iterator, Protocol, Sequence
 
 from assistant.engine import control, gguf_check
 from assistant.engine.embedder import quiet_llama_logs
+from assistant.engine.threads import reply_threads
 from assistant.engine.errors import ModelError
 from assistant.engine.names import display_name
 
@@ -53,6 +54,7 @@ class GenerationStats:
     ttft_ms: float = 0.0
     total_ms: float = 0.0
     tokens_per_s: float = 0.0
+    threads: int = 0  # llama.cpp threads of this reply (assistant.engine.threads); 0: not llama.cpp
     finish_reason: str = "stop"  # "stop" | "length" | "cancelled"
     #: where prompt_tokens_evaluated comes from: "model" (llama.cpp's own counter), "server"
     #: (the model server reported it) or "predicted" (see assistant.engine.server.prefix_ledger)
@@ -277,6 +279,9 @@ class LlamaChatModel(Completions):
             if budget <= 0:
                 raise ModelError(self.path, f"prompt of {len(prompt_tokens)} tokens does not fit the {self.n_ctx}-token context")
             ctx = llm._ctx.ctx
+            n_threads = reply_threads(self.n_threads)  # no more than other programs leave free
+            llama_cpp.llama_set_n_threads(ctx, n_threads, n_threads)
+            stats.threads = n_threads
             llama_cpp.llama_perf_context_reset(ctx)
             start = time.perf_counter()
             first = None
