@@ -142,12 +142,19 @@ def for_history(reply: str, correction: str | None, memory_answer: dict[str, Any
 
 def memory_line(memory_answer: dict[str, Any]) -> str:
     """The "From your memory" line as plain text: the memory (the person's own message quoted:
-    "you said “I'm a pharmacist.”"), its date and its id, and any memory needed with it."""
+    "you said “I'm a pharmacist.”"; one said in another language followed by its English
+    reading), its date and its id, and any memory needed with it."""
     bits = [b for b in (true_since_phrase(memory_answer.get("valid_at"), memory_answer.get("start_kind")),
                         f"memory #{memory_answer['memory_id']}") if b]  # fmt: skip
     text = f"you said \u201c{memory_answer['text']}\u201d" if memory_answer.get("episode") else memory_answer["text"]
-    also = "".join(f" + {a['text']} (memory #{a['memory_id']})" for a in memory_answer.get("also", []))
-    return f"From your memory: {text} ({', '.join(bits)}){also}"
+    also = "".join(f" + {a['text']}{in_english(a)} (memory #{a['memory_id']})" for a in memory_answer.get("also", []))
+    return f"From your memory: {text}{in_english(memory_answer)} ({', '.join(bits)}){also}"
+
+
+def in_english(memory: dict[str, Any]) -> str:
+    """' [in English: ...]' after a memory said in another language (its ``english`` reading),
+    else ''."""
+    return f" [in English: {memory['english']}]" if memory.get("english") else ""
 
 
 def show_memory_line(memory_answer: dict[str, Any] | None) -> bool:

@@ -78,10 +78,11 @@ def _has(expect: list[str], text: str) -> bool:
 
 
 def answer_text(ma: dict[str, Any] | None) -> str:
-    """The memory answer as shown: its text and the memories shown with it."""
+    """The memory answer as shown: its text (and English reading, for a memory in another
+    language) and the memories shown with it."""
     if not ma:
         return ""
-    return "\n".join([ma["text"], *(a["text"] for a in ma.get("also", []))])
+    return "\n".join(t for a in (ma, *ma.get("also", [])) for t in (a["text"], a.get("english")) if t)
 
 
 def recall_rows(retriever: Any, data: dict[str, Any], keys: dict[str, set[int]], k: int = 5) -> dict[str, tuple[bool, bool]]:

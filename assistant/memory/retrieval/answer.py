@@ -76,10 +76,17 @@ class MemoryAnswer:
     episode: bool = False  # the person's own message, quoted
     also: tuple[tuple[int, str], ...] = ()  # (id, text) of memories needed with it ("User's sister is Lucía.")
 
+    @property
+    def english(self) -> str | None:
+        """The memory's English reading when it is in another language (:func:`.crosslang.english_of`)."""
+        return crosslang.english_of(self.text)
+
     def to_json(self, in_reply: bool, replaced: bool = False) -> dict[str, Any]:
         return {"text": self.text, "memory_id": self.memory_id, "valid_at": self.valid_at, "source": self.source,
                 "in_reply": bool(in_reply), "statement": self.statement, "replaced_reply": bool(replaced),
-                "episode": self.episode, "also": [{"memory_id": i, "text": t} for i, t in self.also]}  # fmt: skip
+                "episode": self.episode, "english": self.english,
+                "also": [{"memory_id": i, "text": t, "english": crosslang.english_of(t)} for i, t in self.also]}  # fmt: skip
+
 
 
 @dataclass(frozen=True)
@@ -98,9 +105,9 @@ def words(text: str) -> list[str]:
 def stem(word: str) -> str:
     w = word.casefold().replace("’", "'")
     w = re.sub(r"'s$", "", w)
-    for suffix in ("ies", "ing", "ed", "es", "s"):
+    for suffix in ("ies", "ied", "ing", "ed", "es", "s"):
         if len(w) > len(suffix) + 2 and w.endswith(suffix) and not w.endswith("ss"):
-            return w[: -len(suffix)] + ("y" if suffix == "ies" else "")
+            return w[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
     return w
 
 
