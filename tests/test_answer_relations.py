@@ -71,3 +71,15 @@ def test_a_memory_that_only_names_someone_does_not_answer_what_they_do(relations
 ])  # fmt: skip
 def test_the_language_of_a_short_text(text, lang):
     assert detect(text) == lang
+
+
+def test_a_memory_holding_another_slot_does_not_answer_through_its_slots_questions(relations):
+    """Asked slot vs held slot (forms.SLOT_MARGIN): "I take metro line C to the office" holds the
+    commute slot; "what's my job again" asks for the job, so "How do I get to work?" (0.40 from
+    the question) does not speak for it, while a commute question still finds it."""
+    commute = "I take metro line C to the office every day."
+    m = relations.matcher
+    assert m.scores(["what's my job again lol"], [(commute, None)])[0] < 0.3
+    assert m.scores(["How do I get to work?"], [(commute, None)])[0] > 0.9
+    a = answer(relations, "what's my job again lol")
+    assert a is None or "metro" not in a.text
