@@ -20,6 +20,7 @@ SAID = [
     ("home", "I live in Ghent with my wife."),
     ("health", "I was diagnosed with hypothyroidism in 2021."),
     ("work", "I've been working at Brightwell Engineering for six years now."),
+    ("wife", "My wife Camille teaches history at a lycée."),
 ]  # fmt: skip
 
 
@@ -42,6 +43,12 @@ def answer(retriever, question):
     ("What's my brother's name?", "Rafael", None),
     ("What does Julien do?", "bakery", None),
     ("Who is Julien?", "Julien", None),
+    # names typed in lower case are names the memories write ("who is joost")
+    ("what does julien do", "bakery", None),
+    ("who is julien", "Julien", None),
+    # "User's wife is Camille." only says who she is: the partner's words (wife) are no answer
+    ("What does Camille do?", "history", None),
+    ("what does camille do", "history", None),
     # no word in common: the memory's form stands out among the others (forms.STANDOUT_*)
     ("Do I have any chronic illness?", "hypothyroidism", None),
     ("How long have I been at my current company?", "Brightwell", None),
@@ -83,3 +90,16 @@ def test_a_memory_holding_another_slot_does_not_answer_through_its_slots_questio
     assert m.scores(["How do I get to work?"], [(commute, None)])[0] > 0.9
     a = answer(relations, "what's my job again lol")
     assert a is None or "metro" not in a.text
+
+
+def test_a_lower_case_word_is_a_name_only_when_the_memories_write_it_as_one():
+    from types import SimpleNamespace as NS
+
+    from assistant.memory.retrieval.aliases import question_names_known
+
+    hits = [NS(memory=NS(text=t)) for t in ("User's partner is Joost.", "On weekends I go bouldering at a gym called Climb Up.",
+                                            "I've been working at Brightwell Engineering for six years now.")]  # fmt: skip
+    assert question_names_known("who is joost", hits) == ("joost",)
+    assert question_names_known("Who is Joost?", hits) == ("joost",)
+    assert question_names_known("where do i climb up", hits) == ()  # part of a longer name
+    assert question_names_known("how many years have i worked there", hits) == ()  # written in lower case too

@@ -38,8 +38,8 @@ from assistant.memory.language.statements import Act, classify
 from assistant.memory.language.validate import STOPWORDS
 from assistant.memory.records import Kind, Trust
 from assistant.memory.retrieval import crosslang, forms, language
-from assistant.memory.retrieval.aliases import aliases_of, ask_forms, messages, names_in, names_relation, runner_up
-from assistant.memory.retrieval.answerable import asked, question_names, states_something
+from assistant.memory.retrieval.aliases import aliases_of, ask_forms, messages, names_in, names_relation, question_names_known, runner_up
+from assistant.memory.retrieval.answerable import asked, question_names, relation_words, states_something
 from assistant.memory.retrieval.inject import source_label
 from assistant.memory.retrieval.perspective import first_to_second, rewrite
 from assistant.memory.retrieval.questions import asks_personal_fact, computes, is_question, requests, speaks_of_self
@@ -280,7 +280,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     asks_help = requests(question)
     # "favorite color?": a question naming no one else is about the person
     self_q = speaks_of_self(question)
-    named = question_names(question)
+    named = question_names_known(question, hits)  # "who is joost": a name the memories write
     personal = self_q or not named
     cands = [h for h in hits if _eligible(h)]
     if not cands:
@@ -346,7 +346,7 @@ def _names_only(text: str, question: str, aliases: dict[str, str]) -> bool:
     brother is Rafael.", "User's best friend is Julien.")."""
     names = {n.casefold() for n in aliases} | set(question_names(text.replace("User", "user")))
     key, _ = _terms(text, question)
-    relations = {w for r in aliases.values() for w in words(r)}
+    relations = {w for r in aliases.values() for w in (*words(r), *relation_words(r))}  # "wife" for the partner
     return all(k in names or k in _MODIFIERS or k in relations for k in key)
 
 
