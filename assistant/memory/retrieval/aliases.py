@@ -44,7 +44,7 @@ def question_names_known(question: str, hits: Sequence[Any]) -> tuple[str, ...]:
         toks = _TOKEN.findall(h.memory.text)  # words and sentence ends
         for i in range(1, len(toks) - 1):
             w = toks[i]
-            if w[:1].isupper() and toks[i - 1][:1].islower() and not toks[i + 1][:1].isupper():
+            if len(w) > 1 and w[:1].isupper() and toks[i - 1][:1].islower() and not toks[i + 1][:1].isupper():
                 written.add(w.casefold())
         common |= {t for t in toks if t[:1].islower()}
     known = written - common - {"user"}
