@@ -103,3 +103,22 @@ def test_a_lower_case_word_is_a_name_only_when_the_memories_write_it_as_one():
     assert question_names_known("Who is Joost?", hits) == ("joost",)
     assert question_names_known("where do i climb up", hits) == ()  # part of a longer name
     assert question_names_known("how many years have i worked there", hits) == ()  # written in lower case too
+
+
+@pytest.fixture(scope="module")
+def household(tmp_path_factory, converted_embedder_path):
+    embedder = LlamaEmbedder(converted_embedder_path, n_threads=1)
+    store = MemoryStore(tmp_path_factory.mktemp("household") / "m.db", key="5f" * 32, embed=embedder.embed)
+    said = ["We drive an old blue Renault Kangoo.", "Dark green is my favourite colour.", "I live in Lyon.",
+            "My favourite book is One Hundred Years of Solitude."]  # fmt: skip
+    seed_said(store, {"memories": [{"key": str(i), "said": s, "said_on": "2026-11-02"} for i, s in enumerate(said)]})
+    yield Retriever(store, embedder)
+    store.close()
+    embedder.close()
+
+
+def test_the_questions_my_x_is_matched_by_meaning(household):
+    """"our car" is covered by "We drive an old blue Renault Kangoo." by meaning (no word in
+    common: AnswerMatcher.about), not by the favourite colour that shares "colour"."""
+    a = answer(household, "What colour is our car?")
+    assert a is not None and "blue" in a.text

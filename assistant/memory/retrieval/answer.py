@@ -13,9 +13,10 @@ questions in six languages, its own words in the person's voice), embedded by Mi
 lexical **focus** check is a fast path next to it: the thing asked about after "my" ("my dog"
 -> ``dog``; "my car's licence plate" -> ``car``, ``licence``/``plate``), else a content word of
 the question, matched by a light stem (equal after dropping -s/-es/-ing/-ed, sharing their first
-:data:`PREFIX` letters, or :data:`~.vocabulary.SYNONYMS`). A memory that does not cover the
-question's "my X" needs a clearly closer form, so "What colour is my car?" is not answered by
-"User's favourite colour is green.".
+:data:`PREFIX` letters, or :data:`~.vocabulary.SYNONYMS`). A memory *covers* the question's "my
+X" by those words or by meaning (:meth:`~.forms.AnswerMatcher.about`: "our car" / "We drive an
+old blue Renault Kangoo."); one that does not needs a clearly closer form, so "What colour is my
+car?" is not answered by "User's favourite colour is green.".
 
 **Checking the reply** (:func:`judge`): the answer's *key terms* are the memory's words the
 question did not already contain; its *strong* terms are the names and numbers among them
@@ -35,7 +36,6 @@ from datetime import datetime, timezone
 from typing import Any, Sequence
 
 from assistant.memory.language.statements import Act, classify
-from assistant.memory.language.validate import STOPWORDS
 from assistant.memory.records import Kind, Trust
 from assistant.memory.retrieval import crosslang, forms, language
 from assistant.memory.retrieval.aliases import aliases_of, ask_forms, messages, names_in, names_relation, question_names_known, runner_up
@@ -43,10 +43,9 @@ from assistant.memory.retrieval.answerable import asked, question_names, relatio
 from assistant.memory.retrieval.inject import source_label
 from assistant.memory.retrieval.perspective import first_to_second, rewrite
 from assistant.memory.retrieval.questions import asks_personal_fact, computes, is_question, requests, speaks_of_self
-from assistant.memory.retrieval.vocabulary import GENERIC, MODIFIERS as _MODIFIERS, QUESTION_WORDS as _QUESTION_WORDS
-from assistant.memory.retrieval.vocabulary import SYNONYMS
+from assistant.memory.retrieval.terms import PREFIX, _covered, _terms, content_words, focus, same_word, stem, words  # noqa: F401 (also read as answer.X)
+from assistant.memory.retrieval.vocabulary import MODIFIERS as _MODIFIERS
 
-PREFIX = 6  # "allergy"/"allergic" share "allerg"
 #: How many retrieved memories (passed or below the threshold) a memory answer is chosen from:
 #: with 6, 121 of the dev split's 161 questions had an answering memory in the pool, with 10, 129.
 POOL = 10
@@ -54,7 +53,6 @@ POOL = 10
 #: when it states something, see :func:`_eligible`).
 ANSWER_KINDS = frozenset({Kind.PROFILE, Kind.FACT, Kind.EXPERIENCE})
 _YES_NO = re.compile(r"^\s*(?:am|is|are|was|were|do|does|did|have|has|had|can|will)\b", re.I)
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\d+(?::\d+)?", re.UNICODE)
 
 
 @dataclass(frozen=True)
@@ -95,41 +93,6 @@ class ReplyCheck:
     contradicted: bool
 
 
-# ----------------------------------------------------------------------------- words
-
-
-def words(text: str) -> list[str]:
-    return [w.casefold().replace("’", "'") for w in _WORD.findall(text)]
-
-
-def stem(word: str) -> str:
-    w = word.casefold().replace("’", "'")
-    w = re.sub(r"'s$", "", w)
-    for suffix in ("ies", "ied", "ing", "ed", "es", "s"):
-        if len(w) > len(suffix) + 2 and w.endswith(suffix) and not w.endswith("ss"):
-            return w[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
-    return w
-
-
-_SYNONYM = {w: frozenset(group) for group in SYNONYMS for w in group}
-
-
-def same_word(a: str, b: str) -> bool:
-    """Equal after :func:`stem`, sharing their first :data:`PREFIX` letters, or synonyms."""
-    sa, sb = stem(a), stem(b)
-    if sa == sb or (len(sa) >= PREFIX and len(sb) >= PREFIX and sa[:PREFIX] == sb[:PREFIX]):
-        return True
-    return sb in _SYNONYM.get(sa, ()) or b.casefold() in _SYNONYM.get(a.casefold(), ())
-
-
-def _covered(term: str, pool: Sequence[str]) -> bool:
-    return any(same_word(term, p) for p in pool)
-
-
-def content_words(text: str) -> list[str]:
-    return [w for w in words(text) if w not in STOPWORDS and w not in GENERIC and w not in _QUESTION_WORDS]
-
-
 # ----------------------------------------------------------------------------- the question
 
 
@@ -139,57 +102,7 @@ def about_person(question: str) -> bool:
     return asks_personal_fact(question)
 
 
-def focus(question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(required, optional) focus words of a question: ``required`` from the first "my/our <thing>"
-    (its head word, plus the attribute after a possessive: "my car's licence plate" ->
-    ("car", "licence", "plate")), ``optional`` the other content words."""
-    toks = re.findall(r"[^\W_]+(?:['’]s)?|[?.!,]", question.casefold().replace("’", "'"))
-    required: list[str] = []
-    for i, tok in enumerate(toks):
-        if tok not in ("my", "our"):
-            continue
-        j = i + 1
-        while j < len(toks) and toks[j] in _MODIFIERS:
-            j += 1
-        if j >= len(toks) or not toks[j][0].isalnum():
-            break
-        head = toks[j]
-        if head.endswith("'s"):
-            required.append(head[:-2])
-            for t in toks[j + 1 :]:
-                if not t[0].isalnum() or t in STOPWORDS:
-                    break
-                if t not in GENERIC:
-                    required.append(t)
-        elif head not in GENERIC and head not in STOPWORDS:
-            required.append(head)
-        break
-    optional = [w for w in content_words(question) if not any(same_word(w, r) for r in required)]
-    return tuple(required), tuple(optional)
-
-
 # ----------------------------------------------------------------------------- choosing
-
-
-def _terms(text: str, question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(key, strong) terms of a memory text for this question (see the module docstring)."""
-    qwords = words(question)
-    key: list[str] = []
-    strong: list[str] = []
-    for m in re.finditer(r"[^\W_]+(?:['’][^\W_]+)*|\d+(?::\d+)?", text):
-        raw = m.group(0)
-        w = raw.casefold().replace("’", "'")
-        w = re.sub(r"'s$", "", w)
-        if w in STOPWORDS or w in GENERIC or w == "user" or _covered(w, qwords):
-            continue
-        if w not in key:
-            key.append(w)
-        before = text[: m.start()].rstrip()
-        initial = not before or before.endswith((".", "!", "?", ":"))
-        if (raw[0].isupper() and not initial) or raw[0].isdigit():
-            if w not in strong:
-                strong.append(w)
-    return tuple(key), tuple(strong)
 
 
 def _date(m: Any) -> str | None:
@@ -302,7 +215,8 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     for i, (h, s) in enumerate(zip(cands, sem)):
         lex = qualifies(question, h, aliases)
         pool = _pool(h.memory, aliases)
-        covers = not required or all(_covered(r, pool) for r in required)
+        # the question's "my X" by word, else by meaning ("our car" / "We drive an old blue Renault Kangoo.")
+        covers = not required or all(_covered(r, pool) for r in required) or (use_sem and matcher.about(required, h.memory.text))
         if not personal and not any(_covered(n, pool) for n in qnames):
             continue
         # the asked relation named (in any capture language, or by the name given to it): "mi padre" / "Mein Vater Andrés"
@@ -327,7 +241,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
         else:
             ok = lex
         if not ok and use_sem and english and (self_q or shares) and not asks_help and s >= forms.STANDOUT_COSINE:  # stands out
-            ok = s - runner_up(i, sem, msgs) >= forms.STANDOUT_MARGIN and (covers or matcher.about(required, h.memory.text))
+            ok = s - runner_up(i, sem, msgs) >= forms.STANDOUT_MARGIN and covers
         if not ok:
             continue
         if (names_rel or qnames) and not identity and _names_only(h.memory.text, question, aliases):
