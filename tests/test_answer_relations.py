@@ -21,6 +21,7 @@ SAID = [
     ("health", "I was diagnosed with hypothyroidism in 2021."),
     ("work", "I've been working at Brightwell Engineering for six years now."),
     ("wife", "My wife Camille teaches history at a lycée."),
+    ("mother", "My mum Pilar is retired; she used to be a pharmacist."),
 ]  # fmt: skip
 
 
@@ -49,6 +50,8 @@ def answer(retriever, question):
     # "User's wife is Camille." only says who she is: the partner's words (wife) are no answer
     ("What does Camille do?", "history", None),
     ("what does camille do", "history", None),
+    # "my mother's profession" asks something about her, not who she is ("User's mum is Pilar.")
+    ("What was my mother's profession?", "pharmacist", None),
     # no word in common: the memory's form stands out among the others (forms.STANDOUT_*)
     ("Do I have any chronic illness?", "hypothyroidism", None),
     ("How long have I been at my current company?", "Brightwell", None),

@@ -137,7 +137,8 @@ _PET_KIND = re.compile(r"\b(dog|puppy|cat|kitten|hamster|rabbit|parrot|bird|fish
 #: and questions asking who they are (:meth:`AnswerMatcher.asks_identity`).
 ATTRIBUTE_FORMS = ("What does {s} do?", "What does {s} do for work?", "Where does {s} live?", "How old is {s}?",
                    "Where does {s} work?", "What does {s} like?", "¿A qué se dedica {s}?", "Was macht {s}?",
-                   "Que fait {s} ?", "O que faz {s}?")  # fmt: skip
+                   "Que fait {s} ?", "O que faz {s}?", "What is {s}'s job?", "What is {s}'s profession?",
+                   "When is {s}'s birthday?", "What is {s}'s favourite food?", "Where is {s}'s home?")  # fmt: skip
 IDENTITY_FORMS = ("Who is {s}?", "What is {s}'s name?", "What is {s} called?", "¿Quién es {s}?", "Wer ist {s}?",
                   "Qui est {s} ?", "Quem é {s}?")  # fmt: skip
 
