@@ -113,7 +113,8 @@ def household(tmp_path_factory, converted_embedder_path):
     embedder = LlamaEmbedder(converted_embedder_path, n_threads=1)
     store = MemoryStore(tmp_path_factory.mktemp("household") / "m.db", key="5f" * 32, embed=embedder.embed)
     said = ["We drive an old blue Renault Kangoo.", "Dark green is my favourite colour.", "I live in Lyon.",
-            "My favourite book is One Hundred Years of Solitude."]  # fmt: skip
+            "My favourite book is One Hundred Years of Solitude.",
+            "Honestly the best thing this year was finally learning to make sourdough."]  # fmt: skip
     seed_said(store, {"memories": [{"key": str(i), "said": s, "said_on": "2026-11-02"} for i, s in enumerate(said)]})
     yield Retriever(store, embedder)
     store.close()
@@ -125,3 +126,12 @@ def test_the_questions_my_x_is_matched_by_meaning(household):
     common: AnswerMatcher.about), not by the favourite colour that shares "colour"."""
     a = answer(household, "What colour is our car?")
     assert a is not None and "blue" in a.text
+
+
+def test_the_persons_own_message_that_states_the_answer_is_quoted(household):
+    """Capture kept only the message (no fact): it is the memory answer, quoted as said."""
+    from assistant.answering import memory_line
+
+    a = answer(household, "What did I learn to bake this year?")
+    assert a is not None and a.episode and "sourdough" in a.text
+    assert memory_line(a.to_json(False)).startswith("From your memory: you said \u201cHonestly the best thing")
