@@ -114,7 +114,7 @@ def household(tmp_path_factory, converted_embedder_path):
     store = MemoryStore(tmp_path_factory.mktemp("household") / "m.db", key="5f" * 32, embed=embedder.embed)
     said = ["We drive an old blue Renault Kangoo.", "Dark green is my favourite colour.", "I live in Lyon.",
             "My favourite book is One Hundred Years of Solitude.",
-            "Honestly the best thing this year was finally learning to make sourdough."]  # fmt: skip
+            "Honestly the best thing this year was finally learning to make sourdough.", "Our son Mateo just turned seven."]  # fmt: skip
     seed_said(store, {"memories": [{"key": str(i), "said": s, "said_on": "2026-11-02"} for i, s in enumerate(said)]})
     yield Retriever(store, embedder)
     store.close()
@@ -135,3 +135,10 @@ def test_the_persons_own_message_that_states_the_answer_is_quoted(household):
     a = answer(household, "What did I learn to bake this year?")
     assert a is not None and a.episode and "sourdough" in a.text
     assert memory_line(a.to_json(False)).startswith("From your memory: you said \u201cHonestly the best thing")
+
+
+def test_a_request_to_produce_something_gets_no_memory_answer(household):
+    """The memory about the son reaches the model in the memory block; it is not shown as the
+    answer to a poem (intent.produces)."""
+    assert answer(household, "How old is my son?") is not None
+    assert answer(household, "Write a short birthday poem for my son.") is None

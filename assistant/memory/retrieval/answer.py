@@ -96,10 +96,17 @@ class ReplyCheck:
 # ----------------------------------------------------------------------------- the question
 
 
-def about_person(question: str) -> bool:
+def about_person(question: str, matcher: Any = None) -> bool:
     """A question asking for a fact of the person's life ("What's my dog called?", "¿Dónde
-    vivo?"), not a general one or a request (:mod:`assistant.memory.retrieval.questions`)."""
-    return asks_personal_fact(question)
+    vivo?"), not a general one or a request (:mod:`assistant.memory.retrieval.questions`), nor,
+    with ``matcher``, a request to produce something (:func:`produces`)."""
+    return asks_personal_fact(question) and not produces(question, matcher)
+
+
+def produces(question: str, matcher: Any) -> bool:
+    """``matcher`` (:class:`~.forms.AnswerMatcher`) reads ``question`` as a request to produce
+    something (:mod:`.intent`): never a memory answer, never refused."""
+    return matcher is not None and getattr(matcher, "available", False) and matcher.produces(question)
 
 
 # ----------------------------------------------------------------------------- choosing
@@ -186,7 +193,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     English. An English memory whose form stands out (>= ``STANDOUT_COSINE`` and
     ``STANDOUT_MARGIN`` above every memory of another message) answers too: MiniLM ranks better
     than its absolute cosines say."""
-    if computes(question) or tells(question):
+    if computes(question) or tells(question) or produces(question, matcher):
         return None
     if (view := crosslang.english_view(question, hits)) is not None:  # another language: read in English
         return crosslang.restore(choose(*view, matcher), question, hits)

@@ -48,7 +48,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from assistant.memory.language.claims import claims
-from assistant.memory.retrieval import answerable, questions
+from assistant.memory.retrieval import answerable, intent, questions
 from assistant.memory.retrieval.perspective import rewrite
 
 #: A form at least this close answers the question on its own.
@@ -334,6 +334,10 @@ class AnswerMatcher:
             return not focus
         a, b = self.vectors(["my " + " ".join(focus), text])
         return float(a @ b) >= TOPIC_COSINE
+
+    def produces(self, question: str) -> bool:
+        """The question asks the assistant to produce something (:func:`.intent.produces`)."""
+        return self.available and intent.produces(question, self.vectors)
 
     def asked_slots(self, qvs: np.ndarray) -> dict[str, float]:
         """Each :data:`ASKABLE` slot's best form cosine with any of the unit question vectors
