@@ -205,3 +205,8 @@ def test_a_request_to_produce_something_is_never_refused(matcher):
     assert settle(q, "Monday: squats, Tuesday: rest.", None, []).correction == "unknown"
     s = settle(q, "Monday: squats, Tuesday: rest.", None, [], matcher=matcher)
     assert s.correction is None and s.reply == "Monday: squats, Tuesday: rest."
+
+
+def test_a_condition_about_the_person_carries_data_only_with_a_number():
+    assert Q.computes("What's my BMI if I weigh 70 kg?")
+    assert not Q.computes("I can't remember if I ever told you my hometown.")
