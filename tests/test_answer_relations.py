@@ -114,7 +114,8 @@ def household(tmp_path_factory, converted_embedder_path):
     store = MemoryStore(tmp_path_factory.mktemp("household") / "m.db", key="5f" * 32, embed=embedder.embed)
     said = ["We drive an old blue Renault Kangoo.", "Dark green is my favourite colour.", "I live in Lyon.",
             "My favourite book is One Hundred Years of Solitude.",
-            "Honestly the best thing this year was finally learning to make sourdough.", "Our son Mateo just turned seven."]  # fmt: skip
+            "Honestly the best thing this year was finally learning to make sourdough.", "Our son Mateo just turned seven.",
+            "I speak Spanish, French, English and a little German."]  # fmt: skip
     seed_said(store, {"memories": [{"key": str(i), "said": s, "said_on": "2026-11-02"} for i, s in enumerate(said)]})
     yield Retriever(store, embedder)
     store.close()
@@ -142,3 +143,10 @@ def test_a_request_to_produce_something_gets_no_memory_answer(household):
     answer to a poem (intent.produces)."""
     assert answer(household, "How old is my son?") is not None
     assert answer(household, "Write a short birthday poem for my son.") is None
+
+
+def test_a_question_about_the_person_naming_something_asks_about_the_person(household):
+    """"German" is no one the question asks about (it speaks of "I"): the memory naming the
+    languages answers, though its words beyond the question are all capitalised."""
+    a = answer(household, "Do I speak any German?")
+    assert a is not None and "a little German" in a.text

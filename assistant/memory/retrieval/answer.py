@@ -215,7 +215,8 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     required, _ = focus(question)
     rels = asked(question).relations
     first = next((h for h in hits if h.passed_threshold and _eligible(h)), None)  # retrieval's best that passed
-    subject = f"my {rels[0].replace('_', ' ')}" if rels else named[0].title() if named else None
+    # who the question asks about: the relation, else a name -- unless it speaks of the person ("Do I speak any German?")
+    subject = f"my {rels[0].replace('_', ' ')}" if rels else named[0].title() if named and not self_q else None
     identity = subject is None or not use_sem or matcher.asks_identity(question, subject)
     msgs = [messages(h.memory) for h in cands]
     best: tuple[float, Any] | None = None
