@@ -152,3 +152,8 @@ def test_the_gates_read_a_memory_in_another_language_in_english(tmp_path, conver
 
 def test_a_past_tense_in_ied_shares_its_stem():
     assert A.same_word("studied", "studies") and A.same_word("married", "marry")
+
+
+def test_a_word_one_typo_apart_is_the_same_word():
+    assert A.same_word("daugher", "daughter") and A.same_word("favourit", "favourite")
+    assert not A.same_word("cat", "car") and not A.same_word("house", "horse")  # short words: other words

@@ -3,7 +3,7 @@
 memory's key and strong terms. Pure; no I/O. The word lists are :mod:`.vocabulary`'s.
 
 - :func:`same_word`: equal after :func:`stem` (dropping -s/-es/-ies/-ied/-ing/-ed), sharing
-  their first :data:`PREFIX` letters, or :data:`~.vocabulary.SYNONYMS`;
+  their first :data:`PREFIX` letters, :data:`~.vocabulary.SYNONYMS`, or one typo apart;
 - :func:`focus`: (required, optional): the head of the first "my/our <thing>" (plus the
   attribute after a possessive: "my car's licence plate" -> car, licence, plate), and the other
   content words;
@@ -16,11 +16,14 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
+from rapidfuzz.distance import Levenshtein
+
 from assistant.memory.language.validate import STOPWORDS
 from assistant.memory.retrieval.vocabulary import GENERIC, MODIFIERS as _MODIFIERS, QUESTION_WORDS as _QUESTION_WORDS
 from assistant.memory.retrieval.vocabulary import SYNONYMS
 
 PREFIX = 6  # "allergy"/"allergic" share "allerg"
+TYPO_MIN = 6  # shorter words one letter apart are often other words ("cat"/"car", "house"/"horse")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\d+(?::\d+)?", re.UNICODE)
 
 
@@ -41,11 +44,15 @@ _SYNONYM = {w: frozenset(group) for group in SYNONYMS for w in group}
 
 
 def same_word(a: str, b: str) -> bool:
-    """Equal after :func:`stem`, sharing their first :data:`PREFIX` letters, or synonyms."""
+    """Equal after :func:`stem`, sharing their first :data:`PREFIX` letters, synonyms, or one
+    typo apart (Levenshtein distance 1 between words of at least :data:`TYPO_MIN` letters:
+    "daugher"/"daughter")."""
     sa, sb = stem(a), stem(b)
     if sa == sb or (len(sa) >= PREFIX and len(sb) >= PREFIX and sa[:PREFIX] == sb[:PREFIX]):
         return True
-    return sb in _SYNONYM.get(sa, ()) or b.casefold() in _SYNONYM.get(a.casefold(), ())
+    if sb in _SYNONYM.get(sa, ()) or b.casefold() in _SYNONYM.get(a.casefold(), ()):
+        return True
+    return len(a) >= TYPO_MIN and len(b) >= TYPO_MIN and Levenshtein.distance(a.casefold(), b.casefold(), score_cutoff=1) <= 1
 
 
 def _covered(term: str, pool: Sequence[str]) -> bool:
