@@ -7,8 +7,9 @@ list:
 1. the **head** (:func:`head`): in the message's English reading, the first word after the
    words that only make it polite (:data:`~.vocabulary.REQUEST_PREFIX`: "Could you please",
    "Any"), unless it is a question word, a pronoun or an auxiliary (then the message asks, it
-   does not tell the assistant to do something): "Compose a haiku" -> ``compose``, "Any tips for
-   ..." -> ``tips``, "Traduce 'te quiero' al chino." -> ``translate``;
+   does not tell the assistant to do something), and whose object is not something the person
+   has ("my ...", "the ...", "where I ..."): "Compose a haiku" -> ``compose``, "Any tips for ..."
+   -> ``tips``, "Traduce 'te quiero' al chino." -> ``translate``; "Give me my wife's name" asks;
 2. the head is compared by MiniLM with example heads of production
    (:data:`~.vocabulary.PRODUCE_HEADS`: write, suggest, translate, ...) and of recall
    (:data:`~.vocabulary.RECALL_HEADS`: tell, remind, ...): it produces when
@@ -36,13 +37,20 @@ _NOT_A_HEAD = V.QUESTION_STARTS | V.SELF_WORDS | frozenset(
 
 
 def head(text: str) -> str | None:
-    """The word a request starts with (see the module docstring), or None."""
+    """The word a request starts with (see the module docstring), or None; None too when its
+    object is something the person has (:data:`~.vocabulary.KNOWN_OBJECT`: "Give me my wife's
+    name", "List the languages I speak"): that asks memory, it makes nothing new."""
     ws = words(reading(text))
     while ws and ws[0] in V.REQUEST_PREFIX:
         ws = ws[1:]
     if ws[:2] == ["help", "me"] and len(ws) > 2:  # "Help me write an email": what to help with
         ws = ws[2:]
-    return ws[0] if ws and ws[0].isalpha() and ws[0] not in _NOT_A_HEAD else None
+    if not ws or not ws[0].isalpha() or ws[0] in _NOT_A_HEAD:
+        return None
+    rest = ws[1:]
+    while rest and rest[0] in V.OBJECT_PARTICLES:
+        rest = rest[1:]
+    return None if rest and rest[0] in V.KNOWN_OBJECT else ws[0]
 
 
 def produces(text: str, vectors: Callable[[Sequence[str]], list[np.ndarray]]) -> bool:
