@@ -29,7 +29,7 @@ import numpy as np
 
 from assistant.memory.language.reading import reading
 from assistant.memory.retrieval import vocabulary as V
-from assistant.memory.retrieval.questions import words
+from assistant.memory.retrieval.questions import speaks_of_self, words
 
 PRODUCE_MARGIN = 0.2
 _NOT_A_HEAD = V.QUESTION_STARTS | V.SELF_WORDS | frozenset(
@@ -39,7 +39,8 @@ _NOT_A_HEAD = V.QUESTION_STARTS | V.SELF_WORDS | frozenset(
 def head(text: str) -> str | None:
     """The word a request starts with (see the module docstring), or None; None too when its
     object is something the person has (:data:`~.vocabulary.KNOWN_OBJECT`: "Give me my wife's
-    name", "List the languages I speak"): that asks memory, it makes nothing new."""
+    name"; "the ..." speaking of the person: "List the languages I speak"): that asks memory, it
+    makes nothing new."""
     ws = words(reading(text))
     while ws and ws[0] in V.REQUEST_PREFIX:
         ws = ws[1:]
@@ -50,7 +51,8 @@ def head(text: str) -> str | None:
     rest = ws[1:]
     while rest and rest[0] in V.OBJECT_PARTICLES:
         rest = rest[1:]
-    return None if rest and rest[0] in V.KNOWN_OBJECT else ws[0]
+    known = bool(rest) and (rest[0] in V.KNOWN_OBJECT or (rest[0] == "the" and speaks_of_self(" ".join(rest))))
+    return None if known else ws[0]
 
 
 def produces(text: str, vectors: Callable[[Sequence[str]], list[np.ndarray]]) -> bool:

@@ -110,9 +110,9 @@ RECALL_HEADS = tuple("tell remind recall remember repeat say confirm check show"
 #: Words before a request's verb that do not say what is asked ("Could you please write ...",
 #: "Any tips ..."); English (a question in another language is read in its English gloss).
 REQUEST_PREFIX = frozenset("please pls plz kindly can could would will you just maybe any some".split())
-#: What a request's object starts with when it asks for something the person has (a definite or
-#: possessive object, a clause: "Give me my wife's name", "List the languages I speak", "Write
-#: down where I live"), not for something new ("a poem", "some ideas"); and the words between the
-#: verb and its object.
-KNOWN_OBJECT = frozenset("my our the where what when who whom which how whether if".split())
+#: What a request's object starts with when it asks for something the person has (a possessive
+#: object, a clause: "Give me my wife's name", "Write down where I live"; "the ..." when it speaks
+#: of the person: "List the languages I speak"), not for something new ("a poem", "some ideas",
+#: "the plot of Hamlet"); and the words between the verb and its object.
+KNOWN_OBJECT = frozenset("my our where what when who whom which how whether if".split())
 OBJECT_PARTICLES = frozenset("me us down up out again".split())
