@@ -78,6 +78,7 @@ def test_a_memory_that_only_names_someone_does_not_answer_what_they_do(relations
     ("Where do I live?", "en"), ("¿Dónde vivo?", "es"), ("Wo wohne ich?", "de"), ("Où est-ce que j'habite ?", "fr"),
     ("Onde eu moro?", "pt"), ("我住在哪里？", "zh"), ("Quel âge a ma fille ?", "fr"), ("Mein Vater Andrés ist Tischler.", "de"),
     ("User lives in Ghent.", "en"), ("A minha cunhada Beatriz é arquiteta.", "pt"),
+    ("Ich wohne seit drei Jahren in Leipzig.", "de"), ("Tom in Paris", "en"),  # a tie ("ich"/"in"): the lexicon decides
 ])  # fmt: skip
 def test_the_language_of_a_short_text(text, lang):
     assert detect(text) == lang
