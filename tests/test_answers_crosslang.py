@@ -157,3 +157,24 @@ def test_a_past_tense_in_ied_shares_its_stem():
 def test_a_word_one_typo_apart_is_the_same_word():
     assert A.same_word("daugher", "daughter") and A.same_word("favourit", "favourite")
     assert not A.same_word("cat", "car") and not A.same_word("house", "horse")  # short words: other words
+
+
+def test_a_relation_said_only_in_chinese_is_known(tmp_path, converted_embedder_path):
+    """The store's word lookup cannot find "女儿" inside a Chinese sentence: the candidates read in
+    English ("my daughter ...") say the person has one, so the question is not gated out."""
+    from assistant.bench.answer_splits import seed_said
+
+    embedder = LlamaEmbedder(converted_embedder_path, n_threads=1)
+    store = MemoryStore(tmp_path / "m.db", key="7d" * 32, embed=embedder.embed)
+    try:
+        seed_said(store, {"memories": [{"key": "d", "said": "我的女儿叫小雨，今年六岁。", "said_on": "2026-11-02"},
+                                       {"key": "w", "said": "I've been working at Siemens since 2019.", "said_on": "2026-11-02"}]})
+        retriever = Retriever(store, embedder)
+        found = A.choose("How old is my daughter?", retriever.search("How old is my daughter?", k=A.POOL, include_rejected=True),
+                         retriever.matcher)  # fmt: skip
+        assert found is not None and "女儿" in found.text and "six" in (found.english or "")
+        assert A.choose("How old is my son?", retriever.search("How old is my son?", k=A.POOL, include_rejected=True),
+                        retriever.matcher) is None  # fmt: skip
+    finally:
+        store.close()
+        embedder.close()

@@ -12,6 +12,7 @@ coffee ...").
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable
@@ -30,6 +31,7 @@ RESCUE_RARE = 0.02  # ... a word at most this share of memories contain (and at 
 # slot questions (textmatch.SLOT_QUESTIONS) -> the claim relation that answers them
 SLOT_CLAIM = {"home_city": "home_city", "employer": "employer", "occupation": "job_title", "partner": "partner"}
 _KIND = MEMORY_COLUMNS.index("kind")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 NAMED_MAX = 50  # memories naming an asked relation by its given name, added to the candidates
 
 Ranked = tuple[int, float, bool, int, Any]  # (memory id, score, passed, tier: 0 = slot answer, signals)
@@ -63,6 +65,8 @@ def gate(c: Any, rows: dict[int, Any], cos: dict[int, float], slot_ids: set[int]
     rel_names_all: set[str] = set()
     for rel in asked.relations:
         has, rel_names = known(rel)
+        if not has:  # the store's word lookup misses what only a reading says ("我的女儿" -> "my daughter")
+            has, rel_names = candidates_know(rows, rel, names)
         rel_names_all |= rel_names
         for mid, r in rows.items():
             if mid in slot_ids:
@@ -99,6 +103,21 @@ def gate(c: Any, rows: dict[int, Any], cos: dict[int, float], slot_ids: set[int]
                                                                      for t in readings(rows[mid][1])):
                 g.rescued.add(mid)
     return g
+
+
+def candidates_know(rows: dict[int, Any], relation: str, names: tuple[str, ...]) -> tuple[bool, set[str]]:
+    """:func:`relation_known` over the candidate rows in Chinese, read in English: Chinese has no
+    word boundaries for the store's word lookup to find "女儿" by (the other languages' relation
+    words are looked up: :data:`~.vocabulary.RELATION_WORDS_INTL`)."""
+    known, rel_names = False, set()
+    for r in rows.values():
+        if not _CJK.search(r[1]):
+            continue
+        for text in (canonical_subject(t, names) for t in readings(r[1])):
+            if ans.has_relation(text, relation):
+                known = True
+                rel_names |= ans.relation_names(text, relation)
+    return known, rel_names
 
 
 def relation_known(c: Any, relation: str, f: MemoryFilter, now: datetime, names: tuple[str, ...]) -> tuple[bool, set[str]]:
