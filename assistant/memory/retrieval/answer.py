@@ -193,6 +193,8 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     English. An English memory whose form stands out (>= ``STANDOUT_COSINE`` and
     ``STANDOUT_MARGIN`` above every memory of another message) answers too: MiniLM ranks better
     than its absolute cosines say."""
+    if getattr(matcher, "spell", None) is not None:  # the question as retrieval read it ("alergic" -> "allergic")
+        question = matcher.spell(question)
     if computes(question) or tells(question) or produces(question, matcher):
         return None
     if (view := crosslang.english_view(question, hits)) is not None:  # another language: read in English

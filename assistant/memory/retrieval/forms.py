@@ -273,6 +273,7 @@ class AnswerMatcher:
         self.cosines = cosines or Cosines()
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
+        self.spell: Callable[[str], str] | None = None  # the retriever's typo correction (spelling.py)
 
     @property
     def available(self) -> bool:
