@@ -151,3 +151,12 @@ def test_a_question_about_the_person_naming_something_asks_about_the_person(hous
     languages answers, though its words beyond the question are all capitalised."""
     a = answer(household, "Do I speak any German?")
     assert a is not None and "a little German" in a.text
+
+
+def test_a_memory_holding_a_slot_the_question_does_not_ask_for_does_not_stand_out(relations):
+    """"I'm Tomás Herrera" holds the person's name; "who do i root for in football" asks for no
+    name (0.20 from the name's forms), so however its own words score it is no answer."""
+    m = relations.matcher
+    assert m.asks_other_slot(["who do i root for in football"], "I'm Tomás Herrera, by the way.", None)
+    assert not m.asks_other_slot(["what's my name again"], "I'm Tomás Herrera, by the way.", None)
+    assert not m.asks_other_slot(["who do i root for in football"], "I've supported Real Valladolid since I was a kid.", None)

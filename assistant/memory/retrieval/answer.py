@@ -251,7 +251,8 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
         else:
             ok = lex
         if not ok and use_sem and english and (self_q or shares) and not asks_help and s >= forms.STANDOUT_COSINE:  # stands out
-            ok = s - runner_up(i, sem, msgs) >= forms.STANDOUT_MARGIN and covers
+            ok = s - runner_up(i, sem, msgs) >= forms.STANDOUT_MARGIN and covers \
+                and not matcher.asks_other_slot(forms_q, h.memory.text, h.memory.slot)
         if not ok:
             continue
         if (names_rel or qnames) and not identity and _names_only(h.memory.text, question, aliases):

@@ -255,6 +255,8 @@ ASKABLE = tuple(s for s in SLOT_FORMS if s not in ("family", "favourite"))
 #: own words. Dev split (correct share, wrong memories): without 0.845/12; margin 0.1 0.851/11;
 #: 0.15 or 0.2 0.845/11; also requiring the asked slot's cosine >= 0.5 or 0.6: 0.845/11.
 SLOT_MARGIN = 0.1
+#: See :meth:`AnswerMatcher.asks_other_slot`.
+HELD_ASKED = 0.4
 
 
 # the profile slots a question may be matched to (textmatch's names for them)
@@ -339,6 +341,18 @@ class AnswerMatcher:
     def produces(self, question: str) -> bool:
         """The question asks the assistant to produce something (:func:`.intent.produces`)."""
         return self.available and intent.produces(question, self.vectors)
+
+    def asks_other_slot(self, questions: Sequence[str], text: str, slot: str | None) -> bool:
+        """The memory holds a profile slot (its slot, a relation its text claims, the person's
+        name) and the question asks for none of the slots it holds: each one's forms are under
+        :data:`HELD_ASKED` from it ("who do i root for in football" is 0.20 from the name's forms:
+        "I'm Tomás Herrera" does not answer it, whatever its own words score)."""
+        held = {h for _f, h in tagged_forms(text, slot) if h in ASKABLE}
+        qs = [q for q in questions if q.strip()]
+        if not held or not qs or not self.available:
+            return False
+        asked = self.asked_slots(np.stack(self.vectors(qs)))
+        return max(asked[h] for h in held) < HELD_ASKED
 
     def asked_slots(self, qvs: np.ndarray) -> dict[str, float]:
         """Each :data:`ASKABLE` slot's best form cosine with any of the unit question vectors
