@@ -160,3 +160,13 @@ def test_a_memory_holding_a_slot_the_question_does_not_ask_for_does_not_stand_ou
     assert m.asks_other_slot(["who do i root for in football"], "I'm Tomás Herrera, by the way.", None)
     assert not m.asks_other_slot(["what's my name again"], "I'm Tomás Herrera, by the way.", None)
     assert not m.asks_other_slot(["who do i root for in football"], "I've supported Real Valladolid since I was a kid.", None)
+
+
+def test_a_memory_needed_with_the_answer_is_shown_once(relations):
+    """Two names given to one relation ("Julien", "Rue" from "My best friend Julien runs a bakery
+    on Rue d'Austerlitz.") find the same memory that gives the name: it is shown once."""
+    hits = relations.search("Where is my friend's bakery?", k=A.POOL, include_rejected=True)
+    hit = next(h for h in hits if h.memory.text == "Julien runs a bakery on Rue d'Austerlitz.")
+    a = A._answer(hit, "Where is my friend's bakery?", hits, {"julien": "friend", "rue": "friend"})
+    ids = [i for i, _t in a.also]
+    assert ids and len(ids) == len(set(ids))

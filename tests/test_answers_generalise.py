@@ -194,6 +194,7 @@ def matcher(converted_embedder_path):
     ("Tell me my name.", False), ("What is my job?", False), ("favorite color?", False),
     ("Name the trumpet player I'm always listening to.", False),
     ("Give me my wife's name.", False), ("List the languages I speak.", False),  # its object: what the person has
+    ("Planning a gift for Camille, what does she teach again?", False),  # a gerund opens a clause, it orders nothing
 ])  # fmt: skip
 def test_a_request_to_produce_something_is_recognised_by_meaning(matcher, text, produce):
     assert matcher.produces(text) is produce

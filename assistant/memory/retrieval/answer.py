@@ -296,7 +296,7 @@ def _answer(hit: Any, question: str, hits: Sequence[Any], aliases: dict[str, str
         if names_in(name, m.text) and not _covered(rel, words(m.text)) and re.search(rf"\bmy\s+{re.escape(rel)}\b", question, re.I):
             giver = next((h.memory for h in hits if h.memory.id != m.id and names_in(name, h.memory.text)
                           and _covered(rel, words(h.memory.text))), None)  # fmt: skip
-            if giver is not None:
+            if giver is not None and all(giver.id != i for i, _t in also):  # two names of one relation: one giver
                 also.append((giver.id, giver.text))
     statement = first_to_second(m.text) if episode else rewrite(m.text, "second")
     return MemoryAnswer(m.id, m.text, _date(m), source_label(m), statement, key, strong, hit.slot_answer, said_by(m),

@@ -7,7 +7,8 @@ list:
 1. the **head** (:func:`head`): in the message's English reading, the first word after the
    words that only make it polite (:data:`~.vocabulary.REQUEST_PREFIX`: "Could you please",
    "Any"), unless it is a question word, a pronoun or an auxiliary (then the message asks, it
-   does not tell the assistant to do something), and whose object is not something the person
+   does not tell the assistant to do something) nor a gerund or participle ("Planning a gift for
+   Camille, what does she teach?" asks), and whose object is not something the person
    has ("my ...", "the ...", "where I ..."): "Compose a haiku" -> ``compose``, "Any tips for ..."
    -> ``tips``, "Traduce 'te quiero' al chino." -> ``translate``; "Give me my wife's name" asks;
 2. the head is compared by MiniLM with example heads of production
@@ -46,8 +47,8 @@ def head(text: str) -> str | None:
         ws = ws[1:]
     if ws[:2] == ["help", "me"] and len(ws) > 2:  # "Help me write an email": what to help with
         ws = ws[2:]
-    if not ws or not ws[0].isalpha() or ws[0] in _NOT_A_HEAD:
-        return None
+    if not ws or not ws[0].isalpha() or ws[0] in _NOT_A_HEAD or ws[0].endswith(("ing", "ed")):
+        return None  # a gerund or participle opens a clause ("Planning a gift for Camille, what ..."), not an order
     rest = ws[1:]
     while rest and rest[0] in V.OBJECT_PARTICLES:
         rest = rest[1:]
