@@ -86,7 +86,6 @@ class MemoryAnswer:
                 "also": [{"memory_id": i, "text": t, "english": crosslang.english_of(t)} for i, t in self.also]}  # fmt: skip
 
 
-
 @dataclass(frozen=True)
 class ReplyCheck:
     in_reply: bool
