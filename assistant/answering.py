@@ -67,14 +67,16 @@ def guard_config(*texts: str | None) -> GuardConfig:
 
 
 def settle(question: str, reply: str, answer: MemoryAnswer | None, hits: Sequence[Any], *, correct: bool = True,
-           memory_on: bool = True, earlier: Sequence[str] = ()) -> Settled:  # fmt: skip
+           memory_on: bool = True, earlier: Sequence[str] = (), matcher: Any = None) -> Settled:  # fmt: skip
     """The reply the person is shown (see the module docstring). ``correct=False`` (a reply the
     person stopped): the reply is never replaced, only the memory answer is attached.
     ``memory_on=False`` (memory turned off): no memory refusal either. ``earlier``: the
     conversation's previous replies to other messages; a question or request whose reply repeats
     one of them (:func:`~assistant.memory.retrieval.reply_check.repeats`) gets the memory answer,
     else :data:`EMPTY` (``correction="repeat"``): the same "That sounds lovely!" after two pieces
-    of news is fine, "12*12 = 144." after "Give me a tip for sleeping better" is not."""
+    of news is fine, "12*12 = 144." after "Give me a tip for sleeping better" is not. ``matcher``
+    (the retriever's :class:`~assistant.memory.retrieval.forms.AnswerMatcher`): a request it reads
+    as one to produce something is no question about the person (never refused or replaced)."""
     if hits:  # the memory block says "User": a reply that copied it speaks to the person instead
         reply = rewrite(reply, "second", capital_only=True)
     text = reply.strip()
@@ -92,12 +94,13 @@ def settle(question: str, reply: str, answer: MemoryAnswer | None, hits: Sequenc
         check = reply_check.judge(text, answer, question) if text else None
         if check is None or (not check.in_reply and reply_check.says_nothing(text)):  # "" or "M2" to "¿Dónde vivo?"
             return Settled(answer.statement, answer.to_json(False, True), "empty", reply)
-        if check.contradicted and memanswer.about_person(question):  # a request's reply is never replaced
+        if check.contradicted and memanswer.about_person(question, matcher):  # a request's reply is never replaced
             return Settled(answer.statement, answer.to_json(False, True), "memory", reply)
         if check.in_reply:
             reply = reply_check.address_person(reply, answer)
         return Settled(reply, answer.to_json(check.in_reply), None)
-    if memory_on and memanswer.about_person(question) and not reply_check.abstains(text) and not reply_check.grounded(text, hits, question):
+    if memory_on and memanswer.about_person(question, matcher) and not reply_check.abstains(text) \
+            and not reply_check.grounded(text, hits, question):
         return Settled(UNKNOWN_RELATED if hits else UNKNOWN, None, "unknown", reply)
     if not text:
         return Settled(EMPTY if asked else GREETING if chat else ACK, None, "empty", reply)
@@ -143,12 +146,19 @@ def for_history(reply: str, correction: str | None, memory_answer: dict[str, Any
 
 def memory_line(memory_answer: dict[str, Any]) -> str:
     """The "From your memory" line as plain text: the memory (the person's own message quoted:
-    "you said “I'm a pharmacist.”"), its date and its id, and any memory needed with it."""
+    "you said “I'm a pharmacist.”"; one said in another language followed by its English
+    reading), its date and its id, and any memory needed with it."""
     bits = [b for b in (true_since_phrase(memory_answer.get("valid_at"), memory_answer.get("start_kind")),
                         f"memory #{memory_answer['memory_id']}") if b]  # fmt: skip
     text = f"you said \u201c{memory_answer['text']}\u201d" if memory_answer.get("episode") else memory_answer["text"]
-    also = "".join(f" + {a['text']} (memory #{a['memory_id']})" for a in memory_answer.get("also", []))
-    return f"From your memory: {text} ({', '.join(bits)}){also}"
+    also = "".join(f" + {a['text']}{in_english(a)} (memory #{a['memory_id']})" for a in memory_answer.get("also", []))
+    return f"From your memory: {text}{in_english(memory_answer)} ({', '.join(bits)}){also}"
+
+
+def in_english(memory: dict[str, Any]) -> str:
+    """' [in English: ...]' after a memory said in another language (its ``english`` reading),
+    else ''."""
+    return f" [in English: {memory['english']}]" if memory.get("english") else ""
 
 
 def show_memory_line(memory_answer: dict[str, Any] | None) -> bool:

@@ -212,7 +212,8 @@ class ChatSession:
         turn.guard = {"stop_reason": guard.stop_reason, "cuts": [{"reason": c.reason, "text": c.text} for c in guard.cuts]}
         settled = answering.settle(model_text, gen.text, answer, hits, correct=correct,
                                    memory_on=self.settings.memory_enabled and self.retriever is not None,
-                                   earlier=answering.earlier_replies(self.context.history, model_text))
+                                   earlier=answering.earlier_replies(self.context.history, model_text),
+                                   matcher=getattr(self.retriever, "matcher", None))
         turn.reply, turn.memory_answer = settled.reply, settled.memory_answer
         turn.correction, turn.model_reply = settled.correction, settled.model_reply
 

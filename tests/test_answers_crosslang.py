@@ -112,3 +112,69 @@ def test_a_database_embedded_before_glossing_is_embedded_again_once(tmp_path, co
     finally:
         store.close()
         embedder.close()
+
+
+def test_a_memory_in_another_language_is_shown_with_its_english_reading(seeded):
+    """An English question answered from "Mi perro se llama Max." shows the English reading
+    next to the memory's own words (the JSON, the "From your memory" line)."""
+    from assistant.answering import memory_line
+    from assistant.memory.language.reading import reading
+
+    found = answer(seeded, "What is my dog called?")
+    assert found is not None and found.text == "Mi perro se llama Max."
+    shown = found.to_json(False)
+    assert shown["english"] == reading("Mi perro se llama Max.") != found.text
+    assert f"[in English: {shown['english']}]" in memory_line(shown)
+    assert answer(seeded, "Where do I live?").to_json(False)["english"] is None  # English: nothing added
+
+
+def test_the_gates_read_a_memory_in_another_language_in_english(tmp_path, converted_embedder_path):
+    """A message said in Spanish that states something about the person ("Mi café de siempre
+    ..." reads "my coffee ...") is evidence: the statement gate reads its English gloss too."""
+    from assistant.memory.retrieval.gates import readings
+
+    said = "Mi café de siempre es un cortado con leche de avena."
+    assert len(readings(said)) == 2 and readings("User lives in Ghent.") == ("User lives in Ghent.",)
+    embedder = LlamaEmbedder(converted_embedder_path, n_threads=1)
+    store = MemoryStore(tmp_path / "m.db", key="7c" * 32, embed=embedder.embed)
+    try:
+        day = datetime(2025, 3, 1, tzinfo=UTC)
+        mid = store.add(said, kind=Kind.EPISODE, valid_at=day, actor="user",
+                        source=Source(extractor="test", speaker="user", observed_at=day))  # fmt: skip
+        store.add("User lives in Ghent.", kind=Kind.FACT, valid_at=day, actor="user")
+        hits = Retriever(store, embedder).search("What milk do I take in my coffee?", k=5, include_rejected=True)
+        hit = next(h for h in hits if h.memory.id == mid)
+        assert "states nothing" not in hit.why_not
+    finally:
+        store.close()
+        embedder.close()
+
+
+def test_a_past_tense_in_ied_shares_its_stem():
+    assert A.same_word("studied", "studies") and A.same_word("married", "marry")
+
+
+def test_a_word_one_typo_apart_is_the_same_word():
+    assert A.same_word("daugher", "daughter") and A.same_word("favourit", "favourite")
+    assert not A.same_word("cat", "car") and not A.same_word("house", "horse")  # short words: other words
+
+
+def test_a_relation_said_only_in_chinese_is_known(tmp_path, converted_embedder_path):
+    """The store's word lookup cannot find "女儿" inside a Chinese sentence: the candidates read in
+    English ("my daughter ...") say the person has one, so the question is not gated out."""
+    from assistant.bench.answer_splits import seed_said
+
+    embedder = LlamaEmbedder(converted_embedder_path, n_threads=1)
+    store = MemoryStore(tmp_path / "m.db", key="7d" * 32, embed=embedder.embed)
+    try:
+        seed_said(store, {"memories": [{"key": "d", "said": "我的女儿叫小雨，今年六岁。", "said_on": "2026-11-02"},
+                                       {"key": "w", "said": "I've been working at Siemens since 2019.", "said_on": "2026-11-02"}]})
+        retriever = Retriever(store, embedder)
+        found = A.choose("How old is my daughter?", retriever.search("How old is my daughter?", k=A.POOL, include_rejected=True),
+                         retriever.matcher)  # fmt: skip
+        assert found is not None and "女儿" in found.text and "six" in (found.english or "")
+        assert A.choose("How old is my son?", retriever.search("How old is my son?", k=A.POOL, include_rejected=True),
+                        retriever.matcher) is None  # fmt: skip
+    finally:
+        store.close()
+        embedder.close()

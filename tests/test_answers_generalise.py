@@ -172,3 +172,43 @@ def test_a_message_that_tells_a_slot_and_asks_nothing_gets_no_memory_answer(text
     from assistant.memory.retrieval.answer import tells
 
     assert tells(text) is telling
+
+
+@pytest.fixture(scope="module")
+def matcher(converted_embedder_path):
+    from assistant.engine.embedder import LlamaEmbedder
+    from assistant.memory.language.reading import english_embed
+    from assistant.memory.retrieval.forms import AnswerMatcher
+
+    embedder = LlamaEmbedder(converted_embedder_path, n_threads=1)
+    yield AnswerMatcher(english_embed(embedder.embed_queries))
+    embedder.close()
+
+
+@pytest.mark.parametrize("text, produce", [
+    ("Write a short birthday poem for my son.", True),
+    ("Build me a weekly workout routine for my knees?", True),   # a verb no list holds
+    ("Could you please estimate the cost of a week in Rome?", True), ("Summarise the plot of Hamlet.", True),
+    ("Any tips for my first marathon?", True),
+    ("Escribe un poema para mi hijo.", True),                    # read in its English gloss
+    ("Tell me my name.", False), ("What is my job?", False), ("favorite color?", False),
+    ("Name the trumpet player I'm always listening to.", False),
+    ("Give me my wife's name.", False), ("List the languages I speak.", False),  # its object: what the person has
+    ("Planning a gift for Camille, what does she teach again?", False),  # a gerund opens a clause, it orders nothing
+])  # fmt: skip
+def test_a_request_to_produce_something_is_recognised_by_meaning(matcher, text, produce):
+    assert matcher.produces(text) is produce
+
+
+def test_a_request_to_produce_something_is_never_refused(matcher):
+    """The question-shaped request reads as a question about the person by its words alone, so
+    code would refuse it; read by meaning it asks for a routine, and the reply stays."""
+    q = "Build me a weekly workout routine for my knees?"
+    assert settle(q, "Monday: squats, Tuesday: rest.", None, []).correction == "unknown"
+    s = settle(q, "Monday: squats, Tuesday: rest.", None, [], matcher=matcher)
+    assert s.correction is None and s.reply == "Monday: squats, Tuesday: rest."
+
+
+def test_a_condition_about_the_person_carries_data_only_with_a_number():
+    assert Q.computes("What's my BMI if I weigh 70 kg?")
+    assert not Q.computes("I can't remember if I ever told you my hometown.")

@@ -26,6 +26,7 @@ from assistant.memory.retrieval.retriever import DEFAULT_THRESHOLD, Retriever
     ("Tom's band played at The Old Duke tonight.", True),
     ("Can you suggest a 10k plan? I want to run the Bath 10k on July 13.", True),
     ("I'm allergic to shellfish btw", True),
+    ("Honestly the best thing this year was finally learning to make sourdough.", True),  # the subject left out
 ])  # fmt: skip
 def test_states_something(text, says):
     assert ans.states_something(text) is says

@@ -78,10 +78,11 @@ def _has(expect: list[str], text: str) -> bool:
 
 
 def answer_text(ma: dict[str, Any] | None) -> str:
-    """The memory answer as shown: its text and the memories shown with it."""
+    """The memory answer as shown: its text (and English reading, for a memory in another
+    language) and the memories shown with it."""
     if not ma:
         return ""
-    return "\n".join([ma["text"], *(a["text"] for a in ma.get("also", []))])
+    return "\n".join(t for a in (ma, *ma.get("also", [])) for t in (a["text"], a.get("english")) if t)
 
 
 def recall_rows(retriever: Any, data: dict[str, Any], keys: dict[str, set[int]], k: int = 5) -> dict[str, tuple[bool, bool]]:
@@ -102,7 +103,6 @@ def recall_rows(retriever: Any, data: dict[str, Any], keys: dict[str, set[int]],
 def code_only(retriever: Any, data: dict[str, Any], keys: dict[str, set[int]], limit: int | None) -> dict[str, Any]:
     """Memory answers decided by code, no chat model (see the module docstring)."""
     from assistant.memory.retrieval import answer as memanswer
-    from assistant.memory.retrieval.questions import asks_personal_fact
 
     rows = []
     qs = data["questions"][:limit] if limit else data["questions"]
@@ -117,7 +117,8 @@ def code_only(retriever: Any, data: dict[str, Any], keys: dict[str, set[int]], l
                      "injected_recall_at_5": recall[q["q"]][1]})  # fmt: skip
     for g in data["general"]:
         a = memanswer.choose(g["q"], retriever.search(g["q"], k=memanswer.POOL, include_rejected=True), retriever.matcher)
-        rows.append({"kind": "general", "q": g["q"], "refusable": asks_personal_fact(g["q"]), "memory_answer": a is not None})
+        rows.append({"kind": "general", "q": g["q"], "refusable": memanswer.about_person(g["q"], retriever.matcher),
+                     "memory_answer": a is not None})
     for q in data["never_said"]:
         a = memanswer.choose(q["q"], retriever.search(q["q"], k=memanswer.POOL, include_rejected=True), retriever.matcher)
         rows.append({"kind": "never_said", "q": q["q"], "invented": a is not None, "memory_answer": a.text if a else None})

@@ -101,8 +101,9 @@ class MemoryAnswerLine(QLabel):
         meta = " · ".join(b for b in (true_since_phrase(memory_answer.get("valid_at"), memory_answer.get("start_kind")), f"#{mid}") if b)
         note = ("<br><span style='color:#7a8088;font-size:small'>The model's reply did not match this memory, "
                 "so Keepsake answered from it.</span>") if memory_answer.get("replaced_reply") else ""  # fmt: skip
+        english = f" <i>[in English: {escape(memory_answer['english'])}]</i>" if memory_answer.get("english") else ""
         self.setText(f"<b>From your memory:</b> <a href='memory:{mid}' style='text-decoration:none'>"
-                     f"{escape(memory_answer['text'])}</a> <span style='color:#7a8088'>{escape(meta)}</span>{note}")  # fmt: skip
+                     f"{escape(memory_answer['text'])}</a>{english} <span style='color:#7a8088'>{escape(meta)}</span>{note}")  # fmt: skip
         self.setToolTip(f"Open memory #{mid} in the inspector")
         self.linkActivated.connect(lambda href: self.memoryClicked.emit(int(href.split(":", 1)[1])))
 

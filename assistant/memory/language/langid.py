@@ -7,7 +7,10 @@ pairs, measured on the answers dev split), so retrieval's memory answers across 
 ``detect(text)``: "zh" when the text has a CJK ideograph; else the language whose function
 words (:data:`FUNCTION_WORDS`) occur most often, ties and texts with none -> "en" (extracted
 facts say "User ..." in English). Accented letters typical of one language break a tie ("ã"/"õ"
-Portuguese, "ß"/"ä"/"ö"/"ü" German, "ñ"/"¿" Spanish, "ç"/"è"/"ê" French).
+Portuguese, "ß"/"ä"/"ö"/"ü" German, "ñ"/"¿" Spanish, "ç"/"è"/"ê" French). A tie left then goes to
+the tied language whose lexicon (:mod:`.gloss`) knows more than half of the text's words, else to
+English: "Ich wohne seit drei Jahren in Leipzig." ties "ich" with "in", and every word of it is
+German.
 """
 
 from __future__ import annotations
@@ -40,10 +43,14 @@ def detect(text: str) -> str:
         return "zh"
     ws = [w.casefold().replace("’", "'") for w in _WORD.findall(text)]
     low = text.casefold()
-    best, top = "en", (0, 0)
-    for lang, fw in FUNCTION_WORDS.items():
-        score = (sum(w in fw for w in ws), sum(c in low for c in _MARKS.get(lang, "")))
-        if score > top:
-            best, top = lang, score
-    return best
+    scores = {lang: (sum(w in fw for w in ws), sum(c in low for c in _MARKS.get(lang, ""))) for lang, fw in FUNCTION_WORDS.items()}
+    top = max(scores.values())
+    tied = [lang for lang, sc in scores.items() if sc == top]
+    if top == (0, 0) or len(tied) == 1:
+        return "en" if top == (0, 0) else tied[0]
+    from assistant.memory.language.gloss import known  # it reads this module: imported when used
+
+    counts = {lang: sum(known(w, lang) for w in ws) if lang != "en" else 0 for lang in tied}
+    best = max(tied, key=lambda lang: counts[lang])  # ties: the first, English
+    return best if counts[best] > counts.get("en", 0) + len(ws) // 2 else "en" if "en" in tied else best
 

@@ -15,6 +15,7 @@ memory answers are embedded the same way (:class:`assistant.memory.retrieval.for
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Callable
 
 from assistant.memory.language.gloss import english
@@ -22,8 +23,10 @@ from assistant.memory.language.gloss import english
 Embed = Callable[[list[str]], Any]
 
 
+@lru_cache(maxsize=32768)
 def reading(text: str) -> str:
-    """``text`` as the embedder reads it (module docstring): :func:`.gloss.english`."""
+    """``text`` as the embedder reads it (module docstring): :func:`.gloss.english` (cached:
+    the retrieval gates read every candidate's reading too)."""
     return english(text)
 
 

@@ -29,6 +29,29 @@ def aliases_of(hits: Sequence[Any]) -> dict[str, str]:
     return out
 
 
+_TOKEN = re.compile(r"[^\W\d_]+|[.!?:;]")
+
+
+def question_names_known(question: str, hits: Sequence[Any]) -> tuple[str, ...]:
+    """The names in a question (:func:`question_names`, folded), and its lower-case words that
+    the hits' memories write only as a one-word name ("who is joost" with "User's partner is
+    Joost.": people type names in lower case). A word a memory also writes in lower case, or
+    that is part of a longer name ("Climb Up", "One Hundred Years of Solitude"), is no name."""
+    named = question_names(question)
+    written: set[str] = set()
+    common: set[str] = set()
+    for h in hits:
+        toks = _TOKEN.findall(h.memory.text)  # words and sentence ends
+        for i in range(1, len(toks) - 1):
+            w = toks[i]
+            if len(w) > 1 and w[:1].isupper() and toks[i - 1][:1].islower() and not toks[i + 1][:1].isupper():
+                written.add(w.casefold())
+        common |= {t for t in toks if t[:1].islower()}
+    known = written - common - {"user"}
+    lower = [w for w in re.findall(r"[^\W\d_]+", question) if w.islower() and w in known]
+    return tuple(dict.fromkeys([*named, *lower]))
+
+
 def names_relation(text: str, relation: str, aliases: dict[str, str]) -> bool:
     """``text`` names ``relation`` by one of its words (six languages) or a name given to it."""
     given = tuple(sorted(n for n, r in aliases.items() if r == relation))

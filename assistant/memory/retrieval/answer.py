@@ -13,9 +13,10 @@ questions in six languages, its own words in the person's voice), embedded by Mi
 lexical **focus** check is a fast path next to it: the thing asked about after "my" ("my dog"
 -> ``dog``; "my car's licence plate" -> ``car``, ``licence``/``plate``), else a content word of
 the question, matched by a light stem (equal after dropping -s/-es/-ing/-ed, sharing their first
-:data:`PREFIX` letters, or :data:`~.vocabulary.SYNONYMS`). A memory that does not cover the
-question's "my X" needs a clearly closer form, so "What colour is my car?" is not answered by
-"User's favourite colour is green.".
+:data:`PREFIX` letters, or :data:`~.vocabulary.SYNONYMS`). A memory *covers* the question's "my
+X" by those words or by meaning (:meth:`~.forms.AnswerMatcher.about`: "our car" / "We drive an
+old blue Renault Kangoo."); one that does not needs a clearly closer form, so "What colour is my
+car?" is not answered by "User's favourite colour is green.".
 
 **Checking the reply** (:func:`judge`): the answer's *key terms* are the memory's words the
 question did not already contain; its *strong* terms are the names and numbers among them
@@ -35,18 +36,16 @@ from datetime import datetime, timezone
 from typing import Any, Sequence
 
 from assistant.memory.language.statements import Act, classify
-from assistant.memory.language.validate import STOPWORDS
 from assistant.memory.records import Kind, Trust
 from assistant.memory.retrieval import crosslang, forms, language
-from assistant.memory.retrieval.aliases import aliases_of, ask_forms, messages, names_in, names_relation, runner_up
-from assistant.memory.retrieval.answerable import asked, question_names, states_something
+from assistant.memory.retrieval.aliases import aliases_of, ask_forms, messages, names_in, names_relation, question_names_known, runner_up
+from assistant.memory.retrieval.answerable import asked, question_names, relation_words, states_something
 from assistant.memory.retrieval.inject import source_label
 from assistant.memory.retrieval.perspective import first_to_second, rewrite
 from assistant.memory.retrieval.questions import asks_personal_fact, computes, is_question, requests, speaks_of_self
-from assistant.memory.retrieval.vocabulary import GENERIC, MODIFIERS as _MODIFIERS, QUESTION_WORDS as _QUESTION_WORDS
-from assistant.memory.retrieval.vocabulary import SYNONYMS
+from assistant.memory.retrieval.terms import PREFIX, _covered, _terms, content_words, focus, same_word, stem, words  # noqa: F401 (also read as answer.X)
+from assistant.memory.retrieval.vocabulary import MODIFIERS as _MODIFIERS
 
-PREFIX = 6  # "allergy"/"allergic" share "allerg"
 #: How many retrieved memories (passed or below the threshold) a memory answer is chosen from:
 #: with 6, 121 of the dev split's 161 questions had an answering memory in the pool, with 10, 129.
 POOL = 10
@@ -54,7 +53,6 @@ POOL = 10
 #: when it states something, see :func:`_eligible`).
 ANSWER_KINDS = frozenset({Kind.PROFILE, Kind.FACT, Kind.EXPERIENCE})
 _YES_NO = re.compile(r"^\s*(?:am|is|are|was|were|do|does|did|have|has|had|can|will)\b", re.I)
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\d+(?::\d+)?", re.UNICODE)
 
 
 @dataclass(frozen=True)
@@ -76,10 +74,16 @@ class MemoryAnswer:
     episode: bool = False  # the person's own message, quoted
     also: tuple[tuple[int, str], ...] = ()  # (id, text) of memories needed with it ("User's sister is Lucía.")
 
+    @property
+    def english(self) -> str | None:
+        """The memory's English reading when it is in another language (:func:`.crosslang.english_of`)."""
+        return crosslang.english_of(self.text)
+
     def to_json(self, in_reply: bool, replaced: bool = False) -> dict[str, Any]:
         return {"text": self.text, "memory_id": self.memory_id, "valid_at": self.valid_at, "source": self.source,
                 "in_reply": bool(in_reply), "statement": self.statement, "replaced_reply": bool(replaced),
-                "episode": self.episode, "also": [{"memory_id": i, "text": t} for i, t in self.also]}  # fmt: skip
+                "episode": self.episode, "english": self.english,
+                "also": [{"memory_id": i, "text": t, "english": crosslang.english_of(t)} for i, t in self.also]}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -88,101 +92,23 @@ class ReplyCheck:
     contradicted: bool
 
 
-# ----------------------------------------------------------------------------- words
-
-
-def words(text: str) -> list[str]:
-    return [w.casefold().replace("’", "'") for w in _WORD.findall(text)]
-
-
-def stem(word: str) -> str:
-    w = word.casefold().replace("’", "'")
-    w = re.sub(r"'s$", "", w)
-    for suffix in ("ies", "ing", "ed", "es", "s"):
-        if len(w) > len(suffix) + 2 and w.endswith(suffix) and not w.endswith("ss"):
-            return w[: -len(suffix)] + ("y" if suffix == "ies" else "")
-    return w
-
-
-_SYNONYM = {w: frozenset(group) for group in SYNONYMS for w in group}
-
-
-def same_word(a: str, b: str) -> bool:
-    """Equal after :func:`stem`, sharing their first :data:`PREFIX` letters, or synonyms."""
-    sa, sb = stem(a), stem(b)
-    if sa == sb or (len(sa) >= PREFIX and len(sb) >= PREFIX and sa[:PREFIX] == sb[:PREFIX]):
-        return True
-    return sb in _SYNONYM.get(sa, ()) or b.casefold() in _SYNONYM.get(a.casefold(), ())
-
-
-def _covered(term: str, pool: Sequence[str]) -> bool:
-    return any(same_word(term, p) for p in pool)
-
-
-def content_words(text: str) -> list[str]:
-    return [w for w in words(text) if w not in STOPWORDS and w not in GENERIC and w not in _QUESTION_WORDS]
-
-
 # ----------------------------------------------------------------------------- the question
 
 
-def about_person(question: str) -> bool:
+def about_person(question: str, matcher: Any = None) -> bool:
     """A question asking for a fact of the person's life ("What's my dog called?", "¿Dónde
-    vivo?"), not a general one or a request (:mod:`assistant.memory.retrieval.questions`)."""
-    return asks_personal_fact(question)
+    vivo?"), not a general one or a request (:mod:`assistant.memory.retrieval.questions`), nor,
+    with ``matcher``, a request to produce something (:func:`produces`)."""
+    return asks_personal_fact(question) and not produces(question, matcher)
 
 
-def focus(question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(required, optional) focus words of a question: ``required`` from the first "my/our <thing>"
-    (its head word, plus the attribute after a possessive: "my car's licence plate" ->
-    ("car", "licence", "plate")), ``optional`` the other content words."""
-    toks = re.findall(r"[^\W_]+(?:['’]s)?|[?.!,]", question.casefold().replace("’", "'"))
-    required: list[str] = []
-    for i, tok in enumerate(toks):
-        if tok not in ("my", "our"):
-            continue
-        j = i + 1
-        while j < len(toks) and toks[j] in _MODIFIERS:
-            j += 1
-        if j >= len(toks) or not toks[j][0].isalnum():
-            break
-        head = toks[j]
-        if head.endswith("'s"):
-            required.append(head[:-2])
-            for t in toks[j + 1 :]:
-                if not t[0].isalnum() or t in STOPWORDS:
-                    break
-                if t not in GENERIC:
-                    required.append(t)
-        elif head not in GENERIC and head not in STOPWORDS:
-            required.append(head)
-        break
-    optional = [w for w in content_words(question) if not any(same_word(w, r) for r in required)]
-    return tuple(required), tuple(optional)
+def produces(question: str, matcher: Any) -> bool:
+    """``matcher`` (:class:`~.forms.AnswerMatcher`) reads ``question`` as a request to produce
+    something (:mod:`.intent`): never a memory answer, never refused."""
+    return matcher is not None and getattr(matcher, "available", False) and matcher.produces(question)
 
 
 # ----------------------------------------------------------------------------- choosing
-
-
-def _terms(text: str, question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(key, strong) terms of a memory text for this question (see the module docstring)."""
-    qwords = words(question)
-    key: list[str] = []
-    strong: list[str] = []
-    for m in re.finditer(r"[^\W_]+(?:['’][^\W_]+)*|\d+(?::\d+)?", text):
-        raw = m.group(0)
-        w = raw.casefold().replace("’", "'")
-        w = re.sub(r"'s$", "", w)
-        if w in STOPWORDS or w in GENERIC or w == "user" or _covered(w, qwords):
-            continue
-        if w not in key:
-            key.append(w)
-        before = text[: m.start()].rstrip()
-        initial = not before or before.endswith((".", "!", "?", ":"))
-        if (raw[0].isupper() and not initial) or raw[0].isdigit():
-            if w not in strong:
-                strong.append(w)
-    return tuple(key), tuple(strong)
 
 
 def _date(m: Any) -> str | None:
@@ -266,14 +192,16 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     English. An English memory whose form stands out (>= ``STANDOUT_COSINE`` and
     ``STANDOUT_MARGIN`` above every memory of another message) answers too: MiniLM ranks better
     than its absolute cosines say."""
-    if computes(question) or tells(question):
+    if getattr(matcher, "spell", None) is not None:  # the question as retrieval read it ("alergic" -> "allergic")
+        question = matcher.spell(question)
+    if computes(question) or tells(question) or produces(question, matcher):
         return None
     if (view := crosslang.english_view(question, hits)) is not None:  # another language: read in English
         return crosslang.restore(choose(*view, matcher), question, hits)
     asks_help = requests(question)
     # "favorite color?": a question naming no one else is about the person
     self_q = speaks_of_self(question)
-    named = question_names(question)
+    named = question_names_known(question, hits)  # "who is joost": a name the memories write
     personal = self_q or not named
     cands = [h for h in hits if _eligible(h)]
     if not cands:
@@ -288,14 +216,16 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     required, _ = focus(question)
     rels = asked(question).relations
     first = next((h for h in hits if h.passed_threshold and _eligible(h)), None)  # retrieval's best that passed
-    subject = f"my {rels[0].replace('_', ' ')}" if rels else named[0].title() if named else None
+    # who the question asks about: the relation, else a name -- unless it speaks of the person ("Do I speak any German?")
+    subject = f"my {rels[0].replace('_', ' ')}" if rels else named[0].title() if named and not self_q else None
     identity = subject is None or not use_sem or matcher.asks_identity(question, subject)
     msgs = [messages(h.memory) for h in cands]
     best: tuple[float, Any] | None = None
     for i, (h, s) in enumerate(zip(cands, sem)):
         lex = qualifies(question, h, aliases)
         pool = _pool(h.memory, aliases)
-        covers = not required or all(_covered(r, pool) for r in required)
+        # the question's "my X" by word, else by meaning ("our car" / "We drive an old blue Renault Kangoo.")
+        covers = not required or all(_covered(r, pool) for r in required) or (use_sem and matcher.about(required, h.memory.text))
         if not personal and not any(_covered(n, pool) for n in qnames):
             continue
         # the asked relation named (in any capture language, or by the name given to it): "mi padre" / "Mein Vater Andrés"
@@ -320,7 +250,8 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
         else:
             ok = lex
         if not ok and use_sem and english and (self_q or shares) and not asks_help and s >= forms.STANDOUT_COSINE:  # stands out
-            ok = s - runner_up(i, sem, msgs) >= forms.STANDOUT_MARGIN and (covers or matcher.about(required, h.memory.text))
+            ok = s - runner_up(i, sem, msgs) >= forms.STANDOUT_MARGIN and covers \
+                and not matcher.asks_other_slot(forms_q, h.memory.text, h.memory.slot)
         if not ok:
             continue
         if (names_rel or qnames) and not identity and _names_only(h.memory.text, question, aliases):
@@ -339,7 +270,7 @@ def _names_only(text: str, question: str, aliases: dict[str, str]) -> bool:
     brother is Rafael.", "User's best friend is Julien.")."""
     names = {n.casefold() for n in aliases} | set(question_names(text.replace("User", "user")))
     key, _ = _terms(text, question)
-    relations = {w for r in aliases.values() for w in words(r)}
+    relations = {w for r in aliases.values() for w in (*words(r), *relation_words(r))}  # "wife" for the partner
     return all(k in names or k in _MODIFIERS or k in relations for k in key)
 
 
@@ -364,7 +295,7 @@ def _answer(hit: Any, question: str, hits: Sequence[Any], aliases: dict[str, str
         if names_in(name, m.text) and not _covered(rel, words(m.text)) and re.search(rf"\bmy\s+{re.escape(rel)}\b", question, re.I):
             giver = next((h.memory for h in hits if h.memory.id != m.id and names_in(name, h.memory.text)
                           and _covered(rel, words(h.memory.text))), None)  # fmt: skip
-            if giver is not None:
+            if giver is not None and all(giver.id != i for i, _t in also):  # two names of one relation: one giver
                 also.append((giver.id, giver.text))
     statement = first_to_second(m.text) if episode else rewrite(m.text, "second")
     return MemoryAnswer(m.id, m.text, _date(m), source_label(m), statement, key, strong, hit.slot_answer, said_by(m),

@@ -32,6 +32,11 @@ from assistant.memory.language.langid import detect
 from assistant.memory.retrieval import vocabulary as V
 
 NAME_COSINE = 0.45
+#: A statement this long says something on its own though it names no one and says no "I": the
+#: person's message with its subject left out ("Honestly the best thing this year was finally
+#: learning to make sourdough."); a shorter one leans on what was said before ("The phone one is
+#: hard").
+SELF_CONTAINED_WORDS = 8
 
 # relation -> words that name it (a question naming any of them asks for the relation)
 RELATIONS: dict[str, tuple[str, ...]] = {
@@ -121,6 +126,8 @@ def states_something(text: str) -> bool:
         if not words or all(w.casefold() in _ACK for w in words):
             continue
         if _PERSON.search(s) or any(ch.isdigit() for ch in s) or any(w[:1].isupper() and w not in ("I",) for w in words[1:]):
+            return True
+        if len(words) >= SELF_CONTAINED_WORDS:  # "Honestly the best thing this year was finally learning to make sourdough."
             return True
     return False
 

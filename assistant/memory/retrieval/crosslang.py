@@ -21,6 +21,7 @@ from dataclasses import replace
 from typing import Any, Sequence
 
 from assistant.memory.language.gloss import gloss
+from assistant.memory.language.reading import reading
 from assistant.memory.retrieval.questions import requests
 
 
@@ -59,3 +60,12 @@ def restore(found: Any, question: str, hits: Sequence[Any]) -> Any:
     if own is None:  # the question repeats every word of the memory: keep the view's terms
         return replace(found, text=hit.memory.text, also=also)
     return replace(own, also=also)
+
+
+def english_of(text: str) -> str | None:
+    """``text``'s English reading (:func:`assistant.memory.language.reading.reading`) when it
+    is in another capture language, else None: shown next to a memory answer in the memory's
+    own words, so an English question answered from "Nuestra hija Inés tiene cuatro años."
+    also reads "our daughter Inés has four years."."""
+    en = reading(text)
+    return en if en.strip() != text.strip() else None

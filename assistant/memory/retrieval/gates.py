@@ -2,10 +2,17 @@
 candidates can answer what the question asks, which may pass below the threshold, and the top
 ``k`` with one hit per source message first. Reads the store through the caller's connection;
 the text rules themselves are pure (:mod:`assistant.memory.retrieval.answerable`).
+
+The text rules are English (with the relation words of the six capture languages): a memory said
+in another capture language is read both as written and in its English gloss
+(:func:`assistant.memory.language.reading.reading`), and a rule holds when it holds on either
+("Mi café de siempre es un cortado con leche de avena." states something about the person: "my
+coffee ...").
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable
@@ -14,6 +21,7 @@ from assistant.memory.retrieval import answerable as ans
 from assistant.memory.store import search_reads as reads
 from assistant.memory.store.sqlite import fts
 from assistant.memory.language.claims import NAME_SLOTS, canonical_subject, claims, person_names
+from assistant.memory.language.reading import reading
 from assistant.memory.store.filters import MemoryFilter, select_sql
 from assistant.memory.records import Kind
 from assistant.memory.store.rows import MEMORY_COLUMNS
@@ -23,9 +31,16 @@ RESCUE_RARE = 0.02  # ... a word at most this share of memories contain (and at 
 # slot questions (textmatch.SLOT_QUESTIONS) -> the claim relation that answers them
 SLOT_CLAIM = {"home_city": "home_city", "employer": "employer", "occupation": "job_title", "partner": "partner"}
 _KIND = MEMORY_COLUMNS.index("kind")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 NAMED_MAX = 50  # memories naming an asked relation by its given name, added to the candidates
 
 Ranked = tuple[int, float, bool, int, Any]  # (memory id, score, passed, tier: 0 = slot answer, signals)
+
+
+def readings(text: str) -> tuple[str, ...]:
+    """``text`` as written and, when it is in another capture language, its English gloss."""
+    en = reading(text)
+    return (text,) if en == text else (text, en)
 
 
 @dataclass
@@ -45,22 +60,24 @@ def gate(c: Any, rows: dict[int, Any], cos: dict[int, float], slot_ids: set[int]
     for the search's filter."""
     g = Gate()
     for mid, r in rows.items():
-        if mid not in slot_ids and r[_KIND] == Kind.EPISODE.value and not ans.states_something(r[1]):
+        if mid not in slot_ids and r[_KIND] == Kind.EPISODE.value and not any(map(ans.states_something, readings(r[1]))):
             g.reasons[mid] = "states nothing about the person (a question or a request)"
     rel_names_all: set[str] = set()
     for rel in asked.relations:
         has, rel_names = known(rel)
+        if not has:  # the store's word lookup misses what only a reading says ("我的女儿" -> "my daughter")
+            has, rel_names = candidates_know(rows, rel, names)
         rel_names_all |= rel_names
         for mid, r in rows.items():
             if mid in slot_ids:
                 continue
             if not has:
                 g.reasons.setdefault(mid, f"no memory says the person has a {rel}")
-            elif not ans.about_relation(r[1], rel, r[_KIND] == Kind.EPISODE.value, rel_names):
+            elif not any(ans.about_relation(t, rel, r[_KIND] == Kind.EPISODE.value, rel_names) for t in readings(r[1])):
                 g.reasons.setdefault(mid, f"not about the person's {rel}")
     if asked.favourite:
         for mid, r in rows.items():
-            if mid not in slot_ids and not ans.mentions_favourite(r[1], asked.favourite):
+            if mid not in slot_ids and not any(ans.mentions_favourite(t, asked.favourite) for t in readings(r[1])):
                 g.reasons.setdefault(mid, f"does not name the favourite {' '.join(asked.favourite)} asked for")
     if asked.names:
         df = doc_freq([t for n in asked.names for t in fts.fts_tokens(n)])
@@ -73,7 +90,7 @@ def gate(c: Any, rows: dict[int, Any], cos: dict[int, float], slot_ids: set[int]
     relations = {SLOT_CLAIM[s] for s in slots if s in SLOT_CLAIM}
     if relations:  # "where do I live?": a memory that says where the person lives answers it
         for mid in open_:
-            if any(cl.relation in relations and not cl.ended for cl in claims(rows[mid][1], names)):
+            if any(cl.relation in relations and not cl.ended for t in readings(rows[mid][1]) for cl in claims(t, names)):
                 g.claimed.add(mid)
     low = [mid for mid in open_ if cos.get(mid, 0.0) < threshold]
     focus = [w for w in asked.focus if not any(ans.same_word(w, x) for rel in asked.relations
@@ -82,9 +99,25 @@ def gate(c: Any, rows: dict[int, Any], cos: dict[int, float], slot_ids: set[int]
         rare = max(3, int(RESCUE_RARE * n_rows()))
         for mid in low:
             toks = [t for t in set(fts.fts_tokens(rows[mid][1])) if len(t) >= 4 and any(ans.same_word(t, w) for w in focus)]
-            if toks and min(doc_freq(toks).values()) <= rare and ans.about_the_person(canonical_subject(rows[mid][1], names)):
+            if toks and min(doc_freq(toks).values()) <= rare and any(ans.about_the_person(canonical_subject(t, names))
+                                                                     for t in readings(rows[mid][1])):
                 g.rescued.add(mid)
     return g
+
+
+def candidates_know(rows: dict[int, Any], relation: str, names: tuple[str, ...]) -> tuple[bool, set[str]]:
+    """:func:`relation_known` over the candidate rows in Chinese, read in English: Chinese has no
+    word boundaries for the store's word lookup to find "女儿" by (the other languages' relation
+    words are looked up: :data:`~.vocabulary.RELATION_WORDS_INTL`)."""
+    known, rel_names = False, set()
+    for r in rows.values():
+        if not _CJK.search(r[1]):
+            continue
+        for text in (canonical_subject(t, names) for t in readings(r[1])):
+            if ans.has_relation(text, relation):
+                known = True
+                rel_names |= ans.relation_names(text, relation)
+    return known, rel_names
 
 
 def relation_known(c: Any, relation: str, f: MemoryFilter, now: datetime, names: tuple[str, ...]) -> tuple[bool, set[str]]:
@@ -93,10 +126,10 @@ def relation_known(c: Any, relation: str, f: MemoryFilter, now: datetime, names:
     sql, params = select_sql(f, now)
     known, rel_names = False, set()
     for r in reads.rows_matching(c, sql, params, fts.any_of(ans.lookup_words(relation)), 500):
-        text = canonical_subject(r[1], names)
-        if ans.has_relation(text, relation):
-            known = True
-            rel_names |= ans.relation_names(text, relation)
+        for text in (canonical_subject(t, names) for t in readings(r[1])):
+            if ans.has_relation(text, relation):
+                known = True
+                rel_names |= ans.relation_names(text, relation)
     return known, rel_names
 
 

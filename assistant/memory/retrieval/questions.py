@@ -119,8 +119,10 @@ def _judgement(q: str) -> bool:
 
 def carries_data(q: str) -> bool:
     """The question brings what is needed to answer it: an arithmetic expression, two or more
-    numbers, or a condition about the person ("if I weigh 70 kg")."""
-    return bool(_ARITH.search(q)) or len(_NUMBER.findall(q)) >= 2 or bool(_CONDITION.search(q))
+    numbers, or a condition about the person with a number ("if I weigh 70 kg"; "I can't
+    remember if I ever told you my hometown." brings nothing)."""
+    n = len(_NUMBER.findall(q))
+    return bool(_ARITH.search(q)) or n >= 2 or (n >= 1 and bool(_CONDITION.search(q)))
 
 
 def computes(question: str) -> bool:

@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from assistant.memory.retrieval.answer import MemoryAnswer, ReplyCheck, _covered, _pool, _terms, focus, same_word, words
+from assistant.memory.retrieval.answer import MemoryAnswer, ReplyCheck, _pool
+from assistant.memory.retrieval.terms import _covered, _terms, focus, same_word, words
 from assistant.memory.retrieval.perspective import first_to_second
 
 #: Code's own refusals (:mod:`assistant.answering` shows them): their wording is what a small

@@ -66,7 +66,7 @@ import numpy as np
 from rapidfuzz import fuzz
 from rapidfuzz.process import cdist
 
-from assistant.memory.retrieval import answerable as ans, gates
+from assistant.memory.retrieval import answerable as ans, gates, spelling
 from assistant.memory.retrieval.forms import AnswerMatcher, cosines_for, meant_slots
 from assistant.memory.retrieval import textmatch as tm
 from assistant.memory.store.sqlite import fts
@@ -122,11 +122,14 @@ class Retriever:
         self.min_candidates = int(min_candidates)
         self._embed, self._embed_docs = map(english_embed, _embed_fns(embedder))  # question, memory text: read in English
         self.matcher = AnswerMatcher(self._embed, cosines_for(embedder))  # memory answers: question forms (forms.py)
+        self.matcher.spell = self.spell  # memory answers read the question as retrieval does
         self.cache = cache_for(store, embedder)  # refuses an index made by another embedder
         self._stats_gen = -1
         self._rows_count: int | None = None
         self._names: tuple[str, ...] | None = None  # the person's own names (name slot), per cache generation
         self._relations: dict[tuple[str, MemoryFilter], tuple[bool, set[str]]] = {}  # relation_known, per generation
+        self._vocab: dict[str, int] | None = None  # the memory index's terms (spelling), per generation
+        self._terms: list[str] = []
         self._df: dict[str, int] = {}
         self._n_linked: dict[int, int] = {}
         self._entity_names: dict[int, tuple[str, str, list[str]]] = {}
@@ -152,6 +155,15 @@ class Retriever:
         """Load the vector cache now (the first search would; ~1-3 s at 100k memories): call it
         off the UI thread at start-up."""
         self.cache.sync(self.store)
+
+    def spell(self, text: str) -> str:
+        """``text`` with its typos corrected against the memories' words (:mod:`.spelling`; the
+        index's terms are read once per store generation)."""
+        if self._vocab is None:
+            vocab = self.store.read(reads.vocabulary)
+            with self._lock:
+                self._vocab, self._terms = vocab, list(vocab)
+        return spelling.correct(text, self._vocab, self._terms)
 
     def slot_question(self, query: str) -> tuple[str, ...]:
         """Profile slots a slot-shaped question asks for (see ``textmatch.SLOT_QUESTIONS``)."""
@@ -193,15 +205,16 @@ class Retriever:
             scope=self.scope.key if self.scope is not None else None,
             history=history,
         )
-        slots = self.slot_question(text) if kind_t is None or Kind.PROFILE in kind_t else ()
-        qv = self._unit(vector) if vector is not None else self.embed_query(text)
-        if not slots and (kind_t is None or Kind.PROFILE in kind_t):  # by meaning: "Wo wohne ich?"
-            slots = meant_slots(self.matcher, text, qv, self.embed_query)
         self.cache.sync(self.store)
         with self._lock:
             if self._stats_gen != self.cache.generation:
                 self._stats_gen, self._rows_count = self.cache.generation, None
-                self._df, self._n_linked, self._names, self._relations = {}, {}, None, {}
+                self._df, self._n_linked, self._names, self._relations, self._vocab = {}, {}, None, {}, None
+        text = self.spell(text)  # "alergic" -> "allergic": MiniLM reads a typo far from the word
+        slots = self.slot_question(text) if kind_t is None or Kind.PROFILE in kind_t else ()
+        qv = self._unit(vector) if vector is not None else self.embed_query(text)
+        if not slots and (kind_t is None or Kind.PROFILE in kind_t):  # by meaning: "Wo wohne ich?"
+            slots = meant_slots(self.matcher, text, qv, self.embed_query)
         asked = ans.asked(text)
         return self.store.read(lambda c: self._run(c, text, qv, k, f, vf, now, slots, include_rejected, asked))
 

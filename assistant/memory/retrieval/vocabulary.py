@@ -100,3 +100,19 @@ RELATION_WORDS_INTL: dict[str, tuple[str, ...]] = {
 POSSESSIVES = ("my", "our", "mi", "mis", "nuestra", "nuestro", "mein", "meine", "meinem", "meinen", "meiner", "unser",
                "unsere", "ma", "mon", "mes", "notre", "nos", "minha", "meu", "meus", "minhas", "nossa", "nosso")  # fmt: skip
 
+
+#: Examples of what a request to *produce* something starts with (:mod:`.intent`): a question's
+#: leading verb (or noun: "Any tips ...") is compared with these and with :data:`RECALL_HEADS` by
+#: MiniLM, so verbs that are not listed ("outline", "estimate", "proofread") are recognised too.
+PRODUCE_HEADS = tuple("""write draft compose suggest recommend translate calculate compute plan create make generate
+    summarise explain list give brainstorm ideas tips advice""".split())  # fmt: skip
+RECALL_HEADS = tuple("tell remind recall remember repeat say confirm check show".split())
+#: Words before a request's verb that do not say what is asked ("Could you please write ...",
+#: "Any tips ..."); English (a question in another language is read in its English gloss).
+REQUEST_PREFIX = frozenset("please pls plz kindly can could would will you just maybe any some".split())
+#: What a request's object starts with when it asks for something the person has (a possessive
+#: object, a clause: "Give me my wife's name", "Write down where I live"; "the ..." when it speaks
+#: of the person: "List the languages I speak"), not for something new ("a poem", "some ideas",
+#: "the plot of Hamlet"); and the words between the verb and its object.
+KNOWN_OBJECT = frozenset("my our where what when who whom which how whether if".split())
+OBJECT_PARTICLES = frozenset("me us down up out again".split())

@@ -58,6 +58,12 @@ def doc_freq(c: Any, term: str) -> int:
     return int(row[0]) if row else 0
 
 
+def vocabulary(c: Any) -> dict[str, int]:
+    """Every term of the memory index (folded, without diacritics) -> rows containing it."""
+    doc_freq(c, "")  # the fts5vocab view exists on this connection
+    return {str(t): int(d) for t, d in c.execute("SELECT term, doc FROM temp.keepsake_memory_vocab")}
+
+
 def entity_links(c: Any, ids: list[int]) -> list[tuple[int, int, str]]:
     """(memory id, entity id, entity name) for the memories ``ids``."""
     return c.execute(

@@ -1,0 +1,113 @@
+"""The words of questions and memories that memory answers compare (:mod:`.answer`,
+:mod:`.reply_check`): a light stem, same-word matching, the question's focus ("my X") and a
+memory's key and strong terms. Pure; no I/O. The word lists are :mod:`.vocabulary`'s.
+
+- :func:`same_word`: equal after :func:`stem` (dropping -s/-es/-ies/-ied/-ing/-ed), sharing
+  their first :data:`PREFIX` letters, :data:`~.vocabulary.SYNONYMS`, or one typo apart;
+- :func:`focus`: (required, optional): the head of the first "my/our <thing>" (plus the
+  attribute after a possessive: "my car's licence plate" -> car, licence, plate), and the other
+  content words;
+- :func:`_terms`: a memory's *key* terms (its words the question does not contain) and *strong*
+  terms (the names and numbers among them: capitalised words not starting a sentence, digits).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from rapidfuzz.distance import Levenshtein
+
+from assistant.memory.language.validate import STOPWORDS
+from assistant.memory.retrieval.vocabulary import GENERIC, MODIFIERS as _MODIFIERS, QUESTION_WORDS as _QUESTION_WORDS
+from assistant.memory.retrieval.vocabulary import SYNONYMS
+
+PREFIX = 6  # "allergy"/"allergic" share "allerg"
+TYPO_MIN = 6  # shorter words one letter apart are often other words ("cat"/"car", "house"/"horse")
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\d+(?::\d+)?", re.UNICODE)
+
+
+def words(text: str) -> list[str]:
+    return [w.casefold().replace("’", "'") for w in _WORD.findall(text)]
+
+
+def stem(word: str) -> str:
+    w = word.casefold().replace("’", "'")
+    w = re.sub(r"'s$", "", w)
+    for suffix in ("ies", "ied", "ing", "ed", "es", "s"):
+        if len(w) > len(suffix) + 2 and w.endswith(suffix) and not w.endswith("ss"):
+            return w[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
+    return w
+
+
+_SYNONYM = {w: frozenset(group) for group in SYNONYMS for w in group}
+
+
+def same_word(a: str, b: str) -> bool:
+    """Equal after :func:`stem`, sharing their first :data:`PREFIX` letters, synonyms, or one
+    typo apart (Levenshtein distance 1 between words of at least :data:`TYPO_MIN` letters:
+    "daugher"/"daughter")."""
+    sa, sb = stem(a), stem(b)
+    if sa == sb or (len(sa) >= PREFIX and len(sb) >= PREFIX and sa[:PREFIX] == sb[:PREFIX]):
+        return True
+    if sb in _SYNONYM.get(sa, ()) or b.casefold() in _SYNONYM.get(a.casefold(), ()):
+        return True
+    return len(a) >= TYPO_MIN and len(b) >= TYPO_MIN and Levenshtein.distance(a.casefold(), b.casefold(), score_cutoff=1) <= 1
+
+
+def _covered(term: str, pool: Sequence[str]) -> bool:
+    return any(same_word(term, p) for p in pool)
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in words(text) if w not in STOPWORDS and w not in GENERIC and w not in _QUESTION_WORDS]
+
+
+def focus(question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(required, optional) focus words of a question: ``required`` from the first "my/our <thing>"
+    (its head word, plus the attribute after a possessive: "my car's licence plate" ->
+    ("car", "licence", "plate")), ``optional`` the other content words."""
+    toks = re.findall(r"[^\W_]+(?:['’]s)?|[?.!,]", question.casefold().replace("’", "'"))
+    required: list[str] = []
+    for i, tok in enumerate(toks):
+        if tok not in ("my", "our"):
+            continue
+        j = i + 1
+        while j < len(toks) and toks[j] in _MODIFIERS:
+            j += 1
+        if j >= len(toks) or not toks[j][0].isalnum():
+            break
+        head = toks[j]
+        if head.endswith("'s"):
+            required.append(head[:-2])
+            for t in toks[j + 1 :]:
+                if not t[0].isalnum() or t in STOPWORDS:
+                    break
+                if t not in GENERIC:
+                    required.append(t)
+        elif head not in GENERIC and head not in STOPWORDS:
+            required.append(head)
+        break
+    optional = [w for w in content_words(question) if not any(same_word(w, r) for r in required)]
+    return tuple(required), tuple(optional)
+
+
+def _terms(text: str, question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(key, strong) terms of a memory text for this question (see the module docstring)."""
+    qwords = words(question)
+    key: list[str] = []
+    strong: list[str] = []
+    for m in re.finditer(r"[^\W_]+(?:['’][^\W_]+)*|\d+(?::\d+)?", text):
+        raw = m.group(0)
+        w = raw.casefold().replace("’", "'")
+        w = re.sub(r"'s$", "", w)
+        if w in STOPWORDS or w in GENERIC or w == "user" or _covered(w, qwords):
+            continue
+        if w not in key:
+            key.append(w)
+        before = text[: m.start()].rstrip()
+        initial = not before or before.endswith((".", "!", "?", ":"))
+        if (raw[0].isupper() and not initial) or raw[0].isdigit():
+            if w not in strong:
+                strong.append(w)
+    return tuple(key), tuple(strong)

@@ -1,0 +1,45 @@
+"""Typos in a question, corrected against the words of the person's memories
+(assistant.memory.retrieval.spelling), pure and through the real retriever with MiniLM."""
+
+from __future__ import annotations
+
+from assistant.memory.retrieval.spelling import correct
+
+VOCAB = {"allergic": 2, "shellfish": 1, "daughter": 3, "birthday": 1, "lisbon": 1, "gather": 1, "horses": 1}
+
+
+def test_a_word_one_edit_from_a_memory_word_is_corrected():
+    assert correct("what am i alergic to", VOCAB) == "what am i allergic to"
+    assert correct("how old is my daugher", VOCAB) == "how old is my daughter"
+    assert correct("when is my birtday?", VOCAB) == "when is my birthday?"
+
+
+def test_known_words_short_words_and_other_first_letters_stay():
+    assert correct("Who is my father?", VOCAB) == "Who is my father?"  # an English word, though "gather" is one edit away
+    assert correct("my horse", VOCAB) == "my horse"  # five letters: too short to tell a typo
+    assert correct("what am i xllergic to", VOCAB) == "what am i xllergic to"  # typos keep the first letter
+    assert correct("anything", {}) == "anything"
+
+
+def test_a_typo_finds_its_memory_through_the_retriever(tmp_path, converted_embedder_path):
+    from datetime import UTC, datetime
+
+    from assistant.engine.embedder import LlamaEmbedder
+    from assistant.memory.records import Kind, Source
+    from assistant.memory.retrieval import answer as A
+    from assistant.memory.retrieval.retriever import Retriever
+    from assistant.memory.store.facade import MemoryStore
+
+    embedder = LlamaEmbedder(converted_embedder_path, n_threads=1)
+    store = MemoryStore(tmp_path / "m.db", key="7e" * 32, embed=embedder.embed)
+    try:
+        day = datetime(2025, 3, 1, tzinfo=UTC)
+        for text in ("User is allergic to shellfish.", "User lives in Ghent.", "User's favourite colour is green."):
+            store.add(text, kind=Kind.FACT, valid_at=day, actor="user", source=Source(extractor="test", speaker="user", observed_at=day))
+        retriever = Retriever(store, embedder)
+        q = "what am i alergic to"
+        found = A.choose(q, retriever.search(q, k=A.POOL, include_rejected=True), retriever.matcher)
+        assert found is not None and "shellfish" in found.text
+    finally:
+        store.close()
+        embedder.close()
