@@ -97,6 +97,25 @@ def test_in_other_languages_shared_content_words_decide_not_cosines_with_hand_ma
     assert plan_shifts(snap, snap.recs) == []
 
 
+def test_a_name_or_a_relation_shared_is_not_a_shared_state_with_hand_made_vectors():
+    # new-user trial: "Hier, Tomasz a commencé des cours de guitare" shared only "Tomasz" with the
+    # husband's job and name, and ended both (and the message they came from)
+    name = _rec(1, "User's husband is Tomasz.", 30, 0)
+    job = _rec(2, "Tomasz is a civil engineer.", 30, 1)
+    guitar = _rec(3, "User: Hier, Tomasz a commencé des cours de guitare le mardi soir.", 0, 2)
+    snap = _snap([name, job, guitar], [[1, 0, 0], [0, 1, 0], _unit(0.6, 0.8)])
+    assert plan_shifts(snap, snap.recs) == []
+    # the relation word alone ("mari") is no shared state either; a shared state word still ends
+    wife = _rec(1, "User: Mon mari est ingénieur.", 30, 0)
+    started = _rec(3, "User: Mon mari a commencé la guitare.", 0, 2)
+    snap = _snap([wife, job, started], [[1, 0, 0], [0, 1, 0], _unit(0.6, 0.8)])
+    assert plan_shifts(snap, snap.recs) == []
+    jog = _rec(1, "User: Mein Bruder geht dreimal die Woche joggen.", 30, 0)
+    quit_ = _rec(3, "User: Mein Bruder hat mit dem Joggen aufgehört und macht jetzt Pilates.", 0, 2)
+    snap = _snap([jog, job, quit_], [[1, 0, 0], [0, 1, 0], _unit(0.6, 0.8)])
+    assert [(sh.old.id, sh.new.id) for sh in plan_shifts(snap, snap.recs)] == [(1, 3)]
+
+
 def test_the_record_of_the_shift_that_speaks_of_the_old_state_is_the_winner_with_hand_made_vectors():
     # one message, two records: the move (near the old home, 0.7) and the packing (0.2): the move
     # is what replaces the home, and its stated date is the change's date

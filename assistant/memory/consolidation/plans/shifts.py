@@ -26,9 +26,10 @@ halves of ``tests/data/truth_dev.json`` and ``tests/data/truth_neighbours.json``
 
 In the other five languages MiniLM's cosines are uniformly high (0.5-0.8 between unrelated
 statements on the dev half) and the margins of true and false targets overlap (0.034-0.059), so
-there the evidence is lexical (:func:`assistant.memory.language.shifts.content_words`): the
-target is the one earlier message sharing the most content words with the shift, kept iff it
-shares at least one and no other message shares as many ("Ich habe mit dem Joggen aufgehört
+there the evidence is lexical (:func:`assistant.memory.language.shifts.content_words`, less
+the words that only say who it is about: :func:`person_words`): the target is the one earlier
+message sharing the most content words with the shift, kept iff it shares at least one and no
+other message shares as many ("Ich habe mit dem Joggen aufgehört
 und mache jetzt Pilates" ends "Ich gehe dreimal die Woche joggen").
 
 The decision stays :func:`~assistant.memory.language.temporal.resolve` (the later-starting state
@@ -37,9 +38,13 @@ supersedes), so the same pairs give the same changes on the hot path and in a ti
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Iterable
 
+from assistant.memory.language.clauses import people
+from assistant.memory.language.cues import PERSON
+from assistant.memory.language.gloss import LANGS, lexicon
 from assistant.memory.language.claims import NAME_SLOTS, ends_something
 from assistant.memory.language.langid import detect
 from assistant.memory.language.shifts import content_words, shift_kind
@@ -146,11 +151,34 @@ def score_shifts(snap: Snapshot, recs: Iterable[Rec], *, taken: set[int] = froze
             ranked.sort(key=lambda t: -t[0])
             out.append(Scored(tuple(mine), kind, tuple(ranked)))
             continue
-        words = frozenset().union(*(content_words(r.text) for r in mine))
+        # who a statement is about is not its state: "Hier, Tomasz a commencé des cours de guitare"
+        # shares only "Tomasz" with "Tomasz is a civil engineer." and ends nothing
+        whom = person_words([r.text for rs in stands.values() for r in rs])
+        words = frozenset().union(*(content_words(r.text) for r in mine)) - whom
         shared = [len(words & frozenset().union(*(content_words(o.text) for o in rs))) for _, rs in ranked]
         order = sorted(range(len(ranked)), key=lambda i: (-shared[i], -ranked[i][0]))
         out.append(Scored(tuple(mine), kind, tuple(ranked[i] for i in order), "other", tuple(shared[i] for i in order)))
     return out
+
+
+_USER_REL_NAME = re.compile(r"\bUser['’]s\s+(?:[\w-]+\s+){1,2}is\s+(?P<name>[A-Z][\w'’-]+)")
+_PERSON_WORD = re.compile(r"^" + PERSON + r"s?$", re.I)
+
+
+def person_words(texts: Iterable[str]) -> frozenset[str]:
+    """The words that say *who* a statement is about, casefolded: the names of the person's
+    people ("my husband Tomasz", "User's husband is Tomasz.") and the relation words of the six
+    languages (a word whose English in the lexicon is one: "mari", "hermana", "Bruder")."""
+    out: set[str] = set()
+    for t in texts:
+        out |= {n.casefold() for n in people(t)}
+        out |= {m["name"].casefold() for m in _USER_REL_NAME.finditer(t)}
+        lang = detect(t)
+        for w in content_words(t):
+            en = w if lang == "en" or lang not in LANGS else (lexicon(lang).word(w, lang) or "")
+            if _PERSON_WORD.match(w) or (en and _PERSON_WORD.match(en.split()[-1])):
+                out.add(w)
+    return frozenset(out)
 
 
 def plan_shifts(snap: Snapshot, recs: Iterable[Rec], *, taken: set[int] = frozenset(),
