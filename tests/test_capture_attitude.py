@@ -306,6 +306,9 @@ def test_nouns_joined_by_y_or_e_are_not_cut(text, whole):
     ("Ma fille Chloé a six ans et a un chat.", ["User: Ma fille Chloé a six ans.", "User: Ma fille Chloé a un chat."]),
     # after a bare comma a short verb belongs to the apposition's head: no split there
     ("Mon mari, Thomas, est boulanger.", ["User: Mon mari, Thomas, est boulanger."]),
+    # new-user trial: "es profesora jubilada" was stored as the person's own ("User: es profesora jubilada.")
+    ("Mi madre Rosa vive cerca, es profesora jubilada.", ["User: Mi madre Rosa vive cerca.", "User: Mi madre Rosa es profesora jubilada."]),
+    ("Mi hermano vive en Sevilla y es médico.", ["User: Mi hermano vive en Sevilla.", "User: Mi hermano es médico."]),
 ])
 def test_a_short_verb_after_and_is_a_clause_with_the_subject_before(text, kept):
     assert facts(text) == kept

@@ -116,6 +116,14 @@ def _verbish(word: str, sentence: str, joined: bool = True) -> bool:
                                       and w not in _ROMANCE_FUNCTION)
 
 
+def _verb_first(body: str, sentence: str) -> bool:
+    """An es/pt/fr clause that opens with a finite verb by the lexicon ("es profesora jubilada"
+    after "mi madre Rosa vive cerca,"): its subject is the one of the clause before."""
+    first = body.split(maxsplit=1)[0] if body.split() else ""
+    lang = detect(sentence)
+    return first.islower() and lang in ("es", "pt", "fr") and _glossed_verb(first.strip(",;"), lang)
+
+
 _EN_FINITE = frozenset("is was has goes are were does".split())
 
 
@@ -360,7 +368,7 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
                 out.append(Clause(rest, rel.start("rest"), rel.end("rest"), resolve(rel_resolved, single), i))
                 last_subject = ante
                 continue
-            if shared and last_subject:
+            if last_subject and (shared or _verb_first(body, sentence)):
                 resolved = resolve(f"{last_subject} {body}", single, it)
             else:
                 resolved = resolve(body, single, it)
