@@ -84,3 +84,15 @@ def test_a_link_reads_from_each_side(services):
         assert [link_label(link, old) for link in store.get(old).links] == [("Replaced by", new)]
     finally:
         store.close()
+
+
+def test_a_long_search_count_line_wraps_instead_of_widening_the_window(qtbot, nomodel_window):
+    """New-user trial: "1 result - nothing matches “engineer” closely; these are only loosely
+    related" widened the window from 1280 to 1315 px, and it stayed wider."""
+    w = nomodel_window
+    w.tabs.setCurrentWidget(w.inspector)
+    qtbot.wait(50)
+    before = w.minimumSizeHint().width()
+    w.inspector.count_label.setText("1 result - nothing matches “an engineer at the bridge works” closely; these are only loosely related")
+    qtbot.wait(50)
+    assert w.minimumSizeHint().width() <= before and w.width() == 1280

@@ -7,7 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QPushButton, QToolButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QPushButton, QSizePolicy, QToolButton, QWidget
+
+COUNT_MIN_WIDTH = 110  # "100,000 memories" on one line
 
 
 class ActionBar(QWidget):
@@ -42,7 +44,13 @@ class ActionBar(QWidget):
         bar.addStretch(1)
         self.count_label = QLabel("", self)
         self.count_label.setObjectName("countLabel")
-        bar.addWidget(self.count_label)
+        # a long line ("1 result - nothing matches ... closely") wraps in the space left instead of
+        # widening the window (new-user trial: 1280 -> 1315 px, and it stayed wider)
+        self.count_label.setWordWrap(True)
+        self.count_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.count_label.setMinimumWidth(COUNT_MIN_WIDTH)
+        self.count_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        bar.addWidget(self.count_label, 1)
 
     def _button(self, text: str, tip: str) -> QPushButton:
         b = QPushButton(text, self)
