@@ -244,3 +244,27 @@ def test_matching_ignores_case_and_whitespace_and_works_for_short_texts() -> Non
     assert store.get_message(msg.id).content == "Where to?\nMaybe  later."
     assert store.get(copy).text == "Next trip:"  # the copy (found after case/whitespace normalisation) loses it
     assert json.dumps([m.to_json() for m in store.list(include_all=True)]).lower().count("berlin") == 0
+
+
+def test_deleting_a_shorter_duplicate_keeps_the_sentence_a_kept_memory_came_from(keepsake_home: Path) -> None:
+    """New-user trial: "undo" on "User works as a nurse." (beside "User works as a nurse at the
+    children's hospital.", both from one sentence) cut that sentence out of the message, and the
+    kept memory's source then read "Hi! My name is Dana Kowalski." A memory whose every word a
+    kept memory of the same message holds is deleted alone; one that says more cuts as before.
+    The embedder is a fake hash: which sentences are cut does not depend on the model."""
+    store = MemoryStore(paths().database, embed=fake_hash_embedder)
+    s = store.create_session("intro")
+    msg = store.add_message(s.id, "user", "Hi! My name is Dana Kowalski. I work as a nurse at the children's hospital.")
+    src = Source(s.id, msg.id, speaker="user", extractor="rules", observed_at=msg.observed_at)
+    short = store.add("User works as a nurse.", source=src)
+    long_ = store.add("User works as a nurse at the children's hospital.", source=src)
+    name = store.add("User's name is Dana Kowalski.", source=src, kind=Kind.PROFILE)
+    store.add(msg.content, kind=Kind.EPISODE, source=src)
+    assert store.delete([short]).ok
+    assert store.get_message(msg.id).content == msg.content  # the kept memory's sentence stays
+    assert store.get(long_).text == "User works as a nurse at the children's hospital."
+    # the kept one has words no other memory holds: its sentence goes with it
+    assert store.delete([long_]).ok
+    assert "nurse" not in store.get_message(msg.id).content and "Dana Kowalski" in store.get_message(msg.id).content
+    assert store.get(name).text == "User's name is Dana Kowalski."
+    store.close()

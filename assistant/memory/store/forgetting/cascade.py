@@ -27,6 +27,7 @@ from typing import Any
 from assistant.memory.store.archive.context import OFFLOAD_CHARS, pointer_text
 from assistant.memory.store.sqlite.db import Connection
 from assistant.memory.language import match
+from assistant.memory.language.text import key_tokens
 from assistant.memory.store.forgetting.report import TextCut
 from assistant.memory.store.forgetting.scope import _POINTER, Scope, cut, ids, memory_texts, pieces_of, pieces_with_origin
 from assistant.memory.store.rows import IN_IDS, ids_json
@@ -88,9 +89,30 @@ def source_messages(c: Connection, scope: Scope) -> bool:
             (mid, ids_json(scope.session_messages)),
         ).fetchall()  # fmt: skip
         for msg_id, content in rows:
+            if mid in scope.doomed and _still_said(c, scope, mid, int(msg_id)):
+                continue
             spans = [sp for p in pieces for sp in match.supporting_sentences(content, p)]
             changed = cut_message(c, scope, int(msg_id), spans) or changed
     return changed
+
+
+def _still_said(c: Connection, scope: Scope, mid: int, msg_id: int) -> bool:
+    """A memory that stays, from the same message, holds every word of removed memory ``mid``
+    ("User works as a nurse at the children's hospital." for "User works as a nurse."): the
+    message's sentence is its source too, so it is not cut (new-user trial: taking back the
+    shorter duplicate on a Saved line cut the sentence the kept one came from)."""
+    gone = key_tokens(memory_texts(c, [mid]).get(mid, ""))
+    words = gone.content | gone.proper | gone.numbers
+    if not words:
+        return False
+    others = ids(c, "SELECT s.memory_id FROM memory_sources s JOIN memories m ON m.id = s.memory_id "
+                    "WHERE s.message_id = ? AND s.memory_id != ? AND m.kind != 'episode' AND m.status = 'active'", msg_id, mid)
+    others -= scope.changed_memories
+    for text in memory_texts(c, others).values():
+        kept = key_tokens(text)
+        if words <= kept.content | kept.proper | kept.numbers:
+            return True
+    return False
 
 
 # -------------------------------------------------------------------------------- memories
