@@ -237,7 +237,7 @@ class ChatSession:
         seen = answering.for_history(turn.reply or "", turn.correction, turn.memory_answer)
         if seen is not None:
             self.context.record(assembled, model_text, seen, user_id=user_msg.id, reply_id=reply_msg.id)
-        if hits:
+        if hits or turn.memory_answer:
             inject.log_injection(self.store, turn.turn_id, self.session_id, user_msg.id, hits, memory_answer=turn.memory_answer)
             turn.injected_memories = [injected(h) for h in hits]
         if capture:

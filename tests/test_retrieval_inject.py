@@ -114,3 +114,17 @@ def test_injection_log_records_every_injected_id(store, emb):
         assert e.session_id == s.id and e.message_id == msg.id
     assert all(store.get(i).use_count == 1 for i in ids)
     assert log_injection(store, "turn-2", s.id, None, []) == [] and store.injections(turn_id="turn-2") == []
+
+
+def test_a_memory_answer_that_was_not_injected_is_logged_too(store):
+    """New-user trial: a reopened conversation lost some "From your memory" lines; an answer
+    chosen from a memory retrieved but not injected had no injection row to carry it."""
+    s = store.create_session("chat")
+    msg = store.add_message(s.id, Role.USER, "where do I live?", observed_at=dt(2024, 5, 1))
+    home = store.add("User lives in Ghent.")
+    answer = {"memory_id": home, "in_reply": False, "replaced_reply": True}
+    rows = log_injection(store, "turn-1", s.id, msg.id, [], memory_answer=answer)
+    [e] = store.injections(turn_id="turn-1")
+    assert len(rows) == 1 and e.memory_id == home and e.signals["answer_only"] == 1.0
+    assert e.signals["memory_answer"] == 1.0 and e.signals["replaced_reply"] == 1.0
+    assert store.get(home).use_count == 1  # shown to the person: used

@@ -57,7 +57,7 @@ def load_history(store, session_id: int) -> tuple[Any, list[HistoryItem]]:
         item = HistoryItem(m.id, m.role.value, m.content, m.observed_at, m.redacted)
         if m.role.value == "user":
             rows = [(memories[mid], score, sig) for mid, score, sig in used.get(m.id, []) if mid in memories]
-            pending = [injected_json(mem, score) for mem, score, _ in rows]
+            pending = [injected_json(mem, score) for mem, score, sig in rows if not sig.get("answer_only")]
             answer = next((a for mem, _, sig in rows if (a := logged(mem, sig)) is not None), None)
         else:
             item.injected, item.memory_answer, pending, answer = pending, answer, [], None

@@ -199,8 +199,10 @@ def log_injection(store: Any, turn_id: str, session_id: int | None, message_id: 
     injection log and bump the memories' use counters. Returns the log row ids.
     ``memory_answer`` (the turn's, as in ``chat --json``): its memory's row also gets the
     signals ``memory_answer`` = 1, ``in_reply`` and ``replaced_reply`` (0/1), so a reopened
-    conversation shows the "From your memory" line again."""
-    if not hits:
+    conversation shows the "From your memory" line again; an answer chosen from a memory that
+    was retrieved but not injected gets a row of its own after them (score 0, ``answer_only``)."""
+    answer_id = memory_answer.get("memory_id") if memory_answer is not None else None
+    if not hits and answer_id is None:
         return []
     items = []
     for rank, h in enumerate(hits, start=1):
@@ -216,6 +218,10 @@ def log_injection(store: Any, turn_id: str, session_id: int | None, message_id: 
             memory_id=h.memory.id, score=float(h.score), rank=rank, signals=signals,
             source_message_ids=tuple(s.message_id for s in h.memory.sources if s.message_id is not None),
         ))  # fmt: skip
+    if answer_id is not None and all(h.memory.id != answer_id for h in hits):
+        items.append(InjectionItem(memory_id=int(answer_id), score=0.0, rank=len(items) + 1, signals={
+            "memory_answer": 1.0, "answer_only": 1.0, "in_reply": float(bool(memory_answer.get("in_reply"))),
+            "replaced_reply": float(bool(memory_answer.get("replaced_reply")))}))  # fmt: skip
     ids = store.record_injection(str(turn_id), items, session_id=session_id, message_id=message_id, at=at)
-    store.record_use([h.memory.id for h in hits], at=at)
+    store.record_use([i.memory_id for i in items], at=at)
     return ids
