@@ -312,3 +312,14 @@ def test_nouns_joined_by_y_or_e_are_not_cut(text, whole):
 ])
 def test_a_short_verb_after_and_is_a_clause_with_the_subject_before(text, kept):
     assert facts(text) == kept
+
+
+@pytest.mark.parametrize("text, entities", [
+    # new-user trial: "Hier" and "La" were listed as the memory's mentioned names
+    ("Hier, Tomasz a commencé des cours de guitare.", ("Tomasz",)),
+    ("La semana pasada nos mudamos a Valencia.", ("Valencia",)),
+    ("Letzte Woche habe ich eine neue Stelle angefangen.", ()),
+])
+def test_a_capitalised_word_of_the_language_is_no_entity(text, entities):
+    [c] = extract(text, OBS)
+    assert c.entities == entities

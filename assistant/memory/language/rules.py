@@ -38,6 +38,8 @@ from typing import Any, Iterable
 from assistant.memory.language.clauses import WE, clauses
 from assistant.memory.language.clauses import people as named_people
 from assistant.memory.language.cues import PERSON, STANDING, has_first_person, imperative, own_names
+from assistant.memory.language.gloss import LANGS
+from assistant.memory.language.langid import detect
 from assistant.memory.language.dates import ground
 from assistant.memory.language.attitude import dependent
 from assistant.memory.language.mood import frame_only, not_asserted
@@ -325,7 +327,17 @@ def _adds_words(fact: str, others: set[str]) -> bool:
 def _entities(fact: str) -> list[str]:
     """Proper-noun phrases of a fact ("Ferrari 488 GTB", "Olive Garden") for entity links."""
     found = re.findall(PN("e"), fact)
-    return [e for e in dict.fromkeys(found) if e not in ("User", "User's") and not e[0].isdigit()]
+    lang = detect(fact)
+    return [e for e in dict.fromkeys(found) if e not in ("User", "User's") and not e[0].isdigit()
+            and not (lang in LANGS and _common_words(e, lang))]  # "La", "Hier", "Letzte Woche": words, not names
+
+
+def _common_words(phrase: str, lang: str) -> bool:
+    """Every word of ``phrase`` is a word of ``lang``'s lexicon (a capitalised sentence opening,
+    a German noun), so it names no one and nothing."""
+    from assistant.memory.language.gloss import known  # deferred: the lexicons load on first use
+
+    return all(known(w, lang) for w in phrase.split())
 
 
 def relink_entities(store: Any, memory: Any) -> Any:
