@@ -257,3 +257,40 @@ def test_a_plan_whose_date_passed_reads_as_past():
 ])
 def test_a_regular_past_verb_sets_the_tense(text, day):
     assert ground(text, THU).valid_at == day
+
+
+# Past relative dates in es/fr/de/pt, observed Monday 2023-05-22: valid_at grounded, the words kept.
+INTL = [
+    ("La semana pasada nos mudamos a Valencia.", D(2023, 5, 15)),  # Monday of the week 7 days back
+    ("Ayer vi a mi hermana.", D(2023, 5, 21)),
+    ("Anteayer fuimos al cine.", D(2023, 5, 20)),
+    ("El mes pasado empecé un trabajo nuevo.", D(2023, 4, 1)),
+    ("Hier, j'ai vu ma sœur à Lyon.", D(2023, 5, 21)),
+    ("La semaine dernière nous avons déménagé à Nantes.", D(2023, 5, 15)),
+    ("L'année dernière j'ai commencé le piano.", D(2022, 1, 1)),
+    ("Letzte Woche sind wir nach Leipzig gezogen.", D(2023, 5, 15)),
+    ("Gestern habe ich meine Schwester besucht.", D(2023, 5, 21)),
+    ("Na semana passada mudámo-nos para o Porto.", D(2023, 5, 15)),
+    ("Ontem comprei uma bicicleta nova.", D(2023, 5, 21)),
+    ("No ano passado comecei a estudar alemão.", D(2022, 1, 1)),
+]
+
+
+@pytest.mark.parametrize("text, valid_at", INTL, ids=[c[0] for c in INTL])
+def test_past_relative_dates_in_other_languages_ground_and_keep_the_words(text, valid_at):
+    g = ground(text, OBS)
+    assert g.valid_at == valid_at
+    assert g.text == text  # no English date is written into their sentence
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ich wohne hier seit langem in dieser Stadt.",  # German "hier" is "here"
+        "I said hier to the French class.",  # not a French sentence
+        "Mañana tengo una reunión con mi jefe.",  # future/"morning": left alone
+    ],
+)
+def test_other_language_date_words_outside_their_language_are_not_dates(text):
+    g = ground(text, OBS)
+    assert g.valid_at is None and g.text == text

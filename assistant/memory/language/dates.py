@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Callable
 
+from assistant.memory.language.dates_intl import RULES as INTL_RULES
+
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
           "September", "October", "November", "December")  # fmt: skip
 _MON = (r"(?P<mon>Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
@@ -280,9 +282,9 @@ _ZH_RULES: list[tuple[str, _Rule]] = [
     (r"(?<![0-9])(?P<mon>1[0-2]|0?[1-9])月" + _DAY + r"[日号]", _month_day),
     (r"(?<![0-9月])" + _DAY + r"[号日](?![楼线室房门口位车床前后])", _ordinal),
 ]
-_RULES = [(re.compile(p, re.I), r, False) for p, r in _EN_RULES] + [
-    (re.compile(p), r, True) for p, r in _ZH_RULES
-]
+_RULES = [(re.compile(p, re.I), r, False) for p, r in _EN_RULES] + [(re.compile(p), r, True) for p, r in _ZH_RULES] + [
+    (re.compile(p, re.I), lambda m, obs, fut, f=f: (hit := f(m, obs, fut)) and _Hit(*hit, absolute=True), False) for p, f in INTL_RULES
+]  # es/fr/de/pt past dates: grounded, the words kept (dates_intl)
 
 
 def _period(day: date, granularity: str) -> tuple[date, date]:

@@ -97,7 +97,7 @@ def _ground_sentence(s: str, observed_at: datetime) -> tuple[str, date | None]:
         parts.append(s[pos:sp.start])
         named = (re.search(r"[A-Z]", sp.original) and not re.search(r"\d", sp.original)) or re.search(r"\d(?:st|nd|rd|th)\b", sp.original)
         bare = re.sub(r"^(?:on|in|the week of|since|until|till|by|before|after|from|during)\s+", "", sp.replacement)
-        parts.append(f"{sp.original} ({bare})" if named else sp.replacement)
+        parts.append(f"{sp.original} ({bare})" if named and sp.replacement != sp.original else sp.replacement)
         pos = sp.end
     parts.append(s[pos:])
     return "".join(parts), g.valid_at
