@@ -23,9 +23,14 @@ GENERAL = [
     "What is my BMI if I weigh 70 kg and am 1.75 m tall?", "Suggest a gift for my mother's birthday",
     "Is my plan to learn Spanish in a month realistic?", "How do I say 'my dog' in French?",
     "Comment puis-je améliorer ma prononciation ?", "What's 17 times 23?",
+    # a condition with a number, advice asked as "we" or by an infinitive, knowledge in Spanish
+    "If a cake needs 200 g of sugar and I triple it, how much sugar is that?",
+    "Mon fils ne mange pas de légumes, que faire ?", "Mi hija no duerme bien, ¿cómo podemos ayudarla?",
+    "How can we save more money as a family?", "¿En qué año cayó el muro de Berlín?",
 ]  # fmt: skip
 PERSONAL = ["What do I do for a living?", "¿Dónde vivo?", "Wo wohne ich?", "Tell me my name.", "Remind me where I live.",
-            "In which city do I live?", "Où est-ce que j'habite ?", "Am I vegetarian?"]  # fmt: skip
+            "In which city do I live?", "Où est-ce que j'habite ?", "Am I vegetarian?",
+            "¿Qué deporte practico los fines de semana?", "¿De dónde soy?"]  # fmt: skip
 
 
 @pytest.mark.parametrize("question", GENERAL)

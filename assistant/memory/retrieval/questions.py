@@ -9,8 +9,9 @@ word of the six capture languages) that speaks of the person (:data:`vocabulary.
 
 **General** (:func:`general`), whatever "my" it holds: it checks a claim that is not about the
 person ("Am I right that 2+2 is 4?"), carries its own data (an arithmetic expression, two or
-more numbers, a condition "if I weigh 70 kg ..."), asks for a translation, asks the assistant to
-do something ("suggest a gift for my mother's birthday", "how do I ...", "should I ..."), or asks
+more numbers, a condition with a number "if I weigh 70 kg ...", "if a recipe needs 375 g ..."),
+asks for a translation, asks the assistant to do something ("suggest a gift for my mother's
+birthday", "how do I / how can we ...", "should I ...", "what to ...", "que faire ?"), or asks
 for a judgement of the person's plan ("is my plan to learn Spanish in a month realistic?").
 
 **Personal fact** (:func:`asks_personal_fact`) = about the person and not general: the only
@@ -28,13 +29,13 @@ from assistant.memory.retrieval import vocabulary as V
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\d+(?:[.,]\d+)?", re.UNICODE)
 _ARITH = re.compile(r"\d\s*(?:[-+*/×÷^=x]|plus|minus|times|divided|multiplied|squared|percent|%)\s*\d?", re.I)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
-_CONDITION = re.compile(r"\b(?:if|assuming|suppose|supposing|si|wenn|falls|se|caso)\s+(?:i|i'm|my|yo|mi|ich|mein\w*|je|j'|mon|ma|mes|eu|meu|minha)\b", re.I)
+_CONDITION = re.compile(r"\b(?:if|assuming|suppose|supposing|si|wenn|falls|caso)\b|\bse\s+(?:eu|meu|minha|o|a|os|as|um|uma)\b", re.I)
 _TRANSLATE = re.compile(
     r"\btranslat|\bhow\s+(?:do|would|can)\s+(?:you|i|one)\s+(?:say|write|spell|pronounce)\b|\bwhat\s+does\s+.+\s+mean\b"
     r"|\btradu[cz]|\bübersetz|\bwie\s+sagt\s+man\b|\bcomment\s+dit-on\b|\bcómo\s+se\s+dice\b|\bcomo\s+se\s+diz\b|翻译|怎么说",
     re.I,
 )
-_SPANISH_SELF_VERB = re.compile(r"^[¿¡]?\s*(?:a\s+)?(?:qué|que|dónde|donde|cuándo|cuando|cómo|como|cuál|cual|con\s+quién|de\s+dónde|en\s+qué)\s+(?:\w+\s+)?\w+[oé]\b", re.I)
+_SPANISH_SELF_VERB = re.compile(r"^[¿¡]?\s*(?:a\s+)?(?:qué|que|dónde|donde|cuándo|cuando|cómo|como|cuál|cual|con\s+quién|de\s+dónde|en\s+qué)\s+(?:\w+\s+)?(?P<v>\w+(?:[oé]|oy))\b", re.I)  # "soy", "estoy": -oy
 _ADVICE = re.compile(
     r"\bhow\s+(?:do|can|could|should|would|might|to)\s+i\b|\b(?:what|where|when|which)\s+(?:can|could|should|would|might)\s+i\b"
     r"|\b(?:what|where|when|which)\s+do\s+i\s+(?:need|find|get|go\s+to|make|fix|start|cook|bake|install|change|set|turn|write"
@@ -43,7 +44,10 @@ _ADVICE = re.compile(
     r"|\btell\s+me\s+(?:how|a|an|some|about\s+(?!my\b|me\b))|\brecommend|\bsuggest|\bideas?\b|\bwrite\b|\bexplain\b"
     r"|\b(?:let's|lets)\b|\btips?\b|\bhow\s+(?:much|many)\s+(?:should|do\s+i\s+need)\b"
     r"|\b(?:cómo|como|qué|que|dónde|donde)\s+(?:puedo|podría|debo|debería|posso|poderia|devo|deveria)\b|\bcomment\s+(?:puis-je|pourrais-je|dois-je)\b"
-    r"|\b(?:que|quoi)\s+(?:puis-je|dois-je)\b|\b(?:wie|was|wo)\s+(?:kann|könnte|soll|sollte)\s+ich\b|\b(?:puedes|podrías|pourriez|pouvez|kannst|können|podes|pode)\b|怎么办|如何|建议|帮我|推荐|应该",
+    r"|\b(?:que|quoi)\s+(?:puis-je|dois-je)\b"
+    r"|\b(?:how|what|where|when|which)\s+(?:can|could|should|do|might)\s+we\b|\b(?:cómo|como|qué|que)\s+(?:podemos|podríamos|debemos|deberíamos|devemos|poderíamos)\b"
+    r"|\bcomment\s+(?:pouvons-nous|devons-nous)\b|\b(?:wie|was|wo)\s+(?:können|sollen|sollten)\s+wir\b"
+    r"|\b(?:what|where|how|when)\s+to\s+\w+|\b(?:que|quoi)\s+faire\b|\b(?:qué|que)\s+hacer\b|\bo\s+que\s+fazer\b|\bwas\s+tun\b|\b(?:wie|was|wo)\s+(?:kann|könnte|soll|sollte)\s+ich\b|\b(?:puedes|podrías|pourriez|pouvez|kannst|können|podes|pode)\b|怎么办|如何|建议|帮我|推荐|应该",
     re.I,
 )
 
@@ -66,13 +70,24 @@ def is_question(text: str) -> bool:
 
 def speaks_of_self(text: str) -> bool:
     """The text refers to the person: a self word of the six languages, "我", or a Spanish
-    first-person verb right after a question word ("¿Dónde vivo?", "¿Qué hago?")."""
+    first-person verb right after a question word ("¿Dónde vivo?", "¿Qué deporte practico?"; not
+    "¿En qué año llegó ...?")."""
     ws = words(text)
     if any(w in V.SELF_WORDS or w.split("'")[0] + "'" in V.SELF_WORDS for w in ws):
         return True
     if any(c in text for c in V.SELF_CHARS):
         return True
-    return bool(_SPANISH_SELF_VERB.match(text.strip()))
+    m = _SPANISH_SELF_VERB.match(text.strip())
+    return m is not None and _first_person_es(m["v"])
+
+
+def _first_person_es(word: str) -> bool:
+    """A Spanish word ending in -o/-é that the lexicon reads as "I ..." ("vivo", "practico") or
+    does not know (a verb it lacks); "año" (year) is no verb."""
+    from assistant.memory.language.gloss import lexicon  # the lexicon loads on first use
+
+    found = lexicon("es").word(fold(word), "es")
+    return found is None or found.startswith("I ")
 
 
 def about_person(question: str) -> bool:
@@ -119,8 +134,8 @@ def _judgement(q: str) -> bool:
 
 def carries_data(q: str) -> bool:
     """The question brings what is needed to answer it: an arithmetic expression, two or more
-    numbers, or a condition about the person with a number ("if I weigh 70 kg"; "I can't
-    remember if I ever told you my hometown." brings nothing)."""
+    numbers, or a condition with a number ("if I weigh 70 kg", "if a recipe needs 375 g"; "I
+    can't remember if I ever told you my hometown." brings nothing)."""
     n = len(_NUMBER.findall(q))
     return bool(_ARITH.search(q)) or n >= 2 or (n >= 1 and bool(_CONDITION.search(q)))
 
