@@ -43,7 +43,7 @@ from assistant.memory.retrieval.answerable import asked, question_names, relatio
 from assistant.memory.retrieval.inject import source_label
 from assistant.memory.retrieval.perspective import first_to_second, rewrite
 from assistant.memory.retrieval.questions import asks_personal_fact, computes, is_question, requests, speaks_of_self
-from assistant.memory.retrieval.terms import PREFIX, _covered, _terms, content_words, focus, same_word, stem, words  # noqa: F401 (also read as answer.X)
+from assistant.memory.retrieval.terms import PREFIX, THEN, _covered, _terms, content_words, focus, same_word, stem, words  # noqa: F401 (also read as answer.X)
 from assistant.memory.retrieval.vocabulary import MODIFIERS as _MODIFIERS
 
 #: How many retrieved memories (passed or below the threshold) a memory answer is chosen from:
@@ -126,7 +126,9 @@ def _pool(m: Any, aliases: dict[str, str] | None = None) -> list[str]:
 
 def qualifies(question: str, hit: Any, aliases: dict[str, str] | None = None) -> bool:
     """The lexical fast path: the memory's words (or a name given to the asked relation) cover
-    the question's focus (see the module docstring)."""
+    the question's focus (see the module docstring); a name of the question alone does not,
+    when the question has another content word ("Where did Rafael study?" is not answered by
+    "Rafael is a paramedic."), unless the memory is in another language."""
     if hit.slot_answer:
         return True
     if not hit.passed_threshold:
@@ -135,7 +137,11 @@ def qualifies(question: str, hit: Any, aliases: dict[str, str] | None = None) ->
     required, optional = focus(question)
     if required:
         return all(_covered(r, pool) for r in required)
-    return any(_covered(o, pool) for o in optional)
+    # "Where did Rafael study?": the name says whom it is about, another word what is asked
+    names = set(question_names(question))
+    same_lang = language.detect(hit.memory.text) == language.detect(question)  # else its words cannot meet the question's
+    asks = [o for o in optional if stem(o) not in names or not same_lang] or optional
+    return any(_covered(o, pool) for o in asks)
 
 
 def _eligible(hit: Any) -> bool:
@@ -225,7 +231,8 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
         lex = qualifies(question, h, aliases)
         pool = _pool(h.memory, aliases)
         # the question's "my X" by word, else by meaning ("our car" / "We drive an old blue Renault Kangoo.")
-        covers = not required or all(_covered(r, pool) for r in required) or (use_sem and matcher.about(required, h.memory.text))
+        covers = not required or all(_covered(r, pool) for r in required) or (use_sem and matcher.about(required, h.memory.text)
+                                                                               and all(_covered(r, pool) for r in required if r in THEN))
         if not personal and not any(_covered(n, pool) for n in qnames):
             continue
         # the asked relation named (in any capture language, or by the name given to it): "mi padre" / "Mein Vater Andrés"

@@ -87,7 +87,7 @@ _ALIAS = {a: rel for rel, names in RELATIONS.items() for a in names}
 _ALIAS_RE = "|".join(sorted((re.escape(a) for a in _ALIAS), key=len, reverse=True))
 _MOD = r"(?:[\w'’-]+\s+){0,3}?"
 _POSS = "|".join(V.POSSESSIVES)
-_Q_MY = re.compile(rf"\b(?:{_POSS})\s+{_MOD}(?P<rel>{_ALIAS_RE})(?:['’]s|s)?\b", re.I)
+_Q_MY = re.compile(rf"\b(?:{_POSS})\s+{_MOD}(?P<rel>{_ALIAS_RE})(?:['’]s|s)?\b(?!-)", re.I)  # not "my mother-in-law"
 _Q_HAVE = re.compile(rf"\b(?:do|did)\s+I\s+(?:have|own|keep)\s+(?:an?|any|one|a\s+\w+)?\s*(?P<rel>{_ALIAS_RE})s?\b", re.I)
 _FAVOURITE = re.compile(r"\bfavou?rite\s+(?P<thing>[^\W\d_]+(?:\s+[^\W\d_]+)?)", re.I)
 _DISLIKE = re.compile(r"\b(?:dislikes?|disliked|hates?|hated|can['’]?t stand|not|never|don['’]?t|doesn['’]?t|allergic|avoids?)\b", re.I)

@@ -172,6 +172,8 @@ _THIRD = re.compile(r"^(?P<n>[A-Z][a-z][\w-]*)\s+(?:(?:also|just|still|now|curre
 _STATIVE = frozenset("""is was has does loves likes hates prefers wants needs knows owns seems means thinks believes feels looks
     sounds belongs enjoys adores misses remembers understands deserves lives stays resides comes""".split())  # fmt: skip
 _ROLE = re.compile(r"^(?P<n>[A-Z][a-z][\w-]*)\s+(?:is|works as)\s+an?\s+[a-z]")  # "Joost is a carpenter."
+_NUMBER_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-\w+)?"
+_AGE = re.compile(rf"^(?:\d+|{_NUMBER_WORD})(?:\s+(?:years?|months?)(?:\s+old)?)?\s*$", re.I)
 _WHERE = re.compile(r"^(?:in|at|near|from|outside|abroad|overseas|for)\b", re.I)
 _RELATION_NAME = re.compile(r"^User['’]s\s+(?:[a-z]+\s+){1,2}(?:is|was)\s+(?P<n>[A-Z][\w'’-]+)\.?$")
 
@@ -190,8 +192,8 @@ def named_forms(text: str) -> list[str]:
     (name + present-tense verb + the rest), in the third person: "Kasper repairs bicycles." ->
     "What does Kasper do?" (a verb of doing, not of being, living or liking), "What does Kasper
     repair?" (an object follows), "Where does Kasper live?" ("in/at ..." follows); "Joost is a
-    carpenter." -> "What does Joost do?", "What is Joost's job?"; "User's brother is Kasper." ->
-    "Who is Kasper?"."""
+    carpenter." -> "What does Joost do?", "What is Joost's job?"; "Mila is 7." -> "How old is
+    Mila?"; "User's brother is Kasper." -> "Who is Kasper?"."""
     rel = _RELATION_NAME.match(text.strip())
     if rel:
         return [f"Who is {rel['n']}?"]
@@ -202,7 +204,9 @@ def named_forms(text: str) -> list[str]:
     if m is None or m["n"] == "User" or m["v"].endswith("ss"):
         return []
     n, v, rest = m["n"], m["v"], m["rest"].strip()
-    base = _base(v)
+    if v in ("is", "was"):  # "Mila is 7." -> "How old is Mila?"; "Ana is in Lyon." -> "Where is Ana?"
+        return [f"How old is {n}?"] if _AGE.match(rest) else [f"Where {v} {n}?"] if _WHERE.match(rest) else []
+    base = {"has": "have", "does": "do"}.get(v) or _base(v)
     out = [] if v in _STATIVE else [f"What does {n} do?"]
     if rest and _WHERE.match(rest):
         out.append(f"Where does {n} {base}?")

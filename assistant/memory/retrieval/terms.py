@@ -22,6 +22,10 @@ from assistant.memory.language.validate import STOPWORDS
 from assistant.memory.retrieval.vocabulary import GENERIC, MODIFIERS as _MODIFIERS, QUESTION_WORDS as _QUESTION_WORDS
 from assistant.memory.retrieval.vocabulary import SYNONYMS
 
+#: Modifiers of "my X" that ask for another X than today's ("my first car", "my previous job").
+THEN = frozenset("first former previous childhood".split())
+#: "What's", "It's": a contraction, not an owner.
+_CONTRACTED = frozenset("what who where when how why that it there here she he let".split())
 PREFIX = 6  # "allergy"/"allergic" share "allerg"
 TYPO_MIN = 6  # shorter words one letter apart are often other words ("cat"/"car", "house"/"horse")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\d+(?::\d+)?", re.UNICODE)
@@ -46,8 +50,10 @@ _SYNONYM = {w: frozenset(group) for group in SYNONYMS for w in group}
 def same_word(a: str, b: str) -> bool:
     """Equal after :func:`stem`, sharing their first :data:`PREFIX` letters, synonyms, or one
     typo apart (Levenshtein distance 1 between words of at least :data:`TYPO_MIN` letters:
-    "daugher"/"daughter")."""
+    "daugher"/"daughter"). A hyphenated word matches only a hyphenated one ("mother-in-law")."""
     sa, sb = stem(a), stem(b)
+    if ("-" in sa) != ("-" in sb):  # "mother-in-law" is not "mother"
+        return False
     if sa == sb or (len(sa) >= PREFIX and len(sb) >= PREFIX and sa[:PREFIX] == sb[:PREFIX]):
         return True
     if sb in _SYNONYM.get(sa, ()) or b.casefold() in _SYNONYM.get(a.casefold(), ()):
@@ -65,15 +71,25 @@ def content_words(text: str) -> list[str]:
 
 def focus(question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(required, optional) focus words of a question: ``required`` from the first "my/our <thing>"
-    (its head word, plus the attribute after a possessive: "my car's licence plate" ->
-    ("car", "licence", "plate")), ``optional`` the other content words."""
-    toks = re.findall(r"[^\W_]+(?:['’]s)?|[?.!,]", question.casefold().replace("’", "'"))
+    or, without one, "<Name>'s <thing>" (its head word, plus the attribute after a possessive:
+    "my car's licence plate" -> ("car", "licence", "plate"); "Mila's teacher" -> ("teacher",)),
+    and a modifier that moves it in time ("my first car" -> ("first", "car"): the car of now
+    does not answer); ``optional`` the other content words. A hyphenated word is one word
+    ("my mother-in-law")."""
+    q = question.replace("’", "'")
+    toks = re.findall(r"[^\W_]+(?:-[^\W_]+)*(?:'s)?|[?.!,]", q.casefold())
+    owners = ["my", "our"]
+    if not re.search(r"\b(?:my|our)\b", q, re.I):  # "Mila's teacher": the name owns the thing asked
+        owners += [m.group(1).casefold() + "'s" for m in re.finditer(r"(?<!^)(?<![.?!] )\b([A-Z][^\W\d_]+)'s\b", q)
+                   if m.group(1).casefold() not in _CONTRACTED]  # fmt: skip
     required: list[str] = []
     for i, tok in enumerate(toks):
-        if tok not in ("my", "our"):
+        if tok not in owners:
             continue
         j = i + 1
         while j < len(toks) and toks[j] in _MODIFIERS:
+            if toks[j] in THEN:
+                required.append(toks[j])
             j += 1
         if j >= len(toks) or not toks[j][0].isalnum():
             break

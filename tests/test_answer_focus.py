@@ -1,0 +1,50 @@
+"""What a question asks about, read from its structure (pure functions, no model): the thing
+"my X" or "<Name>'s X" names, a modifier that moves it in time, a hyphenated relation, and the
+questions a statement about a named person answers."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.memory.retrieval.answerable import asked
+from assistant.memory.retrieval.forms import named_forms
+from assistant.memory.retrieval.terms import focus, same_word
+
+
+@pytest.mark.parametrize(
+    "question, required",
+    [
+        ("What's my dog called?", ("dog",)),
+        ("What's my car's licence plate?", ("car", "licence", "plate")),
+        ("What was my first car?", ("first", "car")),  # today's car does not answer it
+        ("Who was my previous boss?", ("previous", "boss")),
+        ("What's the name of Ana's dentist?", ("dentist",)),  # the name owns the thing asked
+        ("What's Tom's middle name?", ("middle",)),
+        ("What's my mother-in-law's name?", ("mother-in-law",)),
+        ("What's the weather like?", ()),  # "What's" is a contraction, not an owner
+        ("Where does Felix live?", ()),
+    ],
+)
+def test_focus_is_the_thing_owned(question, required):
+    assert focus(question)[0] == required
+
+
+def test_a_hyphenated_relation_is_not_its_first_part():
+    assert asked("What's my mother-in-law's name?").relations == ()
+    assert asked("What's my mother's name?").relations == ("mother",)
+    assert not same_word("mother-in-law", "mother") and same_word("mother-in-law", "mother-in-law")
+
+
+@pytest.mark.parametrize(
+    "text, forms",
+    [
+        ("Mila is 7.", ["How old is Mila?"]),
+        ("Mila is seven years old.", ["How old is Mila?"]),
+        ("Ana is in Lyon.", ["Where is Ana?"]),
+        ("Mila is happy.", []),  # says nothing a "What does Mila do?" asks
+        ("Olive has a brother.", ["What does Olive have?"]),
+        ("Kasper repairs bicycles.", ["What does Kasper do?", "What does Kasper repair?"]),
+    ],
+)
+def test_named_forms_follow_the_verb(text, forms):
+    assert named_forms(text) == forms
