@@ -220,3 +220,31 @@ def test_a_coordinated_clause_without_its_subject_still_states_the_home(text, ho
 def test_someone_elses_move_is_not_the_persons_home():
     cands = extract("My sister packed up and moved to Oslo.", datetime(2026, 12, 3, 9, tzinfo=timezone.utc))
     assert not any(c.slot == "home_city" for c in cands)
+
+
+@pytest.mark.parametrize(
+    "message, fact, slot",
+    [
+        # a title's full stop ends no sentence
+        ("My family doctor is Dr. Priya Natarajan at the Broadway clinic.",
+         "User's family doctor is Dr. Priya Natarajan at the Broadway clinic.", None),
+        # "Name, my relation, <past verb>": one clause about the name
+        ("Jonas, our son, turned 4 in February.", "Jonas turned 4 in February (February 2023).", None),
+        ("Jonas, our son, turned 4 in February.", "User's son is Jonas.", "family.son"),
+        # "my relation Name and I <verb>": one subject, the verb stays plural
+        ("My best friend Amara and I met at pastry school in Montreal.", "Amara and User met at pastry school in Montreal.", None),
+        ("My brother Tom and I run a bakery together.", "Tom and User run a bakery together.", None),
+        # a year is no birthplace
+        ("My birthday is March 9th, I was born in 1987.", "User was born in 1987.", None),
+        ("I was born in Porto.", "User was born in Porto.", "hometown"),
+    ],
+)  # fmt: skip
+def test_clause_structure_keeps_who_did_what(message, fact, slot):
+    got = texts(message)
+    assert fact in got, got
+    assert got[fact] == slot
+
+
+def test_a_new_clause_after_and_i_is_still_third_person():
+    assert third_person("I really study and I don't drink") == "User really studies and User doesn't drink"
+    assert third_person("Tom and I run a bakery") == "Tom and User run a bakery"

@@ -39,7 +39,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from assistant.memory.language.cues import OWN_NAME, PAST, PERSON
+from assistant.memory.language.cues import OWN_NAME, PAST, PERSON, TITLE_DOT
 from assistant.memory.language.langid import detect
 from assistant.memory.language.mood import ASKING_START, COMMENT_START, CONDITION_AHEAD, CONDITION_START, HEARSAY_START, WORLD_SUBJECT
 
@@ -155,12 +155,15 @@ _HEAD_SUBJECT = re.compile(r"^(?:(?P<rel>" + _REL_NP + r")(?:\s+(?P<name>[A-Z][\
                            r"|[Tt]hey\b|[A-Z][\w'’-]+(?=\s+[a-z])))")
 _HEAD_SUBJECT_INTL = re.compile(r"^(?:(?i:o|a|os|as)\s+)?(?i:mi|mis|nuestr[oa]s?|mein|meine|unser|unsere|mon|ma|mes|notre|nos|meu|minha|meus|minhas|noss[oa]s?)"
                                 r"\s+[a-zà-ÿäöüß][\w'’-]*(?:\s+[A-ZÀ-Þ][\w'’-]+)?(?=\s)")
-_SENT = re.compile(r"[^.!?。！？\n]+[.!?。！？]*")
+_SENT = re.compile(r"(?:[^.!?。！？\n]|" + TITLE_DOT + r")+[.!?。！？]*")  # "Dr. Natarajan" is one sentence
 _TRIM = " \t\n,;:，；：—–-.!。！"  # a question keeps its "?"
 
 
 _POSSESSED = re.compile(r"^(?i:my|our|mi|mis|nuestr[oa]s?|mein|meine|unser|unsere|mon|ma|mes|notre|nos|meu|minha|meus|minhas"
                         r"|noss[oa]s?)\s+[\w'’-]+$")
+
+
+_REL_HEAD = re.compile(r"^" + _REL_NP + r"(?:\s+[A-Z][\w'’-]+)?$")  # "My best friend Amara and I met ...": one subject
 
 
 def _trim(text: str, s: int, e: int) -> tuple[int, int]:
@@ -174,7 +177,10 @@ def _trim(text: str, s: int, e: int) -> tuple[int, int]:
 def _breaks(text: str, s: int, e: int) -> list[tuple[re.Match, bool]]:
     found = [(m, False) for m in _SPLIT.finditer(text, s, e)]
     sentence = text[s:e]
+    appositions = [(a.end("np"), a.end()) for a in _APPOS.finditer(text, s, e)]  # "Jonas, our son, turned 4": one clause
     for m in _SHARED.finditer(text, s, e):
+        if any(a <= m.start() < b for a, b in appositions):
+            continue
         if _verbish(m["w"], sentence, re.search(r"\w", m.group()) is not None) and not any(o.start() <= m.start() < o.end() for o, _ in found):
             found.append((m, True))
     return sorted(found, key=lambda t: t[0].start())
@@ -193,7 +199,7 @@ def _split(text: str, s: int, e: int) -> list[tuple[int, int, bool]]:
             continue  # "When I was young, I lived in Lyon": one clause
         if len(head.split()) < 2 and not re.search(r"[\u4e00-\u9fff]", head):
             continue  # "Yes, I ..." / "Well, we ...": a filler, not a clause
-        if "," not in m.group() and _POSSESSED.match(head.strip()):
+        if "," not in m.group() and (_POSSESSED.match(head.strip()) or _REL_HEAD.match(head.strip())):
             continue  # "Mein Mann und ich haben ...", "My husband and I ...": one subject, not two clauses
         if m.start() < start:
             continue

@@ -257,3 +257,11 @@ def quoted_passages(text: str) -> list[tuple[int, int]]:
         if after_colon or re.search(r"[.!?。！？]$", inner) or _QUOTE_PERSON.search(inner):
             out.append((m.start(), m.end()))
     return out
+
+
+#: Titles whose full stop ends no sentence ("Dr. Priya Natarajan", "Sra. López", "Hr. Weber").
+TITLES = ("Dr", "Mr", "Mrs", "Ms", "Prof", "St", "Sr", "Sra", "Dra", "Mme", "Hr", "Fr")
+#: After a sentence-ending lookbehind: not the full stop of a title.
+NOT_AFTER_TITLE = "".join(rf"(?<!\b{t}\.)" for t in TITLES)
+#: Inside a sentence: a title's full stop and the space after it.
+TITLE_DOT = "(?:" + "|".join(rf"(?<=\b{t})" for t in TITLES) + r")\.\s"

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from assistant.memory.language.cues import PERSON
+
 # ----------------------------------------------------------------------------- third person
 
 _APOS = "['’]"
@@ -61,8 +63,9 @@ def third_person(text: str, household: str = "User's household") -> str:
                 aux = "had" if nxt and _PARTICIPLE_HINT.search(nxt) else "would"
                 return f"User {aux}{rest}"
             return "User " + {"m": "is", "ve": "has", "ll": "will"}[c] + rest
-        if m["ii"]:
-            return f"User{m['advs']}{m['sp']}{conjugate(m['verb'])}"
+        if m["ii"]:  # "Tom and I run ...": a plural subject keeps its verb
+            plural = re.search(r"(?:\b[A-Z][\w'’-]*|\b" + PERSON + r")\s+(?:and|&)\s*$", m.string[: m.start()]) is not None
+            return f"User{m['advs']}{m['sp']}{m['verb'] if plural else conjugate(m['verb'])}"
         if m["poss"]:
             return "User's"
         if m["obj"] or m["lone"]:

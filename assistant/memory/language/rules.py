@@ -37,7 +37,7 @@ from typing import Any, Iterable
 
 from assistant.memory.language.clauses import WE, clauses
 from assistant.memory.language.clauses import people as named_people
-from assistant.memory.language.cues import PERSON, STANDING, has_first_person, imperative, own_names
+from assistant.memory.language.cues import NOT_AFTER_TITLE, PERSON, STANDING, has_first_person, imperative, own_names
 from assistant.memory.language.gloss import LANGS
 from assistant.memory.language.langid import detect
 from assistant.memory.language.dates import ground
@@ -78,7 +78,7 @@ _LEAD = re.compile(
     r"|fyi|ok|okay|yes|yeah|guess what|honestly)\b[\s,:;!.-]*|no\b[,:;!.-]+\s*)+",  # "No, ..." -- never "No como carne"
     re.I,
 )
-_SPLIT = re.compile(r"(?<=[.!?。！？])\s+|\n+")
+_SPLIT = re.compile(r"(?<=[.!?。！？])" + NOT_AFTER_TITLE + r"\s+|\n+")  # "Dr. Natarajan" is one sentence
 
 
 def sentences(text: str) -> list[str]:

@@ -63,7 +63,8 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
          + K(r"\s+to\s+") + THE + PN(), lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
         (_IM + K(r"\s+(?:originally\s+)?from\s+") + THE + PN(), lambda m: ("hometown", f"User is from {_the(m)}{m['x']}.")),
         (SUBJ + K(r"\s+grew up in\s+") + THE + PN(), lambda m: ("hometown", f"User grew up in {_the(m)}{m['x']}.")),
-        (SUBJ + K(r"\s+was born in\s+") + THE + PN(), lambda m: ("hometown", f"User was born in {_the(m)}{m['x']}.")),
+        (SUBJ + K(r"\s+was born in\s+") + r"(?!\d|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b)" + THE + PN(),  # not "born in 1987"
+         lambda m: ("hometown", f"User was born in {_the(m)}{m['x']}.")),
         (SUBJ + ADV + K(r"\s+work(?:ing)?\s+(?P<p>at|for)\s+") + PN(),
          lambda m: ("employer", f"User works {m['p'].lower()} {m['x']}.")),
         (SUBJ + ADV + K(r"\s+(?:got|started|began|accepted)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role)\s+(?:at|with)\s+") + PN(),
