@@ -48,3 +48,11 @@ def test_a_hyphenated_relation_is_not_its_first_part():
 )
 def test_named_forms_follow_the_verb(text, forms):
     assert named_forms(text) == forms
+
+
+def test_a_breed_names_the_animal():
+    from assistant.memory.retrieval.answerable import about_relation, relation_names
+
+    assert about_relation("User has a beagle named Pretzel.", "dog", episode=False)
+    assert not about_relation("User has a grey cat named Olive.", "dog", episode=False)
+    assert relation_names("We have a beagle called Pretzel.", "dog") == {"pretzel"}

@@ -77,7 +77,8 @@ _ANIMALS = ("dog", "puppy", "pup", "cat", "kitten", "fish", "goldfish", "hamster
             "bird", "turtle", "tortoise", "snake", "lizard", "gecko", "horse", "pony", "guinea pig", "ferret")  # fmt: skip
 _ROLES = frozenset({"boss", "colleague", "landlord", "dentist", "doctor", "vet", "teacher", "coach", "therapist"})
 # what a memory may say instead: any animal is a pet; "I'm an auntie" means a niece or nephew
-_ALSO_HAS: dict[str, tuple[str, ...]] = {"pet": _ANIMALS, "child": RELATIONS["son"] + RELATIONS["daughter"]}
+_ALSO_HAS: dict[str, tuple[str, ...]] = {"pet": _ANIMALS + V.DOG_KINDS + V.CAT_KINDS, "child": RELATIONS["son"] + RELATIONS["daughter"],
+                                         "dog": V.DOG_KINDS, "cat": V.CAT_KINDS}  # a beagle is a dog
 _IMPLIED_WORDS = {"niece": ("auntie", "aunty", "aunt", "uncle"), "nephew": ("auntie", "aunty", "aunt", "uncle")}
 _IMPLIED = {
     "niece": r"\bI(?:['’]m| am| became| have become| is)\s+(?:an?\s+)?(?:auntie|aunty|aunt|uncle)\b",

@@ -116,3 +116,11 @@ REQUEST_PREFIX = frozenset("please pls plz kindly can could would will you just 
 #: "the plot of Hamlet"); and the words between the verb and its object.
 KNOWN_OBJECT = frozenset("my our where what when who whom which how whether if".split())
 OBJECT_PARTICLES = frozenset("me us down up out again".split())
+
+#: Kinds of dog and cat a person names instead of the animal ("We have a beagle called Pretzel"
+#: answers "What's my dog's name?").
+DOG_KINDS = tuple("""beagle labrador retriever poodle terrier spaniel collie sheepdog dachshund husky bulldog pug chihuahua
+    corgi schnauzer boxer greyhound whippet lurcher doberman rottweiler pointer setter mastiff maltese pomeranian yorkie
+    vizsla weimaraner akita shiba samoyed malamute dalmatian newfoundland labradoodle cockapoo cavapoo goldendoodle
+    staffie westie basset bloodhound""".split())  # fmt: skip
+CAT_KINDS = tuple("tabby siamese persian ragdoll bengal sphynx burmese abyssinian tortoiseshell calico moggy".split())
