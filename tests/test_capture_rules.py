@@ -248,3 +248,8 @@ def test_clause_structure_keeps_who_did_what(message, fact, slot):
 def test_a_new_clause_after_and_i_is_still_third_person():
     assert third_person("I really study and I don't drink") == "User really studies and User doesn't drink"
     assert third_person("Tom and I run a bakery") == "Tom and User run a bakery"
+
+
+def test_a_date_said_with_a_month_name_keeps_the_words():
+    # observed Monday 2023-05-22: "October 14" has not come this year, so it is 2023-10-14
+    assert "User is flying to Osaka on October 14 (2023-10-14)." in texts("I'm flying to Osaka on October 14.")

@@ -87,15 +87,15 @@ def sentences(text: str) -> list[str]:
 
 def _ground_sentence(s: str, observed_at: datetime) -> tuple[str, date | None]:
     """Ground relative dates; birthdays/anniversaries are recurring: their dates stay as said. A date
-    said by a name ("on Saturday", "next Thursday", "by Christmas") or an ordinal ("on the 30th")
-    keeps the person's words, with the date after it: "on Saturday (2024-03-16)"."""
+    said by a name ("on Saturday", "next Thursday", "by Christmas", "on October 14") or an ordinal
+    ("on the 30th") keeps the person's words, with the date after it: "on Saturday (2024-03-16)"."""
     if re.search(r"birthday|anniversary", s, re.I):
         return s, None
     g = ground(s, observed_at)
     parts, pos = [], 0
     for sp in g.spans:
         parts.append(s[pos:sp.start])
-        named = (re.search(r"[A-Z]", sp.original) and not re.search(r"\d", sp.original)) or re.search(r"\d(?:st|nd|rd|th)\b", sp.original)
+        named = re.search(r"[A-Z]", sp.original) or re.search(r"\d(?:st|nd|rd|th)\b", sp.original)  # "on October 14 (2025-10-14)"
         bare = re.sub(r"^(?:on|in|the week of|since|until|till|by|before|after|from|during)\s+", "", sp.replacement)
         parts.append(f"{sp.original} ({bare})" if named and sp.replacement != sp.original else sp.replacement)
         pos = sp.end
