@@ -309,9 +309,20 @@ def test_nouns_joined_by_y_or_e_are_not_cut(text, whole):
     # new-user trial: "es profesora jubilada" was stored as the person's own ("User: es profesora jubilada.")
     ("Mi madre Rosa vive cerca, es profesora jubilada.", ["User: Mi madre Rosa vive cerca.", "User: Mi madre Rosa es profesora jubilada."]),
     ("Mi hermano vive en Sevilla y es médico.", ["User: Mi hermano vive en Sevilla.", "User: Mi hermano es médico."]),
+    # German nouns are capitalised; an apposition after the relation ends at its comma
+    ("Mein Bruder Felix wohnt in Berlin und arbeitet als Softwaretester.",
+     ["User: Mein Bruder Felix wohnt in Berlin.", "User: Mein Bruder Felix arbeitet als Softwaretester."]),
+    ("A minha mãe, Beatriz, é de Recife e é professora primária aposentada.",
+     ["User: A minha mãe, Beatriz, é de Recife.", "User: A minha mãe é professora primária aposentada."]),
 ])
 def test_a_short_verb_after_and_is_a_clause_with_the_subject_before(text, kept):
     assert facts(text) == kept
+
+
+def test_a_subordinate_clause_keeps_its_own_subject():
+    kept = facts("Meine Schwiegermutter wohnt bei uns, seit sie letztes Jahr gestürzt ist.")
+    assert "User: Meine Schwiegermutter wohnt bei uns." in kept
+    assert not any("Schwiegermutter seit" in f for f in kept)  # "seit sie ..." is not hers twice
 
 
 @pytest.mark.parametrize("text, entities", [

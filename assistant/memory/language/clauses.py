@@ -154,7 +154,7 @@ _RELATIVE = re.compile(r"(?P<name>\b[A-Z][\w'’-]+(?:\s+(?:and|&)\s+[A-Z][\w'�
 _HEAD_SUBJECT = re.compile(r"^(?:(?P<rel>" + _REL_NP + r")(?:\s+(?P<name>[A-Z][\w'’-]+))?|(?P<pn>[Ii](?=['’\s])|[Ww]e(?=['’\s])|[Hh]e\b|[Ss]he\b"
                            r"|[Tt]hey\b|[A-Z][\w'’-]+(?=\s+[a-z])))")
 _HEAD_SUBJECT_INTL = re.compile(r"^(?:(?i:o|a|os|as)\s+)?(?i:mi|mis|nuestr[oa]s?|mein|meine|unser|unsere|mon|ma|mes|notre|nos|meu|minha|meus|minhas|noss[oa]s?)"
-                                r"\s+[a-zà-ÿäöüß][\w'’-]*(?:\s+[A-ZÀ-Þ][\w'’-]+)?(?=\s)")
+                                r"\s+[\wà-ÿäöüß][\w'’-]*(?:\s+[A-ZÀ-Þ][\w'’-]+)?(?=[\s,])")  # "Mein Bruder Felix", "A minha mãe, ..."
 _SENT = re.compile(r"(?:[^.!?。！？\n]|" + TITLE_DOT + r")+[.!?。！？]*")  # "Dr. Natarajan" is one sentence
 _TRIM = " \t\n,;:，；：—–-.!。！"  # a question keeps its "?"
 
@@ -163,6 +163,8 @@ _POSSESSED = re.compile(r"^(?i:my|our|mi|mis|nuestr[oa]s?|mein|meine|unser|unser
                         r"|noss[oa]s?)\s+[\w'’-]+$")
 
 
+# a subordinate clause has its own subject: "..., seit sie letztes Jahr gestürzt ist"
+_SUBORDINATE_INTL = re.compile(r"(?i:seit|weil|dass|wenn|als|ob|obwohl|während|bevor|nachdem|damit|porque|cuando|quando|parce|quand|depuis)\b")
 _REL_HEAD = re.compile(r"^" + _REL_NP + r"(?:\s+[A-Z][\w'’-]+)?$")  # "My best friend Amara and I met ...": one subject
 
 
@@ -374,7 +376,7 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
                 out.append(Clause(rest, rel.start("rest"), rel.end("rest"), resolve(rel_resolved, single), i))
                 last_subject = ante
                 continue
-            if last_subject and (shared or _verb_first(body, sentence)):
+            if last_subject and (shared or _verb_first(body, sentence)) and not _SUBORDINATE_INTL.match(body):
                 resolved = resolve(f"{last_subject} {body}", single, it)
             else:
                 resolved = resolve(body, single, it)
