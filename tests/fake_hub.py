@@ -40,6 +40,7 @@ class FakeHub:
         self.rate: float | None = None
         self.tamper = False
         self.sent = 0
+        self._epoch = 0  # reset_counters() starts a new one: a handler still sending for a killed client counts for none
         self.requests: list[tuple[str, str, str | None]] = []  # (method, path, Range)
         self._lock = threading.Lock()
         hub = self
@@ -70,6 +71,7 @@ class FakeHub:
     def reset_counters(self) -> None:
         with self._lock:
             self.sent, self.requests = 0, []
+            self._epoch += 1
 
     def __enter__(self) -> "FakeHub":
         for server in self.servers:
@@ -127,6 +129,7 @@ class FakeHub:
         if head:
             return
         chunk_size = 256 * 1024
+        epoch = self._epoch
         with open(path, "rb") as f:
             f.seek(start)
             pos = start
@@ -140,6 +143,7 @@ class FakeHub:
                     return
                 pos += len(chunk)
                 with self._lock:
-                    self.sent += len(chunk)
+                    if epoch == self._epoch:
+                        self.sent += len(chunk)
                 if self.rate:
                     time.sleep(len(chunk) / self.rate)
