@@ -30,7 +30,7 @@ def test_focus_is_the_thing_owned(question, required):
 
 
 def test_a_hyphenated_relation_is_not_its_first_part():
-    assert asked("What's my mother-in-law's name?").relations == ()
+    assert asked("What's my mother-in-law's name?").relations == ("mother-in-law",)
     assert asked("What's my mother's name?").relations == ("mother",)
     assert not same_word("mother-in-law", "mother") and same_word("mother-in-law", "mother-in-law")
 
@@ -56,3 +56,34 @@ def test_a_breed_names_the_animal():
     assert about_relation("User has a beagle named Pretzel.", "dog", episode=False)
     assert not about_relation("User has a grey cat named Olive.", "dog", episode=False)
     assert relation_names("We have a beagle called Pretzel.", "dog") == {"pretzel"}
+
+
+@pytest.mark.parametrize(
+    "question, kind",
+    [
+        ("What's my dog called?", "name"),
+        ("What's Tom's middle name?", "name"),
+        ("How old is Mila?", "number"),
+        ("What year was I born?", "number"),
+        ("Which day is my pottery class?", "when"),
+        ("Who is Joost?", None),  # asks who he is to the person
+        ("When do I need my glasses?", None),  # may be an occasion
+        ("Where do I live?", None),
+    ],
+)
+def test_answer_type_follows_the_question_word(question, kind):
+    from assistant.memory.retrieval.questions import answer_type
+
+    assert answer_type(question) == kind
+
+
+def test_a_memory_holds_the_kind_of_value_asked():
+    from assistant.memory.retrieval.answer import holds
+
+    assert not holds("name", "User's son is Jonas.", "What's Jonas's middle name?")  # the only name is asked about
+    assert holds("name", "User has a beagle named Pretzel.", "What's my dog called?")
+    assert holds("name", "User takes cetirizine every morning.", "Tell me the name of my allergy medication.")
+    assert holds("number", "Radiohead is User's favourite band, User has seen them live twice.", "How many times have I seen Radiohead?")
+    assert not holds("number", "User's daughter is Mila.", "How old is Mila?")
+    assert holds("when", "User's pottery class is on Thursday evenings.", "Which day is my pottery class?")
+    assert holds(None, "anything", "Who is Joost?")

@@ -66,6 +66,8 @@ RELATIONS: dict[str, tuple[str, ...]] = {
     "teacher": ("teacher", "tutor"),
     "coach": ("coach", "trainer", "personal trainer"),
     "therapist": ("therapist", "counsellor", "counselor"),
+    "mother-in-law": ("mother-in-law",), "father-in-law": ("father-in-law",), "sister-in-law": ("sister-in-law",),
+    "brother-in-law": ("brother-in-law",), "son-in-law": ("son-in-law",), "daughter-in-law": ("daughter-in-law",),
     "dog": ("dog", "puppy", "pup"),
     "cat": ("cat", "kitten"),
     "fish": ("fish", "goldfish"),
@@ -88,7 +90,7 @@ _ALIAS = {a: rel for rel, names in RELATIONS.items() for a in names}
 _ALIAS_RE = "|".join(sorted((re.escape(a) for a in _ALIAS), key=len, reverse=True))
 _MOD = r"(?:[\w'’-]+\s+){0,3}?"
 _POSS = "|".join(V.POSSESSIVES)
-_Q_MY = re.compile(rf"\b(?:{_POSS})\s+{_MOD}(?P<rel>{_ALIAS_RE})(?:['’]s|s)?\b(?!-)", re.I)  # not "my mother-in-law"
+_Q_MY = re.compile(rf"\b(?:{_POSS})\s+{_MOD}(?P<rel>{_ALIAS_RE})(?:['’]s|s)?\b(?!-)", re.I)  # "mother-in-law" is not "mother"
 _Q_HAVE = re.compile(rf"\b(?:do|did)\s+I\s+(?:have|own|keep)\s+(?:an?|any|one|a\s+\w+)?\s*(?P<rel>{_ALIAS_RE})s?\b", re.I)
 _FAVOURITE = re.compile(r"\bfavou?rite\s+(?P<thing>[^\W\d_]+(?:\s+[^\W\d_]+)?)", re.I)
 _DISLIKE = re.compile(r"\b(?:dislikes?|disliked|hates?|hated|can['’]?t stand|not|never|don['’]?t|doesn['’]?t|allergic|avoids?)\b", re.I)
@@ -288,4 +290,4 @@ def about_relation(text: str, relation: str, episode: bool, names: Iterable[str]
 @lru_cache(maxsize=1024)
 def _about_pattern(relation: str, names: tuple[str, ...]) -> re.Pattern[str]:
     words = "|".join(re.escape(w) for w in (*relation_words(relation), *names))
-    return re.compile(rf"\b(?:{words})(?:s|es)?\b", re.I)
+    return re.compile(rf"\b(?:{words})(?:s|es)?\b(?!-)", re.I)  # "mother" is not in "mother-in-law"

@@ -177,3 +177,22 @@ def recall_core(question: str) -> str:
     "Can you tell me my name?" -> "my name?" (unchanged when there is no such request)."""
     core = _RECALL_PREFIX.sub("", question, count=1)
     return core if core.strip() and core != question else question
+
+
+_ASKS_NAME = re.compile(r"\bnamed?\b|\bcalled\b|\bcall\s+(?:him|her|them|it)\b", re.I)
+_ASKS_NUMBER = re.compile(r"\bhow\s+(?:old|many|much|long|far|tall|fast)\b|\b(?:what|which)\s+year\b|\bwhat\s+age\b", re.I)
+_ASKS_WHEN = re.compile(r"\b(?:what|which)\s+(?:date|day|month|time)\b", re.I)  # "When do I need my glasses?" may be an occasion
+
+
+def answer_type(question: str) -> str | None:
+    """What kind of value the (English) question asks for, when its structure says so: "name"
+    ("What's my dog called?", "What's Tom's middle name?"), "number" ("How old is Mila?", "What
+    year was I born?"), "when" ("Which day is my pottery class?", "What date do we fly?"), else None
+    ("Who is Joost?" asks who he is to the person, not a name)."""
+    if _ASKS_NUMBER.search(question):
+        return "number"
+    if _ASKS_WHEN.search(question):
+        return "when"
+    if _ASKS_NAME.search(question):
+        return "name"
+    return None
