@@ -178,3 +178,25 @@ def test_a_relation_said_only_in_chinese_is_known(tmp_path, converted_embedder_p
     finally:
         store.close()
         embedder.close()
+
+
+def test_a_move_said_in_another_language_answers_where_i_live(tmp_path, converted_embedder_path):
+    """New-user trial: "La semana pasada nos mudamos a Sevilla." was kept, but "Where do I live
+    now?" and "¿Dónde vivo?" got "I don't know that yet": "nos mudamos" was not in the lexicon."""
+    from assistant.memory.language.gloss import gloss
+
+    assert "we moved" in gloss("La semana pasada nos mudamos a Sevilla.")
+    assert "moved" in gloss("Na semana passada mudámo-nos para o Porto.")
+    embedder = LlamaEmbedder(converted_embedder_path, n_threads=1)
+    store = MemoryStore(tmp_path / "m.db", key="7b" * 32, embed=embedder.embed)
+    try:
+        day = datetime(2026, 12, 5, tzinfo=UTC)
+        for text in ("User: La semana pasada nos mudamos a Sevilla.", "User's name is Marta.", "User has a beagle named Biscuit."):
+            store.add(text, kind=Kind.FACT, valid_at=day, actor="user", source=Source(extractor="test", speaker="user", observed_at=day))
+        retriever = Retriever(store, embedder)
+        for question in ("Where do I live now?", "¿Dónde vivo?"):
+            found = A.choose(question, retriever.search(question, k=A.POOL, include_rejected=True), retriever.matcher)
+            assert found is not None and "Sevilla" in found.text, question
+    finally:
+        store.close()
+        embedder.close()
