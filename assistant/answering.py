@@ -99,7 +99,8 @@ def settle(question: str, reply: str, answer: MemoryAnswer | None, hits: Sequenc
         if check.in_reply:
             reply = reply_check.address_person(reply, answer)
         return Settled(reply, answer.to_json(check.in_reply), None)
-    if memory_on and memanswer.about_person(question, matcher) and not reply_check.abstains(text) \
+    personal = memanswer.about_person(question, matcher) or memanswer.about_known(question, hits, matcher)
+    if memory_on and personal and not reply_check.abstains(text) \
             and not reply_check.grounded(text, hits, question):
         return Settled(UNKNOWN_RELATED if hits else UNKNOWN, None, "unknown", reply)
     if not text:

@@ -217,3 +217,23 @@ def test_a_request_to_produce_something_is_never_refused(matcher):
 def test_a_condition_about_the_person_carries_data_only_with_a_number():
     assert Q.computes("What's my BMI if I weigh 70 kg?")
     assert not Q.computes("I can't remember if I ever told you my hometown.")
+
+
+def _hit(text, slot=None):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(memory=SimpleNamespace(text=text, slot=slot, entities=()), passed_threshold=True, slot_answer=False, why_not="")
+
+
+def test_a_question_about_a_named_pet_or_child_may_be_refused_fake_hits():
+    """Second new-user trial: "What's the name of Biscuit's vet?" (never said) got the model's
+    "Biscuit's vet is a beagle named Biscuit.": a question about someone the memories name as
+    the person's own asks for a fact of their life, so code may say it does not know."""
+    hits = [_hit("User has a beagle named Biscuit.", "pet"), _hit("User's son is Leo.", "family.son"), _hit("Leo is 6.")]
+    invented = settle("What's the name of Biscuit's vet?", "Biscuit's vet is a beagle named Biscuit.", None, hits)
+    assert invented.correction == "unknown"
+    assert settle("How old is Leo?", "Leo is 6.", None, hits).correction is None  # grounded in a memory
+    assert settle("Can you suggest a birthday gift for Leo?", "A football.", None, hits).correction is None  # a request
+    assert settle("Who is Marie Curie?", "A physicist.", None, hits).correction is None  # no one of theirs
+    off = settle("What's the name of Biscuit's vet?", "Dr. Lee.", None, hits, memory_on=False)
+    assert off.correction is None  # memory off: no memory refusal

@@ -180,7 +180,8 @@ PERSON = (r"(?:mum|mom|mother|dad|father|parents?|wife|husband|partner|spouse|so
            r"|family|in-laws)")  # fmt: skip
 OWN_NAME = re.compile(r"\b(?:[Mm]y|[Oo]ur)\s+(?:[\w'-]+\s+){0,2}?(?i:" + PERSON[3:-1] + r")(?:['’]s name is|,| is called| is named"
                        r"| named| called)?\s+(?P<name>[A-Z][\w'’-]+)")
-FAMILY_NAME = re.compile(r"\b(?:Mum|Mom|Mam|Mama|Mommy|Mummy|Dad|Daddy|Papa|Grandma|Grandpa|Granny|Nana|Grandad)\b")
+FAMILY_NAME = re.compile(r"\b(?:Mum|Mom|Mam|Mama|Mommy|Mummy|Dad|Daddy|Papa|Grandma|Grandpa|Granny|Nana|Grandad)\b"
+                         r"|^(?i:the|our)\s+(?i:twins|kids|children|boys|girls|baby|in-laws|grandparents)\b")  # "The twins, Isla and Rory, are 8."
 THIRD_PERSON = re.compile(r"^(?:he|she|his|her)(?:\b|['’](?:s|ll|d)\b)|\b(?:his|her|their) name is [A-Z]", re.I)
 PAST = frozenset(
     """went got had made took bought saw met ran came left found felt gave told thought knew lost won began became brought

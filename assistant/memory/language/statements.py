@@ -162,6 +162,9 @@ def _clauses(text: str, s: int, e: int, after_statement: bool = False) -> list[t
     return [(s, e)]
 
 
+_ELIDED_MY = re.compile(r"(?:fav(?:ou?rite|e)?|favorite)\s+\w+(?:\s+\w+)?\s+(?:ever\s+)?(?:is|are|was|has\s+to\s+be)\b", re.I)
+
+
 def _act(text: str, previous: Unit | None, names: re.Pattern | None = None) -> tuple[Act, str]:
     """The act of one unit (see the module docstring); ``previous``: the unit before it;
     ``names``: a pattern of the names of the person's own people and pets."""
@@ -196,6 +199,8 @@ def _act(text: str, previous: Unit | None, names: re.Pattern | None = None) -> t
         return Act.STATEMENT, "someone they know"
     if previous is not None and previous.act is Act.STATEMENT:
         return Act.STATEMENT, "continues"
+    if _ELIDED_MY.match(core):  # "Favourite film ever is Local Hero.": "my" left out
+        return Act.STATEMENT, "their favourite"
     if cue.SUBJECT_DROPPED.match(core) or ((cue.NARRATIVE.search(core) or cue.past_tense(core)) and not cue.WORLD.search(core)):
         return Act.STATEMENT, "their life"
     return Act.OTHER, "not about the person"

@@ -10,7 +10,7 @@ import re
 from typing import Any, Sequence
 
 from assistant.memory.retrieval.answerable import _about_pattern as about_pattern
-from assistant.memory.retrieval.answerable import asked, question_names
+from assistant.memory.retrieval.answerable import RELATIONS, asked, question_names
 from assistant.memory.retrieval.questions import recall_core
 
 
@@ -81,3 +81,75 @@ def runner_up(i: int, sem: Sequence[float], msgs: Sequence[frozenset[int]]) -> f
     """The best form cosine among the candidates from other messages than candidate ``i``'s
     (the fact and the episode of one message say one thing)."""
     return max((s for j, s in enumerate(sem) if j != i and not (msgs[j] & msgs[i])), default=0.0)
+
+
+_ROLES = ("boss", "colleague", "landlord", "dentist", "doctor", "vet", "teacher", "coach", "therapist", "dog", "cat", "fish", "pet")
+#: Words of a family relation ("the twins", "dad"): a question naming one is about the person's
+#: life even without "my".
+#: Roles ("a doctor", "a dog") and "boy / girl" are no family words: "Which doctor discovered
+#: penicillin?" is general.
+FAMILY_WORDS = frozenset(w for rel, ws in RELATIONS.items() if rel not in _ROLES for w in ws if w not in ("boy", "girl")) \
+    | {"twins", "parents", "grandparents", "in-laws"}
+#: "we / our" in the six capture languages: the person's household (folded words; zh: 我们 is
+#: read by questions.speaks_of_self's 我).
+HOUSEHOLD_WORDS = frozenset("we our us ours we're we've nosotros nosotras nuestro nuestra nuestros nuestras wir uns unser "
+                            "unsere unseren unserem unserer nous notre nos nós nosso nossa nossos nossas".split())  # fmt: skip
+# a name after a preposition of place ("live in Glasgow", "a trip to Lisbon", "vamos a Lisboa")
+_PLACE = re.compile(r"\b(?:in|to|from|at|near|through|around|outside|en|a|à|au|nach|aus|em|para|de|no|na)\s+(?-i:(?P<n>[A-Z][\w’'-]+))", re.I)
+_NAME = re.compile(r"(?<![\w’'])(?-i:[A-Z][\w’'-]+)")
+# what a memory says the person has: "our fig tree", "User's car", "User has a grey cat"
+_OWNED = re.compile(r"\b(?:my|our|user['’]s|(?:user|we|i)\s+(?:has|have|had|got|'ve\s+got)\s+(?:got\s+)?(?:an?|two|three)?)\s+((?:[\w-]+\s+){0,2}[\w-]+)", re.I)
+_FAVOURITE = frozenset("favourite favorite fav fave favourites favorites".split())
+
+
+def own_people(hits: Sequence[Any]) -> set[str]:
+    """Folded names the hits write that are not only places: the person's people, animals and
+    things ("Finlay is the coxswain", "Arjun's parents, Sunil and Meera", "a dog called Bracken").
+    A name the memories write only after a preposition of place ("User lives in Glasgow.") is a
+    place, not one of theirs (:func:`written_names` has both)."""
+    named, places = written_names(hits)
+    return (named - places) | set(aliases_of(hits))
+
+
+def written_names(hits: Sequence[Any]) -> tuple[set[str], set[str]]:
+    """The folded names the hits' memories write (:func:`question_names`, and a sentence's first
+    word when a verb follows it: "Finlay is ..."), and those of them written after a preposition
+    of place."""
+    named: set[str] = set()
+    places: set[str] = set()
+    for h in hits:
+        text = h.memory.text
+        named |= set(question_names(text)) | {m.group(1).casefold() for m in _SUBJECT.finditer(text)}
+        places |= {m["n"].casefold() for m in _PLACE.finditer(text)}
+    return named - {"user", "user's", "i"}, places
+
+
+_SUBJECT = re.compile(r"(?:^|[.!?]\s+|:\s+)([A-Z][\w’'-]+)(?:['’]s\b|\s+(?:and\s+[A-Z]\w+\s+)?(?:is|are|was|were|has|have|had|lives|works|turned|goes|loves|likes|plays|got|just)\b)")
+
+
+def owned_things(hits: Sequence[Any]) -> set[str]:
+    """Folded words of what the memories say the person has ("Our fig tree is called Figaro."
+    -> fig, tree; "User has a grey cat" -> grey, cat)."""
+    return {w.casefold() for h in hits for m in _OWNED.finditer(h.memory.text) for w in m.group(1).split()}
+
+
+def about_life(question: str, names: Sequence[str], hits: Sequence[Any], self_q: bool) -> bool:
+    """The question may ask for a fact of the person's life: it speaks of them (``self_q``) or
+    their household ("Where are we spending Christmas?"), names a family relation ("how old are
+    the twins", "wat does dad make"), a favourite, "the X" of something the memories say they have
+    ("whats the cats name", "Who named the fig tree?"), or one of the names (``names``, folded)
+    the memories write other than as a place (:func:`own_people`). "Which river runs through
+    Glasgow?" ("User lives in Glasgow."), "Who discovered penicillin?" and "How do you keep a
+    border collie from getting bored?" do none of these: general questions, never answered from
+    memory, whatever memory shares their words."""
+    if self_q:
+        return True
+    ws = [w.casefold().strip("'’") for w in re.findall(r"[\w'’-]+", question)]
+    if set(ws) & (HOUSEHOLD_WORDS | FAMILY_WORDS | _FAVOURITE | {"im", "ive"}):
+        return True
+    things = owned_things(hits)
+    named, places = written_names(hits)
+    if any(a == "the" and (b in things or b.rstrip("s") in things or b in named | places) for a, b in zip(ws, ws[1:])):
+        return True  # "the cat", "the fig tree", "the Lisbon trip"
+    capitalised = {w.casefold() for w in _NAME.findall(question)}  # "Morven's school?": a first word too
+    return bool((set(names) | capitalised) & ((named - places) | set(aliases_of(hits))))

@@ -57,7 +57,7 @@ RELATIONS: dict[str, tuple[str, ...]] = {
     "partner": ("partner", "wife", "husband", "spouse", "boyfriend", "girlfriend", "fiance", "fiancé", "fiancee", "fiancée"),
     "boss": ("boss", "manager", "supervisor", "line manager"),
     "colleague": ("colleague", "coworker", "co-worker"),
-    "friend": ("friend", "bestie"),
+    "friend": ("friend", "bestie", "pal", "buddy"),
     "neighbour": ("neighbour", "neighbor"),
     "landlord": ("landlord", "landlady"),
     "dentist": ("dentist",),
@@ -241,7 +241,7 @@ def _has_patterns(relation: str) -> tuple[re.Pattern[str], ...]:
     words = "|".join(re.escape(w) for w in sorted(relation_words(relation), key=len, reverse=True))
     pats = [
         rf"\b(?:{_POSS})\s+{_MOD}(?:{words})(?:s|es)?\b",
-        rf"\b(?:I|[Ww]e)(?:\s+\w+)?\s+(?:have|has|had|got|adopted|own|owns|owned|bought|rescued)\s+(?:an?|one|two|three|my|our|a\s+new)?\s*{_MOD}(?:{words})s?\b",
+        rf"\b(?:I|[Ww]e|[Uu]ser(?:['’]s\s+household)?)(?:['’]ve)?(?:\s+\w+)?\s+(?:have|has|had|got|adopted|own|owns|owned|bought|rescued)(?:\s+got)?\s+(?:an?|one|two|three|my|our|a\s+new)?\s*{_MOD}(?:{words})s?\b",
         rf"\b(?:{words})s?\s+of\s+mine\b",
     ]
     if relation in _ROLES:  # "the teacher is from Valencia": a particular person in the person's life

@@ -363,6 +363,17 @@ class AnswerMatcher:
         ``qvs`` (one row each): how much the question asks for it."""
         return {slot: float((np.stack(self.vectors(slot_forms(slot))) @ qvs.T).max()) for slot in ASKABLE}
 
+    def own(self, questions: Iterable[str], texts: Sequence[str]) -> list[float]:
+        """For each memory text, the cosine of its own words (in the first person, the first of
+        :func:`tagged_forms`) with the closest of ``questions``: what the memory says, without the
+        forms its slot or names lend it."""
+        qs = list(dict.fromkeys(q for q in questions if q.strip()))
+        if not texts or not qs or not self.available:
+            return [0.0] * len(texts)
+        qm = np.stack(self.vectors(qs))
+        mine = np.stack(self.vectors([rewrite(t, "first") for t in texts]))
+        return [float(v) for v in (mine @ qm.T).max(axis=1)]
+
     def scores(self, questions: Iterable[str], memories: Sequence[tuple[str, str | None]],
                aliases: dict[str, str] | None = None) -> list[float]:  # fmt: skip
         """For each (text, slot) memory, its best form's cosine with any of ``questions``; the

@@ -1,0 +1,74 @@
+"""Issue 28: the classes a third set written apart from the rules (``bench answers --set``, a
+Glasgow nurse) showed on its first run, through the real capture, store and MiniLM:
+
+- a general question that shares a word with a memory ("Who discovered penicillin?" with "I'm
+  allergic to penicillin.") gets no memory answer; a question about the person's household, a
+  family word, a favourite or one of their own people still does (:func:`aliases.about_life`);
+- "we've got a border collie called Bracken" says the person has a dog;
+- "Favourite film ever is Local Hero." and "The twins, Isla and Rory, are 8." are about the
+  person (their "my" is left out);
+- among memories about one person, the one whose own words answer wins over one that only has
+  forms about that person ("How old is Jonas?": answer.OWN_WEIGHT).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.bench.answer_splits import seed_said
+from assistant.engine.embedder import LlamaEmbedder
+from assistant.memory.language.statements import Act, classify
+from assistant.memory.retrieval import answer as A
+from assistant.memory.retrieval.retriever import Retriever
+from assistant.memory.store.facade import MemoryStore
+
+SAID = [
+    ("allergy", "Important: I'm allergic to penicillin."),
+    ("home", "I live in Glasgow, in Partick."),
+    ("dog", "We've got a border collie called Bracken."),
+    ("film", "Favourite film ever is Local Hero. The beach scenes get me every single time."),
+    ("twins", "The twins, Isla and Rory, are 8."),
+    ("son", "Jonas, our son, turned 4 in February."),
+    ("daycare", "Jonas goes to a daycare called Little Sprouts, it's two blocks from us."),
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def glasgow(tmp_path_factory, converted_embedder_path):
+    embedder = LlamaEmbedder(converted_embedder_path, n_threads=1)
+    store = MemoryStore(tmp_path_factory.mktemp("dev3") / "m.db", key="6f" * 32, embed=embedder.embed)
+    seed_said(store, {"memories": [{"key": k, "said": s, "said_on": "2025-04-02"} for k, s in SAID]})
+    yield Retriever(store, embedder)
+    store.close()
+    embedder.close()
+
+
+def answer(retriever, question):
+    return A.choose(question, retriever.search(question, k=A.POOL, include_rejected=True), retriever.matcher)
+
+
+@pytest.mark.parametrize("question", [
+    "Who discovered penicillin?", "Which river runs through Glasgow?",
+    "How do you keep a border collie from getting bored indoors?",
+])  # fmt: skip
+def test_a_general_question_sharing_a_word_with_a_memory_gets_no_memory_answer(glasgow, question):
+    assert answer(glasgow, question) is None
+
+
+@pytest.mark.parametrize("question, must", [
+    ("Am I allergic to any medicine?", "penicillin"),  # speaks of the person
+    ("What's my dog's name?", "Bracken"),  # "we've got a border collie"
+    ("favorite film?", "Local Hero"),  # a favourite, "my" left out in question and memory
+    ("How old are the twins?", "8"),  # a family word without "my"
+    ("How old is Jonas?", "4"),  # one of their people; its own words beat the daycare's forms
+])  # fmt: skip
+def test_a_question_about_the_persons_life_is_still_answered(glasgow, question, must):
+    a = answer(glasgow, question)
+    assert a is not None and must in a.text, (question, a and a.text)
+
+
+def test_a_left_out_my_is_still_about_the_person():
+    for text in ("Favourite film ever is Local Hero.", "Fave band is Runrig.", "The twins, Isla and Rory, are 8."):
+        assert classify(text).units[0].act is Act.STATEMENT, text
+    for text in ("Favorites are hard to pick.", "Paris is the capital of France.", "mum is 70"):
+        assert classify(text).units[0].act is Act.OTHER, text
