@@ -7,6 +7,8 @@ Glasgow nurse) showed on its first run, through the real capture, store and Mini
 - "we've got a border collie called Bracken" says the person has a dog;
 - "Favourite film ever is Local Hero." and "The twins, Isla and Rory, are 8." are about the
   person (their "my" is left out);
+- a message naming a relation keeps every memory that names it in the hits ("What does my
+  husband do?" with "My husband Arjun teaches physics ..."), "wee" is a modifier;
 - among memories about one person, the one whose own words answer wins over one that only has
   forms about that person ("How old is Jonas?": answer.OWN_WEIGHT).
 """
@@ -30,6 +32,9 @@ SAID = [
     ("twins", "The twins, Isla and Rory, are 8."),
     ("son", "Jonas, our son, turned 4 in February."),
     ("daycare", "Jonas goes to a daycare called Little Sprouts, it's two blocks from us."),
+    ("partner", "My husband Arjun teaches physics at Hillhead High School. He's been there since 2014."),
+    ("sister", "My wee sister Eilidh is a family law solicitor in Edinburgh."),
+    ("cat", "Forgot to mention Tattie, our ginger tabby cat. He basically runs the house."),
 ]  # fmt: skip
 
 
@@ -61,6 +66,10 @@ def test_a_general_question_sharing_a_word_with_a_memory_gets_no_memory_answer(g
     ("favorite film?", "Local Hero"),  # a favourite, "my" left out in question and memory
     ("How old are the twins?", "8"),  # a family word without "my"
     ("How old is Jonas?", "4"),  # one of their people; its own words beat the daycare's forms
+    # the message that names him also says what he does: that memory keeps its place in the hits
+    # beside "User's husband is Arjun." (gates.one_per_message keep), and "He" is no name of the cat
+    ("What does my husband do?", "physics"),
+    ("What does my sister do?", "solicitor"),  # "wee sister" only says who she is
 ])  # fmt: skip
 def test_a_question_about_the_persons_life_is_still_answered(glasgow, question, must):
     a = answer(glasgow, question)

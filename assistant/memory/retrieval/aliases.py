@@ -14,6 +14,9 @@ from assistant.memory.retrieval.answerable import RELATIONS, asked, question_nam
 from assistant.memory.retrieval.questions import recall_core
 
 
+_PRONOUNS = frozenset("he she they we it i you his her their our my its them him us".split())
+
+
 def aliases_of(hits: Sequence[Any]) -> dict[str, str]:
     """Names the person gave their relations, from the hits: {"Lucía": "sister"} from a
     ``family.sister`` slot or "User's sister is Lucía."."""
@@ -24,7 +27,7 @@ def aliases_of(hits: Sequence[Any]) -> dict[str, str]:
         rel = slot.split(".", 1)[1].replace("_", " ") if slot.startswith("family.") else slot if slot in ("partner",) else None
         for r in asked(m.text.replace("User's", "my")).relations if rel is None else (rel,):
             for n in question_names(m.text):
-                if n not in ("user", r):
+                if n not in ("user", r) and n not in _PRONOUNS:  # "... our ginger cat. He basically runs the house."
                     out.setdefault(n, r)
     return out
 

@@ -154,12 +154,16 @@ def person_names_in(c: Any) -> tuple[str, ...]:
     return person_names(reads.current_slot_texts(c, NAME_SLOTS))
 
 
-def one_per_message(c: Any, order: list[Ranked], k: int) -> list[Ranked]:
+def one_per_message(c: Any, order: list[Ranked], k: int, keep: set[int] | frozenset[int] = frozenset()) -> list[Ranked]:
     """The top ``k`` of ``order``, at most one per source message first: a profile, a fact and
     the episode of one message say one thing, so the next message's memory gets the place (the
     others only fill what is left). Slot answers (tier 0) always keep theirs. Hits that passed
     come before those that did not, whatever their message: "Rafael is a dentist." (passed, the
-    same message as "User's brother is Rafael.") before an unrelated memory below the threshold."""
+    same message as "User's brother is Rafael.") before an unrelated memory below the threshold.
+    ``keep``: memories naming an asked relation by its given name (:func:`named_by_relation`)
+    keep their place beside their message's other memories ("My husband Arjun teaches physics"
+    gives "User's husband is Arjun." and "Arjun teaches physics ...": the second answers "What
+    does my husband do?")."""
     ids = [h[0] for h in order[: max(4 * k, 60)]]
     msgs: dict[int, set[int]] = {}
     for mid, msg in reads.source_messages(c, ids):
@@ -171,7 +175,7 @@ def one_per_message(c: Any, order: list[Ranked], k: int) -> list[Ranked]:
         seen: set[int] = set()
         for h in hits:
             m = msgs.get(h[0], set())
-            if m & seen and h[3] != 0:
+            if m & seen and h[3] != 0 and h[0] not in keep:
                 later.append(h)
                 continue
             seen |= m

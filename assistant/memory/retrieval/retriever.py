@@ -256,12 +256,13 @@ class Retriever:
                 self._relations[key] = gates.relation_known(c, relation, f, now, names)
             return self._relations[key]
 
-        cos.update(self.cache.cosines(list(gates.named_by_relation(c, sql, params, asked, known, rows) - cos.keys()), qv))  # "Rafael ..."
+        named = gates.named_by_relation(c, sql, params, asked, known, rows)
+        cos.update(self.cache.cosines(list(named - cos.keys()), qv))  # "Rafael ..."
         gate = gates.gate(c, rows, cos, set(slot_ids), asked, slots, threshold=self.threshold, names=names, known=known,
                           doc_freq=lambda terms: self._doc_freq(c, terms), n_rows=lambda: self._n_rows(c))
         scored = self._score(c, text, rows, cos, set(slot_ids), include_rejected, gate, old)
         order = sorted(scored, key=lambda h: (not h[2], h[3], -h[1], -cos.get(h[0], 0.0), h[0]))
-        top = gates.one_per_message(c, order, k)
+        top = gates.one_per_message(c, order, k, keep=named)
         mems = {m.id: m for m in hydrate(c, [rows[h[0]] for h in top], f.known_at)}
         out = []
         for mid, score, passed, _tier, sigs in top:

@@ -16,7 +16,7 @@ GENERIC = frozenset(
 )
 QUESTION_WORDS = frozenset("what which who whom whose where when why how".split())
 MODIFIERS = frozenset("favourite favorite best old new current usual main full real first last whole older younger elder "
-                      "eldest oldest youngest little big baby twin former previous childhood".split())
+                      "eldest oldest youngest little big baby wee kid twin former previous childhood".split())
 #: English words of a question speaking of the person (cross-language cosines are too noisy to
 #: trust retrieval's best memory on its own: see answer.choose).
 ENGLISH_SELF = frozenset("i my me we our us i'm i've mine myself".split())
