@@ -34,6 +34,7 @@ SAID = [
     ("daycare", "Jonas goes to a daycare called Little Sprouts, it's two blocks from us."),
     ("partner", "My husband Arjun teaches physics at Hillhead High School. He's been there since 2014."),
     ("sister", "My wee sister Eilidh is a family law solicitor in Edinburgh."),
+    ("job", "I'm an intensive care nurse, a charge nurse actually, mostly on nights."),
     ("cat", "Forgot to mention Tattie, our ginger tabby cat. He basically runs the house."),
 ]  # fmt: skip
 
@@ -70,10 +71,16 @@ def test_a_general_question_sharing_a_word_with_a_memory_gets_no_memory_answer(g
     # beside "User's husband is Arjun." (gates.one_per_message keep), and "He" is no name of the cat
     ("What does my husband do?", "physics"),
     ("What does my sister do?", "solicitor"),  # "wee sister" only says who she is
+    ("What do I do for a living?", "nurse"),  # "User is an ...": a job by its structure, no slot captured
 ])  # fmt: skip
 def test_a_question_about_the_persons_life_is_still_answered(glasgow, question, must):
     a = answer(glasgow, question)
     assert a is not None and must in a.text, (question, a and a.text)
+
+
+def test_a_job_said_as_i_am_a_does_not_answer_another_slot(glasgow):
+    a = answer(glasgow, "Who is my employer?")
+    assert a is None or "nurse" not in a.text
 
 
 def test_a_left_out_my_is_still_about_the_person():

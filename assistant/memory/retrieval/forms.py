@@ -242,6 +242,8 @@ def tagged_forms(text: str, slot: str | None = None, aliases: dict[str, str] | N
             out += [(f, slot_key(c.relation)) for f in slot_forms(c.relation, text)]
     named = named_forms(text)
     out += [(f, None) for f in named]
+    if (role := _ROLE.match(text.strip())) and role["n"] == "User":  # "User is an intensive care nurse.": a job, by its structure
+        out += [(f, slot_key("job_title")) for f in slot_forms("job_title")]
     for name, relation in (aliases or {}).items():
         for f in (first, *named):
             if re.search(rf"\b{re.escape(name)}\b", f):
