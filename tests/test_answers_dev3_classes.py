@@ -35,6 +35,7 @@ SAID = [
     ("partner", "My husband Arjun teaches physics at Hillhead High School. He's been there since 2014."),
     ("sister", "My wee sister Eilidh is a family law solicitor in Edinburgh."),
     ("job", "I'm an intensive care nurse, a charge nurse actually, mostly on nights."),
+    ("allotment", "We finally got an allotment at Hamiltonhill after three years on the waiting list."),
     ("cat", "Forgot to mention Tattie, our ginger tabby cat. He basically runs the house."),
 ]  # fmt: skip
 
@@ -71,6 +72,7 @@ def test_a_general_question_sharing_a_word_with_a_memory_gets_no_memory_answer(g
     # beside "User's husband is Arjun." (gates.one_per_message keep), and "He" is no name of the cat
     ("What does my husband do?", "physics"),
     ("What does my sister do?", "solicitor"),  # "wee sister" only says who she is
+    ("Where is our allotment?", "Hamiltonhill"),  # the one message wording "allotment" (UNIQUE_COSINE)
     ("What do I do for a living?", "nurse"),  # "User is an ...": a job by its structure, no slot captured
 ])  # fmt: skip
 def test_a_question_about_the_persons_life_is_still_answered(glasgow, question, must):

@@ -1,0 +1,43 @@
+"""What a memory holds, read against a question (issue 28.4): a value of the kind the question
+asks for (:func:`holds`), or no more than who someone is (:func:`names_only`). Pure; no I/O."""
+
+from __future__ import annotations
+
+import re
+
+from assistant.memory.retrieval.answerable import RELATIONS, question_names, relation_words
+from assistant.memory.retrieval.terms import _terms, words
+from assistant.memory.retrieval.vocabulary import MODIFIERS as _MODIFIERS
+
+_NUMBER_WORD = re.compile(r"\b(?:once|twice|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty|fifty"
+                          r"|sixty|seventy|eighty|ninety|hundred|half|dozen)\b", re.I)
+_WHEN_WORD = re.compile(r"\b(?:morning|afternoon|evening|night|weekend|weekday|daily|weekly|monthly|every|tonight|today|tomorrow"
+                        r"|yesterday|spring|summer|autumn|fall|winter|christmas|easter|noon|midnight)s?\b", re.I)
+
+
+_RELATION_WORDS = frozenset(w for r in RELATIONS for w in relation_words(r)) | _MODIFIERS
+
+
+def holds(kind: str | None, text: str, question: str) -> bool:
+    """The memory holds a value of the kind the question asks for (:func:`~.questions.answer_type`)
+    that the question does not already say: a name for "name" (a capitalised word: "What's the
+    name of Pretzel's vet?" is not answered by "User has a beagle named Pretzel."), a number for
+    "number", a date, a day, a month or a time of day for "when". Any memory for no kind."""
+    if kind is None:
+        return True
+    key, strong = _terms(text, question)
+    if kind == "name":  # a capitalised name, or a word that is no relation ("cetirizine" for "my allergy medication")
+        return any(not t[0].isdigit() for t in strong) or any(k not in _RELATION_WORDS and not k.isdigit() for k in key)
+    if kind == "number":
+        return any(t[0].isdigit() for t in strong) or _NUMBER_WORD.search(text) is not None
+    return bool(strong) or _WHEN_WORD.search(text) is not None  # a date, a weekday or month (capitalised), a time of day
+
+
+def names_only(text: str, question: str, aliases: dict[str, str]) -> bool:
+    """``text`` says no more than who someone is: its key terms (:func:`_terms`) are names (given
+    to a relation: :func:`aliases_of`, or capitalised), those relations' words or modifiers ("User's older
+    brother is Rafael.", "User's best friend is Julien.")."""
+    names = {n.casefold() for n in aliases} | set(question_names(text.replace("User", "user")))
+    key, _ = _terms(text, question)
+    relations = {w for r in aliases.values() for w in (*words(r), *relation_words(r))}  # "wife" for the partner
+    return all(k in names or k in _MODIFIERS or k in relations for k in key)

@@ -1,0 +1,55 @@
+"""The question forms of a statement about a named person, from its clause structure (issue
+28.1: "Kasper repairs bicycles." -> "What does Kasper do?"). Pure; no I/O."""
+
+from __future__ import annotations
+
+import re
+
+# "Kasper repairs bicycles for a living." / "Ana lives in Porto.": a name, a present-tense verb, the rest
+_THIRD = re.compile(r"^(?P<n>[A-Z][a-z][\w-]*)\s+(?:(?:also|just|still|now|currently|usually|often|always|mostly)\s+)?"
+                    r"(?P<v>[a-z]+s)\b\s*(?P<rest>[^.!?]*)")
+# verbs of being, having, liking, knowing: they say what someone is or feels, not what they do
+_STATIVE = frozenset("""is was has does loves likes hates prefers wants needs knows owns seems means thinks believes feels looks
+    sounds belongs enjoys adores misses remembers understands deserves lives stays resides comes""".split())  # fmt: skip
+_ROLE = re.compile(r"^(?P<n>[A-Z][a-z][\w-]*)\s+(?:is|works as)\s+an?\s+[a-z]")  # "Joost is a carpenter."
+_NUMBER_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-\w+)?"
+_AGE = re.compile(rf"^(?:\d+|{_NUMBER_WORD})(?:\s+(?:years?|months?)(?:\s+old)?)?\s*$", re.I)
+_WHERE = re.compile(r"^(?:in|at|near|from|outside|abroad|overseas|for)\b", re.I)
+_RELATION_NAME = re.compile(r"^User['’]s\s+(?:[a-z]+\s+){1,2}(?:is|was)\s+(?P<n>[A-Z][\w'’-]+)\.?$")
+
+
+def _base(verb: str) -> str:
+    """"repairs" -> "repair", "teaches" -> "teach", "studies" -> "study", "goes" -> "go"."""
+    if verb.endswith("ies") and len(verb) > 4:
+        return verb[:-3] + "y"
+    if verb.endswith(("ches", "shes", "sses", "xes", "zes", "oes")):
+        return verb[:-2]
+    return verb[:-1]
+
+
+def named_forms(text: str) -> list[str]:
+    """Questions a statement about a named person answers, built from its clause structure
+    (name + present-tense verb + the rest), in the third person: "Kasper repairs bicycles." ->
+    "What does Kasper do?" (a verb of doing, not of being, living or liking), "What does Kasper
+    repair?" (an object follows), "Where does Kasper live?" ("in/at ..." follows); "Joost is a
+    carpenter." -> "What does Joost do?", "What is Joost's job?"; "Mila is 7." -> "How old is
+    Mila?"; "User's brother is Kasper." -> "Who is Kasper?"."""
+    rel = _RELATION_NAME.match(text.strip())
+    if rel:
+        return [f"Who is {rel['n']}?"]
+    role = _ROLE.match(text.strip())
+    if role and role["n"] != "User":
+        return [f"What does {role['n']} do?", f"What is {role['n']}'s job?"]
+    m = _THIRD.match(text.strip())
+    if m is None or m["n"] == "User" or m["v"].endswith("ss"):
+        return []
+    n, v, rest = m["n"], m["v"], m["rest"].strip()
+    if v in ("is", "was"):  # "Mila is 7." -> "How old is Mila?"; "Ana is in Lyon." -> "Where is Ana?"
+        return [f"How old is {n}?"] if _AGE.match(rest) else [f"Where {v} {n}?"] if _WHERE.match(rest) else []
+    base = {"has": "have", "does": "do"}.get(v) or _base(v)
+    out = [] if v in _STATIVE else [f"What does {n} do?"]
+    if rest and _WHERE.match(rest):
+        out.append(f"Where does {n} {base}?")
+    elif rest:
+        out.append(f"What does {n} {base}?")
+    return out
