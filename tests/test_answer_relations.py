@@ -7,12 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.bench.answer_splits import seed_said
-from assistant.engine.embedder import LlamaEmbedder
 from assistant.memory.retrieval import answer as A
 from assistant.memory.retrieval.language import detect
-from assistant.memory.retrieval.retriever import Retriever
-from assistant.memory.store.facade import MemoryStore
+from said_support import answer, said_retriever  # noqa: I001 - tests/ is on sys.path (rootdir conftest)
 
 SAID = [
     ("brother", "My older brother Rafael is a dentist in Seville."),
@@ -27,16 +24,8 @@ SAID = [
 
 @pytest.fixture(scope="module")
 def relations(tmp_path_factory, converted_embedder_path):
-    embedder = LlamaEmbedder(converted_embedder_path, n_threads=1)
-    store = MemoryStore(tmp_path_factory.mktemp("relations") / "m.db", key="5e" * 32, embed=embedder.embed)
-    seed_said(store, {"memories": [{"key": k, "said": s, "said_on": "2026-11-02"} for k, s in SAID]})
-    yield Retriever(store, embedder)
-    store.close()
-    embedder.close()
-
-
-def answer(retriever, question):
-    return A.choose(question, retriever.search(question, k=A.POOL, include_rejected=True), retriever.matcher)
+    with said_retriever(tmp_path_factory.mktemp("relations") / "m.db", converted_embedder_path, SAID) as retriever:
+        yield retriever
 
 
 @pytest.mark.parametrize("question, must, must_not", [
@@ -111,16 +100,12 @@ def test_a_lower_case_word_is_a_name_only_when_the_memories_write_it_as_one():
 
 @pytest.fixture(scope="module")
 def household(tmp_path_factory, converted_embedder_path):
-    embedder = LlamaEmbedder(converted_embedder_path, n_threads=1)
-    store = MemoryStore(tmp_path_factory.mktemp("household") / "m.db", key="5f" * 32, embed=embedder.embed)
     said = ["We drive an old blue Renault Kangoo.", "Dark green is my favourite colour.", "I live in Lyon.",
             "My favourite book is One Hundred Years of Solitude.",
             "Honestly the best thing this year was finally learning to make sourdough.", "Our son Mateo just turned seven.",
             "I speak Spanish, French, English and a little German."]  # fmt: skip
-    seed_said(store, {"memories": [{"key": str(i), "said": s, "said_on": "2026-11-02"} for i, s in enumerate(said)]})
-    yield Retriever(store, embedder)
-    store.close()
-    embedder.close()
+    with said_retriever(tmp_path_factory.mktemp("household") / "m.db", converted_embedder_path, said, key="5f" * 32) as retriever:
+        yield retriever
 
 
 def test_the_questions_my_x_is_matched_by_meaning(household):

@@ -17,12 +17,8 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.bench.answer_splits import seed_said
-from assistant.engine.embedder import LlamaEmbedder
 from assistant.memory.language.statements import Act, classify
-from assistant.memory.retrieval import answer as A
-from assistant.memory.retrieval.retriever import Retriever
-from assistant.memory.store.facade import MemoryStore
+from said_support import answer, said_retriever  # noqa: I001 - tests/ is on sys.path (rootdir conftest)
 
 SAID = [
     ("allergy", "Important: I'm allergic to penicillin."),
@@ -42,16 +38,8 @@ SAID = [
 
 @pytest.fixture(scope="module")
 def glasgow(tmp_path_factory, converted_embedder_path):
-    embedder = LlamaEmbedder(converted_embedder_path, n_threads=1)
-    store = MemoryStore(tmp_path_factory.mktemp("dev3") / "m.db", key="6f" * 32, embed=embedder.embed)
-    seed_said(store, {"memories": [{"key": k, "said": s, "said_on": "2025-04-02"} for k, s in SAID]})
-    yield Retriever(store, embedder)
-    store.close()
-    embedder.close()
-
-
-def answer(retriever, question):
-    return A.choose(question, retriever.search(question, k=A.POOL, include_rejected=True), retriever.matcher)
+    with said_retriever(tmp_path_factory.mktemp("dev3") / "m.db", converted_embedder_path, SAID, said_on="2025-04-02", key="6f" * 32) as retriever:
+        yield retriever
 
 
 @pytest.mark.parametrize("question", [

@@ -3,7 +3,8 @@
 
 Each set (``tests/data/answers_dev.json``, ``answers_dev2.json``: a second tuning set by
 another tester, added 2026-12-05; ``answers_dev3.json``: a third, a Glasgow nurse, by yet another
-tester, added 2026-12-05 (second session) after dev2 had been tuned to; ``answers_heldout.json``, never tuned on) holds ``memories`` (a
+tester, added 2026-12-05 (third session) after dev2 had been tuned to; ``answers_heldout.json``,
+never tuned on) holds ``memories`` (a
 first-person statement ``said`` on ``said_on``, in one of the six capture languages),
 ``questions`` about them (``q``, the values one of which the person must be shown ``expect``,
 the memory ``key``, ``lang``, ``style``: plain, indirect, imperative, casual, typo,

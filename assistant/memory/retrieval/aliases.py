@@ -9,12 +9,11 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
+from assistant.memory.retrieval import vocabulary as V
+from assistant.memory.retrieval.answerable import _ROLES as ROLES
 from assistant.memory.retrieval.answerable import _about_pattern as about_pattern
 from assistant.memory.retrieval.answerable import RELATIONS, asked, question_names
 from assistant.memory.retrieval.questions import recall_core
-
-
-_PRONOUNS = frozenset("he she they we it i you his her their our my its them him us".split())
 
 
 def aliases_of(hits: Sequence[Any]) -> dict[str, str]:
@@ -27,7 +26,7 @@ def aliases_of(hits: Sequence[Any]) -> dict[str, str]:
         rel = slot.split(".", 1)[1].replace("_", " ") if slot.startswith("family.") else slot if slot in ("partner",) else None
         for r in asked(m.text.replace("User's", "my")).relations if rel is None else (rel,):
             for n in question_names(m.text):
-                if n not in ("user", r) and n not in _PRONOUNS:  # "... our ginger cat. He basically runs the house."
+                if n not in ("user", r) and n not in V.PRONOUNS:  # "... our ginger cat. He basically runs the house."
                     out.setdefault(n, r)
     return out
 
@@ -86,32 +85,18 @@ def runner_up(i: int, sem: Sequence[float], msgs: Sequence[frozenset[int]]) -> f
     return max((s for j, s in enumerate(sem) if j != i and not (msgs[j] & msgs[i])), default=0.0)
 
 
-_ROLES = ("boss", "colleague", "landlord", "dentist", "doctor", "vet", "teacher", "coach", "therapist", "dog", "cat", "fish", "pet")
 #: Words of a family relation ("the twins", "dad"): a question naming one is about the person's
-#: life even without "my".
-#: Roles ("a doctor", "a dog") and "boy / girl" are no family words: "Which doctor discovered
-#: penicillin?" is general.
-FAMILY_WORDS = frozenset(w for rel, ws in RELATIONS.items() if rel not in _ROLES for w in ws if w not in ("boy", "girl")) \
-    | {"twins", "parents", "grandparents", "in-laws"}
-#: "we / our" in the six capture languages: the person's household (folded words; zh: 我们 is
-#: read by questions.speaks_of_self's 我).
-HOUSEHOLD_WORDS = frozenset("we our us ours we're we've nosotros nosotras nuestro nuestra nuestros nuestras wir uns unser "
-                            "unsere unseren unserem unserer nous notre nos nós nosso nossa nossos nossas".split())  # fmt: skip
+#: life even without "my". Roles and animals ("a doctor", "a dog") and "boy / girl" are no family
+#: words: "Which doctor discovered penicillin?" is general.
+FAMILY_WORDS = frozenset(w for rel, ws in RELATIONS.items() if rel not in ROLES | {"dog", "cat", "fish", "pet"}
+                         for w in ws if w not in ("boy", "girl")) | {"twins", "parents", "grandparents", "in-laws"}  # fmt: skip
 # a name after a preposition of place ("live in Glasgow", "a trip to Lisbon", "vamos a Lisboa")
 _PLACE = re.compile(r"\b(?:in|to|from|at|near|through|around|outside|en|a|à|au|nach|aus|em|para|de|no|na)\s+(?-i:(?P<n>[A-Z][\w’'-]+))", re.I)
 _NAME = re.compile(r"(?<![\w’'])(?-i:[A-Z][\w’'-]+)")
+# a sentence's first word followed by a verb: a name ("Finlay is the coxswain", "Arjun's parents")
+_SUBJECT = re.compile(r"(?:^|[.!?]\s+|:\s+)([A-Z][\w’'-]+)(?:['’]s\b|\s+(?:and\s+[A-Z]\w+\s+)?(?:is|are|was|were|has|have|had|lives|works|turned|goes|loves|likes|plays|got|just)\b)")
 # what a memory says the person has: "our fig tree", "User's car", "User has a grey cat"
 _OWNED = re.compile(r"\b(?:my|our|user['’]s|(?:user|we|i)\s+(?:has|have|had|got|'ve\s+got)\s+(?:got\s+)?(?:an?|two|three)?)\s+((?:[\w-]+\s+){0,2}[\w-]+)", re.I)
-_FAVOURITE = frozenset("favourite favorite fav fave favourites favorites".split())
-
-
-def own_people(hits: Sequence[Any]) -> set[str]:
-    """Folded names the hits write that are not only places: the person's people, animals and
-    things ("Finlay is the coxswain", "Arjun's parents, Sunil and Meera", "a dog called Bracken").
-    A name the memories write only after a preposition of place ("User lives in Glasgow.") is a
-    place, not one of theirs (:func:`written_names` has both)."""
-    named, places = written_names(hits)
-    return (named - places) | set(aliases_of(hits))
 
 
 def written_names(hits: Sequence[Any]) -> tuple[set[str], set[str]]:
@@ -127,9 +112,6 @@ def written_names(hits: Sequence[Any]) -> tuple[set[str], set[str]]:
     return named - {"user", "user's", "i"}, places
 
 
-_SUBJECT = re.compile(r"(?:^|[.!?]\s+|:\s+)([A-Z][\w’'-]+)(?:['’]s\b|\s+(?:and\s+[A-Z]\w+\s+)?(?:is|are|was|were|has|have|had|lives|works|turned|goes|loves|likes|plays|got|just)\b)")
-
-
 def owned_things(hits: Sequence[Any]) -> set[str]:
     """Folded words of what the memories say the person has ("Our fig tree is called Figaro."
     -> fig, tree; "User has a grey cat" -> grey, cat)."""
@@ -141,14 +123,14 @@ def about_life(question: str, names: Sequence[str], hits: Sequence[Any], self_q:
     their household ("Where are we spending Christmas?"), names a family relation ("how old are
     the twins", "wat does dad make"), a favourite, "the X" of something the memories say they have
     ("whats the cats name", "Who named the fig tree?"), or one of the names (``names``, folded)
-    the memories write other than as a place (:func:`own_people`). "Which river runs through
-    Glasgow?" ("User lives in Glasgow."), "Who discovered penicillin?" and "How do you keep a
+    the memories write other than as a place (:func:`written_names`) or give a relation. "Which
+    river runs through Glasgow?" ("User lives in Glasgow."), "Who discovered penicillin?" and "How do you keep a
     border collie from getting bored?" do none of these: general questions, never answered from
     memory, whatever memory shares their words."""
     if self_q:
         return True
     ws = [w.casefold().strip("'’") for w in re.findall(r"[\w'’-]+", question)]
-    if set(ws) & (HOUSEHOLD_WORDS | FAMILY_WORDS | _FAVOURITE | {"im", "ive"}):
+    if set(ws) & (V.HOUSEHOLD_WORDS | FAMILY_WORDS | V.FAVOURITE_WORDS | V.SELF_TYPOS):
         return True
     things = owned_things(hits)
     named, places = written_names(hits)

@@ -44,6 +44,7 @@ from assistant.memory.retrieval.held import holds, names_only as _names_only  # 
 from assistant.memory.retrieval.inject import source_label
 from assistant.memory.retrieval.perspective import first_to_second, rewrite
 from assistant.memory.retrieval.questions import answer_type, asks_personal_fact, computes, is_question, requests, speaks_of_self
+from assistant.memory.retrieval.vocabulary import LIGHT_VERBS
 from assistant.memory.retrieval.terms import PREFIX, THEN, _covered, _terms, content_words, focus, same_word, stem, words  # noqa: F401 (also read as answer.X)
 
 #: How many retrieved memories (passed or below the threshold) a memory answer is chosen from:
@@ -216,16 +217,15 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
         question = matcher.spell(question)
     if computes(question) or tells(question) or produces(question, matcher):
         return None
-    if not isinstance(hits, crosslang.View) and language.detect(question) == "en" \
-            and not about_life(question, question_names_known(question, hits), hits, speaks_of_self(question)):
+    self_q = speaks_of_self(question)
+    named = question_names_known(question, hits)  # "who is joost": a name the memories write
+    if not isinstance(hits, crosslang.View) and language.detect(question) == "en" and not about_life(question, named, hits, self_q):
         return None  # "Who discovered penicillin?" with "User is allergic to penicillin." (English: other languages drop "I")
     if (view := crosslang.english_view(question, hits)) is not None:  # another language: read in English
         return crosslang.restore(choose(*view, matcher), question, hits)
     asks_help = requests(question)
     kind = answer_type(question)
     # "favorite color?": a question naming no one else is about the person
-    self_q = speaks_of_self(question)
-    named = question_names_known(question, hits)  # "who is joost": a name the memories write
     personal = self_q or not named
     cands = [h for h in hits if _eligible(h)]
     if not cands:
@@ -245,19 +245,19 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     rels = asked(question).relations
     # "Which vet does Bracken go to?": what is asked of a named other (not the person) is a word
     # beside the name; a memory that words none of it answers only with a near-identical form
-    other_asks = [o for o in optional if o not in qnames and stem(o) not in qnames and o not in _LIGHT] \
+    other_asks = [o for o in optional if o not in qnames and stem(o) not in qnames and o not in LIGHT_VERBS] \
         if qnames and not self_q and not required else []
     first = next((h for h in hits if h.passed_threshold and _eligible(h)), None)  # retrieval's best that passed
     # who the question asks about: the relation, else a name -- unless it speaks of the person ("Do I speak any German?")
     subject = f"my {rels[0].replace('_', ' ')}" if rels else named[0].title() if named and not self_q else None
     identity = subject is None or not use_sem or matcher.asks_identity(question, subject)
     msgs = [messages(h.memory) for h in cands]
+    pools = [_pool(h.memory, aliases) for h in cands]
     # the messages whose memories word the question's "my/our X" ("Where is our allotment?"): one alone is strong evidence
-    wording = {m for h, ms in zip(cands, msgs) if required and all(_covered(r, _pool(h.memory, aliases)) for r in required) for m in ms}
+    wording = {m for p, ms in zip(pools, msgs) if required and all(_covered(r, p) for r in required) for m in ms}
     best: tuple[float, Any] | None = None
-    for i, (h, s, o) in enumerate(zip(cands, sem, own)):
+    for i, (h, s, o, pool) in enumerate(zip(cands, sem, own, pools)):
         lex = qualifies(question, h, aliases)
-        pool = _pool(h.memory, aliases)
         # the question's "my X" by word, else by meaning ("our car" / "We drive an old blue Renault Kangoo.")
         covers = not required or all(_covered(r, pool) for r in required) or (use_sem and not owned_by_name and matcher.about(required, h.memory.text)
                                                                                and all(_covered(r, pool) for r in required if r in THEN))
@@ -272,7 +272,8 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
         shares = any(_covered(n, pool) for n in qnames)
         same_lang = language.detect(h.memory.text) == qlang
         english = same_lang and qlang == "en"  # MiniLM is an English model: its cosine means little in other languages
-        adj = s - (LANG_PENALTY if not same_lang and not shares else 0.0)
+        penalty = LANG_PENALTY if not same_lang and not shares else 0.0
+        adj = s - penalty
         if asks_help:  # "Which medicine should I avoid?": only a memory clearly about it
             ok = use_sem and adj >= cs.answer and covers
         elif names_rel:  # "my first pet" needs "first" too
@@ -295,8 +296,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
             continue  # "User's brother is Rafael." does not answer "What does my brother do?"
         if not holds(kind, h.memory.text, question):
             continue  # "What's Jonas's middle name?" is not answered by "User's son is Jonas."
-        own_adj = o - (LANG_PENALTY if adj != s else 0.0)  # its own words, with the same language penalty
-        rank = (1 - OWN_WEIGHT) * adj + OWN_WEIGHT * own_adj + (SLOT_BONUS if h.slot_answer else 0.0) + (0.05 if covers else 0.0) \
+        rank = (1 - OWN_WEIGHT) * adj + OWN_WEIGHT * (o - penalty) + (SLOT_BONUS if h.slot_answer else 0.0) + (0.05 if covers else 0.0) \
             + (TOP_BONUS if h is first else 0.0)
         if best is None or rank > best[0]:
             best = (rank, h)
@@ -321,8 +321,6 @@ OWN_WEIGHT = 0.5
 #: the waiting list.": 0.21, long sentences score low). Code-only dev / dev2 / dev3: no path 0.882
 #: / 0.823 / 0.695; 0.15 and 0.10 both 0.882 / 0.823 / 0.705, never-said answered unchanged.
 UNIQUE_COSINE = 0.15
-#: Light verbs: never what is asked of a named other ("Which vet does Bracken go to?").
-_LIGHT = frozenset("go goes going went do does did get gets got make makes made have has had".split())
 TOP_BONUS = 0.1
 #: Taken off the form cosine of a memory in another language than the question that shares none
 #: of its names (:mod:`.language`).

@@ -15,6 +15,18 @@ GENERIC = frozenset(
     said say told""".split()
 )
 QUESTION_WORDS = frozenset("what which who whom whose where when why how".split())
+#: "we / our" in the six capture languages: the person's household (folded words; zh: 我们 is
+#: read by questions.speaks_of_self's 我).
+HOUSEHOLD_WORDS = frozenset("we our us ours we're we've nosotros nosotras nuestro nuestra nuestros nuestras wir uns unser "
+                            "unsere unseren unserem unserer nous notre nos nós nosso nossa nossos nossas".split())  # fmt: skip
+#: A favourite of no one named is the person's ("favorite color?").
+FAVOURITE_WORDS = frozenset("favourite favorite fav fave favourites favorites".split())
+#: "im", "ive": "I'm", "I've" typed without the apostrophe (English questions only: German "im").
+SELF_TYPOS = frozenset({"im", "ive"})
+#: Pronouns: never a name given to a relation ("... our ginger cat. He basically runs the house.").
+PRONOUNS = frozenset("he she they we it i you his her their our my its them him us".split())
+#: Light verbs: never what is asked of a named other ("Which vet does Bracken go to?").
+LIGHT_VERBS = frozenset("go goes going went do does did get gets got make makes made have has had".split())
 MODIFIERS = frozenset("favourite favorite best old new current usual main full real first last whole older younger elder "
                       "eldest oldest youngest little big baby wee kid twin former previous childhood".split())
 #: English words of a question speaking of the person (cross-language cosines are too noisy to
