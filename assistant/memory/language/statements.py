@@ -240,7 +240,19 @@ def classify(text: str, known_names: Iterable[str] = ()) -> Classified:
             previous = Unit(piece, cs, ce, act, rule)
             units.append(previous)
             pasted = pasted or (act in (Act.QUESTION, Act.REQUEST) and cue.PASTE_INTRO.search(piece) is not None)
-    return Classified(tuple(_pasted_document(_quoted(text, units))))
+    return Classified(tuple(_pasted_document(_quoted(text, _leads_in(units)))))
+
+
+def _leads_in(units: list[Unit]) -> list[Unit]:
+    """A declarative with no subject of its own ("Munro count is up to 57! Did Ben Lomond last
+    Saturday.") right before a statement about the person's life leads into it: a statement too,
+    as one that follows a statement continues it. Talk of the world (weather, capitals) does not."""
+    out = list(units)
+    for i in range(len(out) - 2, -1, -1):
+        u, nxt = out[i], out[i + 1]
+        if u.rule == "not about the person" and nxt.act is Act.STATEMENT and not cue.WORLD.search(u.text):
+            out[i] = Unit(u.text, u.start, u.end, Act.STATEMENT, "leads in")
+    return out
 
 
 def _quoted(text: str, units: list[Unit]) -> list[Unit]:
