@@ -12,7 +12,7 @@ from typing import Any, Sequence
 from assistant.memory.retrieval import vocabulary as V
 from assistant.memory.retrieval.answerable import _ROLES as ROLES
 from assistant.memory.retrieval.answerable import _about_pattern as about_pattern
-from assistant.memory.retrieval.answerable import RELATIONS, asked, question_names
+from assistant.memory.retrieval.answerable import RELATIONS, asked, question_names, relation_words
 from assistant.memory.retrieval.questions import recall_core
 
 
@@ -26,9 +26,25 @@ def aliases_of(hits: Sequence[Any]) -> dict[str, str]:
         rel = slot.split(".", 1)[1].replace("_", " ") if slot.startswith("family.") else slot if slot in ("partner",) else None
         for r in asked(m.text.replace("User's", "my")).relations if rel is None else (rel,):
             for n in question_names(m.text):
-                if n not in ("user", r) and n not in V.PRONOUNS:  # "... our ginger cat. He basically runs the house."
-                    out.setdefault(n, r)
+                if n not in ("user", r) and n not in V.PRONOUNS and (rel is not None or near(n, r, m.text)):
+                    out.setdefault(n, r)  # "... our ginger cat. He basically runs the house.": no name
     return out
+
+
+#: Words at most between a relation's word and the name given to it: "my brother Finlay", "Finlay,
+#: my brother", "User's brother is Finlay", "Mum's name is Morag", "My eldest, Morven,". Farther
+#: names are what the sentence says of them ("... the Stornoway lifeboat, and he still lives on
+#: Lewis.": Stornoway and Lewis are places, not the brother's names).
+NEAR_WORDS = 3
+
+
+def near(name: str, relation: str, text: str) -> bool:
+    """``name`` is written within :data:`NEAR_WORDS` words of a word of ``relation`` in ``text``."""
+    toks = [t.casefold() for t in re.findall(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*", text)]
+    toks = [re.sub(r"['’]s$", "", t) for t in toks]
+    rel = {w.casefold() for w in relation_words(relation)} | {relation}
+    at = [i for i, t in enumerate(toks) if t == name.casefold()]
+    return any(abs(i - j) <= NEAR_WORDS + 1 for i in at for j, t in enumerate(toks) if t in rel or t.rstrip("s") in rel)
 
 
 _TOKEN = re.compile(r"[^\W\d_]+|[.!?:;]")

@@ -35,9 +35,9 @@ def holds(kind: str | None, text: str, question: str) -> bool:
 
 def names_only(text: str, question: str, aliases: dict[str, str]) -> bool:
     """``text`` says no more than who someone is: its key terms (:func:`_terms`) are names (given
-    to a relation: :func:`aliases_of`, or capitalised), those relations' words or modifiers ("User's older
+    to a relation: :func:`aliases_of`, or asked about), those relations' words or modifiers ("User's older
     brother is Rafael.", "User's best friend is Julien.")."""
-    names = {n.casefold() for n in aliases} | set(question_names(text.replace("User", "user")))
+    names = {n.casefold() for n in aliases} | set(question_names(question))  # people: "Lewis" in "lives on Lewis" is a value
     key, _ = _terms(text, question)
     relations = {w for r in aliases.values() for w in (*words(r), *relation_words(r))}  # "wife" for the partner
     return all(k in names or k in _MODIFIERS or k in relations for k in key)

@@ -11,10 +11,13 @@ _THIRD = re.compile(r"^(?P<n>[A-Z][a-z][\w-]*)\s+(?:(?:also|just|still|now|curre
 # verbs of being, having, liking, knowing: they say what someone is or feels, not what they do
 _STATIVE = frozenset("""is was has does loves likes hates prefers wants needs knows owns seems means thinks believes feels looks
     sounds belongs enjoys adores misses remembers understands deserves lives stays resides comes""".split())  # fmt: skip
-_ROLE = re.compile(r"^(?P<n>[A-Z][a-z][\w-]*)\s+(?:is|works as)\s+an?\s+[a-z]")  # "Joost is a carpenter."
+_ROLE = re.compile(r"^(?P<n>[A-Z][a-z][\w-]*)\s+(?:is|works as)\s+(?:an?|the)\s+[a-z]")  # "Joost is a carpenter.", "Finlay is the coxswain"
 _NUMBER_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-\w+)?"
 _AGE = re.compile(rf"^(?:\d+|{_NUMBER_WORD})(?:\s+(?:years?|months?)(?:\s+old)?)?\s*$", re.I)
-_WHERE = re.compile(r"^(?:in|at|near|from|outside|abroad|overseas|for)\b", re.I)
+_WHERE = re.compile(r"^(?:in|at|on|near|from|outside|abroad|overseas|for)\b", re.I)
+#: Capitalised at a sentence's start, never a name: "Nothing beats a proper tortilla."
+INDEFINITE = frozenset("nothing everything something anything nobody everybody somebody anybody noone everyone someone anyone "
+                       "this that these those it there here".split())
 _RELATION_NAME = re.compile(r"^User['’]s\s+(?:[a-z]+\s+){1,2}(?:is|was)\s+(?P<n>[A-Z][\w'’-]+)\.?$")
 
 
@@ -41,7 +44,7 @@ def named_forms(text: str) -> list[str]:
     if role and role["n"] != "User":
         return [f"What does {role['n']} do?", f"What is {role['n']}'s job?"]
     m = _THIRD.match(text.strip())
-    if m is None or m["n"] == "User" or m["v"].endswith("ss"):
+    if m is None or m["n"] == "User" or m["n"].casefold() in INDEFINITE or m["v"].endswith("ss"):
         return []
     n, v, rest = m["n"], m["v"], m["rest"].strip()
     if v in ("is", "was"):  # "Mila is 7." -> "How old is Mila?"; "Ana is in Lyon." -> "Where is Ana?"

@@ -258,10 +258,19 @@ class Retriever:
 
         named = gates.named_by_relation(c, sql, params, asked, known, rows)
         cos.update(self.cache.cosines(list(named - cos.keys()), qv))  # "Rafael ..."
+        # ... and against "What does Rafael do?": below the threshold, they come first by it (never pass by it:
+        # the name alone makes "What allergies does Rafael have?" close to every memory about him)
+        read_named: dict[int, float] = {}
+        if named and self._embed is not None:
+            ids = sorted(named)
+            for q_named in gates.read_with_names(text, asked, known):
+                for mid, sim in zip(ids, self.cache.cosines(ids, self.embed_query(q_named))):
+                    read_named[mid] = max(read_named.get(mid, 0.0), sim)
         gate = gates.gate(c, rows, cos, set(slot_ids), asked, slots, threshold=self.threshold, names=names, known=known,
                           doc_freq=lambda terms: self._doc_freq(c, terms), n_rows=lambda: self._n_rows(c))
         scored = self._score(c, text, rows, cos, set(slot_ids), include_rejected, gate, old)
-        order = sorted(scored, key=lambda h: (not h[2], h[3], -h[1], -cos.get(h[0], 0.0), h[0]))
+        order = sorted(scored, key=lambda h: (not h[2], h[3], -(read_named.get(h[0], 0.0) if not h[2] else 0.0), -h[1],
+                                              -cos.get(h[0], 0.0), h[0]))  # fmt: skip
         top = gates.one_per_message(c, order, k, keep=named)
         mems = {m.id: m for m in hydrate(c, [rows[h[0]] for h in top], f.known_at)}
         out = []

@@ -40,8 +40,13 @@ def stem(word: str) -> str:
     w = re.sub(r"'s$", "", w)
     for suffix in ("ies", "ied", "ing", "ed", "es", "s"):
         if len(w) > len(suffix) + 2 and w.endswith(suffix) and not w.endswith("ss"):
+            if suffix == "es" and not w[:-2].endswith(_ES_AFTER):  # "lives" -> "live", "boxes" -> "box"
+                continue
             return w[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
     return w
+
+
+_ES_AFTER = ("s", "x", "z", "ch", "sh")  # English adds "-es" (not "-s") after these
 
 
 _SYNONYM = {w: frozenset(group) for group in SYNONYMS for w in group}
