@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from assistant.memory.retrieval.aliases import FAMILY_WORDS
 from assistant.memory.retrieval.answerable import RELATIONS, question_names, relation_words
 from assistant.memory.retrieval.terms import _terms, words
 from assistant.memory.retrieval.vocabulary import MODIFIERS as _MODIFIERS
@@ -15,6 +16,8 @@ _WHEN_WORD = re.compile(r"\b(?:morning|afternoon|evening|night|weekend|weekday|d
                         r"|yesterday|spring|summer|autumn|fall|winter|christmas|easter|noon|midnight)s?\b", re.I)
 
 
+# a name after a preposition of place ("lives on Lewis", "a dentist in Seville")
+_PLACE = re.compile(r"\b(?:in|on|to|from|at|near|outside|en|à|au|nach|aus|em|para|no|na)\s+(?-i:(?P<n>[A-Z][\w’'-]+))", re.I)
 _RELATION_WORDS = frozenset(w for r in RELATIONS for w in relation_words(r)) | _MODIFIERS
 
 
@@ -35,9 +38,14 @@ def holds(kind: str | None, text: str, question: str) -> bool:
 
 def names_only(text: str, question: str, aliases: dict[str, str]) -> bool:
     """``text`` says no more than who someone is: its key terms (:func:`_terms`) are names (given
-    to a relation: :func:`aliases_of`, or asked about), those relations' words or modifiers ("User's older
+    to a relation: :func:`aliases_of`, asked about, or written other than after a preposition of
+    place), those relations' words or modifiers ("User's older
     brother is Rafael.", "User's best friend is Julien.")."""
-    names = {n.casefold() for n in aliases} | set(question_names(question))  # people: "Lewis" in "lives on Lewis" is a value
+    # people: the relations' names, the question's, and the memory's other than places ("lives on Lewis": a value)
+    places = {m["n"].casefold() for m in _PLACE.finditer(text)}
+    written = {re.sub(r"['’]s$", "", w).casefold() for w in re.findall(r"(?<![\w’'])[A-Z][\w’'-]+", text)} - {"user"}
+    names = {n.casefold() for n in aliases} | set(question_names(question)) | (written - places)
     key, _ = _terms(text, question)
     relations = {w for r in aliases.values() for w in (*words(r), *relation_words(r))}  # "wife" for the partner
-    return all(k in names or k in _MODIFIERS or k in relations for k in key)
+    return all(k in names or k in _MODIFIERS or k in relations or k in _RELATION_WORDS or k.rstrip("s") in _RELATION_WORDS
+               or k in FAMILY_WORDS for k in key)
