@@ -30,7 +30,7 @@ def test_a_question_is_glossed_word_by_word(text, want):
 
 def test_names_and_numbers_pass_through_as_written():
     assert gloss("Vivo en Gante desde 2019.") == "I live in Gante since 2019."
-    assert gloss("Mi hermana Lucía trabaja en Spotify.") == "my sister Lucía works in Spotify."
+    assert gloss("Mi hermana Lucía trabaja en Spotify.") == "my sister Lucía works at Spotify."  # "trabaja en": a workplace
 
 
 def test_multi_word_forms_take_the_longest_match():

@@ -51,7 +51,9 @@ _OWNER = {"I": "my", "you": "your", "he": "his", "she": "her", "we": "our", "the
 _OWNED = frozenset(w.replace("_", " ") for w in """father mother parents brother sister siblings son daughter children
     grandfather grandmother grandson granddaughter uncle aunt cousin nephew niece husband wife partner boyfriend girlfriend
     friend best_friend neighbour colleague boss family home hometown baby twins teacher doctor dog cat pet older_brother
-    younger_brother older_sister younger_sister""".split())
+    younger_brother older_sister younger_sister father-in-law mother-in-law parents-in-law in-laws brother-in-law sister-in-law
+    son-in-law daughter-in-law grandparents grandchildren stepfather stepmother stepson stepdaughter godfather godmother
+    roommate flatmate classmate ex-husband ex-wife""".split())
 _PUNCT = {"？": "?", "！": "!", "。": ".", "，": ",", "；": ";", "：": ":"}
 
 
