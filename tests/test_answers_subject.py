@@ -15,7 +15,10 @@ real capture, store and MiniLM.
   (:func:`assistant.memory.retrieval.gates.read_with_names`); the names given to a relation are
   the ones written next to its word, not every capitalised word of the sentence
   (:func:`assistant.memory.retrieval.aliases.near`); a named person's "Where does Finlay live?"
-  form is a home's form, which a job question does not count (:func:`forms.named_slot`).
+  form is a home's form, which a job question does not count (:func:`forms.named_slot`);
+- a fast-typed question word is spelled out ("wats my job again") and a job said as "I'm an
+  intensive care nurse" (no slot: "I'm a" is not always a job) is fetched for a job question
+  beside its message's episode (:func:`assistant.memory.store.search_reads.rows_by_role`).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from assistant.memory.retrieval.aliases import near
 from assistant.memory.retrieval.forms import named_slot, tagged_forms
 from assistant.memory.retrieval.named_forms import named_forms
 from assistant.memory.retrieval.predicate import predicate
+from assistant.memory.retrieval.spelling import question_word
 from assistant.memory.retrieval.terms import _terms, stem
 from said_support import answer, said_retriever  # noqa: I001 - tests/ is on sys.path (rootdir conftest)
 
@@ -36,6 +40,8 @@ SAID = [
     ("brother", "My brother Finlay is the coxswain on the Stornoway lifeboat, and he still lives on Lewis."),
     ("baby", "Finlay and his partner just had a baby! A wee boy called Calum, born last Tuesday."),
     ("munros", "Munro count is up to 57! Did Ben Lomond last Saturday with Bracken."),
+    ("job", "I'm an intensive care nurse, a charge nurse actually, mostly on nights."),
+    ("msc", "Finished my MSc in Critical Care at Glasgow Caledonian in 2015, part-time while working. Never again."),
 ]  # fmt: skip
 
 
@@ -51,6 +57,7 @@ def said(tmp_path_factory, converted_embedder_path):
     ("Where does Finlay live?", "Lewis", "baby"),  # "Lewis" is where, not who
     ("How many Munros have I climbed so far?", "57", None),  # the subjectless first sentence was kept
     ("What does my brother do?", "coxswain", None),  # read as "What does Finlay do?"
+    ("wats my job again", "nurse", None),
 ])  # fmt: skip
 def test_the_memory_that_says_what_is_asked_of_someone_answers(said, question, must, not_):
     a = answer(said, question)
@@ -94,3 +101,12 @@ def test_named_forms_carry_the_slot_they_ask_and_read_the_relation_in_any_case()
     assert named_slot("Where does my brother live?") == "home_city" and named_slot("What does Finlay do?") == "job_title"
     # aliases come folded ("finlay"); the memory writes "Finlay"
     assert ("Where does my brother live?", "home_city") in tagged_forms("Finlay still lives on Lewis.", None, {"finlay": "brother"})
+
+
+def test_a_fast_typed_question_word_is_spelled_out_and_english_words_stay():
+    assert question_word("wats my job again") == "what's my job again"
+    assert question_word("wen is my interview") == "when is my interview"
+    assert question_word("wher do i live") == "where do i live"  # "where" a letter short, before "when"
+    assert question_word("hw old is mila") == "how old is mila"
+    for text in ("were do i live", "hat size?", "Was macht mein Bruder?"):  # English or German words, another first letter
+        assert question_word(text) == text

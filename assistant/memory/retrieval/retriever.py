@@ -238,11 +238,16 @@ class Retriever:
                 break
             batch = min(2 * (n - len(rows)) + 16, MAX_CANDIDATES - fetched)
         slot_ids: list[int] = []
+        role_ids: set[int] = set()
         if slots:
             for r in reads.rows_by_slots(c, sql, params, tm.slot_names(slots)):
                 rows.setdefault(r[0], r)
                 slot_ids.append(r[0])
-            cos.update(self.cache.cosines([i for i in slot_ids if i not in cos], qv))
+            if "occupation" in tm.slot_names(slots) or "job_title" in slots:  # "User is a nurse.": a job without a slot
+                for r in reads.rows_by_role(c, sql, params):
+                    rows.setdefault(r[0], r)
+                    role_ids.add(r[0])  # keeps its place beside its message's episode
+            cos.update(self.cache.cosines([i for i in rows if i not in cos], qv))
         if not rows:
             return []
         old = self._rescore_old_versions(rows, cos, qv) if f.known_at is not None else set()
@@ -269,9 +274,10 @@ class Retriever:
         gate = gates.gate(c, rows, cos, set(slot_ids), asked, slots, threshold=self.threshold, names=names, known=known,
                           doc_freq=lambda terms: self._doc_freq(c, terms), n_rows=lambda: self._n_rows(c))
         scored = self._score(c, text, rows, cos, set(slot_ids), include_rejected, gate, old)
+        read_named.update(dict.fromkeys(role_ids, 1.0))  # a job by its structure, for a job question: first below the threshold
         order = sorted(scored, key=lambda h: (not h[2], h[3], -(read_named.get(h[0], 0.0) if not h[2] else 0.0), -h[1],
                                               -cos.get(h[0], 0.0), h[0]))  # fmt: skip
-        top = gates.one_per_message(c, order, k, keep=named)
+        top = gates.one_per_message(c, order, k, keep=named | role_ids)
         mems = {m.id: m for m in hydrate(c, [rows[h[0]] for h in top], f.known_at)}
         out = []
         for mid, score, passed, _tier, sigs in top:

@@ -36,9 +36,37 @@ def english_words() -> frozenset[str]:
     return frozenset(w for lang in LANGS for en in lexicon(lang).forms.values() for w in _WORD.findall(en.casefold()))
 
 
+#: A question's first word as typed fast ("wats my job again", "wen is my interview"): the one
+#: question word one edit away, when the typed word is no English word.
+QUESTION_WORDS = ("what", "whats", "when", "whens", "where", "wheres", "who", "whos", "which", "how", "hows")
+_FIRST = re.compile(r"^\s*([^\W\d_]+)")
+
+
+def question_word(text: str) -> str:
+    """``text`` with a fast-typed question word at its start spelled out ("wats my job" ->
+    "what's my job"; "wat", "wen", "wher", "hw", "wich"); an English word ("were") or one starting
+    with another letter ("hat") stays."""
+    m = _FIRST.match(text)
+    if m is None:
+        return text
+    w = m.group(1).casefold()
+    if w in QUESTION_WORDS or w in english_words() or len(w) < 2:
+        return text
+    near = [q for q in QUESTION_WORDS if q[0] == w[0] and Levenshtein.distance(w, q, score_cutoff=1) <= 1]
+    if len(near) > 1:  # "wher": "where" (a letter short) before "when"
+        near = [q for q in near if q.startswith(w)] or near
+    if len(near) != 1:
+        return text
+    fixed = near[0].replace("s", "'s") if near[0].endswith("s") and near[0] != "whos" else near[0]
+    fixed = "who's" if near[0] == "whos" else fixed
+    return text[: m.start(1)] + fixed + text[m.end(1):]
+
+
 def correct(text: str, vocab: Mapping[str, int], terms: list[str] | None = None) -> str:
-    """``text`` with its typos corrected (module docstring); ``vocab``: memory term -> rows
-    containing it; ``terms``: ``list(vocab)`` (passed to spare building it each time)."""
+    """``text`` with its typos corrected (module docstring; a fast-typed question word first:
+    :func:`question_word`); ``vocab``: memory term -> rows containing it; ``terms``:
+    ``list(vocab)`` (passed to spare building it each time)."""
+    text = question_word(text)
     if not vocab:
         return text
     known = english_words()

@@ -31,6 +31,14 @@ def rows_by_slots(c: Any, sql: str, params: dict[str, Any], slots: Iterable[str]
     return c.execute(q, {**params, "slots": json.dumps(list(slots))}).fetchall()
 
 
+def rows_by_role(c: Any, sql: str, params: dict[str, Any], limit: int = 20) -> list[Any]:
+    """The filter's rows without a slot that say what the person is ("User is an intensive care
+    nurse, ...", "User works as ..."): a job by its structure, newest first."""
+    q = sql + (" AND src.slot IS NULL AND (src.text LIKE 'User is a %' OR src.text LIKE 'User is an %'"
+               " OR src.text LIKE 'User works as %') ORDER BY src.valid_at DESC, src.id DESC LIMIT :lim")
+    return c.execute(q, {**params, "lim": int(limit)}).fetchall()
+
+
 def rows_matching(c: Any, sql: str, params: dict[str, Any], match: str, limit: int) -> list[Any]:
     """The filter's rows whose text matches the FTS5 expression ``match`` (at most ``limit``)."""
     q = sql + " AND src.id IN (SELECT rowid FROM memory_fts WHERE memory_fts MATCH :match) LIMIT :lim"
