@@ -18,7 +18,10 @@ real capture, store and MiniLM.
   form is a home's form, which a job question does not count (:func:`forms.named_slot`);
 - a fast-typed question word is spelled out ("wats my job again") and a job said as "I'm an
   intensive care nurse" (no slot: "I'm a" is not always a job) is fetched for a job question
-  beside its message's episode (:func:`assistant.memory.store.search_reads.rows_by_role`).
+  beside its message's episode (:func:`assistant.memory.store.search_reads.rows_by_role`);
+- "My best pal is Shona — we trained together and she's a midwife": "she" is Shona (a relation
+  named after "is"; "pal", "mate", "eldest" are people words), and a name a memory writes first
+  in its sentence ("Morven is 14 now") is known in a lower-case question ("how old is morven").
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ SAID = [
     ("baby", "Finlay and his partner just had a baby! A wee boy called Calum, born last Tuesday."),
     ("munros", "Munro count is up to 57! Did Ben Lomond last Saturday with Bracken."),
     ("job", "I'm an intensive care nurse, a charge nurse actually, mostly on nights."),
+    ("pal", "My best pal is Shona — we trained together and she's a midwife at the Princess Royal Maternity now."),
     ("msc", "Finished my MSc in Critical Care at Glasgow Caledonian in 2015, part-time while working. Never again."),
 ]  # fmt: skip
 
@@ -58,6 +62,8 @@ def said(tmp_path_factory, converted_embedder_path):
     ("How many Munros have I climbed so far?", "57", None),  # the subjectless first sentence was kept
     ("What does my brother do?", "coxswain", None),  # read as "What does Finlay do?"
     ("wats my job again", "nurse", None),
+    ("What does Shona do?", "midwife", None),
+    ("how old is morven", "14", None),
 ])  # fmt: skip
 def test_the_memory_that_says_what_is_asked_of_someone_answers(said, question, must, not_):
     a = answer(said, question)
@@ -110,3 +116,16 @@ def test_a_fast_typed_question_word_is_spelled_out_and_english_words_stay():
     assert question_word("hw old is mila") == "how old is mila"
     for text in ("were do i live", "hat size?", "Was macht mein Bruder?"):  # English or German words, another first letter
         assert question_word(text) == text
+
+
+def test_she_is_the_relation_named_after_is_and_a_nationality_is_no_name():
+    from datetime import datetime, timezone
+
+    from assistant.memory.language.rules import extract
+
+    def texts(t):
+        return [c.text for c in extract(t, datetime(2025, 1, 1, tzinfo=timezone.utc))]
+
+    assert "Shona's a midwife." in texts("My best pal is Shona and she's a midwife.")
+    assert "Dave is a plumber." in texts("My mate Dave is a plumber.")
+    assert not any(t.startswith("Japanese") for t in texts("My wife is Japanese. She teaches piano."))

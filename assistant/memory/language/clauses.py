@@ -36,10 +36,12 @@ Pure: no I/O, no model.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from dataclasses import dataclass
 from typing import Iterable
 
 from assistant.memory.language.cues import OWN_NAME, PAST, PERSON, TITLE_DOT
+from assistant.memory.language.gloss import LANGS, lexicon
 from assistant.memory.language.langid import detect
 from assistant.memory.language.mood import ASKING_START, COMMENT_START, CONDITION_AHEAD, CONDITION_START, HEARSAY_START, WORLD_SUBJECT
 
@@ -227,7 +229,21 @@ _APPOS = re.compile(r"(?:^|(?<=[\s,;(]))(?P<np>(?P<name>[A-Z][\w'’-]+),\s+(?i:
 # "a brother, Kasper", "twin boys, Leo and Harry", "two kids, Mia and Sam": the names after a relation
 _A_REL_NAME = re.compile(r"\b(?i:an?|one|two|three|twin|my|our)\s+(?:[\w'’-]+\s+)?(?i:" + _RELATIVE_WORDS + r"|boys?|girls?),\s+"
                          r"(?P<name>[A-Z][\w'’-]+)(?:\s+(?:and|&)\s+(?P<name2>[A-Z][\w'’-]+))?\b")
+# "My best pal is Shona", "our daughter's name is Mila": a relation, then its name after "is"
+_REL_IS_NAME = re.compile(r"\b(?i:my|our)\s+(?:[\w'’-]+\s+){0,2}?(?i:" + _RELATIVE_WORDS + r")(?:['’]s\s+name)?\s+(?:is|was)\s+"
+                          r"(?P<name>[A-Z][\w'’-]+)\b")
 _OUR = re.compile(r"\b([Oo])ur(s?)\b")
+
+
+@lru_cache(maxsize=1)
+def _english_words() -> frozenset[str]:
+    """The English side of the gloss lexicons: nationalities, languages, common words."""
+    return frozenset(w for lang in LANGS for en in lexicon(lang).forms.values() for w in re.findall(r"[^\W\d_]+", en.casefold()))
+
+
+def _english_word(name: str) -> bool:
+    """A capitalised word after "my wife is" that is an English word ("Japanese", "French"), no name."""
+    return name.casefold() in _english_words()
 _WE = re.compile(r"\b(?:[Ww]e|us)\b(?!['’])|\b[Ww]e(?=['’])")
 _WE_CONTR = re.compile(r"\bWE['’](re|ve|d|ll)\b")
 _HE = re.compile(r"\b(?P<w>[Hh]e|[Ss]he|him|his|her)\b(?P<c>['’](?:s|re|ve|ll|d)\b)?")  # "they" is never one name
@@ -241,6 +257,7 @@ def _names_in(text: str, names: set[str]) -> list[str]:
     found += [(m.start("name"), m["name"]) for m in _NAMING.finditer(text)]
     found += [(m.start("name"), m["name"]) for m in _REL_NAME.finditer(text)]
     found += [(m.start("name"), m["name"]) for m in _APPOS.finditer(text)]
+    found += [(m.start("name"), m["name"]) for m in _REL_IS_NAME.finditer(text) if not _english_word(m["name"])]  # not "Japanese"
     for m in _A_REL_NAME.finditer(text):
         found += [(m.start(g), m[g]) for g in ("name", "name2") if m[g]]
     for n in names:

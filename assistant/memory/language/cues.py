@@ -177,7 +177,7 @@ PERSON = (r"(?:mum|mom|mother|dad|father|parents?|wife|husband|partner|spouse|so
            r"|child|baby|twins|sister|brother|siblings?|boss|manager|friend|friends|best friend|neighbou?r|girlfriend"
            r"|boyfriend|fianc[ée]e?|nephew|niece|aunt|uncle|grand(?:ma|pa|mother|father|son|daughter)|granny|cousin"
            r"|colleague|coworker|co-worker|roommate|flatmate|landlord|landlady|teacher|doctor|dog|cat|puppy|kitten|team"
-           r"|family|in-laws)")  # fmt: skip
+           r"|family|in-laws|pal|buddy|mate|bestie|eldest|youngest)")  # fmt: skip
 OWN_NAME = re.compile(r"\b(?:[Mm]y|[Oo]ur)\s+(?:[\w'-]+\s+){0,2}?(?i:" + PERSON[3:-1] + r")(?:['’]s name is|,| is called| is named"
                        r"| named| called)?\s+(?P<name>[A-Z][\w'’-]+)")
 FAMILY_NAME = re.compile(r"\b(?:Mum|Mom|Mam|Mama|Mommy|Mummy|Dad|Daddy|Papa|Grandma|Grandpa|Granny|Nana|Grandad)\b"

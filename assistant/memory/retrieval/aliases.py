@@ -65,6 +65,7 @@ def question_names_known(question: str, hits: Sequence[Any]) -> tuple[str, ...]:
             if len(w) > 1 and w[:1].isupper() and toks[i - 1][:1].islower() and not toks[i + 1][:1].isupper():
                 written.add(w.casefold())
         common |= {t for t in toks if t[:1].islower()}
+        written |= {m.group(1).casefold() for m in _SUBJECT.finditer(h.memory.text)} - V.PRONOUNS - V.HOUSEHOLD_WORDS  # "Morven is 14 now ..."
     known = written - common - {"user"}
     lower = [w for w in re.findall(r"[^\W\d_]+", question) if w.islower() and w in known]
     return tuple(dict.fromkeys([*named, *lower]))

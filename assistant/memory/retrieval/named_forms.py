@@ -11,7 +11,7 @@ _THIRD = re.compile(r"^(?P<n>[A-Z][a-z][\w-]*)\s+(?:(?:also|just|still|now|curre
 # verbs of being, having, liking, knowing: they say what someone is or feels, not what they do
 _STATIVE = frozenset("""is was has does loves likes hates prefers wants needs knows owns seems means thinks believes feels looks
     sounds belongs enjoys adores misses remembers understands deserves lives stays resides comes""".split())  # fmt: skip
-_ROLE = re.compile(r"^(?P<n>[A-Z][a-z][\w-]*)\s+(?:is|works as)\s+(?:an?|the)\s+[a-z]")  # "Joost is a carpenter.", "Finlay is the coxswain"
+_ROLE = re.compile(r"^(?P<n>[A-Z][a-z][\w-]*)(?:\s+is|['’]s|\s+works as)\s+(?:an?|the)\s+[a-z]")  # "Joost is a carpenter.", "Shona's a midwife"
 _NUMBER_WORD = r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-\w+)?"
 _AGE = re.compile(rf"^(?:\d+|{_NUMBER_WORD})(?:\s+(?:years?|months?)(?:\s+old)?)?\s*$", re.I)
 _WHERE = re.compile(r"^(?:in|at|on|near|from|outside|abroad|overseas|for)\b", re.I)
