@@ -64,7 +64,7 @@ def test_a_breed_names_the_animal():
         ("What's my dog called?", "name"),
         ("What's Tom's middle name?", "name"),
         ("How old is Mila?", "number"),
-        ("What year was I born?", "number"),
+        ("What year was I born?", "year"),  # a four-digit year, not "March 9th"
         ("Which day is my pottery class?", "when"),
         ("Who is Joost?", None),  # asks who he is to the person
         ("When do I need my glasses?", None),  # may be an occasion
@@ -87,3 +87,5 @@ def test_a_memory_holds_the_kind_of_value_asked():
     assert not holds("number", "User's daughter is Mila.", "How old is Mila?")
     assert holds("when", "User's pottery class is on Thursday evenings.", "Which day is my pottery class?")
     assert holds(None, "anything", "Who is Joost?")
+    assert holds("year", "User was born in 1987.", "What year was I born?")
+    assert not holds("year", "User's birthday is March 9th.", "What year was I born?")  # a date, but no year

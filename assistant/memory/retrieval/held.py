@@ -25,12 +25,14 @@ def holds(kind: str | None, text: str, question: str) -> bool:
     """The memory holds a value of the kind the question asks for (:func:`~.questions.answer_type`)
     that the question does not already say: a name for "name" (a capitalised word: "What's the
     name of Pretzel's vet?" is not answered by "User has a beagle named Pretzel."), a number for
-    "number", a date, a day, a month or a time of day for "when". Any memory for no kind."""
+    "number", a four-digit year for "year", a date, a day, a month or a time of day for "when". Any memory for no kind."""
     if kind is None:
         return True
     key, strong = _terms(text, question)
     if kind == "name":  # a capitalised name, or a word that is no relation ("cetirizine" for "my allergy medication")
         return any(not t[0].isdigit() for t in strong) or any(k not in _RELATION_WORDS and not k.isdigit() for k in key)
+    if kind == "year":  # a year the question does not say: "born in 1987", not "March 9th"
+        return any(re.fullmatch(r"(?:1[89]|20)\d\d", t) for t in strong)
     if kind == "number":
         return any(t[0].isdigit() for t in strong) or _NUMBER_WORD.search(text) is not None
     return bool(strong) or _WHEN_WORD.search(text) is not None  # a date, a weekday or month (capitalised), a time of day

@@ -180,15 +180,18 @@ def recall_core(question: str) -> str:
 
 
 _ASKS_NAME = re.compile(r"\bnamed?\b|\bcalled\b|\bcall\s+(?:him|her|them|it)\b", re.I)
-_ASKS_NUMBER = re.compile(r"\bhow\s+(?:old|many|much|long|far|tall|fast)\b|\b(?:what|which)\s+year\b|\bwhat\s+age\b", re.I)
+_ASKS_YEAR = re.compile(r"\b(?:what|which)\s+year\b(?!\s+(?:of|at|in)\s+(?:school|uni|university|college)\b)", re.I)  # not "what year of school"
+_ASKS_NUMBER = re.compile(r"\bhow\s+(?:old|many|much|long|far|tall|fast)\b|\bwhat\s+age\b", re.I)
 _ASKS_WHEN = re.compile(r"\b(?:what|which)\s+(?:date|day|month|time)\b", re.I)  # "When do I need my glasses?" may be an occasion
 
 
 def answer_type(question: str) -> str | None:
     """What kind of value the (English) question asks for, when its structure says so: "name"
-    ("What's my dog called?", "What's Tom's middle name?"), "number" ("How old is Mila?", "What
-    year was I born?"), "when" ("Which day is my pottery class?", "What date do we fly?"), else None
+    ("What's my dog called?", "What's Tom's middle name?"), "year" ("What year was I born?"),
+    "number" ("How old is Mila?"), "when" ("Which day is my pottery class?", "What date do we fly?"), else None
     ("Who is Joost?" asks who he is to the person, not a name)."""
+    if _ASKS_YEAR.search(question):
+        return "year"
     if _ASKS_NUMBER.search(question):
         return "number"
     if _ASKS_WHEN.search(question):

@@ -40,6 +40,9 @@ SYNONYMS = (
     {"town", "city"}, {"trip", "travel", "holiday", "vacation", "journey"}, {"mom", "mum", "mother"},
     {"dad", "father"}, {"kid", "child", "children"}, {"wife", "husband", "spouse", "partner"},
     {"football", "soccer"}, {"team", "club"}, {"color", "colour"},
+    # British and American words for one thing
+    {"flat", "apartment"}, {"gp", "doctor", "physician"}, {"uni", "university", "college"}, {"mobile", "cellphone"},
+    {"garden", "yard"}, {"autumn", "fall"}, {"neighbourhood", "neighborhood"}, {"nappy", "diaper"}, {"lorry", "truck"},
 )  # fmt: skip
 
 #: The person speaking of themselves, per language (folded words; zh: characters in the text).
