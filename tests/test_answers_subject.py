@@ -64,6 +64,8 @@ def said(tmp_path_factory, converted_embedder_path):
     ("wats my job again", "nurse", None),
     ("What does Shona do?", "midwife", None),
     ("how old is morven", "14", None),
+    # "Finlay's job" is covered by the job form "Finlay is the coxswain" has by its structure
+    ("I can never remember the proper title for Finlay's job on the lifeboat.", "coxswain", None),
 ])  # fmt: skip
 def test_the_memory_that_says_what_is_asked_of_someone_answers(said, question, must, not_):
     a = answer(said, question)

@@ -236,7 +236,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     forms_q = ask_forms(question, aliases)
     use_sem = matcher is not None and getattr(matcher, "available", False)
     cs = getattr(matcher, "cosines", None) or forms.Cosines()  # the embedder's (MiniLM's by default)
-    scored = matcher.scored(forms_q, [(h.memory.text, h.memory.slot) for h in cands], aliases) if use_sem else [(0.0, False)] * len(cands)
+    scored = matcher.scored(forms_q, [(h.memory.text, h.memory.slot) for h in cands], aliases) if use_sem else [(0.0, 0.0)] * len(cands)
     sem = [c for c, _slot in scored]
     own = matcher.own(forms_q, [h.memory.text for h in cands]) if use_sem else [0.0] * len(cands)
     qnames = [n.casefold() for n in named]
@@ -264,11 +264,13 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     # the messages whose memories word the question's "my/our X" ("Where is our allotment?"): one alone is strong evidence
     wording = {m for p, ms in zip(pools, msgs) if required and all(_covered(r, p) for r in required) for m in ms}
     best: tuple[float, Any] | None = None
-    for i, (h, s, o, pool, pr, (_c, slot_form)) in enumerate(zip(cands, sem, own, pools, pred, scored)):
+    for i, (h, s, o, pool, pr, (_c, slot_cos)) in enumerate(zip(cands, sem, own, pools, pred, scored)):
+        slot_form = slot_cos >= cs.answer and not h.memory.slot  # a slot's form of its structure is close
         lex = qualifies(question, h, aliases)
         # the question's "my X" by word, else by meaning ("our car" / "We drive an old blue Renault Kangoo.")
         covers = not required or all(_covered(r, pool) for r in required) or (use_sem and not owned_by_name and matcher.about(required, h.memory.text)
-                                                                               and all(_covered(r, pool) for r in required if r in THEN))
+                                                                               and all(_covered(r, pool) for r in required if r in THEN)) \
+            or slot_form  # "Finlay's job": "Finlay is the coxswain" is a job by its structure
         if not personal and not any(_covered(n, pool) for n in qnames):
             continue
         said = not other_asks or any(_covered(o, pool) for o in other_asks)  # "vet" for "Which vet does Bracken go to?"
@@ -306,8 +308,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
             continue  # "User lives in Glasgow." says nothing "Which part of Glasgow do I live in?" does not
         if not holds(kind, h.memory.text, question):
             continue  # "What's Jonas's middle name?" is not answered by "User's son is Jonas."
-        structural = slot_form and not h.memory.slot
-        rank = (1 - OWN_WEIGHT) * adj + OWN_WEIGHT * (o - penalty) + (SLOT_BONUS if h.slot_answer or structural else 0.0) + (0.05 if covers else 0.0) \
+        rank = (1 - OWN_WEIGHT) * adj + OWN_WEIGHT * (o - penalty) + (SLOT_BONUS if h.slot_answer or slot_form else 0.0) + (0.05 if covers else 0.0) \
             + (TOP_BONUS if h is first else 0.0) + PRED_WEIGHT * pr + (LEX_BONUS if lex and required else 0.0)
         if best is None or rank > best[0]:
             best = (rank, h)

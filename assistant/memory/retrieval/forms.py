@@ -347,20 +347,19 @@ class AnswerMatcher:
         return [c for c, _slot in self.scored(questions, memories, aliases)]
 
     def scored(self, questions: Iterable[str], memories: Sequence[tuple[str, str | None]],
-               aliases: dict[str, str] | None = None) -> list[tuple[float, bool]]:  # fmt: skip
-        """For each (text, slot) memory: its best form's cosine with any of ``questions``, and
-        whether that form is one of the slot the question asks most ("What's my job?" and the
-        job forms of "User is an intensive care nurse."). The forms of a slot the memory holds
+               aliases: dict[str, str] | None = None) -> list[tuple[float, float]]:  # fmt: skip
+        """For each (text, slot) memory: its best form's cosine with any of ``questions``, and its
+        best cosine among the forms of a slot ("What's my job?" and the job forms of "User is an
+        intensive care nurse."; "Finlay's job" and "What is Finlay's job?"). The forms of a slot the memory holds
         count only when the question does not ask for another slot (:data:`SLOT_MARGIN`: asked
         slot vs held slot)."""
         qs = list(dict.fromkeys(q for q in questions if q.strip()))
         if not memories or not qs or not self.available:
-            return [(0.0, False)] * len(memories)
+            return [(0.0, 0.0)] * len(memories)
         per = [tagged_forms(t, s, aliases) for t, s in memories]
         qm = np.stack(self.vectors(qs))
         asked = self.asked_slots(qm)
         top = max(asked.values())
-        best_slot = max(asked, key=asked.__getitem__)
 
         def counts(held: str | None) -> bool:
             return held is None or held not in asked or top - asked[held] < SLOT_MARGIN
@@ -369,7 +368,8 @@ class AnswerMatcher:
         for fs in per:
             kept = [(f, held) for f, held in fs if counts(held)] or [fs[0]]
             sims = (np.stack(self.vectors([f for f, _h in kept])) @ qm.T).max(axis=1)
-            out.append((float(sims.max()), kept[int(sims.argmax())][1] == best_slot))
+            tagged = [float(c) for c, (_f, held) in zip(sims, kept) if held is not None]
+            out.append((float(sims.max()), max(tagged, default=0.0)))
         return out
 
 
