@@ -65,6 +65,7 @@ def test_a_breed_names_the_animal():
         ("What's Tom's middle name?", "name"),
         ("How old is Mila?", "number"),
         ("What year was I born?", "year"),  # a four-digit year, not "March 9th"
+        ("When is my mum's birthday?", "when"),
         ("Which day is my pottery class?", "when"),
         ("Who is Joost?", None),  # asks who he is to the person
         ("When do I need my glasses?", None),  # may be an occasion
@@ -89,3 +90,6 @@ def test_a_memory_holds_the_kind_of_value_asked():
     assert holds(None, "anything", "Who is Joost?")
     assert holds("year", "User was born in 1987.", "What year was I born?")
     assert not holds("year", "User's birthday is March 9th.", "What year was I born?")  # a date, but no year
+    # "When is ...?" asks a time; a capitalised name is none
+    assert not holds("when", "Mum's name is Morag, she still lives in Stornoway.", "When is my mum's birthday?")
+    assert holds("when", "Arjun's birthday is the 2nd of August.", "When is Arjun's birthday?")

@@ -18,6 +18,8 @@ _WHEN_WORD = re.compile(r"\b(?:morning|afternoon|evening|night|weekend|weekday|d
 
 # a name after a preposition of place ("lives on Lewis", "a dentist in Seville")
 _PLACE = re.compile(r"\b(?:in|on|to|from|at|near|outside|en|à|au|nach|aus|em|para|no|na)\s+(?-i:(?P<n>[A-Z][\w’'-]+))", re.I)
+_CALENDAR = re.compile(r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?"
+                       r"|nov(?:ember)?|dec(?:ember)?|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekends?)\b", re.I)
 _RELATION_WORDS = frozenset(w for r in RELATIONS for w in relation_words(r)) | _MODIFIERS
 
 
@@ -35,7 +37,8 @@ def holds(kind: str | None, text: str, question: str) -> bool:
         return any(re.fullmatch(r"(?:1[89]|20)\d\d", t) for t in strong)
     if kind == "number":
         return any(t[0].isdigit() for t in strong) or _NUMBER_WORD.search(text) is not None
-    return bool(strong) or _WHEN_WORD.search(text) is not None  # a date, a weekday or month (capitalised), a time of day
+    # a date or year (digits), a weekday or a month, a time of day: not just any capitalised word ("Morag")
+    return any(t[0].isdigit() for t in strong) or _CALENDAR.search(text) is not None or _WHEN_WORD.search(text) is not None
 
 
 def names_only(text: str, question: str, aliases: dict[str, str]) -> bool:

@@ -182,7 +182,8 @@ def recall_core(question: str) -> str:
 _ASKS_NAME = re.compile(r"\bnamed?\b|\bcalled\b|\bcall\s+(?:him|her|them|it)\b", re.I)
 _ASKS_YEAR = re.compile(r"\b(?:what|which)\s+year\b(?!\s+(?:of|at|in)\s+(?:school|uni|university|college)\b)", re.I)  # not "what year of school"
 _ASKS_NUMBER = re.compile(r"\bhow\s+(?:old|many|much|long|far|tall|fast)\b|\bwhat\s+age\b", re.I)
-_ASKS_WHEN = re.compile(r"\b(?:what|which)\s+(?:date|day|month|time)\b", re.I)  # "When do I need my glasses?" may be an occasion
+# "When do I need my glasses?" may be an occasion; "When is Mum's birthday?" asks a time
+_ASKS_WHEN = re.compile(r"\b(?:what|which)\s+(?:date|day|month|time)\b|^\s*when(?:['’]s|\s+(?:is|are|was|were)\b)", re.I)
 
 
 def answer_type(question: str) -> str | None:
