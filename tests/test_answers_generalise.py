@@ -27,10 +27,13 @@ GENERAL = [
     "If a cake needs 200 g of sugar and I triple it, how much sugar is that?",
     "Mon fils ne mange pas de légumes, que faire ?", "Mi hija no duerme bien, ¿cómo podemos ayudarla?",
     "How can we save more money as a family?", "¿En qué año cayó el muro de Berlín?",
+    # deliberation (a modal after the person, "some" ideas), and tips or a gift asked in another language
+    "What are some fun things I could do with my in-laws at Christmas in Glasgow?",
+    "Was schenke ich meiner Schwester, die Hebamme ist, zum Geburtstag?", "¿Qué consejos hay para correr la primera media maratón?",
 ]  # fmt: skip
 PERSONAL = ["What do I do for a living?", "¿Dónde vivo?", "Wo wohne ich?", "Tell me my name.", "Remind me where I live.",
             "In which city do I live?", "Où est-ce que j'habite ?", "Am I vegetarian?",
-            "¿Qué deporte practico los fines de semana?", "¿De dónde soy?"]  # fmt: skip
+            "¿Qué deporte practico los fines de semana?", "¿De dónde soy?", "Wohin fliegen wir im August?"]  # fmt: skip
 
 
 @pytest.mark.parametrize("question", GENERAL)

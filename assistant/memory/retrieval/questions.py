@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from assistant.memory.language.reading import reading
 from assistant.memory.retrieval import vocabulary as V
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\d+(?:[.,]\d+)?", re.UNICODE)
@@ -36,6 +37,9 @@ _TRANSLATE = re.compile(
     re.I,
 )
 _SPANISH_SELF_VERB = re.compile(r"^[¿¡]?\s*(?:a\s+)?(?:qué|que|dónde|donde|cuándo|cuando|cómo|como|cuál|cual|con\s+quién|de\s+dónde|en\s+qué)\s+(?:\w+\s+)?(?P<v>\w+(?:[oé]|oy))\b", re.I)  # "soy", "estoy": -oy
+# what a non-English request says in its English reading: tips, ideas, a gift to choose ("Was schenke ich meiner
+# Schwester ...?" -> "what give I my sister ...?"); not the question shapes, which glosses bend ("Wohin" -> "where to")
+_ADVICE_READ = re.compile(r"\b(?:tips?|ideas?|advice|suggest\w*|recommend\w*)\b|\bwhat\s+(?:give|gift|buy)\s+(?:i\s+|to\s+)?(?:my|for)\b", re.I)
 _ADVICE = re.compile(
     r"\bhow\s+(?:do|can|could|should|would|might|to)\s+i\b|\b(?:what|where|when|which)\s+(?:can|could|should|would|might)\s+i\b"
     r"|\b(?:what|where|when|which)\s+do\s+i\s+(?:need|find|get|go\s+to|make|fix|start|cook|bake|install|change|set|turn|write"
@@ -43,6 +47,8 @@ _ADVICE = re.compile(
     r"|\b(?:should|could|can|may|might|shall)\s+i\b|\b(?:can|could|would|will)\s+you\b|\bhelp\s+me\b|\bgive\s+me\b"
     r"|\btell\s+me\s+(?:how|a|an|some|about\s+(?!my\b|me\b))|\brecommend|\bsuggest|\bideas?\b|\bwrite\b|\bexplain\b"
     r"|\b(?:let's|lets)\b|\btips?\b|\bhow\s+(?:much|many)\s+(?:should|do\s+i\s+need)\b"
+    # deliberation: a modal after the person ("things I could do", "what we should bring"), "some" ideas, a gift to choose
+    r"|\b(?:i|we)\s+(?:could|should|might|ought\s+to)\b|\bwhat\s+are\s+some\b"
     r"|\b(?:cómo|como|qué|que|dónde|donde)\s+(?:puedo|podría|debo|debería|posso|poderia|devo|deveria)\b|\bcomment\s+(?:puis-je|pourrais-je|dois-je)\b"
     r"|\b(?:que|quoi)\s+(?:puis-je|dois-je)\b"
     r"|\b(?:how|what|where|when|which)\s+(?:can|could|should|do|might)\s+we\b|\b(?:cómo|como|qué|que)\s+(?:podemos|podríamos|debemos|deberíamos|devemos|poderíamos)\b"
@@ -122,7 +128,10 @@ def _requests(q: str) -> bool:
     while ws and ws[0] in ("please", "can", "could", "would", "will", "you", "por", "favor", "bitte", "pourriez", "vous",
                            "pouvez", "podrías", "puedes", "pode", "poderia"):  # fmt: skip
         ws = ws[1:]
-    return bool(ws) and ws[0] in V.REQUEST_WORDS or bool(_ADVICE.search(q))
+    if bool(ws) and ws[0] in V.REQUEST_WORDS or _ADVICE.search(q):
+        return True
+    english = reading(q)  # "¿Qué consejos hay para ...?" -> "what tips there is for ...?"
+    return english != q and bool(_ADVICE_READ.search(english))
 
 
 def _judgement(q: str) -> bool:
