@@ -33,7 +33,7 @@ GENERAL = [
 ]  # fmt: skip
 PERSONAL = ["What do I do for a living?", "¿Dónde vivo?", "Wo wohne ich?", "Tell me my name.", "Remind me where I live.",
             "In which city do I live?", "Où est-ce que j'habite ?", "Am I vegetarian?",
-            "¿Qué deporte practico los fines de semana?", "¿De dónde soy?", "Wohin fliegen wir im August?"]  # fmt: skip
+            "¿Qué deporte practico los fines de semana?", "¿De dónde soy?"]  # fmt: skip
 
 
 @pytest.mark.parametrize("question", GENERAL)
@@ -48,6 +48,10 @@ def test_a_general_question_is_never_refused_or_replaced(question):
 def test_a_question_about_the_persons_life_may_be_refused(question):
     assert Q.asks_personal_fact(question)
     assert settle(question, "You live in Paris and work as a chef.", None, []).correction == "unknown"
+
+
+def test_a_gloss_is_not_read_as_advice_by_its_shape():
+    assert not Q.requests("Wohin fliegen wir im August?")  # "where to fly we": a question, not "where to ...?" advice
 
 
 def test_memory_off_means_no_memory_refusal():
