@@ -36,12 +36,11 @@ Pure: no I/O, no model.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from dataclasses import dataclass
 from typing import Iterable
 
 from assistant.memory.language.cues import OWN_NAME, PAST, PERSON, TITLE_DOT
-from assistant.memory.language.gloss import LANGS, lexicon
+from assistant.memory.language.gloss import english_words
 from assistant.memory.language.langid import detect
 from assistant.memory.language.mood import ASKING_START, COMMENT_START, CONDITION_AHEAD, CONDITION_START, HEARSAY_START, WORLD_SUBJECT
 
@@ -235,15 +234,9 @@ _REL_IS_NAME = re.compile(r"\b(?i:my|our)\s+(?:[\w'’-]+\s+){0,2}?(?i:" + _RELA
 _OUR = re.compile(r"\b([Oo])ur(s?)\b")
 
 
-@lru_cache(maxsize=1)
-def _english_words() -> frozenset[str]:
-    """The English side of the gloss lexicons: nationalities, languages, common words."""
-    return frozenset(w for lang in LANGS for en in lexicon(lang).forms.values() for w in re.findall(r"[^\W\d_]+", en.casefold()))
-
-
 def _english_word(name: str) -> bool:
     """A capitalised word after "my wife is" that is an English word ("Japanese", "French"), no name."""
-    return name.casefold() in _english_words()
+    return name.casefold() in english_words()
 _WE = re.compile(r"\b(?:[Ww]e|us)\b(?!['’])|\b[Ww]e(?=['’])")
 _WE_CONTR = re.compile(r"\bWE['’](re|ve|d|ll)\b")
 _HE = re.compile(r"\b(?P<w>[Hh]e|[Ss]he|him|his|her)\b(?P<c>['’](?:s|re|ve|ll|d)\b)?")  # "they" is never one name

@@ -201,3 +201,10 @@ def known(word: str, lang: str) -> bool:
 def english(text: str, lang: str | None = None) -> str:
     """``text`` in English: its gloss (:func:`gloss`), or the text itself when it is English."""
     return gloss(text, lang) or text
+
+
+@lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """The English side of the lexicons, casefolded (nationalities, languages, common words):
+    what a typo or a name is not."""
+    return frozenset(w for lang in LANGS for en in lexicon(lang).forms.values() for w in re.findall(r"[^\W\d_]+", en.casefold()))

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
 from typing import Mapping
 
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from assistant.memory.language.gloss import LANGS, lexicon
+from assistant.memory.language.gloss import english_words
 
 MIN_LETTERS = 6
 _WORD = re.compile(r"[^\W\d_]+")
@@ -28,12 +27,6 @@ _WORD = re.compile(r"[^\W\d_]+")
 
 def _fold(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", word.casefold()) if not unicodedata.combining(c))
-
-
-@lru_cache(maxsize=1)
-def english_words() -> frozenset[str]:
-    """The English words of the gloss lexicons (what a typo is not)."""
-    return frozenset(w for lang in LANGS for en in lexicon(lang).forms.values() for w in _WORD.findall(en.casefold()))
 
 
 #: A question's first word as typed fast ("wats my job again", "wen is my interview"): the one
