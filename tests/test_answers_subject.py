@@ -45,6 +45,7 @@ SAID = [
     ("munros", "Munro count is up to 57! Did Ben Lomond last Saturday with Bracken."),
     ("job", "I'm an intensive care nurse, a charge nurse actually, mostly on nights."),
     ("pal", "My best pal is Shona — we trained together and she's a midwife at the Princess Royal Maternity now."),
+    ("icu", "I work in the ICU at the Queen Elizabeth University Hospital, everyone just calls it the QEUH."),
     ("msc", "Finished my MSc in Critical Care at Glasgow Caledonian in 2015, part-time while working. Never again."),
 ]  # fmt: skip
 
@@ -66,6 +67,9 @@ def said(tmp_path_factory, converted_embedder_path):
     ("how old is morven", "14", None),
     # "Finlay's job" is covered by the job form "Finlay is the coxswain" has by its structure
     ("I can never remember the proper title for Finlay's job on the lifeboat.", "coxswain", None),
+    # "at the Queen Elizabeth ...": an employer after "the" (a new user's "yo where do i work again?" was refused)
+    ("yo where do i work again?", "Queen Elizabeth", None),
+    ("Which unit of the hospital am I in?", "ICU", None),  # a part of the hospital, not the hospital's slot
 ])  # fmt: skip
 def test_the_memory_that_says_what_is_asked_of_someone_answers(said, question, must, not_):
     a = answer(said, question)
@@ -131,3 +135,15 @@ def test_she_is_the_relation_named_after_is_and_a_nationality_is_no_name():
     assert "Shona's a midwife." in texts("My best pal is Shona and she's a midwife.")
     assert "Dave is a plumber." in texts("My mate Dave is a plumber.")
     assert not any(t.startswith("Japanese") for t in texts("My wife is Japanese. She teaches piano."))
+    # an employer after "the", and after the job: "as X for the Y"
+    assert "User works for the Multnomah County Circuit Court." in texts("I work as a court stenographer for the Multnomah County Circuit Court.")
+    assert "User works for the BBC." in texts("I work for the BBC.")
+
+
+def test_the_whole_and_before_are_read_from_the_question():
+    from assistant.memory.retrieval.questions import asks_before, part_of
+
+    assert part_of("Which part of Glasgow do I live in?") == "Glasgow" and part_of("Which unit of the hospital am I in?") == "hospital"
+    assert part_of("What kind of music do I like?") is None
+    assert asks_before("Where did I work before my current hospital?") and asks_before("What was my previous job?")
+    assert not asks_before("Where do I work?")

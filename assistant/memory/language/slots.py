@@ -65,8 +65,11 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
         (SUBJ + K(r"\s+grew up in\s+") + THE + PN(), lambda m: ("hometown", f"User grew up in {_the(m)}{m['x']}.")),
         (SUBJ + K(r"\s+was born in\s+") + r"(?!\d|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b)" + THE + PN(),  # not "born in 1987"
          lambda m: ("hometown", f"User was born in {_the(m)}{m['x']}.")),
-        (SUBJ + ADV + K(r"\s+work(?:ing)?\s+(?P<p>at|for)\s+") + PN(),
-         lambda m: ("employer", f"User works {m['p'].lower()} {m['x']}.")),
+        (SUBJ + ADV + K(r"\s+work(?:ing)?\s+(?P<p>at|for)\s+") + THE + PN(),
+         lambda m: ("employer", f"User works {m['p'].lower()} {_the(m)}{m['x']}.")),
+        # "I work as a court stenographer for the Multnomah County Circuit Court", "I work in the ICU at the QEUH"
+        (SUBJ + ADV + K(r"\s+work(?:ing)?\s+(?:as|in|on)\s+") + r"(?:[\w'’&-]+\s+){1,5}?" + K(r"(?P<p>at|for)\s+") + THE + PN(),
+         lambda m: ("employer", f"User works {m['p'].lower()} {_the(m)}{m['x']}.")),
         (SUBJ + ADV + K(r"\s+(?:got|started|began|accepted)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role)\s+(?:at|with)\s+") + PN(),
          lambda m: ("employer", f"User works at {m['x']}.")),
         (SUBJ + ADV + K(r"\s+work\s+as\s+(?P<art>an?\s+)?") + ROLE + _ROLE_END,

@@ -43,7 +43,8 @@ from assistant.memory.retrieval.answerable import asked, question_names, relatio
 from assistant.memory.retrieval.held import holds, names_only as _names_only  # noqa: F401 (also read as answer.holds)
 from assistant.memory.retrieval.inject import source_label
 from assistant.memory.retrieval.perspective import first_to_second, rewrite
-from assistant.memory.retrieval.questions import answer_type, asks_personal_fact, computes, is_question, requests, speaks_of_self
+from assistant.memory.retrieval.questions import (answer_type, asks_before, asks_personal_fact, asks_possessed, computes, is_question,
+                                                  part_of, requests, speaks_of_self)
 from assistant.memory.retrieval.vocabulary import LIGHT_VERBS
 from assistant.memory.retrieval.terms import PREFIX, THEN, _covered, _terms, content_words, focus, same_word, stem, words  # noqa: F401 (also read as answer.X)
 
@@ -53,8 +54,6 @@ POOL = 10
 #: Kinds a memory answer comes from besides episodes (the person's verbatim message: an answer
 #: when it states something, see :func:`_eligible`).
 ANSWER_KINDS = frozenset({Kind.PROFILE, Kind.FACT, Kind.EXPERIENCE})
-# "my girl's school", "our son's teacher": something of the relation is asked, not its name
-_POSSESSED = re.compile(r"\b(?:my|our)\s+(?:[\w-]+\s+)?[\w-]+['’]s\s+(?!(?:full\s+|first\s+|last\s+)?names?\b)\w", re.I)
 _YES_NO = re.compile(r"^\s*(?:am|is|are|was|were|do|does|did|have|has|had|can|will)\b", re.I)
 
 
@@ -242,6 +241,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     qnames = [n.casefold() for n in named]
     qlang = language.detect(question)
     required, optional = focus(question)
+    before, inside = asks_before(question), part_of(question)  # "Where did I work before ...?", "Which part of Glasgow ...?"
     # "Mila's teacher": "my X" may be covered by meaning ("our car" / "We drive a Kangoo"), a thing of a named
     # other only by its word (MiniLM finds "Mila's in grade 2" close to "my teacher": it is about Mila, not her teacher)
     owned_by_name = bool(required) and not re.search(r"\b(?:my|our)\b", question, re.I)
@@ -257,7 +257,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     msgs = [messages(h.memory) for h in cands]
     # what each memory says of the named one asked about ("Which school does Morven attend?"), without the name
     about_whom = [*qnames, *(aliases.get(n, "") for n in qnames)] if qnames and not self_q else \
-        [*rels, *(n for n, r in aliases.items() if r in rels)] if kind != "name" or _POSSESSED.search(question) else []
+        [*rels, *(n for n, r in aliases.items() if r in rels)] if kind != "name" or asks_possessed(question) else []
     pred = predicate.cosines(matcher.vectors, question, [h.memory.text for h in cands], about_whom) \
         if use_sem and about_whom else [0.0] * len(cands)
     pools = [_pool(h.memory, aliases) for h in cands]
@@ -304,6 +304,10 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
             continue
         if (names_rel or qnames) and not identity and _names_only(h.memory.text, question, aliases):
             continue  # "User's brother is Rafael." does not answer "What does my brother do?"
+        if inside and (h.memory.slot or not _terms(h.memory.text, question)[1]) and names_in(inside, h.memory.text):
+            continue  # "Which part of Glasgow ...?" / "User lives in Glasgow.": the whole, not the part asked
+        if before and h.memory.slot:
+            continue  # "Where did I work before ...?": a slot holds what is true now
         if not _terms(h.memory.text, question)[0] and not _YES_NO.match(question):
             continue  # "User lives in Glasgow." says nothing "Which part of Glasgow do I live in?" does not
         if not holds(kind, h.memory.text, question):

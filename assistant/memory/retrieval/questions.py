@@ -209,3 +209,28 @@ def answer_type(question: str) -> str | None:
     if _ASKS_NAME.search(question):
         return "name"
     return None
+
+
+_PART_OF = re.compile(r"\b(?:which|what)\s+(?!kind\b|type\b|sort\b)[\w-]+\s+of\s+(?:the\s+|my\s+|our\s+)?(?P<y>[\w'’-]+)", re.I)
+_BEFORE = re.compile(r"\b(?:before|previous(?:ly)?|former(?:ly)?|used\s+to|prior)\b", re.I)
+_POSSESSED = re.compile(r"\b(?:my|our)\s+(?:[\w-]+\s+)?[\w-]+['’]s\s+(?!(?:full\s+|first\s+|last\s+)?names?\b)\w", re.I)
+
+
+def part_of(question: str) -> str | None:
+    """The whole a question asks a part of ("Which part of Glasgow do I live in?" -> "Glasgow",
+    "Which unit of the hospital am I in?" -> "hospital"; not "what kind of"), else None: a memory
+    naming the whole is no answer."""
+    m = _PART_OF.search(question)
+    return m["y"] if m else None
+
+
+def asks_before(question: str) -> bool:
+    """The question asks what was true before ("Where did I work before my current hospital?",
+    "my previous job"): a profile slot, which holds what is true now, does not answer it."""
+    return bool(_BEFORE.search(question))
+
+
+def asks_possessed(question: str) -> bool:
+    """Something of the person's relation is asked, not its name ("my girl's school", "our son's
+    teacher"; not "my mum's name")."""
+    return bool(_POSSESSED.search(question))
