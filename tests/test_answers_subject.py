@@ -92,6 +92,8 @@ def test_a_subjectless_sentence_leads_into_the_statement_after_it():
     # talk of the world does not, and a lone remark is still no statement
     assert classify("It's raining again. I stayed in all day.").units[0].act is Act.OTHER
     assert classify("Munro count is up to 57!").units[0].act is Act.OTHER
+    # an interjection is no clause: "Heads up." became a memory in a new user's trial
+    assert classify("Heads up. I'm allergic to shellfish.").units[0].act is not Act.STATEMENT
 
 
 def test_lives_is_live_and_a_memory_saying_only_the_question_adds_nothing():

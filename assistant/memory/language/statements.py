@@ -243,6 +243,10 @@ def classify(text: str, known_names: Iterable[str] = ()) -> Classified:
     return Classified(tuple(_pasted_document(_quoted(text, _leads_in(units)))))
 
 
+# a clause, not an interjection ("Heads up.", "Quick update!"): a verb of being or having, or a past tense
+_CLAUSE = re.compile(r"\b(?:is|are|was|were|has|have|had|got|gets|\w{3,}ed)\b|\w['’]s\s+(?!up\b)\w", re.I)
+
+
 def _leads_in(units: list[Unit]) -> list[Unit]:
     """A declarative with no subject of its own ("Munro count is up to 57! Did Ben Lomond last
     Saturday.") right before a statement about the person's life leads into it: a statement too,
@@ -250,7 +254,7 @@ def _leads_in(units: list[Unit]) -> list[Unit]:
     out = list(units)
     for i in range(len(out) - 2, -1, -1):
         u, nxt = out[i], out[i + 1]
-        if u.rule == "not about the person" and nxt.act is Act.STATEMENT and not cue.WORLD.search(u.text):
+        if u.rule == "not about the person" and nxt.act is Act.STATEMENT and not cue.WORLD.search(u.text) and _CLAUSE.search(u.text):
             out[i] = Unit(u.text, u.start, u.end, Act.STATEMENT, "leads in")
     return out
 
