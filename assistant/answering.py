@@ -22,7 +22,8 @@ answer (:mod:`assistant.memory.retrieval.answer`) and returns the :class:`Settle
 - a reply to chit-chat ("Hello there!") that repeats an earlier reply (a small model copies the
   last memory answer, "You live in Antwerp.", into a greeting): :data:`GREETING`.
 
-When memories were injected, a capitalised "User" the model copied from the memory block is
+A sentence or line of the reply that only repeats the person's question is dropped first ("...
+northern lights!\nRemind me when my Iceland trip is."). When memories were injected, a capitalised "User" the model copied from the memory block is
 turned to the person ("User's name" -> "your name"), and a sentence that gives the answer
 speaking as the person ("I'm a nurse.") is turned to them ("You're a nurse.").
 
@@ -31,6 +32,7 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Literal, Sequence
 
@@ -77,6 +79,8 @@ def settle(question: str, reply: str, answer: MemoryAnswer | None, hits: Sequenc
     of news is fine, "12*12 = 144." after "Give me a tip for sleeping better" is not. ``matcher``
     (the retriever's :class:`~assistant.memory.retrieval.forms.AnswerMatcher`): a request it reads
     as one to produce something is no question about the person (never refused or replaced)."""
+    if is_question(question) or requests(question):  # "Hello there!" may be answered in kind
+        reply = without_echo(reply, question)
     if hits:  # the memory block says "User": a reply that copied it speaks to the person instead
         reply = rewrite(reply, "second", capital_only=True)
     text = reply.strip()
@@ -106,6 +110,23 @@ def settle(question: str, reply: str, answer: MemoryAnswer | None, hits: Sequenc
     if not text:
         return Settled(EMPTY if asked else GREETING if chat else ACK, None, "empty", reply)
     return Settled(reply)
+
+
+def _folded(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.casefold()))
+
+
+def without_echo(reply: str, message: str) -> str:
+    """``reply`` without a sentence or line that only repeats the person's message ("You're flying
+    to Reykjavik from March 14.\nRemind me when my Iceland trip is."): a small model copies the
+    turn it answers. Other sentences stay as written."""
+    said = _folded(message)
+    if not said or said not in _folded(reply):
+        return reply
+    parts = re.split(r"(?<=[.!?])[ \t]+|(\n+)", reply)
+    kept = [p for p in parts if p is not None and (p.startswith("\n") or _folded(p) != said)]
+    out = re.sub(r"[ \t]*\n[ \t]*", "\n", " ".join(kept)).strip()
+    return re.sub(r"\n{3,}", "\n\n", out)
 
 
 def chitchat(message: str) -> bool:

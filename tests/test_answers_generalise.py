@@ -244,3 +244,13 @@ def test_a_question_about_a_named_pet_or_child_may_be_refused_fake_hits():
     assert settle("Who is Marie Curie?", "A physicist.", None, hits).correction is None  # no one of theirs
     off = settle("What's the name of Biscuit's vet?", "Dr. Lee.", None, hits, memory_on=False)
     assert off.correction is None  # memory off: no memory refusal
+
+
+def test_a_reply_that_repeats_the_question_loses_that_sentence():
+    """Found by a new user: "You're flying to Reykjavik ... !\nRemind me when my Iceland trip is."."""
+    q = "Remind me when my Iceland trip is."
+    s = settle(q, "You're flying to Reykjavik on March 14.\nRemind me when my Iceland trip is.", None, [], memory_on=False)
+    assert s.reply == "You're flying to Reykjavik on March 14."
+    # a question echoed at the start goes too; a greeting may be answered in kind
+    assert settle("What is 2+2?", "What is 2+2? It is 4.", None, []).reply == "It is 4."
+    assert settle("Hello there!", "Hello there!", None, []).reply == "Hello there!"
