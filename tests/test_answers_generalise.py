@@ -254,3 +254,13 @@ def test_a_reply_that_repeats_the_question_loses_that_sentence():
     # a question echoed at the start goes too; a greeting may be answered in kind
     assert settle("What is 2+2?", "What is 2+2? It is 4.", None, []).reply == "It is 4."
     assert settle("Hello there!", "Hello there!", None, []).reply == "Hello there!"
+
+
+def test_a_reply_in_the_persons_voice_is_turned_to_them_once():
+    """Found by a new user: "You are allergic to shellfish.\n\nYou're allergic to shellfish."."""
+    from assistant.memory.retrieval.answer import MemoryAnswer
+    from assistant.memory.retrieval.reply_check import address_person
+
+    a = MemoryAnswer(1, "User is allergic to shellfish.", None, "cli", "You are allergic to shellfish.", ("allergic", "shellfish"), ())
+    assert address_person("You are allergic to shellfish.\n\nI'm allergic to shellfish.", a) == "You are allergic to shellfish."
+    assert address_person("I'm allergic to shellfish. Be careful.", a) == "You're allergic to shellfish. Be careful."

@@ -120,15 +120,23 @@ _FIRST_PERSON_START = re.compile(r"^\s*(?:I\b|I['’](?:m|ve|ll|d)\b|My\b)")
 
 def address_person(reply: str, answer: MemoryAnswer) -> str:
     """Sentences that give the answer in the person's voice ("I'm a nurse.", the model speaking
-    as the person it read about) turned to the person ("You're a nurse."); the rest unchanged."""
+    as the person it read about) turned to the person ("You're a nurse."), unless that repeats a
+    sentence before it; the rest unchanged."""
     terms = answer.strong_terms or answer.key_terms
-    out = []
+    out, seen = [], set()
     for m in _SENTENCE.finditer(reply):
         s = m.group(0)
         if _FIRST_PERSON_START.match(s) and any(_covered(t, words(s)) for t in terms):
             s = first_to_second(s)
+            if _said(s) in seen:  # "You are allergic to shellfish. I'm allergic to shellfish." says it once
+                continue
+        seen.add(_said(s))
         out.append(s)
-    return "".join(out)
+    return "".join(out).strip() if len(out) < len(list(_SENTENCE.finditer(reply))) else "".join(out)
+
+
+def _said(sentence: str) -> str:
+    return " ".join(words(re.sub(r"\byou\s+are\b", "you're", sentence, flags=re.I)))
 
 
 def grounded(reply: str, hits: Sequence[Any], question: str) -> bool:
