@@ -39,7 +39,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from assistant.memory.language.cues import OWN_NAME, PAST, PERSON, TITLE_DOT
+from assistant.memory.language.cues import OWN_NAME, PAST, PERSON, REL_IS_NAME, TITLE_DOT
 from assistant.memory.language.gloss import english_words
 from assistant.memory.language.langid import detect
 from assistant.memory.language.mood import ASKING_START, COMMENT_START, CONDITION_AHEAD, CONDITION_START, HEARSAY_START, WORLD_SUBJECT
@@ -228,15 +228,7 @@ _APPOS = re.compile(r"(?:^|(?<=[\s,;(]))(?P<np>(?P<name>[A-Z][\w'’-]+),\s+(?i:
 # "a brother, Kasper", "twin boys, Leo and Harry", "two kids, Mia and Sam": the names after a relation
 _A_REL_NAME = re.compile(r"\b(?i:an?|one|two|three|twin|my|our)\s+(?:[\w'’-]+\s+)?(?i:" + _RELATIVE_WORDS + r"|boys?|girls?),\s+"
                          r"(?P<name>[A-Z][\w'’-]+)(?:\s+(?:and|&)\s+(?P<name2>[A-Z][\w'’-]+))?\b")
-# "My best pal is Shona", "our daughter's name is Mila": a relation, then its name after "is"
-_REL_IS_NAME = re.compile(r"\b(?i:my|our)\s+(?:[\w'’-]+\s+){0,2}?(?i:" + _RELATIVE_WORDS + r")(?:['’]s\s+name)?\s+(?:is|was)\s+"
-                          r"(?P<name>[A-Z][\w'’-]+)\b")
 _OUR = re.compile(r"\b([Oo])ur(s?)\b")
-
-
-def _english_word(name: str) -> bool:
-    """A capitalised word after "my wife is" that is an English word ("Japanese", "French"), no name."""
-    return name.casefold() in english_words()
 _WE = re.compile(r"\b(?:[Ww]e|us)\b(?!['’])|\b[Ww]e(?=['’])")
 _WE_CONTR = re.compile(r"\bWE['’](re|ve|d|ll)\b")
 _HE = re.compile(r"\b(?P<w>[Hh]e|[Ss]he|him|his|her)\b(?P<c>['’](?:s|re|ve|ll|d)\b)?")  # "they" is never one name
@@ -246,11 +238,8 @@ _THEY_VERB = {"are": "is", "were": "was", "have": "has", "do": "does", "don't": 
 def _names_in(text: str, names: set[str]) -> list[str]:
     """People named in ``text``: known names and "my sister Ana" names, in order of appearance."""
     found = [(m.start("name"), re.sub(r"['’]s$", "", m["name"])) for m in OWN_NAME.finditer(text)]
-    found += [(m.start("name"), m["name"]) for m in re.finditer(_REL_NAME_INTL.pattern[1:], text)]
-    found += [(m.start("name"), m["name"]) for m in _NAMING.finditer(text)]
-    found += [(m.start("name"), m["name"]) for m in _REL_NAME.finditer(text)]
-    found += [(m.start("name"), m["name"]) for m in _APPOS.finditer(text)]
-    found += [(m.start("name"), m["name"]) for m in _REL_IS_NAME.finditer(text) if not _english_word(m["name"])]  # not "Japanese"
+    for rx in (re.compile(_REL_NAME_INTL.pattern[1:]), _NAMING, _REL_NAME, _APPOS, REL_IS_NAME):  # "my wife is Japanese": no name
+        found += [(m.start("name"), m["name"]) for m in rx.finditer(text) if rx is not REL_IS_NAME or m["name"].casefold() not in english_words()]
     for m in _A_REL_NAME.finditer(text):
         found += [(m.start(g), m[g]) for g in ("name", "name2") if m[g]]
     for n in names:

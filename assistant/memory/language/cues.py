@@ -178,6 +178,9 @@ PERSON = (r"(?:mum|mom|mother|dad|father|parents?|wife|husband|partner|spouse|so
            r"|boyfriend|fianc[ée]e?|nephew|niece|aunt|uncle|grand(?:ma|pa|mother|father|son|daughter)|granny|cousin"
            r"|colleague|coworker|co-worker|roommate|flatmate|landlord|landlady|teacher|doctor|dog|cat|puppy|kitten|team"
            r"|family|in-laws|pal|buddy|mate|bestie|eldest|youngest)")  # fmt: skip
+# "My best pal is Shona", "our daughter's name is Mila": a relation, then its name after "is" (an English word such
+# as "Japanese" is no name: the caller checks)
+REL_IS_NAME = re.compile(r"\b(?i:my|our)\s+(?:[\w'’-]+\s+){0,2}?(?i:" + PERSON[3:-1] + r")(?:['’]s\s+name)?\s+(?:is|was)\s+(?P<name>[A-Z][\w'’-]+)\b")
 OWN_NAME = re.compile(r"\b(?:[Mm]y|[Oo]ur)\s+(?:[\w'-]+\s+){0,2}?(?i:" + PERSON[3:-1] + r")(?:['’]s name is|,| is called| is named"
                        r"| named| called)?\s+(?P<name>[A-Z][\w'’-]+)")
 FAMILY_NAME = re.compile(r"\b(?:Mum|Mom|Mam|Mama|Mommy|Mummy|Dad|Daddy|Papa|Grandma|Grandpa|Granny|Nana|Grandad)\b"

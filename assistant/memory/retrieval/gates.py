@@ -167,6 +167,18 @@ def read_with_names(text: str, asked: ans.Asked, known: Any) -> list[str]:
     return out
 
 
+def named_cosines(named: set[int], queries: list[str], cosines: Any, embed_query: Any) -> dict[int, float]:
+    """Each memory of ``named``'s best cosine with the question read with the names
+    (:func:`read_with_names`). Only to order the hits below the threshold, never to pass it: the
+    name alone makes "What allergies does Rafael have?" close to every memory about him."""
+    out: dict[int, float] = {}
+    ids = sorted(named)
+    for q in queries if ids else ():
+        for mid, sim in zip(ids, cosines(ids, embed_query(q))):
+            out[mid] = max(out.get(mid, 0.0), sim)
+    return out
+
+
 def person_names_in(c: Any) -> tuple[str, ...]:
     """The person's own names, from their current ``name`` slot records."""
     return person_names(reads.current_slot_texts(c, NAME_SLOTS))

@@ -238,15 +238,13 @@ class Retriever:
                 break
             batch = min(2 * (n - len(rows)) + 16, MAX_CANDIDATES - fetched)
         slot_ids: list[int] = []
-        role_ids: set[int] = set()
+        # "User is a nurse.": a job without a slot, for a job question (kept beside its message's episode)
+        roles = reads.rows_by_role(c, sql, params) if "job_title" in tm.slot_names(slots) else []
+        role_ids = {r[0] for r in roles}
         if slots:
-            for r in reads.rows_by_slots(c, sql, params, tm.slot_names(slots)):
+            for r in [*reads.rows_by_slots(c, sql, params, tm.slot_names(slots)), *roles]:
                 rows.setdefault(r[0], r)
-                slot_ids.append(r[0])
-            if "occupation" in tm.slot_names(slots) or "job_title" in slots:  # "User is a nurse.": a job without a slot
-                for r in reads.rows_by_role(c, sql, params):
-                    rows.setdefault(r[0], r)
-                    role_ids.add(r[0])  # keeps its place beside its message's episode
+                slot_ids.extend([r[0]] if r[0] not in role_ids else [])
             cos.update(self.cache.cosines([i for i in rows if i not in cos], qv))
         if not rows:
             return []
@@ -263,19 +261,14 @@ class Retriever:
 
         named = gates.named_by_relation(c, sql, params, asked, known, rows)
         cos.update(self.cache.cosines(list(named - cos.keys()), qv))  # "Rafael ..."
-        # ... and against "What does Rafael do?": below the threshold, they come first by it (never pass by it:
-        # the name alone makes "What allergies does Rafael have?" close to every memory about him)
-        read_named: dict[int, float] = {}
-        if named and self._embed is not None:
-            ids = sorted(named)
-            for q_named in gates.read_with_names(text, asked, known):
-                for mid, sim in zip(ids, self.cache.cosines(ids, self.embed_query(q_named))):
-                    read_named[mid] = max(read_named.get(mid, 0.0), sim)
+        # ... and against "What does Rafael do?" (gates.read_with_names): below the threshold, they come first by it
+        first = gates.named_cosines(named, gates.read_with_names(text, asked, known), self.cache.cosines, self.embed_query) \
+            if self._embed is not None else {}
         gate = gates.gate(c, rows, cos, set(slot_ids), asked, slots, threshold=self.threshold, names=names, known=known,
                           doc_freq=lambda terms: self._doc_freq(c, terms), n_rows=lambda: self._n_rows(c))
         scored = self._score(c, text, rows, cos, set(slot_ids), include_rejected, gate, old)
-        read_named.update(dict.fromkeys(role_ids, 1.0))  # a job by its structure, for a job question: first below the threshold
-        order = sorted(scored, key=lambda h: (not h[2], h[3], -(read_named.get(h[0], 0.0) if not h[2] else 0.0), -h[1],
+        first.update(dict.fromkeys(role_ids, 1.0))  # a job by its structure, for a job question: first below the threshold
+        order = sorted(scored, key=lambda h: (not h[2], h[3], -(first.get(h[0], 0.0) if not h[2] else 0.0), -h[1],
                                               -cos.get(h[0], 0.0), h[0]))  # fmt: skip
         top = gates.one_per_message(c, order, k, keep=named | role_ids)
         mems = {m.id: m for m in hydrate(c, [rows[h[0]] for h in top], f.known_at)}
