@@ -79,14 +79,14 @@ def settle(question: str, reply: str, answer: MemoryAnswer | None, hits: Sequenc
     of news is fine, "12*12 = 144." after "Give me a tip for sleeping better" is not. ``matcher``
     (the retriever's :class:`~assistant.memory.retrieval.forms.AnswerMatcher`): a request it reads
     as one to produce something is no question about the person (never refused or replaced)."""
-    if is_question(question) or requests(question):  # "Hello there!" may be answered in kind
+    asked = is_question(question) or requests(question)
+    if asked:  # "Hello there!" may be answered in kind
         reply = without_echo(reply, question)
     if hits:  # the memory block says "User": a reply that copied it speaks to the person instead
         reply = rewrite(reply, "second", capital_only=True)
     text = reply.strip()
     if not correct:
         return Settled(reply, answer.to_json(reply_check.contains(text, answer)) if answer is not None else None)
-    asked = is_question(question) or requests(question)
     if asked and reply_check.repeats(text, earlier):
         if answer is not None:
             return Settled(answer.statement, answer.to_json(False, True), "repeat", reply)

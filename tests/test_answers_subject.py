@@ -15,7 +15,7 @@ real capture, store and MiniLM.
   (:func:`assistant.memory.retrieval.gates.read_with_names`); the names given to a relation are
   the ones written next to its word, not every capitalised word of the sentence
   (:func:`assistant.memory.retrieval.aliases.near`); a named person's "Where does Finlay live?"
-  form is a home's form, which a job question does not count (:func:`forms.named_slot`);
+  form is a home's form, which a job question does not count (:func:`named_forms.tagged_named_forms`);
 - a fast-typed question word is spelled out ("wats my job again") and a job said as "I'm an
   intensive care nurse" (no slot: "I'm a" is not always a job) is fetched for a job question
   beside its message's episode (:func:`assistant.memory.store.search_reads.rows_by_role`);
@@ -30,8 +30,8 @@ import pytest
 
 from assistant.memory.language.statements import Act, classify
 from assistant.memory.retrieval.aliases import near
-from assistant.memory.retrieval.forms import named_slot, tagged_forms
-from assistant.memory.retrieval.named_forms import named_forms
+from assistant.memory.retrieval.forms import tagged_forms
+from assistant.memory.retrieval.named_forms import named_forms, tagged_named_forms
 from assistant.memory.retrieval.predicate import predicate
 from assistant.memory.retrieval.spelling import question_word
 from assistant.memory.retrieval.terms import _terms, stem
@@ -112,7 +112,8 @@ def test_named_forms_carry_the_slot_they_ask_and_read_the_relation_in_any_case()
     assert named_forms("Finlay is the coxswain on the Stornoway lifeboat.") == ["What does Finlay do?", "What is Finlay's job?"]
     assert named_forms("Finlay still lives on Lewis.") == ["Where does Finlay live?"]
     assert named_forms("Nothing beats a proper tortilla de patatas.") == []  # "Nothing" is no one
-    assert named_slot("Where does my brother live?") == "home_city" and named_slot("What does Finlay do?") == "job_title"
+    assert tagged_named_forms("Finlay still lives on Lewis.") == [("Where does Finlay live?", "home_city")]
+    assert ("What does Finlay do?", "job_title") in tagged_named_forms("Finlay is the coxswain on the Stornoway lifeboat.")
     # aliases come folded ("finlay"); the memory writes "Finlay"
     assert ("Where does my brother live?", "home_city") in tagged_forms("Finlay still lives on Lewis.", None, {"finlay": "brother"})
 

@@ -44,7 +44,7 @@ from assistant.memory.retrieval.held import holds, names_only as _names_only  # 
 from assistant.memory.retrieval.inject import source_label
 from assistant.memory.retrieval.perspective import first_to_second, rewrite
 from assistant.memory.retrieval.questions import (answer_type, asks_before, asks_personal_fact, asks_possessed, computes, is_question,
-                                                  part_of, requests, speaks_of_self)
+                                                  part_of, requests, speaks_of_self, yes_no)
 from assistant.memory.retrieval.vocabulary import LIGHT_VERBS
 from assistant.memory.retrieval.terms import PREFIX, THEN, _covered, _terms, content_words, focus, same_word, stem, words  # noqa: F401 (also read as answer.X)
 
@@ -54,7 +54,6 @@ POOL = 10
 #: Kinds a memory answer comes from besides episodes (the person's verbatim message: an answer
 #: when it states something, see :func:`_eligible`).
 ANSWER_KINDS = frozenset({Kind.PROFILE, Kind.FACT, Kind.EXPERIENCE})
-_YES_NO = re.compile(r"^\s*(?:am|is|are|was|were|do|does|did|have|has|had|can|will)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -304,11 +303,12 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
             continue
         if (names_rel or qnames) and not identity and _names_only(h.memory.text, question, aliases):
             continue  # "User's brother is Rafael." does not answer "What does my brother do?"
-        if inside and (h.memory.slot or not _terms(h.memory.text, question)[1]) and names_in(inside, h.memory.text):
+        key, strong = _terms(h.memory.text, question)
+        if inside and (h.memory.slot or not strong) and names_in(inside, h.memory.text):
             continue  # "Which part of Glasgow ...?" / "User lives in Glasgow.": the whole, not the part asked
         if before and h.memory.slot:
             continue  # "Where did I work before ...?": a slot holds what is true now
-        if not _terms(h.memory.text, question)[0] and not _YES_NO.match(question):
+        if not key and not yes_no(question):
             continue  # "User lives in Glasgow." says nothing "Which part of Glasgow do I live in?" does not
         if not holds(kind, h.memory.text, question):
             continue  # "What's Jonas's middle name?" is not answered by "User's son is Jonas."
@@ -363,7 +363,7 @@ def _answer(hit: Any, question: str, hits: Sequence[Any], aliases: dict[str, str
     m = hit.memory
     episode = Kind(m.kind) == Kind.EPISODE
     key, strong = _terms(m.text, question)
-    if not key and _YES_NO.match(question):  # "Am I vegetarian?": the memory's own words are the answer
+    if not key and yes_no(question):  # "Am I vegetarian?": the memory's own words are the answer
         key = tuple(dict.fromkeys(w for w in content_words(m.text) if w != "user"))
     if not key:
         return None

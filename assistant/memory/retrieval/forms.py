@@ -49,7 +49,7 @@ import numpy as np
 
 from assistant.memory.language.claims import claims
 from assistant.memory.retrieval import answerable, intent, questions
-from assistant.memory.retrieval.named_forms import _ROLE, named_forms  # noqa: F401 (also read as forms.named_forms)
+from assistant.memory.retrieval.named_forms import _ROLE, named_forms, tagged_named_forms  # noqa: F401 (also read as forms.named_forms)
 from assistant.memory.retrieval.perspective import rewrite
 
 #: A form at least this close answers the question on its own.
@@ -191,28 +191,15 @@ def tagged_forms(text: str, slot: str | None = None, aliases: dict[str, str] | N
     for c in claims(text):
         if c.relation != "*":
             out += [(f, slot_key(c.relation)) for f in slot_forms(c.relation, text)]
-    named = named_forms(text)
-    out += [(f, named_slot(f)) for f in named]
+    named = tagged_named_forms(text)
+    out += named
     if (role := _ROLE.match(text.strip())) and role["n"] == "User":  # "User is an intensive care nurse.": a job, by its structure
         out += [(f, slot_key("job_title")) for f in slot_forms("job_title")]
     for name, relation in (aliases or {}).items():
-        for f in named:  # the questions, not the memory's own words ("my best friend runs a bakery")
+        for f, slot in named:  # the questions, not the memory's own words ("my best friend runs a bakery")
             if re.search(rf"\b{re.escape(name)}\b", f, re.I):  # aliases are folded ("lucía"), texts are not
-                out.append((re.sub(rf"\b{re.escape(name)}(['’]s)?\b", lambda m: f"my {relation}{m.group(1) or ''}", f, count=1, flags=re.I),
-                            named_slot(f)))
+                out.append((re.sub(rf"\b{re.escape(name)}(['’]s)?\b", lambda m: f"my {relation}{m.group(1) or ''}", f, count=1, flags=re.I), slot))
     return out
-
-
-def named_slot(form: str) -> str | None:
-    """The slot a named person's form asks of them (:func:`named_forms`): "What does Joost do?" a
-    job, "Where does Ana live?" a home; others none. A question asking another slot does not count
-    it ("What does my brother do?" is not answered by "Where does Finlay live?", 0.81 by MiniLM)."""
-    who = r"(?:my\s+)?\S+"  # "Finlay", "my brother"
-    if re.match(rf"^What (?:does {who} do|is {who}['’]s job)\?$", form):
-        return slot_key("job_title")
-    if re.match(rf"^Where (?:does {who} live|is {who})\?$", form):
-        return slot_key("home_city")
-    return None
 
 
 #: Slots whose forms are matched against what a question asks (:func:`asked_slots`); a family

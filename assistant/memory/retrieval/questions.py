@@ -234,3 +234,11 @@ def asks_possessed(question: str) -> bool:
     """Something of the person's relation is asked, not its name ("my girl's school", "our son's
     teacher"; not "my mum's name")."""
     return bool(_POSSESSED.search(question))
+
+
+_YES_NO = re.compile(r"^\s*(?:am|is|are|was|were|do|does|did|have|has|had|can|will)\b", re.I)
+
+
+def yes_no(question: str) -> bool:
+    """A yes/no question ("Am I vegetarian?"): the memory's own words may be its answer."""
+    return bool(_YES_NO.match(question))

@@ -123,16 +123,17 @@ def address_person(reply: str, answer: MemoryAnswer) -> str:
     as the person it read about) turned to the person ("You're a nurse."), unless that repeats a
     sentence before it; the rest unchanged."""
     terms = answer.strong_terms or answer.key_terms
-    out, seen = [], set()
+    out, seen, dropped = [], set(), False
     for m in _SENTENCE.finditer(reply):
         s = m.group(0)
         if _FIRST_PERSON_START.match(s) and any(_covered(t, words(s)) for t in terms):
             s = first_to_second(s)
             if _said(s) in seen:  # "You are allergic to shellfish. I'm allergic to shellfish." says it once
+                dropped = True
                 continue
         seen.add(_said(s))
         out.append(s)
-    return "".join(out).strip() if len(out) < len(list(_SENTENCE.finditer(reply))) else "".join(out)
+    return "".join(out).strip() if dropped else "".join(out)
 
 
 def _said(sentence: str) -> str:

@@ -237,15 +237,14 @@ class Retriever:
             if len(rows) >= n or len(ids) < batch or sims[-1] < self.threshold or fetched >= MAX_CANDIDATES:
                 break
             batch = min(2 * (n - len(rows)) + 16, MAX_CANDIDATES - fetched)
-        slot_ids: list[int] = []
+        slot_names = tm.slot_names(slots)
+        slot_rows = reads.rows_by_slots(c, sql, params, slot_names) if slots else []
         # "User is a nurse.": a job without a slot, for a job question (kept beside its message's episode)
-        roles = reads.rows_by_role(c, sql, params) if "job_title" in tm.slot_names(slots) else []
-        role_ids = {r[0] for r in roles}
-        if slots:
-            for r in [*reads.rows_by_slots(c, sql, params, tm.slot_names(slots)), *roles]:
-                rows.setdefault(r[0], r)
-                slot_ids.extend([r[0]] if r[0] not in role_ids else [])
-            cos.update(self.cache.cosines([i for i in rows if i not in cos], qv))
+        roles = reads.rows_by_role(c, sql, params) if "job_title" in slot_names else []
+        slot_ids, role_ids = [r[0] for r in slot_rows], {r[0] for r in roles}
+        for r in [*slot_rows, *roles]:
+            rows.setdefault(r[0], r)
+        cos.update(self.cache.cosines([i for i in rows if i not in cos], qv))
         if not rows:
             return []
         old = self._rescore_old_versions(rows, cos, qv) if f.known_at is not None else set()
