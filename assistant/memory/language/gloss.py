@@ -44,7 +44,7 @@ ZH_MAX = 6
 #: Endings tried off an unknown word, longest first, when what is left (>= 3 letters) is a form.
 ENDINGS = {"es": ("es", "s"), "pt": ("es", "s"), "fr": ("es", "s", "x", "e"), "de": ("lich", "en", "er", "es", "n", "s", "e")}
 _LINKS = ("", "s", "n", "en", "e")
-_TOKEN = re.compile(r"[\u4e00-\u9fff]+|[^\W\d_]+'?|\d+(?:[.:,]\d+)*|[?!.,;:？！。，；：]")
+_TOKEN = re.compile(r"[\u4e00-\u9fff]+|[^\W\d_\u4e00-\u9fff]+'?|\d+(?:[.:,]\d+)*|[?!.,;:？！。，；：]")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 #: Chinese says "我妈妈" ("I mother") for "my mother": a pronoun right before one of these is possessive.
 _OWNER = {"I": "my", "you": "your", "he": "his", "she": "her", "we": "our", "they": "their"}
@@ -208,3 +208,11 @@ def english_words() -> frozenset[str]:
     """The English side of the lexicons, casefolded (nationalities, languages, common words):
     what a typo or a name is not."""
     return frozenset(w for lang in LANGS for en in lexicon(lang).forms.values() for w in re.findall(r"[^\W\d_]+", en.casefold()))
+
+
+@lru_cache(maxsize=1)
+def lexicon_words() -> frozenset[str]:
+    """The words of the other capture languages the lexicons hold, casefolded, with and without
+    accents ("quando", "métier", "metier"): not typos of an English word."""
+    return frozenset(w for lang in LANGS for lex in (lexicon(lang),) for table in (lex.forms, lex.bare) for key in table
+                     for w in key if w.isalpha())

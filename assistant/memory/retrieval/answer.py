@@ -44,7 +44,7 @@ from assistant.memory.retrieval.held import holds, names_only as _names_only  # 
 from assistant.memory.retrieval.inject import source_label
 from assistant.memory.retrieval.perspective import first_to_second, rewrite
 from assistant.memory.retrieval.questions import (answer_type, asks_before, asks_personal_fact, asks_possessed, computes, is_question,
-                                                  part_of, requests, speaks_of_self, yes_no)
+                                                  part_of, requests, speaks_of_self, speaks_of_us, yes_no)
 from assistant.memory.retrieval.vocabulary import LIGHT_VERBS
 from assistant.memory.retrieval.terms import PREFIX, THEN, _covered, _terms, content_words, focus, same_word, stem, words  # noqa: F401 (also read as answer.X)
 
@@ -217,7 +217,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
         question = matcher.spell(question)
     if computes(question) or tells(question) or produces(question, matcher):
         return None
-    self_q = speaks_of_self(question)
+    self_q, us = speaks_of_self(question), speaks_of_us(question)  # "When do we fly to Japan?": the household's
     named = question_names_known(question, hits)  # "who is joost": a name the memories write
     if not isinstance(hits, crosslang.View) and language.detect(question) == "en" and not about_life(question, named, hits, self_q):
         return None  # "Who discovered penicillin?" with "User is allergic to penicillin." (English: other languages drop "I")
@@ -226,7 +226,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     asks_help = requests(question)
     kind = answer_type(question)
     # "favorite color?": a question naming no one else is about the person
-    personal = self_q or not named
+    personal = self_q or us or not named
     cands = [h for h in hits if _eligible(h)]
     if not cands:
         return None

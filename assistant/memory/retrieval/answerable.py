@@ -119,7 +119,7 @@ _MONTHS_DAYS = frozenset(
 def states_something(text: str) -> bool:
     """True when at least one sentence of ``text`` is a statement that says something: not a
     question, not a request to the assistant, not a bare acknowledgement, and it speaks of the
-    person ("I", "my", "we"...), names something, or has a number ("Something vegetarian." and
+    person ("I", "my", "we"... in the six languages), names something, or has a number ("Something vegetarian." and
     "The phone one is hard" say nothing a question could be answered from)."""
     for sentence in _SENTENCES.split(text.strip()):
         s = sentence.strip().lstrip("'\"‘“«(").strip()
@@ -129,6 +129,9 @@ def states_something(text: str) -> bool:
         if not words or all(w.casefold() in _ACK for w in words):
             continue
         if _PERSON.search(s) or any(ch.isdigit() for ch in s) or any(w[:1].isupper() and w not in ("I",) for w in words[1:]):
+            return True
+        # the person in another capture language ("ich", "nós", "我在格拉斯哥大学学中文")
+        if any(w.casefold() in V.SELF_WORDS or w.casefold() in V.HOUSEHOLD_WORDS for w in words) or any(c in s for c in V.SELF_CHARS):
             return True
         if len(words) >= SELF_CONTAINED_WORDS:  # "Honestly the best thing this year was finally learning to make sourdough."
             return True

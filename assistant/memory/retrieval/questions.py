@@ -87,6 +87,12 @@ def speaks_of_self(text: str) -> bool:
     return m is not None and _first_person_es(m["v"])
 
 
+def speaks_of_us(text: str) -> bool:
+    """The text refers to the person with their household: a "we" word of the six languages
+    (:data:`~.vocabulary.HOUSEHOLD_WORDS`; "我们" is :func:`speaks_of_self`'s)."""
+    return any(w in V.HOUSEHOLD_WORDS for w in words(text))
+
+
 def _first_person_es(word: str) -> bool:
     """A Spanish word ending in -o/-é that the lexicon reads as "I ..." ("vivo", "practico") or
     does not know (a verb it lacks); "año" (year) is no verb."""

@@ -5,6 +5,7 @@ supplies the memory index's terms and their row counts.
 
 A word of the question is corrected when it has at least :data:`MIN_LETTERS` letters, no
 memory contains it, it is no known English word (the English side of the gloss lexicons), and
+no word of another capture language's lexicon ("Quando" is not a typo of "quand"), and
 exactly one most frequent memory term is one edit away (Levenshtein distance 1) and starts with
 the same letter: "alergic" -> "allergic", "daugher" -> "daughter". Shorter words are left
 alone: one letter turns them into other words ("cat"/"car").
@@ -19,7 +20,7 @@ from typing import Mapping
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from assistant.memory.language.gloss import english_words
+from assistant.memory.language.gloss import english_words, lexicon_words
 
 MIN_LETTERS = 6
 _WORD = re.compile(r"[^\W\d_]+")
@@ -62,13 +63,13 @@ def correct(text: str, vocab: Mapping[str, int], terms: list[str] | None = None)
     text = question_word(text)
     if not vocab:
         return text
-    known = english_words()
+    known, foreign = english_words(), lexicon_words()
     choices = terms if terms is not None else list(vocab)
 
     def fix(m: re.Match[str]) -> str:
         word = m.group(0)
         w = _fold(word)
-        if len(w) < MIN_LETTERS or w in vocab or w in known:
+        if len(w) < MIN_LETTERS or w in vocab or w in known or w in foreign:
             return word
         near = [t for t, _score, _i in process.extract(w, choices, scorer=Levenshtein.distance, score_cutoff=1, limit=8)
                 if t[:1] == w[:1]]  # fmt: skip

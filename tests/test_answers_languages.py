@@ -1,0 +1,66 @@
+"""Issue 28, fifth session: questions in the other capture languages reach the memory that
+answers them, through the real capture, store and MiniLM.
+
+- a word of another capture language is no typo of a memory's word ("Quando" was "corrected" to
+  the French "quand" of a memory, and the question then read as French: "when vamos has Lisboa?");
+- a Latin name written against Chinese characters is its own word ("Arjun的生日是哪天？" was one
+  token the Chinese lexicon never read);
+- "we" is the person with their household, in six languages ("¿Cuándo volamos a Japón?" names no
+  one else: a memory of the household answers it);
+- the person's own message in another language states something ("我在...学中文").
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.memory.language.gloss import gloss, lexicon_words
+from assistant.memory.retrieval.answerable import states_something
+from assistant.memory.retrieval.questions import speaks_of_self, speaks_of_us
+from assistant.memory.retrieval.spelling import correct
+from said_support import answer, said_retriever  # noqa: I001 - tests/ is on sys.path (rootdir conftest)
+
+SAID = [
+    ("lisbon", "Em outubro vamos a Lisboa, do dia 24 ao dia 31, para comemorar o nosso aniversário."),
+    ("japan", "We're flying to Osaka on October 14 for two weeks, first time in Japan for all of us!"),
+    ("birthday", "Arjun's birthday is the 2nd of August — remind me to plan something this year."),
+    ("summer", "Quand j'étais étudiante, je travaillais l'été au café du ferry entre Ullapool et Stornoway."),
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def said(tmp_path_factory, converted_embedder_path):
+    with said_retriever(tmp_path_factory.mktemp("langs") / "m.db", converted_embedder_path, SAID, said_on="2025-05-02", key="5c" * 32) as retriever:
+        yield retriever
+
+
+@pytest.mark.parametrize("question, must", [
+    ("Quando vamos a Lisboa?", "outubro"),  # "Quando" stays Portuguese though the French memory says "Quand"
+    ("¿Cuándo volamos a Japón?", "October 14"),  # "we": the household's trip, though "Japón" is no word of the memory
+    ("When do we fly to Japan?", "October 14"),
+    ("Arjun的生日是哪天？", "2nd of August"),  # the Latin name and the characters after it are two words
+])  # fmt: skip
+def test_a_question_in_another_language_finds_its_memory(said, question, must):
+    a = answer(said, question)
+    assert a is not None and must in a.text, (question, a and a.text)
+
+
+def test_a_word_of_another_capture_language_is_no_typo():
+    # "quando" is one edit from the memory's "quand" (French), and no English word
+    assert "quando" in lexicon_words() and "metier" in lexicon_words()  # with and without accents
+    assert correct("Quando vamos a Lisboa?", {"quand": 2, "lisboa": 1}) == "Quando vamos a Lisboa?"
+    assert correct("what am i alergic to", {"allergic": 1}) == "what am i allergic to"  # an English typo still is
+
+
+def test_a_latin_name_against_chinese_is_its_own_word():
+    assert "birthday" in gloss("Arjun的生日是哪天？") and "Arjun" in gloss("Arjun的生日是哪天？")
+
+
+def test_we_is_the_household_and_i_the_person():
+    assert speaks_of_us("When do we fly to Japan?") and speaks_of_us("¿Cuándo es nuestro aniversario?")
+    assert not speaks_of_self("When do we fly to Japan?") and not speaks_of_us("When do I fly to Japan?")
+
+
+@pytest.mark.parametrize("text", ["我在格拉斯哥大学的孔子学院学中文，每个星期二晚上上课。", "ich arbeite als tischler.", "nós temos um cão."])
+def test_the_persons_own_message_in_another_language_states_something(text):
+    assert states_something(text)
