@@ -150,3 +150,17 @@ def test_the_whole_and_before_are_read_from_the_question():
     assert part_of("What kind of music do I like?") is None
     assert asks_before("Where did I work before my current hospital?") and asks_before("What was my previous job?")
     assert not asks_before("Where do I work?")
+
+
+def test_an_invented_fact_about_someone_the_memories_name_is_refused_fake_model(said):
+    """A scripted reply (the 135M model's, on dev3): nothing said Morven's birthday, and "Morven is
+    14 now ..." names her as someone of the person's; a place a memory names is no one's."""
+    from assistant.answering import settle
+    from assistant.memory.retrieval.answer import POOL
+
+    def settled(question, reply):
+        return settle(question, reply, None, said.search(question, k=POOL, include_rejected=True), matcher=said.matcher)
+
+    assert settled("When is Morven's birthday?", "Morven's birthday is on the 3rd of June.").correction == "unknown"
+    assert settled("What does Morven play?", "Morven plays the clarinet.").correction is None  # grounded in a memory
+    assert settled("How many people live on Lewis?", "About 20,000 people live on Lewis.").correction is None  # a place

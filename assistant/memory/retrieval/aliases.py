@@ -107,8 +107,9 @@ def runner_up(i: int, sem: Sequence[float], msgs: Sequence[frozenset[int]]) -> f
 #: words: "Which doctor discovered penicillin?" is general.
 FAMILY_WORDS = frozenset(w for rel, ws in RELATIONS.items() if rel not in ROLES | {"dog", "cat", "fish", "pet"}
                          for w in ws if w not in ("boy", "girl")) | {"twins", "parents", "grandparents", "in-laws"}  # fmt: skip
-# a name after a preposition of place ("live in Glasgow", "a trip to Lisbon", "vamos a Lisboa")
-_PLACE = re.compile(r"\b(?:in|to|from|at|near|through|around|outside|en|a|à|au|nach|aus|em|para|de|no|na)\s+(?-i:(?P<n>[A-Z][\w’'-]+))", re.I)
+#: A name after a preposition of place ("live in Glasgow", "lives on Lewis", "a trip to Lisbon",
+#: "vamos a Lisboa"): a place, no one of the person's (read here and by :mod:`.held`).
+PLACE = re.compile(r"\b(?:in|on|to|from|at|near|through|around|outside|en|a|à|au|nach|aus|em|para|de|no|na)\s+(?-i:(?P<n>[A-Z][\w’'-]+))", re.I)
 _NAME = re.compile(r"(?<![\w’'])(?-i:[A-Z][\w’'-]+)")
 # a sentence's first word followed by a verb: a name ("Finlay is the coxswain", "Arjun's parents")
 _SUBJECT = re.compile(r"(?:^|[.!?]\s+|:\s+)([A-Z][\w’'-]+)(?:['’]s\b|\s+(?:and\s+[A-Z]\w+\s+)?(?:is|are|was|were|has|have|had|lives|works|turned|goes|loves|likes|plays|got|just)\b)")
@@ -125,7 +126,7 @@ def written_names(hits: Sequence[Any]) -> tuple[set[str], set[str]]:
     for h in hits:
         text = h.memory.text
         named |= set(question_names(text)) | {m.group(1).casefold() for m in _SUBJECT.finditer(text)}
-        places |= {m["n"].casefold() for m in _PLACE.finditer(text)}
+        places |= {m["n"].casefold() for m in PLACE.finditer(text)}
     return named - {"user", "user's", "i"}, places
 
 

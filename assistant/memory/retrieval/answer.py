@@ -38,7 +38,8 @@ from typing import Any, Sequence
 from assistant.memory.language.statements import Act, classify
 from assistant.memory.records import Kind, Trust
 from assistant.memory.retrieval import crosslang, forms, language, predicate
-from assistant.memory.retrieval.aliases import about_life, aliases_of, ask_forms, messages, names_in, names_relation, question_names_known, runner_up
+from assistant.memory.retrieval.aliases import (about_life, aliases_of, ask_forms, messages, names_in, names_relation,
+                                               question_names_known, runner_up, written_names)
 from assistant.memory.retrieval.answerable import asked, question_names, relation_names, states_something
 from assistant.memory.retrieval.held import holds, names_only as _names_only  # noqa: F401 (also read as answer.holds)
 from assistant.memory.retrieval.inject import source_label
@@ -104,17 +105,19 @@ def about_person(question: str, matcher: Any = None) -> bool:
 
 
 def about_known(question: str, hits: Sequence[Any], matcher: Any = None) -> bool:
-    """A question about someone or something the memories name as the person's own (their child,
-    partner or pet: "What's the name of Biscuit's vet?" with "User has a beagle named Biscuit.")
-    asks for a fact of the person's life too, unless it is general or a request (second trial:
-    nothing refused the model's "Biscuit's vet is a beagle named Biscuit.")."""
+    """A question about someone the memories name as the person's own (child, partner, pet:
+    "Biscuit's vet?" with "User has a beagle named Biscuit.") or an injected memory names other
+    than as a place ("When is Morven's birthday?" with "Morven is 14 now ...") asks for a fact
+    of the person's life too, unless it is general or a request (the model's inventions about
+    them are refused: "Biscuit's vet is a beagle named Biscuit.", "Morven's birthday is ...")."""
     if not is_question(question) or computes(question) or requests(question) or produces(question, matcher):
         return False
     asked_names = set(question_names(question))
     if not asked_names:
         return False
     own = set(aliases_of(hits)) | {n for h in hits for n in relation_names(h.memory.text, "pet")}
-    return bool(asked_names & own)
+    named, places = written_names([h for h in hits if h.passed_threshold])  # "Morven is 14 now": someone of theirs
+    return bool(asked_names & (own | (named - places)))
 
 
 def produces(question: str, matcher: Any) -> bool:
@@ -326,11 +329,9 @@ FOCUS_MARGIN = 0.1  # calibrated on the dev split with forms.ANSWER_COSINE
 #: word: its form must be near-identical ("What is Rafael's job?" 0.92; "Jonas goes to a daycare"
 #: for "Jonas's middle name" 0.77, "Mila's in grade 2" for "Mila's teacher" 0.72). Dev and dev2.
 NAMED_MARGIN = 0.2
-#: For a profile-slot answer, and for a memory without a slot whose closest form is one of the slot
-#: the question asks most (its structure gives it: "User is an intensive care nurse." for "wats my
-#: job again", over "Finished my MSc ... while working"; :meth:`~.forms.AnswerMatcher.scored`).
-#: Code-only dev / dev2 / dev3, the structure's forms without -> with: 0.901 / 0.856 / 0.775 ->
-#: 0.907 / 0.856 / 0.780 (a memory holding a slot of its own already has its slot answer).
+#: For a profile-slot answer, and a memory without a slot whose closest form is one of the slot the
+#: question asks most ("User is an intensive care nurse." for "wats my job again"). Code-only dev /
+#: dev2 / dev3, the structure's forms without -> with: 0.901 / 0.856 / 0.775 -> 0.907 / 0.856 / 0.780.
 SLOT_BONUS = 0.1
 #: Share of a candidate's rank taken from its own words' cosine with the question rather than its
 #: best form's: forms lend every memory about Jonas "How old is Jonas?" ("Jonas goes to a daycare
@@ -338,9 +339,8 @@ SLOT_BONUS = 0.1
 #: dev3 correct: 0 -> 0.882 / 0.809 / 0.620; 0.5 -> 0.882 / 0.823 / 0.625; 1 -> 0.863 / 0.823 / -.
 OWN_WEIGHT = 0.5
 #: The form cosine enough for the one message whose memories word the question's "my/our X"
-#: ("Where is our allotment?" / "We finally got an allotment at Hamiltonhill after three years on
-#: the waiting list.": 0.21, long sentences score low). Code-only dev / dev2 / dev3: no path 0.882
-#: / 0.823 / 0.695; 0.15 and 0.10 both 0.882 / 0.823 / 0.705, never-said answered unchanged.
+#: ("Where is our allotment?" / "We finally got an allotment at Hamiltonhill ...": 0.21). Code-only
+#: dev / dev2 / dev3: no path 0.882 / 0.823 / 0.695; 0.15 and 0.10 both 0.882 / 0.823 / 0.705.
 UNIQUE_COSINE = 0.15
 TOP_BONUS = 0.1
 #: Added for a memory whose own words cover the question's "my X" (:func:`qualifies`), over one that

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.memory.retrieval.aliases import FAMILY_WORDS
+from assistant.memory.retrieval.aliases import FAMILY_WORDS, PLACE
 from assistant.memory.retrieval.answerable import RELATIONS, question_names, relation_words
 from assistant.memory.retrieval.terms import _terms, words
 from assistant.memory.retrieval.vocabulary import MODIFIERS as _MODIFIERS
@@ -17,7 +17,6 @@ _WHEN_WORD = re.compile(r"\b(?:morning|afternoon|evening|night|weekend|weekday|d
 
 
 # a name after a preposition of place ("lives on Lewis", "a dentist in Seville")
-_PLACE = re.compile(r"\b(?:in|on|to|from|at|near|outside|en|à|au|nach|aus|em|para|no|na)\s+(?-i:(?P<n>[A-Z][\w’'-]+))", re.I)
 _CALENDAR = re.compile(r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?"
                        r"|nov(?:ember)?|dec(?:ember)?|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekends?)\b", re.I)
 _RELATION_WORDS = frozenset(w for r in RELATIONS for w in relation_words(r)) | _MODIFIERS
@@ -47,7 +46,7 @@ def names_only(text: str, question: str, aliases: dict[str, str]) -> bool:
     place), those relations' words or modifiers ("User's older
     brother is Rafael.", "User's best friend is Julien.")."""
     # people: the relations' names, the question's, and the memory's other than places ("lives on Lewis": a value)
-    places = {m["n"].casefold() for m in _PLACE.finditer(text)}
+    places = {m["n"].casefold() for m in PLACE.finditer(text)}
     written = {re.sub(r"['’]s$", "", w).casefold() for w in re.findall(r"(?<![\w’'])[A-Z][\w’'-]+", text)} - {"user"}
     names = {n.casefold() for n in aliases} | set(question_names(question)) | (written - places)
     key, _ = _terms(text, question)
