@@ -7,7 +7,9 @@ answers them, through the real capture, store and MiniLM.
   token the Chinese lexicon never read);
 - "we" is the person with their household, in six languages ("¿Cuándo volamos a Japón?" names no
   one else: a memory of the household answers it);
-- the person's own message in another language states something ("我在...学中文").
+- the person's own message in another language states something ("我在...学中文");
+- the relation and the favourite a question asks are read in its English reading too ("Was
+  macht mein Mann beruflich?": the husband, read as the name given to him by retrieval).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ SAID = [
     ("lisbon", "Em outubro vamos a Lisboa, do dia 24 ao dia 31, para comemorar o nosso aniversário."),
     ("japan", "We're flying to Osaka on October 14 for two weeks, first time in Japan for all of us!"),
     ("birthday", "Arjun's birthday is the 2nd of August — remind me to plan something this year."),
+    ("husband", "My husband Arjun teaches physics at Hillhead High School."),
+    ("paramedic", "My brother Rafael is a paramedic."),
     ("summer", "Quand j'étais étudiante, je travaillais l'été au café du ferry entre Ullapool et Stornoway."),
 ]  # fmt: skip
 
@@ -39,10 +43,20 @@ def said(tmp_path_factory, converted_embedder_path):
     ("¿Cuándo volamos a Japón?", "October 14"),  # "we": the household's trip, though "Japón" is no word of the memory
     ("When do we fly to Japan?", "October 14"),
     ("Arjun的生日是哪天？", "2nd of August"),  # the Latin name and the characters after it are two words
+    # "mon mari" / "mein Mann" read in English ("my husband") and as the name given to him (Arjun) by retrieval
+    ("Quel est le métier de mon mari ?", "physics"),
+    ("Was macht mein Mann beruflich?", "physics"),
+    ("我丈夫是做什么工作的？", "physics"),
 ])  # fmt: skip
 def test_a_question_in_another_language_finds_its_memory(said, question, must):
     a = answer(said, question)
     assert a is not None and must in a.text, (question, a and a.text)
+
+
+def test_a_favourite_asked_in_another_language_needs_a_memory_that_names_it(said):
+    # the husband's favourite colour was never said: "Arjun teaches physics" is no answer to it
+    assert answer(said, "我丈夫最喜欢什么颜色？") is None
+    assert answer(said, "Quelle est la couleur préférée de mon mari ?") is None
 
 
 def test_a_word_of_another_capture_language_is_no_typo():

@@ -81,9 +81,17 @@ def names_in(name: str, text: str) -> bool:
     return bool(re.search(rf"\b{re.escape(name)}\b", text, re.I))
 
 
+def my_relation(relation: str) -> re.Pattern[str]:
+    """"my/our <relation>" with any word of it, a modifier and a plural ("my husband" for the
+    partner, "my older brother", "our twins"): where a question names the relation."""
+    words = "|".join(re.escape(w) for w in sorted({*relation_words(relation), relation}, key=len, reverse=True))
+    return re.compile(rf"\b(?:my|our)\s+(?:[\w-]+\s+)?(?:{words})(?:s|es)?\b", re.I)
+
+
 def ask_forms(question: str, aliases: dict[str, str]) -> list[str]:
-    """The question, and the question with "my <relation>" read as the name given to it
-    ("What does my sister do?" -> "What does Lucía do?")."""
+    """The question, and the question with "my <relation>" (:func:`my_relation`) read as the
+    name given to it ("What does my sister do?" -> "What does Lucía do?"; "what do for a living
+    my husband?" -> "... Arjun?")."""
     out = [question, recall_core(question)]
     for name, rel in aliases.items():
         rx = re.compile(rf"\bmy\s+{re.escape(rel)}\b", re.I)

@@ -30,6 +30,7 @@ from typing import Iterable
 from assistant.memory.language.gloss import known
 from assistant.memory.language.langid import detect
 from assistant.memory.retrieval import vocabulary as V
+from assistant.memory.retrieval.terms import content_words
 
 NAME_COSINE = 0.45
 #: A statement this long says something on its own though it names no one and says no "I": the
@@ -151,11 +152,21 @@ class Asked:
 def asked(question: str) -> Asked:
     """Parse ``question`` (see the module docstring)."""
     rels = [_ALIAS[m["rel"].casefold()] for rx in (_Q_MY, _Q_HAVE) for m in rx.finditer(question)]
-    fav: list[str] = []
+    return Asked(tuple(dict.fromkeys(rels)), asked_favourite(question), question_names(question), focus_terms(question))
+
+
+def asked_favourite(question: str) -> tuple[str, ...]:
+    """The content words of the thing a favourite is asked of: after "favourite" ("favourite
+    colour"), else right before it (a gloss keeps the word order of French, Spanish or
+    Portuguese: "what is the colour favourite of my husband?")."""
     m = _FAVOURITE.search(question)
-    if m:
-        fav = [w.casefold() for w in m["thing"].split() if w.casefold() not in ("is", "are", "was", "thing", "things")]
-    return Asked(tuple(dict.fromkeys(rels)), tuple(fav), question_names(question), focus_terms(question))
+    if m is None:
+        return ()
+    after = content_words(m["thing"])
+    if after:
+        return tuple(after)
+    before = content_words(question[: m.start()])
+    return tuple(before[-1:])
 
 
 _GENERIC = frozenset(

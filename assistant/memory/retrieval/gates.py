@@ -13,11 +13,12 @@ coffee ...").
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Callable
 
 from assistant.memory.retrieval import answerable as ans
+from assistant.memory.retrieval.aliases import my_relation
 from assistant.memory.store import search_reads as reads
 from assistant.memory.store.sqlite import fts
 from assistant.memory.language.claims import NAME_SLOTS, canonical_subject, claims, person_names
@@ -149,6 +150,19 @@ def named_by_relation(c: Any, sql: str, params: dict[str, Any], asked: ans.Asked
     return out
 
 
+def asked_read(text: str) -> ans.Asked:
+    """:func:`~.answerable.asked` of the question, with the relations and the favourite its
+    English reading asks when it is in another capture language ("Was macht mein Mann
+    beruflich?" -> partner; "我丈夫最喜欢什么颜色？" -> partner, colour)."""
+    found = ans.asked(text)
+    en = reading(text)
+    if en == text:
+        return found
+    more = ans.asked(en)
+    return replace(found, relations=tuple(dict.fromkeys(found.relations + more.relations)),
+                   favourite=tuple(dict.fromkeys(found.favourite + more.favourite)))
+
+
 #: At most this many given names are read into a question (:func:`read_with_names`).
 NAMES_READ = 3
 
@@ -156,11 +170,13 @@ NAMES_READ = 3
 def read_with_names(text: str, asked: ans.Asked, known: Any) -> list[str]:
     """The question with "my <relation>" read as each name the person gave it ("What does my
     brother do?" -> "What does Finlay do?"): memories about Finlay rarely say "brother", and
-    MiniLM scores "Finlay is the coxswain" far from "my brother" (0.09) but near "Finlay" (0.6)."""
+    MiniLM scores "Finlay is the coxswain" far from "my brother" (0.09) but near "Finlay" (0.6).
+    A question in another capture language is read in English first ("Quel est le métier de mon
+    mari ?" -> "what is the profession of Arjun?")."""
     out = []
+    text = reading(text)
     for rel in asked.relations:
-        words = "|".join(re.escape(w) for w in sorted(ans.relation_words(rel), key=len, reverse=True))
-        rx = re.compile(rf"\b(?:my|our)\s+(?:[\w-]+\s+)?(?:{words})(?:s|es)?\b", re.I)
+        rx = my_relation(rel)
         if not rx.search(text):
             continue
         out += [rx.sub(n.title() if n.islower() else n, text) for n in sorted(known(rel)[1])[:NAMES_READ]]

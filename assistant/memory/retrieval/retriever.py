@@ -215,7 +215,7 @@ class Retriever:
         qv = self._unit(vector) if vector is not None else self.embed_query(text)
         if not slots and (kind_t is None or Kind.PROFILE in kind_t):  # by meaning: "Wo wohne ich?"
             slots = meant_slots(self.matcher, text, qv, self.embed_query)
-        asked = ans.asked(text)
+        asked = gates.asked_read(text)  # "mein Mann": the relation read in English too
         return self.store.read(lambda c: self._run(c, text, qv, k, f, vf, now, slots, include_rejected, asked))
 
     # ------------------------------------------------------------------ pipeline
