@@ -26,6 +26,7 @@ SAID = [
     ("lisbon", "Em outubro vamos a Lisboa, do dia 24 ao dia 31, para comemorar o nosso aniversário."),
     ("japan", "We're flying to Osaka on October 14 for two weeks, first time in Japan for all of us!"),
     ("birthday", "Arjun's birthday is the 2nd of August — remind me to plan something this year."),
+    ("pets", "We have a beagle called Pretzel. We also have a grey cat named Olive."),
     ("husband", "My husband Arjun teaches physics at Hillhead High School."),
     ("paramedic", "My brother Rafael is a paramedic."),
     ("summer", "Quand j'étais étudiante, je travaillais l'été au café du ferry entre Ullapool et Stornoway."),
@@ -47,6 +48,7 @@ def said(tmp_path_factory, converted_embedder_path):
     ("Quel est le métier de mon mari ?", "physics"),
     ("Was macht mein Mann beruflich?", "physics"),
     ("我丈夫是做什么工作的？", "physics"),
+    ("我的狗叫什么名字？", "Pretzel"),  # both pets are the "pet" slot: the dog is the beagle, not the cat
 ])  # fmt: skip
 def test_a_question_in_another_language_finds_its_memory(said, question, must):
     a = answer(said, question)
@@ -68,6 +70,13 @@ def test_a_word_of_another_capture_language_is_no_typo():
 
 def test_a_latin_name_against_chinese_is_its_own_word():
     assert "birthday" in gloss("Arjun的生日是哪天？") and "Arjun" in gloss("Arjun的生日是哪天？")
+
+
+def test_a_text_without_function_words_is_the_language_its_lexicon_knows():
+    from assistant.memory.language.langid import detect
+
+    assert detect("Que carro temos?") == "pt"  # "que" is shared, "carro" and "temos" are Portuguese words
+    assert detect("Pizza tonight") == "en" and detect("Thanks!") == "en" and detect("Radiohead forever") == "en"
 
 
 def test_we_is_the_household_and_i_the_person():

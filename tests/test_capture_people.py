@@ -41,6 +41,16 @@ def test_a_named_persons_verb_phrase_is_a_fact_about_them(text, relation, fact):
     assert relation in [t for _, t in got] and fact in [t for _, t in got], got
 
 
+@pytest.mark.parametrize("text, fact", [
+    # an apposition after the name keeps the name and what it is together (was "User's ginger tabby cat." alone)
+    ("Forgot to mention Tattie, our ginger tabby cat.", "User: Forgot to mention Tattie, User's ginger tabby cat."),
+    ("I met Shona, my best pal, for lunch.", "User met Shona, User's best pal, for lunch."),  # was "User's best pal, for lunch."
+])  # fmt: skip
+def test_an_apposition_stays_with_the_name_it_follows(text, fact):
+    got = [t for _, t in facts(text)]
+    assert fact in got and not any(t.startswith("User's") and "Tattie" not in t and "Shona" not in t for t in got), got
+
+
 def test_a_name_known_from_memory_needs_no_relation_in_the_message():
     assert (None, "Kasper repairs bicycles for a living.") in facts("Kasper repairs bicycles for a living.", ("Kasper",))
     assert facts("Kasper repairs bicycles for a living.") == []  # a stranger's name: not about the person

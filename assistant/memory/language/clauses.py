@@ -178,9 +178,10 @@ def _trim(text: str, s: int, e: int) -> tuple[int, int]:
 
 
 def _breaks(text: str, s: int, e: int) -> list[tuple[re.Match, bool]]:
-    found = [(m, False) for m in _SPLIT.finditer(text, s, e)]
+    # "Jonas, our son, turned 4", "Forgot to mention Tattie, our ginger tabby cat.": one clause
+    appositions = [(a.end("name"), a.end()) for a in _APPOS.finditer(text, s, e)]
+    found = [(m, False) for m in _SPLIT.finditer(text, s, e) if not any(a <= m.start() < b for a, b in appositions)]
     sentence = text[s:e]
-    appositions = [(a.end("np"), a.end()) for a in _APPOS.finditer(text, s, e)]  # "Jonas, our son, turned 4": one clause
     for m in _SHARED.finditer(text, s, e):
         if any(a <= m.start() < b for a, b in appositions):
             continue
@@ -224,7 +225,7 @@ _NAMING = re.compile(r"(?:\b(?:called|named|llamad[oa]|se llama|chamad[oa]|se ch
                      r"|叫)(?P<name>[A-Z][\w'’-]+|[\u4e00-\u9fff]{2,3}(?=[，。,.\s]|$))")
 # "Kasper, my brother, repairs bicycles" (the name first, the relation after it); "a brother, Kasper"
 _APPOS = re.compile(r"(?:^|(?<=[\s,;(]))(?P<np>(?P<name>[A-Z][\w'’-]+),\s+(?i:my|our)\s+(?P<rel>(?:[\w'’-]+\s+){0,2}?(?i:"
-                    + _RELATIVE_WORDS + r"))),\s+(?=[a-z])")
+                    + _RELATIVE_WORDS + r"))(?:,\s+(?=[a-z])|(?=\s*(?:[.!?]\s*(?:$|[A-Z])|$))))")
 # "a brother, Kasper", "twin boys, Leo and Harry", "two kids, Mia and Sam": the names after a relation
 _A_REL_NAME = re.compile(r"\b(?i:an?|one|two|three|twin|my|our)\s+(?:[\w'’-]+\s+)?(?i:" + _RELATIVE_WORDS + r"|boys?|girls?),\s+"
                          r"(?P<name>[A-Z][\w'’-]+)(?:\s+(?:and|&)\s+(?P<name2>[A-Z][\w'’-]+))?\b")

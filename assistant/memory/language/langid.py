@@ -10,7 +10,8 @@ facts say "User ..." in English). Accented letters typical of one language break
 Portuguese, "ß"/"ä"/"ö"/"ü" German, "ñ"/"¿" Spanish, "ç"/"è"/"ê" French). A tie left then goes to
 the tied language whose lexicon (:mod:`.gloss`) knows more than half of the text's words, else to
 English: "Ich wohne seit drei Jahren in Leipzig." ties "ich" with "in", and every word of it is
-German.
+German. A text with no function word is the language whose lexicon knows more than half of its
+words that are no English words ("Que carro temos?"), else English.
 """
 
 from __future__ import annotations
@@ -46,9 +47,15 @@ def detect(text: str) -> str:
     scores = {lang: (sum(w in fw for w in ws), sum(c in low for c in _MARKS.get(lang, ""))) for lang, fw in FUNCTION_WORDS.items()}
     top = max(scores.values())
     tied = [lang for lang, sc in scores.items() if sc == top]
-    if top == (0, 0) or len(tied) == 1:
-        return "en" if top == (0, 0) else tied[0]
-    from assistant.memory.language.gloss import known  # it reads this module: imported when used
+    from assistant.memory.language.gloss import english_words, known  # it reads this module: imported when used
+
+    if top == (0, 0):  # no function word: the language whose lexicon knows most of its non-English words ("Que carro temos?")
+        english = english_words()
+        counts = {lang: sum(known(w, lang) and w not in english for w in ws) for lang in FUNCTION_WORDS if lang != "en"}
+        best = max(counts, key=lambda lang: counts[lang])
+        return best if ws and 2 * counts[best] > len(ws) else "en"
+    if len(tied) == 1:
+        return tied[0]
 
     counts = {lang: sum(known(w, lang) for w in ws) if lang != "en" else 0 for lang in tied}
     best = max(tied, key=lambda lang: counts[lang])  # ties: the first, English
