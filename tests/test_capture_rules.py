@@ -29,6 +29,9 @@ def texts(message: str) -> dict[str, str | None]:
         ("I just moved from Shanghai to Berlin.", "User lives in Berlin.", "home_city"),
         ("I'm from the UK originally.", "User is from the UK.", "hometown"),
         ("I work at Google as a software engineer.", "User works at Google.", "employer"),
+        # the verb with its auxiliaries: the same employer
+        ("I've been working at Brightwell Engineering for six years now.", "User works at Brightwell Engineering.", "employer"),
+        ("I'm working at Ocado these days.", "User works at Ocado.", "employer"),
         ("I work as a nurse.", "User works as a nurse.", "job_title"),
         ("I'm a teacher at Lincoln High School.", "User is a teacher at Lincoln High School.", "job_title"),
         ("I got promoted to assistant manager at Tesco!", "User was promoted to assistant manager at Tesco.", "job_title"),

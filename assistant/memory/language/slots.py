@@ -26,6 +26,8 @@ _END = r"(?=\s*(?:[,.;:!?()]|$|\s(?i:because|but|since|and then|so that|which|wh
 OBJ = r"(?P<x>[^,.;:!?()]+?)" + _END
 SUBJ = r"(?:\b[Ii]\b|\b(?i:and)\b)"
 ADV = r"(?:\s+(?i:also|just|recently|now|still|currently|actually|really|finally|already|officially))*"
+#: A verb's auxiliaries after the subject: "I've been working at", "I am working at", "I'm working at".
+AUX = r"(?:(?:['’]ve|['’]d|\s+(?i:have|had))" + ADV + r"\s+(?i:been)|['’]m|\s+(?i:am))?"
 ROLE = r"(?P<role>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,4}?)"
 _ROLE_END = r"(?=\s+(?i:at|for|in|with|since|on|the week|because|and|but|from)\b|\s*[,.;!?]|$)"
 _IM = r"(?:\b[Ii]" + _APOS + r"m|\b[Ii] am)"
@@ -65,10 +67,10 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
         (SUBJ + K(r"\s+grew up in\s+") + THE + PN(), lambda m: ("hometown", f"User grew up in {_the(m)}{m['x']}.")),
         (SUBJ + K(r"\s+was born in\s+") + r"(?!\d|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b)" + THE + PN(),  # not "born in 1987"
          lambda m: ("hometown", f"User was born in {_the(m)}{m['x']}.")),
-        (SUBJ + ADV + K(r"\s+work(?:ing)?\s+(?P<p>at|for)\s+") + THE + PN(),
+        (SUBJ + AUX + ADV + K(r"\s+work(?:ing)?\s+(?P<p>at|for)\s+") + THE + PN(),
          lambda m: ("employer", f"User works {m['p'].lower()} {_the(m)}{m['x']}.")),
         # "I work as a court stenographer for the Multnomah County Circuit Court", "I work in the ICU at the QEUH"
-        (SUBJ + ADV + K(r"\s+work(?:ing)?\s+(?:as|in|on)\s+") + r"(?:[\w'’&-]+\s+){1,5}?" + K(r"(?P<p>at|for)\s+") + THE + PN(),
+        (SUBJ + AUX + ADV + K(r"\s+work(?:ing)?\s+(?:as|in|on)\s+") + r"(?:[\w'’&-]+\s+){1,5}?" + K(r"(?P<p>at|for)\s+") + THE + PN(),
          lambda m: ("employer", f"User works {m['p'].lower()} {_the(m)}{m['x']}.")),
         (SUBJ + ADV + K(r"\s+(?:got|started|began|accepted)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role)\s+(?:at|with)\s+") + PN(),
          lambda m: ("employer", f"User works at {m['x']}.")),
