@@ -32,6 +32,7 @@ def texts(message: str) -> dict[str, str | None]:
         # the verb with its auxiliaries: the same employer
         ("I've been working at Brightwell Engineering for six years now.", "User works at Brightwell Engineering.", "employer"),
         ("I'm working at Ocado these days.", "User works at Ocado.", "employer"),
+        ("I've been living in Glasgow for twelve years.", "User lives in Glasgow.", "home_city"),
         ("I work as a nurse.", "User works as a nurse.", "job_title"),
         ("I'm a teacher at Lincoln High School.", "User is a teacher at Lincoln High School.", "job_title"),
         ("I got promoted to assistant manager at Tesco!", "User was promoted to assistant manager at Tesco.", "job_title"),
@@ -256,3 +257,9 @@ def test_a_new_clause_after_and_i_is_still_third_person():
 def test_a_date_said_with_a_month_name_keeps_the_words():
     # observed Monday 2023-05-22: "October 14" has not come this year, so it is 2023-10-14
     assert "User is flying to Osaka on October 14 (2023-10-14)." in texts("I'm flying to Osaka on October 14.")
+
+
+def test_a_past_perfect_home_or_employer_is_no_slot_of_today():
+    # "had been": no longer true, unlike "I've been living in Glasgow"
+    assert "home_city" not in texts("I had been living in Paris before the move.").values()
+    assert "employer" not in texts("I'd been working at Tesco.").values()

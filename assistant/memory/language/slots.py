@@ -26,8 +26,9 @@ _END = r"(?=\s*(?:[,.;:!?()]|$|\s(?i:because|but|since|and then|so that|which|wh
 OBJ = r"(?P<x>[^,.;:!?()]+?)" + _END
 SUBJ = r"(?:\b[Ii]\b|\b(?i:and)\b)"
 ADV = r"(?:\s+(?i:also|just|recently|now|still|currently|actually|really|finally|already|officially))*"
-#: A verb's auxiliaries after the subject: "I've been working at", "I am working at", "I'm working at".
-AUX = r"(?:(?:['’]ve|['’]d|\s+(?i:have|had))" + ADV + r"\s+(?i:been)|['’]m|\s+(?i:am))?"
+#: A verb's present auxiliaries after the subject: "I've been working at", "I am working at", "I'm
+#: working at" (not "I had been living in Paris": no longer true).
+AUX = r"(?:(?:['’]ve|\s+(?i:have))" + ADV + r"\s+(?i:been)|['’]m|\s+(?i:am))?"
 ROLE = r"(?P<role>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,4}?)"
 _ROLE_END = r"(?=\s+(?i:at|for|in|with|since|on|the week|because|and|but|from)\b|\s*[,.;!?]|$)"
 _IM = r"(?:\b[Ii]" + _APOS + r"m|\b[Ii] am)"
@@ -59,7 +60,7 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
         (K(r"\bcall me\s+") + PN() + _END, lambda m: ("name", f"User's name is {m['x']}.")),
         (r"^" + K(r"(?:hi|hello|hey)") + r"[,!]?\s+" + _IM + r"\s+" + PN() + r"(?=\s*(?:[,.!]|$))",
          lambda m: ("name", f"User's name is {m['x']}.")),
-        (SUBJ + ADV + K(r"\s+(?:live|am living|['’]m living|reside)\s+in\s+") + THE + PN(),
+        (SUBJ + AUX + ADV + K(r"\s+(?:live|living|reside|residing)\s+in\s+") + THE + PN(),
          lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
         (SUBJ + ADV + K(r"\s+(?:moved|relocated)(?:\s+back)?") + r"(?:" + K(r"\s+from\s+") + PN("f") + ")?"
          + K(r"\s+to\s+") + THE + PN(), lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
