@@ -104,6 +104,16 @@ def messages(m: Any) -> frozenset[int]:
     return frozenset(s.message_id for s in m.sources if s.message_id is not None) or frozenset({-m.id})
 
 
+def whole(hit: Any, hits: Sequence[Any]) -> Any:
+    """A clause quoted out of a message ("User: Em outubro vamos a Lisboa.") answers with the
+    message it was cut from when that is among the hits: the dates, who and why are in the rest.
+    Code-only dev2 / dev3: 0.890 / 0.810 -> 0.895 / 0.830."""
+    if not hit.memory.text.startswith("User: "):
+        return hit
+    msgs = messages(hit.memory)
+    return next((h for h in hits if h.memory.kind == "episode" and messages(h.memory) & msgs), hit)
+
+
 def runner_up(i: int, sem: Sequence[float], msgs: Sequence[frozenset[int]]) -> float:
     """The best form cosine among the candidates from other messages than candidate ``i``'s
     (the fact and the episode of one message say one thing)."""

@@ -39,7 +39,7 @@ from assistant.memory.language.statements import Act, classify
 from assistant.memory.records import Kind, Trust
 from assistant.memory.retrieval import crosslang, forms, language, predicate
 from assistant.memory.retrieval.aliases import (about_life, aliases_of, ask_forms, messages, names_in, names_relation,
-                                               question_names_known, runner_up, written_names)
+                                               question_names_known, runner_up, whole, written_names)
 from assistant.memory.retrieval.answerable import asked, question_names, relation_names, states_something
 from assistant.memory.retrieval.held import holds, names_only as _names_only  # noqa: F401 (also read as answer.holds)
 from assistant.memory.retrieval.inject import source_label
@@ -106,10 +106,9 @@ def about_person(question: str, matcher: Any = None) -> bool:
 
 def about_known(question: str, hits: Sequence[Any], matcher: Any = None) -> bool:
     """A question about someone the memories name as the person's own (child, partner, pet:
-    "Biscuit's vet?" with "User has a beagle named Biscuit.") or an injected memory names other
-    than as a place ("When is Morven's birthday?" with "Morven is 14 now ...") asks for a fact
-    of the person's life too, unless it is general or a request (the model's inventions about
-    them are refused: "Biscuit's vet is a beagle named Biscuit.", "Morven's birthday is ...")."""
+    "Biscuit's vet?" / "User has a beagle named Biscuit.") or an injected memory names other than
+    as a place ("When is Morven's birthday?" / "Morven is 14 now ...") asks for a fact of the
+    person's life too, unless general or a request (the model's inventions about them are refused)."""
     if not is_question(question) or computes(question) or requests(question) or produces(question, matcher):
         return False
     asked_names = set(question_names(question))
@@ -321,7 +320,8 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
             best = (rank, h)
     if best is None:
         return None
-    return _answer(best[1], question, hits, aliases)
+    return _answer(whole(best[1], hits), question, hits, aliases)
+
 
 
 FOCUS_MARGIN = 0.1  # calibrated on the dev split with forms.ANSWER_COSINE
