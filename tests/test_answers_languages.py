@@ -9,7 +9,10 @@ answers them, through the real capture, store and MiniLM.
   one else: a memory of the household answers it);
 - the person's own message in another language states something ("我在...学中文");
 - the relation and the favourite a question asks are read in its English reading too ("Was
-  macht mein Mann beruflich?": the husband, read as the name given to him by retrieval).
+  macht mein Mann beruflich?": the husband, read as the name given to him by retrieval);
+- beside the languages: a clause quoted out of a message answers with the whole message
+  (:func:`assistant.memory.retrieval.aliases.whole`), and "Which neighbourhood do I live in?" is
+  not answered by the home town's slot (:func:`assistant.memory.retrieval.held.home_of_area`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ SAID = [
     ("lisbon", "Em outubro vamos a Lisboa, do dia 24 ao dia 31, para comemorar o nosso aniversário."),
     ("japan", "We're flying to Osaka on October 14 for two weeks, first time in Japan for all of us!"),
     ("birthday", "Arjun's birthday is the 2nd of August — remind me to plan something this year."),
+    ("home", "Just so you know, I live in Vancouver, in Mount Pleasant."),
     ("pets", "We have a beagle called Pretzel. We also have a grey cat named Olive."),
     ("husband", "My husband Arjun teaches physics at Hillhead High School."),
     ("paramedic", "My brother Rafael is a paramedic."),
@@ -51,7 +55,8 @@ def said(tmp_path_factory, converted_embedder_path):
     ("我的狗叫什么名字？", "Pretzel"),
     # a clause quoted out of a message answers with the whole message: the dates and the why are in the rest
     ("What dates is our Lisbon trip?", "24"),
-    ("What are we celebrating in Lisbon?", "aniversário"),  # both pets are the "pet" slot: the dog is the beagle, not the cat
+    ("What are we celebrating in Lisbon?", "aniversário"),
+    ("Which neighbourhood do I live in?", "Mount Pleasant"),  # a part of the home town, not the town's slot  # both pets are the "pet" slot: the dog is the beagle, not the cat
 ])  # fmt: skip
 def test_a_question_in_another_language_finds_its_memory(said, question, must):
     a = answer(said, question)

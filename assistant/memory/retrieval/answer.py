@@ -41,7 +41,7 @@ from assistant.memory.retrieval import crosslang, forms, language, predicate
 from assistant.memory.retrieval.aliases import (about_life, aliases_of, ask_forms, messages, names_in, names_relation,
                                                question_names_known, runner_up, whole, written_names)
 from assistant.memory.retrieval.answerable import asked, question_names, relation_names, states_something
-from assistant.memory.retrieval.held import holds, names_only as _names_only  # noqa: F401 (also read as answer.holds)
+from assistant.memory.retrieval.held import holds, home_of_area, names_only as _names_only  # noqa: F401 (also read as answer.holds)
 from assistant.memory.retrieval.inject import source_label
 from assistant.memory.retrieval.perspective import first_to_second, rewrite
 from assistant.memory.retrieval.questions import (answer_type, asks_before, asks_personal_fact, asks_possessed, computes, is_question,
@@ -243,6 +243,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     qlang = language.detect(question)
     required, optional = focus(question)
     before, inside = asks_before(question), part_of(question)  # "Where did I work before ...?", "Which part of Glasgow ...?"
+    home = home_of_area(question, hits) if not inside else set()  # "Which neighbourhood do I live in?": not the town
     # "Mila's teacher": "my X" may be covered by meaning ("our car" / "We drive a Kangoo"), a thing of a named
     # other only by its word (MiniLM finds "Mila's in grade 2" close to "my teacher": it is about Mila, not her teacher)
     owned_by_name = bool(required) and not re.search(r"\b(?:my|our)\b", question, re.I)
@@ -306,7 +307,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
         if (names_rel or qnames) and not identity and _names_only(h.memory.text, question, aliases):
             continue  # "User's brother is Rafael." does not answer "What does my brother do?"
         key, strong = _terms(h.memory.text, question)
-        if inside and (h.memory.slot or not strong) and names_in(inside, h.memory.text):
+        if (inside and (h.memory.slot or not strong) and names_in(inside, h.memory.text)) or (home and not set(strong) - home):
             continue  # "Which part of Glasgow ...?" / "User lives in Glasgow.": the whole, not the part asked
         if before and h.memory.slot:
             continue  # "Where did I work before ...?": a slot holds what is true now
@@ -318,9 +319,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
             + (TOP_BONUS if h is first else 0.0) + PRED_WEIGHT * pr + (LEX_BONUS if lex and required else 0.0)
         if best is None or rank > best[0]:
             best = (rank, h)
-    if best is None:
-        return None
-    return _answer(whole(best[1], hits), question, hits, aliases)
+    return _answer(whole(best[1], hits), question, hits, aliases) if best is not None else None
 
 
 

@@ -4,6 +4,7 @@ asks for (:func:`holds`), or no more than who someone is (:func:`names_only`). P
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from assistant.memory.retrieval.aliases import FAMILY_WORDS, PLACE
 from assistant.memory.retrieval.answerable import RELATIONS, question_names, relation_words
@@ -53,3 +54,17 @@ def names_only(text: str, question: str, aliases: dict[str, str]) -> bool:
     relations = {w for r in aliases.values() for w in (*words(r), *relation_words(r))}  # "wife" for the partner
     return all(k in names or k in _MODIFIERS or k in relations or k in _RELATION_WORDS or k.rstrip("s") in _RELATION_WORDS
                or k in FAMILY_WORDS for k in key)
+
+
+#: Words asking for a part of the person's home town ("Which neighbourhood do I live in?").
+AREA_WORDS = frozenset("neighbourhood neighborhood neighbourhoods neighborhoods district suburb borough area".split())
+
+
+def home_of_area(question: str, hits: Any) -> set[str]:
+    """The folded names of the person's home town (its profile slot among ``hits``) when the
+    question asks a part of it without naming it ("Which neighbourhood do I live in?"): a memory
+    naming no other place does not answer ("User lives in Vancouver." / "I live in Vancouver, in
+    Mount Pleasant.")."""
+    if not AREA_WORDS & set(words(question)):
+        return set()
+    return {n for h in hits if h.memory.slot == "home_city" for n in question_names(h.memory.text)}
