@@ -30,6 +30,8 @@ SAID = [
     ("japan", "We're flying to Osaka on October 14 for two weeks, first time in Japan for all of us!"),
     ("birthday", "Arjun's birthday is the 2nd of August — remind me to plan something this year."),
     ("home", "Just so you know, I live in Vancouver, in Mount Pleasant."),
+    ("film", "Mon film préféré, c'est Amélie, je le regarde chaque hiver."),
+    ("gp", "My family doctor is Dr. Priya Natarajan at the Broadway clinic."),
     ("pets", "We have a beagle called Pretzel. We also have a grey cat named Olive."),
     ("husband", "My husband Arjun teaches physics at Hillhead High School."),
     ("paramedic", "My brother Rafael is a paramedic."),
@@ -56,7 +58,10 @@ def said(tmp_path_factory, converted_embedder_path):
     # a clause quoted out of a message answers with the whole message: the dates and the why are in the rest
     ("What dates is our Lisbon trip?", "24"),
     ("What are we celebrating in Lisbon?", "aniversário"),
-    ("Which neighbourhood do I live in?", "Mount Pleasant"),  # a part of the home town, not the town's slot  # both pets are the "pet" slot: the dog is the beagle, not the cat
+    ("Which neighbourhood do I live in?", "Mount Pleasant"),  # a part of the home town, not the town's slot
+    # a word for the same thing: the favourite asked ("movie" / "film") and a word no memory has ("GP" / "doctor")
+    ("What's my favourite movie?", "Amélie"),
+    ("What's my GP's name?", "Natarajan"),  # both pets are the "pet" slot: the dog is the beagle, not the cat
 ])  # fmt: skip
 def test_a_question_in_another_language_finds_its_memory(said, question, must):
     a = answer(said, question)
