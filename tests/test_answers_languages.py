@@ -30,6 +30,7 @@ SAID = [
     ("japan", "We're flying to Osaka on October 14 for two weeks, first time in Japan for all of us!"),
     ("birthday", "Arjun's birthday is the 2nd of August — remind me to plan something this year."),
     ("home", "Just so you know, I live in Vancouver, in Mount Pleasant."),
+    ("hometown", "I grew up in Freiburg, down in the south-west of Germany near the Black Forest."),
     ("film", "Mon film préféré, c'est Amélie, je le regarde chaque hiver."),
     ("gp", "My family doctor is Dr. Priya Natarajan at the Broadway clinic."),
     ("pets", "We have a beagle called Pretzel. We also have a grey cat named Olive."),
@@ -61,7 +62,8 @@ def said(tmp_path_factory, converted_embedder_path):
     ("Which neighbourhood do I live in?", "Mount Pleasant"),  # a part of the home town, not the town's slot
     # a word for the same thing: the favourite asked ("movie" / "film") and a word no memory has ("GP" / "doctor")
     ("What's my favourite movie?", "Amélie"),
-    ("What's my GP's name?", "Natarajan"),  # both pets are the "pet" slot: the dog is the beagle, not the cat
+    ("What's my GP's name?", "Natarajan"),
+    ("Remind me which town I'm originally from.", "Freiburg"),  # read as "which town am I originally from?"  # both pets are the "pet" slot: the dog is the beagle, not the cat
 ])  # fmt: skip
 def test_a_question_in_another_language_finds_its_memory(said, question, must):
     a = answer(said, question)
@@ -72,6 +74,14 @@ def test_a_favourite_asked_in_another_language_needs_a_memory_that_names_it(said
     # the husband's favourite colour was never said: "Arjun teaches physics" is no answer to it
     assert answer(said, "我丈夫最喜欢什么颜色？") is None
     assert answer(said, "Quelle est la couleur préférée de mon mari ?") is None
+
+
+def test_a_recall_request_is_read_as_the_direct_question_it_asks():
+    from assistant.memory.retrieval.questions import direct
+
+    assert direct("Remind me which town I'm originally from.") == "which town am I originally from."
+    assert direct("Remind me where I live.") == "where do I live."
+    assert direct("Which town am I from?") == "Which town am I from?"  # a direct question stays
 
 
 def test_a_word_of_another_capture_language_is_no_typo():

@@ -194,6 +194,21 @@ def recall_core(question: str) -> str:
     return core if core.strip() and core != question else question
 
 
+_EMBEDDED = re.compile(r"^(?P<wh>(?:what|which|where|when|who|how)(?:\s+[\w-]+)?)\s+(?:(?P<am>I['’]m|I\s+am)|I\s+(?P<aux>can['’]t|can|could|should|will|won['’]t|have|was)|I)\s+", re.I)
+
+
+def direct(question: str) -> str:
+    """The direct question a recall request asks ("Remind me which town I'm originally from." ->
+    "which town am I originally from."; "Tell me where I live." -> "where do I live."): the
+    subject after its verb, as the slot questions are written."""
+    core = recall_core(question)
+    m = _EMBEDDED.match(core.strip())
+    if core == question or m is None:
+        return question
+    verb = "am" if m["am"] else m["aux"] or "do"
+    return f"{m['wh']} {verb} I {core.strip()[m.end():]}"
+
+
 _ASKS_NAME = re.compile(r"\bnamed?\b|\bcalled\b|\bcall\s+(?:him|her|them|it)\b", re.I)
 _ASKS_YEAR = re.compile(r"\b(?:what|which)\s+year\b(?!\s+(?:of|at|in)\s+(?:school|uni|university|college)\b)", re.I)  # not "what year of school"
 _ASKS_NUMBER = re.compile(r"\bhow\s+(?:old|many|much|long|far|tall|fast)\b|\bwhat\s+age\b", re.I)

@@ -118,11 +118,14 @@ _DYNAMIC_SLOTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 
 def slot_question(text: str) -> tuple[str, ...]:
     """Slots a slot-shaped question asks for ("where do I live" -> ("home_city",),
-    "who is my sister" -> ("family.sister",)); () if none."""
-    q = fold(text).replace("’", "'")
-    out: dict[str, None] = {slot: None for slot, res in _SLOT_RES.items() if any(r.search(q) for r in res)}
+    "who is my sister" -> ("family.sister",)); () if none. A recall request is also read as the
+    direct question it asks ("Remind me which town I'm originally from.")."""
+    from assistant.memory.retrieval.questions import direct  # it reads no slots: imported when used
+
+    qs = list(dict.fromkeys(fold(t).replace("’", "'") for t in (text, direct(text))))
+    out: dict[str, None] = {slot: None for slot, res in _SLOT_RES.items() if any(r.search(q) for r in res for q in qs)}
     for rx, kind in _DYNAMIC_SLOTS:
-        m = rx.search(q)
+        m = next((found for q in qs if (found := rx.search(q)) is not None), None)
         if m is None:
             continue
         if kind == "family":
