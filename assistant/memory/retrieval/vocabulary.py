@@ -40,7 +40,7 @@ SYNONYMS = (
     {"town", "city"}, {"trip", "travel", "holiday", "vacation", "journey"}, {"mom", "mum", "mother"},
     {"dad", "father"}, {"kid", "child", "children"}, {"wife", "husband", "spouse", "partner"},
     {"football", "soccer", "footy"}, {"team", "club"}, {"color", "colour"}, {"masters", "master's", "msc"},
-    {"cuisine", "food"}, {"night", "nite"}, {"tv", "telly", "television"},
+    {"cuisine", "food"}, {"night", "nite"}, {"tv", "telly", "television"}, {"final", "last"},
     # British and American words for one thing
     {"flat", "apartment"}, {"gp", "doctor", "physician"}, {"uni", "university", "college"}, {"mobile", "cellphone"},
     {"garden", "yard"}, {"autumn", "fall"}, {"neighbourhood", "neighborhood"}, {"nappy", "diaper"}, {"lorry", "truck"},
