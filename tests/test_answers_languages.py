@@ -12,7 +12,8 @@ answers them, through the real capture, store and MiniLM.
   macht mein Mann beruflich?": the husband, read as the name given to him by retrieval);
 - beside the languages: a clause quoted out of a message answers with the whole message
   (:func:`assistant.memory.retrieval.aliases.whole`), and "Which neighbourhood do I live in?" is
-  not answered by the home town's slot (:func:`assistant.memory.retrieval.held.home_of_area`).
+  not answered by the home town's slot (:func:`assistant.memory.retrieval.held.home_of_area`);
+  "my in-laws" are read as the partner's parents (:func:`assistant.memory.retrieval.aliases.in_law_read`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ SAID = [
     ("pets", "We have a beagle called Pretzel. We also have a grey cat named Olive."),
     ("husband", "My husband Arjun teaches physics at Hillhead High School."),
     ("paramedic", "My brother Rafael is a paramedic."),
+    ("inlaws", "Arjun's parents, Sunil and Meera, live in Pune and they're coming to stay with us over Christmas."),
     ("summer", "Quand j'étais étudiante, je travaillais l'été au café du ferry entre Ullapool et Stornoway."),
 ]  # fmt: skip
 
@@ -63,7 +65,10 @@ def said(tmp_path_factory, converted_embedder_path):
     # a word for the same thing: the favourite asked ("movie" / "film") and a word no memory has ("GP" / "doctor")
     ("What's my favourite movie?", "Amélie"),
     ("What's my GP's name?", "Natarajan"),
-    ("Remind me which town I'm originally from.", "Freiburg"),  # read as "which town am I originally from?"  # both pets are the "pet" slot: the dog is the beagle, not the cat
+    ("Remind me which town I'm originally from.", "Freiburg"),  # read as "which town am I originally from?"
+    # "my in-laws" are the partner's parents: read as "Arjun's parents" (the husband's given name)
+    ("Where do my in-laws live?", "Pune"),
+    ("Wann kommen meine Schwiegereltern zu Besuch?", "Christmas"),  # both pets are the "pet" slot: the dog is the beagle, not the cat
 ])  # fmt: skip
 def test_a_question_in_another_language_finds_its_memory(said, question, must):
     a = answer(said, question)

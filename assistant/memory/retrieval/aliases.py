@@ -88,11 +88,28 @@ def my_relation(relation: str) -> re.Pattern[str]:
     return re.compile(rf"\b(?:my|our)\s+(?:[\w-]+\s+)?(?:{words})(?:s|es)?\b", re.I)
 
 
+IN_LAW = re.compile(r"\b(?:my|our)\s+(?P<who>in-laws|(?:parents|mother|father|brother|sister)-in-law)\b", re.I)
+_IN_LAW_FAMILY = {"mother": "mother", "father": "father", "brother": "brother", "sister": "sister"}
+
+
+def in_law_read(question: str, partner: str) -> str | None:
+    """The question with "my in-laws" / "my mother-in-law" read as the family of the partner
+    named ``partner`` ("Where do my in-laws live?" -> "Where do Arjun's parents live?"), else None."""
+    m = IN_LAW.search(question)
+    if m is None:
+        return None
+    family = _IN_LAW_FAMILY.get(m["who"].casefold().replace("-in-law", ""), "parents")
+    return IN_LAW.sub(f"{partner.title() if partner.islower() else partner}'s {family}", question, count=1)
+
+
 def ask_forms(question: str, aliases: dict[str, str]) -> list[str]:
     """The question, and the question with "my <relation>" (:func:`my_relation`) read as the
-    name given to it ("What does my sister do?" -> "What does Lucía do?"; "what do for a living
-    my husband?" -> "... Arjun?")."""
+    name given to it ("What does my sister do?" -> "What does Lucía do?"), and "my in-laws" as
+    the partner's parents ("Where do my in-laws live?" -> "Where do Arjun's parents live?")."""
     out = [question, recall_core(question)]
+    partner = next((n for n, rel in aliases.items() if rel == "partner"), None)
+    if partner is not None and (read := in_law_read(question, partner)) is not None:
+        out.append(read)
     for name, rel in aliases.items():
         rx = re.compile(rf"\bmy\s+{re.escape(rel)}\b", re.I)
         if rx.search(question):

@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any, Callable
 
 from assistant.memory.retrieval import answerable as ans
-from assistant.memory.retrieval.aliases import my_relation
+from assistant.memory.retrieval.aliases import IN_LAW, in_law_read, my_relation
 from assistant.memory.retrieval.terms import _SYNONYM
 from assistant.memory.store import search_reads as reads
 from assistant.memory.store.sqlite import fts
@@ -159,6 +159,8 @@ def asked_read(text: str) -> ans.Asked:
     beruflich?" -> partner; "我丈夫最喜欢什么颜色？" -> partner, colour)."""
     found = ans.asked(text)
     en = reading(text)
+    if IN_LAW.search(en):  # "my in-laws" are the partner's family: memories naming the partner ("Arjun's parents")
+        found = replace(found, relations=tuple(dict.fromkeys((*found.relations, "partner"))))
     if en == text:
         return found
     more = ans.asked(en)
@@ -180,6 +182,8 @@ def read_with_names(text: str, asked: ans.Asked, known: Any) -> list[str]:
     text = reading(text)
     for rel in asked.relations:
         rx = my_relation(rel)
+        if rel == "partner" and IN_LAW.search(text):  # "my in-laws": "Arjun's parents"
+            out += [r for n in sorted(known(rel)[1])[:NAMES_READ] if (r := in_law_read(text, n)) is not None]
         if not rx.search(text):
             continue
         out += [rx.sub(n.title() if n.islower() else n, text) for n in sorted(known(rel)[1])[:NAMES_READ]]
