@@ -37,6 +37,7 @@ SAID = [
     ("pets", "We have a beagle called Pretzel. We also have a grey cat named Olive."),
     ("husband", "My husband Arjun teaches physics at Hillhead High School."),
     ("paramedic", "My brother Rafael is a paramedic."),
+    ("sister", "A minha irmã mais nova, a Clara, é parteira em Lisboa."),
     ("inlaws", "Arjun's parents, Sunil and Meera, live in Pune and they're coming to stay with us over Christmas."),
     ("summer", "Quand j'étais étudiante, je travaillais l'été au café du ferry entre Ullapool et Stornoway."),
 ]  # fmt: skip
@@ -68,6 +69,7 @@ def said(tmp_path_factory, converted_embedder_path):
     ("Remind me which town I'm originally from.", "Freiburg"),  # read as "which town am I originally from?"
     # "my in-laws" are the partner's parents: read as "Arjun's parents" (the husband's given name)
     ("Where do my in-laws live?", "Pune"),
+    ("Tell me my sister's job.", "parteira"),  # "a Clara": the article before her name is dropped, so Clara is the sister's name
     ("Wann kommen meine Schwiegereltern zu Besuch?", "Christmas"),  # both pets are the "pet" slot: the dog is the beagle, not the cat
 ])  # fmt: skip
 def test_a_question_in_another_language_finds_its_memory(said, question, must):
@@ -105,6 +107,11 @@ def test_a_text_without_function_words_is_the_language_its_lexicon_knows():
 
     assert detect("Que carro temos?") == "pt"  # "que" is shared, "carro" and "temos" are Portuguese words
     assert detect("Pizza tonight") == "en" and detect("Thanks!") == "en" and detect("Radiohead forever") == "en"
+
+
+def test_an_article_before_a_name_is_dropped_in_the_gloss():
+    assert gloss("A minha irmã mais nova, a Clara, é parteira em Lisboa.").startswith("my younger sister, Clara,")
+    assert "the house" in gloss("A casa é grande.")  # before a word of the lexicon it is "the"
 
 
 def test_we_is_the_household_and_i_the_person():

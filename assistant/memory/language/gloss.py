@@ -180,9 +180,17 @@ def gloss(text: str, lang: str | None = None) -> str | None:
                 break
         else:
             en = found[folded[i]] if folded[i] in found else lex.word(folded[i], lang)
+            if en == "the" and i and _names_next(toks, folded, i, found):
+                en = ""  # "a Clara", "o Rafael": an article before a person's name says nothing in English
             out.append(tok.rstrip("'") if en is None else en)
             i += 1
     return _join(out)
+
+
+def _names_next(toks: list[str], folded: list[str], i: int, found: dict[str, str | None]) -> bool:
+    """The word after ``toks[i]`` is a name: capitalised and unknown to the lexicon."""
+    nxt = toks[i + 1] if i + 1 < len(toks) else ""
+    return nxt[:1].isupper() and found.get(folded[i + 1]) is None
 
 
 def _join(parts: list[str]) -> str | None:

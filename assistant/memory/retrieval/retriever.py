@@ -66,7 +66,7 @@ import numpy as np
 from rapidfuzz import fuzz
 from rapidfuzz.process import cdist
 
-from assistant.memory.retrieval import answerable as ans, gates, spelling
+from assistant.memory.retrieval import answerable as ans, gates, questions, spelling
 from assistant.memory.retrieval.forms import AnswerMatcher, cosines_for, meant_slots
 from assistant.memory.retrieval import textmatch as tm
 from assistant.memory.store.sqlite import fts
@@ -212,7 +212,7 @@ class Retriever:
                 self._df, self._n_linked, self._names, self._relations, self._vocab = {}, {}, None, {}, None
         text = self.spell(text)  # "alergic" -> "allergic": MiniLM reads a typo far from the word
         slots = self.slot_question(text) if kind_t is None or Kind.PROFILE in kind_t else ()
-        qv = self._unit(vector) if vector is not None else self.embed_query(text)
+        qv = self._unit(vector) if vector is not None else self.embed_query(questions.direct(text))  # "Tell me my sister's job."
         if not slots and (kind_t is None or Kind.PROFILE in kind_t):  # by meaning: "Wo wohne ich?"
             slots = meant_slots(self.matcher, text, qv, self.embed_query)
         asked = gates.asked_read(text)  # "mein Mann": the relation read in English too
