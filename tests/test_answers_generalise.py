@@ -33,7 +33,8 @@ GENERAL = [
 ]  # fmt: skip
 PERSONAL = ["What do I do for a living?", "¿Dónde vivo?", "Wo wohne ich?", "Tell me my name.", "Remind me where I live.",
             "In which city do I live?", "Où est-ce que j'habite ?", "Am I vegetarian?",
-            "¿Qué deporte practico los fines de semana?", "¿De dónde soy?"]  # fmt: skip
+            "¿Qué deporte practico los fines de semana?", "¿De dónde soy?",
+            "what's the name of our dog?", "¿Cómo se llama nuestro perro?"]  # a thing of the household  # fmt: skip
 
 
 @pytest.mark.parametrize("question", GENERAL)

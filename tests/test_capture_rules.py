@@ -33,6 +33,12 @@ def texts(message: str) -> dict[str, str | None]:
         ("I've been working at Brightwell Engineering for six years now.", "User works at Brightwell Engineering.", "employer"),
         ("I'm working at Ocado these days.", "User works at Ocado.", "employer"),
         ("I've been living in Glasgow for twelve years.", "User lives in Glasgow.", "home_city"),
+        ("we've moved to Leeds.", "User lives in Leeds.", "home_city"),
+        ("We've got a dog called Rex.", "User has a dog named Rex.", "pet"),
+        # a new user's messages: the subject and verb shared with the clause before
+        ("hi! I'm Daniel, just moved into a flat in Redland, which is a neighbourhood in Bristol", "User lives in Redland.", "home_city"),
+        ("we have a daughter called Tilly, who loves dinosaurs, and a beagle named Biscuit who eats everything",
+         "User has a beagle named Biscuit.", "pet"),
         ("I work as a nurse.", "User works as a nurse.", "job_title"),
         ("I'm a teacher at Lincoln High School.", "User is a teacher at Lincoln High School.", "job_title"),
         ("I got promoted to assistant manager at Tesco!", "User was promoted to assistant manager at Tesco.", "job_title"),

@@ -216,6 +216,7 @@ def _first_person(text: str) -> str:
     """A clause with "we"/"our" said as "I"/"my", for the slot rules ("we have a dog named Rex")."""
     t = re.sub(r"\b([Oo])ur\b", lambda m: "My" if m[1] == "O" else "my", text)
     t = re.sub(r"\b[Ww]e(?:['’]re| are)\b", "I'm", t)
+    t = re.sub(r"\b[Ww]e(['’](?:ve|d|ll))\b", r"I\1", t)  # "we've got a dog called Rex"
     return re.sub(r"\b[Ww]e\b(?!['’])", "I", t)
 
 
@@ -246,7 +247,8 @@ def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list
         grounded, valid = ground_of[k]
         if valid is None and shift_kind(cl.text):
             valid = dated.get(cl.sentence)  # "I changed jobs last week and now work as a chef": chef since last week
-        slot_text, _ = _ground_sentence(_first_person(_with_subject(cl, found[k - 1] if k else None)), observed_at)
+        said = _having(cl, found[:k]) or _with_subject(cl, found[k - 1] if k else None)  # "we have ..., and a beagle named Biscuit"
+        slot_text, _ = _ground_sentence(_first_person(said), observed_at)
         src = (cl.text, grounded, _first_person(cl.text), slot_text)
         slot_texts = set()
         for pattern, build in SLOT_RULES:
@@ -299,7 +301,7 @@ def asserts_something(text: str, names: Iterable[str] = ()) -> bool:
 
 
 _SUBJECT = re.compile(r"\b(I|[Ww]e)\b(?!.*\b(?:I|[Ww]e)\b)")
-_BARE_VERB = re.compile(r"(?:[a-z]+ed|went|got|bought|sold|left|took|began|became|started|quit|moved|switched)\b")
+_BARE_VERB = re.compile(r"(?:(?:just|recently|finally|also)\s+)?(?:[a-z]+ed|went|got|bought|sold|left|took|began|became|started|quit|moved|switched)\b")
 
 
 def _with_subject(cl: Any, prev: Any) -> str:
@@ -309,6 +311,23 @@ def _with_subject(cl: Any, prev: Any) -> str:
         return cl.text
     m = _SUBJECT.search(prev.text)
     return f"{m[1]} {cl.text}" if m else cl.text
+
+
+_HAVING = re.compile(r"\b(I|[Ww]e)((?:['’]ve|\s+have)\s+got|\s+have|\s+got|\s+own|\s+adopted)\b")
+_OBJECT_ONLY = re.compile(r"(?:an?|two|three|another)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:named|called)\s+[A-Z]")
+
+
+def _having(cl: Any, before: list[Any]) -> str | None:
+    """A clause that is only an object with its name ("a beagle named Biscuit who eats
+    everything") after a clause of its sentence where the person has something ("we have a
+    daughter called Tilly"): the object with that subject and verb ("we have a beagle named
+    Biscuit ..."), for the slot rules, else None."""
+    if not _OBJECT_ONLY.match(cl.text):
+        return None
+    for prev in reversed([p for p in before if p.sentence == cl.sentence]):
+        if m := _HAVING.search(prev.text):
+            return f"{m[1]}{m[2]} {cl.text}"
+    return None
 
 
 def _sentence_of(text: str, found: list[Any], index: int) -> str:

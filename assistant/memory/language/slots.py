@@ -26,6 +26,8 @@ _END = r"(?=\s*(?:[,.;:!?()]|$|\s(?i:because|but|since|and then|so that|which|wh
 OBJ = r"(?P<x>[^,.;:!?()]+?)" + _END
 SUBJ = r"(?:\b[Ii]\b|\b(?i:and)\b)"
 ADV = r"(?:\s+(?i:also|just|recently|now|still|currently|actually|really|finally|already|officially))*"
+#: The present perfect's auxiliary after the subject: "I've moved to Leeds" (not "I'd moved": no longer true).
+PERF = r"(?:['’]ve|\s+(?i:have))?"
 #: A verb's present auxiliaries after the subject: "I've been working at", "I am working at", "I'm
 #: working at" (not "I had been living in Paris": no longer true).
 AUX = r"(?:(?:['’]ve|\s+(?i:have))" + ADV + r"\s+(?i:been)|['’]m|\s+(?i:am))?"
@@ -62,8 +64,11 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
          lambda m: ("name", f"User's name is {m['x']}.")),
         (SUBJ + AUX + ADV + K(r"\s+(?:live|living|reside|residing)\s+in\s+") + THE + PN(),
          lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
-        (SUBJ + ADV + K(r"\s+(?:moved|relocated)(?:\s+back)?") + r"(?:" + K(r"\s+from\s+") + PN("f") + ")?"
+        (SUBJ + PERF + ADV + K(r"\s+(?:moved|relocated)(?:\s+back)?") + r"(?:" + K(r"\s+from\s+") + PN("f") + ")?"
          + K(r"\s+to\s+") + THE + PN(), lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
+        # "just moved into a flat in Redland"
+        (SUBJ + PERF + ADV + K(r"\s+moved\s+into\s+(?:an?|the|my|our)\s+(?:new\s+|little\s+|small\s+)?(?:flat|house|apartment|place|home|cottage)\s+in\s+")
+         + THE + PN(), lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
         (_IM + K(r"\s+(?:originally\s+)?from\s+") + THE + PN(), lambda m: ("hometown", f"User is from {_the(m)}{m['x']}.")),
         (SUBJ + K(r"\s+grew up in\s+") + THE + PN(), lambda m: ("hometown", f"User grew up in {_the(m)}{m['x']}.")),
         (SUBJ + K(r"\s+was born in\s+") + r"(?!\d|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b)" + THE + PN(),  # not "born in 1987"
@@ -92,7 +97,7 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
          lambda m: (f"family.{m['rel'].lower()}", f"User's {m['rel']} is {m['x']}.")),
         (SUBJ + K(r"(?:\s+have|['’]ve|\s+have got|['’]ve got|\s+got)\s+(?:an?)\s+") + K(_REL_PARTNER) + K(r"(?:,| called| named)\s+") + PN(),
          lambda m: ("partner", f"User's {m['rel']} is {m['x']}.")),
-        (SUBJ + ADV + K(r"\s+(?:have|got|adopted|own)\s+(?:an?|one|my)\s+") + _PET
+        (SUBJ + ADV + K(r"(?:\s+have\s+got|['’]ve\s+got|['’]ve|\s+have|\s+got|\s+adopted|\s+own)\s+(?:an?|one|my)\s+") + _PET
          + r"(?:" + K(r"\s+(?:named|called)\s+") + PN() + ")?",
          lambda m: ("pet", f"User has {_a(m['pet'])} {m['pet']}" + (f" named {m['x']}." if m["x"] else "."))),
         (K(r"\bmy\s+") + _PET + K(_NAMED) + PN(), lambda m: ("pet", f"User has {_a(m['pet'])} {m['pet']} named {m['x']}.")),

@@ -102,9 +102,14 @@ def _first_person_es(word: str) -> bool:
     return found is None or found.startswith("I ")
 
 
+#: "our dog", "nuestra casa": a thing of the person's household (not "we", which general questions use: "Why do we dream?").
+_OUR = frozenset("our nuestro nuestra nuestros nuestras unser unsere unseren unserem unserer notre nosso nossa nossos nossas".split())
+
+
 def about_person(question: str) -> bool:
-    """A question that speaks of the person (see the module docstring); general or not."""
-    return is_question(question) and speaks_of_self(question)
+    """A question that speaks of the person or a thing of their household ("what's the name of
+    our dog?"; see the module docstring); general or not."""
+    return is_question(question) and (speaks_of_self(question) or any(w in _OUR for w in words(question)))
 
 
 def _checks_claim(q: str) -> bool:
