@@ -89,6 +89,10 @@ def test_a_claim_about_the_world_beside_the_persons_clause_is_dropped(text, kept
     "J'aimerais savoir si je peux congeler du pain.",
     "Não sei se devo mudar de emprego.",
     "我不知道要不要换工作。",
+    # forgetting what is asked (a new user's "I forgot ..." became a memory)
+    "I can't remember where I parked, can you remind me?",
+    "I forgot what my sister's husband is called.",
+    "No recuerdo dónde vive mi hermana.",
 ])  # fmt: skip
 def test_an_indirect_question_is_no_fact(text):
     assert facts(text) == []
