@@ -51,6 +51,15 @@ def test_an_apposition_stays_with_the_name_it_follows(text, fact):
     assert fact in got and not any(t.startswith("User's") and "Tattie" not in t and "Shona" not in t for t in got), got
 
 
+@pytest.mark.parametrize("text, fact", [
+    # a capitalised possessive at a sentence's start is the one named before (a new user's in-laws were lost)
+    ("My partner is Priya. Her parents are Ravi and Meena Sharma.", "Priya's parents are Ravi and Meena Sharma."),
+    ("My brother Tom lives in Leeds. His wife is a doctor.", "Tom's wife is a doctor."),
+])  # fmt: skip
+def test_his_or_her_at_a_sentence_start_is_resolved(text, fact):
+    assert fact in [t for _, t in facts(text)]
+
+
 def test_a_name_known_from_memory_needs_no_relation_in_the_message():
     assert (None, "Kasper repairs bicycles for a living.") in facts("Kasper repairs bicycles for a living.", ("Kasper",))
     assert facts("Kasper repairs bicycles for a living.") == []  # a stranger's name: not about the person

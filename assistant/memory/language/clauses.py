@@ -232,7 +232,7 @@ _A_REL_NAME = re.compile(r"\b(?i:an?|one|two|three|twin|my|our)\s+(?:[\w'’-]+\
 _OUR = re.compile(r"\b([Oo])ur(s?)\b")
 _WE = re.compile(r"\b(?:[Ww]e|us)\b(?!['’])|\b[Ww]e(?=['’])")
 _WE_CONTR = re.compile(r"\bWE['’](re|ve|d|ll)\b")
-_HE = re.compile(r"\b(?P<w>[Hh]e|[Ss]he|him|his|her)\b(?P<c>['’](?:s|re|ve|ll|d)\b)?")  # "they" is never one name
+_HE = re.compile(r"\b(?P<w>[Hh]e|[Ss]he|[Hh]im|[Hh]is|[Hh]er)\b(?P<c>['’](?:s|re|ve|ll|d)\b)?")  # "they" is never one name
 _THEY_VERB = {"are": "is", "were": "was", "have": "has", "do": "does", "don't": "doesn't", "don’t": "doesn’t"}
 
 
