@@ -30,6 +30,7 @@ GENERAL = [
     # deliberation (a modal after the person, "some" ideas), and tips or a gift asked in another language
     "What are some fun things I could do with my in-laws at Christmas in Glasgow?",
     "Was schenke ich meiner Schwester, die Hebamme ist, zum Geburtstag?", "¿Qué consejos hay para correr la primera media maratón?",
+    "What's the biggest ocean on our planet?",  # "our" of everyone, not of the household
 ]  # fmt: skip
 PERSONAL = ["What do I do for a living?", "¿Dónde vivo?", "Wo wohne ich?", "Tell me my name.", "Remind me where I live.",
             "In which city do I live?", "Où est-ce que j'habite ?", "Am I vegetarian?",
