@@ -30,7 +30,7 @@ from typing import Iterable
 from assistant.memory.language.gloss import known
 from assistant.memory.language.langid import detect
 from assistant.memory.retrieval import vocabulary as V
-from assistant.memory.retrieval.terms import _SYNONYM as _SYNONYM_OF, content_words, words as words_of
+from assistant.memory.retrieval.terms import content_words, synonyms, words as words_of
 
 NAME_COSINE = 0.45
 #: A statement this long says something on its own though it names no one and says no "I": the
@@ -280,7 +280,7 @@ def mentions_favourite(text: str, thing: tuple[str, ...]) -> bool:
     favourite film; a synonym names it too: "movie" / "film")."""
     low = text.casefold().replace("color", "colour")
     named = any(re.search(rf"\b{re.escape(w.replace('color', 'colour'))}(?:s|es)?\b", low) for w in thing)
-    named = named or any(w in _SYNONYM_OF and _SYNONYM_OF[w] & set(words_of(low)) for w in thing)  # "movie" / "film"
+    named = named or any(synonyms(w) & set(words_of(low)) for w in thing)  # "movie" / "film"
     return named and not _DISLIKE.search(low)
 
 

@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from assistant.memory.retrieval import answerable as ans
 from assistant.memory.retrieval.aliases import IN_LAW, in_law_read, my_relation
-from assistant.memory.retrieval.terms import _SYNONYM
+from assistant.memory.retrieval.terms import synonyms
 from assistant.memory.store import search_reads as reads
 from assistant.memory.store.sqlite import fts
 from assistant.memory.language.claims import NAME_SLOTS, canonical_subject, claims, person_names
@@ -83,7 +83,7 @@ def gate(c: Any, rows: dict[int, Any], cos: dict[int, float], slot_ids: set[int]
                 g.reasons.setdefault(mid, f"does not name the favourite {' '.join(asked.favourite)} asked for")
     if asked.names:
         # a name, or a word written capitalised ("my GP"), that no memory has, nor any word for the same thing ("doctor")
-        said = {n: [n, *sorted(_SYNONYM.get(n, ()))] for n in asked.names}
+        said = {n: [n, *sorted(synonyms(n) - {n})] for n in asked.names}
         df = doc_freq([t for forms in said.values() for f in forms for t in fts.fts_tokens(f)])
         never = [n for n, forms in said.items() if not any(all(df.get(t, 0) for t in fts.fts_tokens(f)) for f in forms)]
         if never:

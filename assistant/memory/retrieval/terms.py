@@ -52,6 +52,12 @@ _ES_AFTER = ("s", "x", "z", "ch", "sh")  # English adds "-es" (not "-s") after t
 _SYNONYM = {w: frozenset(group) for group in SYNONYMS for w in group}
 
 
+def synonyms(word: str) -> frozenset[str]:
+    """The words for the same thing as ``word`` (folded; itself included), from
+    :data:`~.vocabulary.SYNONYMS`; empty when it has none."""
+    return _SYNONYM.get(word.casefold(), frozenset())
+
+
 def same_word(a: str, b: str) -> bool:
     """Equal after :func:`stem`, sharing their first :data:`PREFIX` letters, synonyms, or one
     typo apart (Levenshtein distance 1 between words of at least :data:`TYPO_MIN` letters:
