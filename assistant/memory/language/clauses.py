@@ -24,8 +24,8 @@ Each :class:`Clause` keeps ``text`` (``message[start:end]`` verbatim: the source
   marker ``WE`` (the person and their household: :func:`assistant.memory.language.rules.third_person`
   writes it as "User and <partner>" when the message names one partner, else "User's household");
 - ``he/she/they`` (and him/his/her/them/their) -> the one person named in the same or the previous
-  sentence, when exactly one was named there (never a guess between two names); otherwise left,
-  and a fact with a pronoun left is rejected by the validator;
+  sentence, or the one of them a gendered word names (:mod:`.referents`: "a daughter called Tilly,
+  she's 6, and a beagle named Biscuit"); otherwise left, and the validator rejects the fact;
 - a clause that opens with a relation and a name ("My partner Joost is a carpenter", or the name
   first: "Kasper, my brother, repairs bicycles") is about the name: ``resolved`` = "Joost is a
   carpenter" (the relation itself is a profile fact of its own).
@@ -42,6 +42,7 @@ from typing import Iterable
 from assistant.memory.language.cues import OWN_NAME, PAST, PERSON, REL_IS_NAME, TITLE_DOT
 from assistant.memory.language.gloss import english_words
 from assistant.memory.language.langid import detect
+from assistant.memory.language.referents import one_referent
 from assistant.memory.language.mood import ASKING_START, COMMENT_START, CONDITION_AHEAD, CONDITION_START, HEARSAY_START, WORLD_SUBJECT
 
 WE = "WE"  # marker for the person and their household (see the module docstring)
@@ -153,7 +154,7 @@ _RELATIVE = re.compile(r"(?P<name>\b[A-Z][\w'’-]+(?:\s+(?:and|&)\s+[A-Z][\w'�
                        r"(?P<rest>[^,;]+?)(?=\s*(?:,|;|$))")
 # who or what a shared-subject clause goes on about: "I", "we", "Oscar", "my son Oscar", "my dad"
 _HEAD_SUBJECT = re.compile(r"^(?:(?P<rel>" + _REL_NP + r")(?:\s+(?P<name>[A-Z][\w'’-]+))?|(?P<pn>[Ii](?=['’\s])|[Ww]e(?=['’\s])|[Hh]e\b|[Ss]he\b"
-                           r"|[Tt]hey\b|[A-Z][\w'’-]+(?=\s+[a-z])))")
+                           r"|[Tt]hey\b|[A-Z][\w'’-]+(?=\s+[a-z0-9])))")
 _HEAD_SUBJECT_INTL = re.compile(r"^(?:(?i:o|a|os|as)\s+)?(?i:mi|mis|nuestr[oa]s?|mein|meine|unser|unsere|mon|ma|mes|notre|nos|meu|minha|meus|minhas|noss[oa]s?)"
                                 r"\s+[\wà-ÿäöüß][\w'’-]*(?:\s+[A-ZÀ-Þ][\w'’-]+)?(?=[\s,])")  # "Mein Bruder Felix", "A minha mãe, ..."
 _SENT = re.compile(r"(?:[^.!?。！？\n]|" + TITLE_DOT + r")+[.!?。！？]*")  # "Dr. Natarajan" is one sentence
@@ -335,10 +336,10 @@ def _subject(resolved: str, known: set[str]) -> str | None:
     if intl:
         return intl.group().strip()
     m = _HEAD_SUBJECT.match(resolved)
-    if m is None:
+    # a capitalised first word that is no known name ("Moro em ..."); "Tilly's 6 | and obsessed with": Tilly's
+    if m is None or (m["pn"] and m["pn"][0].isupper() and m["pn"] not in ("I", "We", "He", "She", "They") and m["pn"] not in known
+                     and not (m["pn"][:-2] in known and re.match(r"[\w-]+['’]s\s+\d", resolved))):
         return None
-    if m["pn"] and m["pn"][0].isupper() and m["pn"] not in ("I", "We", "He", "She", "They") and m["pn"] not in known:
-        return None  # a capitalised first word that is no known name ("Moro em ...")
     return m["name"] or m["rel"] or m["pn"]
 
 
@@ -355,7 +356,7 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
         here = _names_in(sentence, names)
         names.update(here)
         candidates = _referents(sentence, here) or previous
-        single = candidates[0] if len(candidates) == 1 else None
+        single = one_referent(candidates, sentence)  # "a daughter called Tilly, she's 6, and a beagle": Tilly
         last_subject: str | None = None
         it: str | None = None
         for a, b, shared in _split(text, s, e):
