@@ -70,7 +70,7 @@ def said(tmp_path_factory, converted_embedder_path):
     # "my in-laws" are the partner's parents: read as "Arjun's parents" (the husband's given name)
     ("Where do my in-laws live?", "Pune"),
     ("Tell me my sister's job.", "parteira"),
-    ("Remind me what my other half does for work.", "physics"),  # "other half", "hubby", "missus": the partner  # "a Clara": the article before her name is dropped, so Clara is the sister's name
+    ("What does my other half do for work?", "physics"),  # "other half", "hubby", "missus": the partner  # "a Clara": the article before her name is dropped, so Clara is the sister's name
     ("Wann kommen meine Schwiegereltern zu Besuch?", "Christmas"),  # both pets are the "pet" slot: the dog is the beagle, not the cat
 ])  # fmt: skip
 def test_a_question_in_another_language_finds_its_memory(said, question, must):
