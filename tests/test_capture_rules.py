@@ -35,6 +35,9 @@ def texts(message: str) -> dict[str, str | None]:
         ("I've been living in Glasgow for twelve years.", "User lives in Glasgow.", "home_city"),
         ("we've moved to Leeds.", "User lives in Leeds.", "home_city"),
         ("We've got a dog called Rex.", "User has a dog named Rex.", "pet"),
+        ("We adopted a cat called Tom.", "User has a cat named Tom.", "pet"),  # the verbs of having, one group (slots.HAS)
+        ("I own a parrot named Polly.", "User has a parrot named Polly.", "pet"),
+        ("I've got a wife called Anna.", "User's wife is Anna.", "partner"),
         # a new user's messages: the subject and verb shared with the clause before
         ("hi! I'm Daniel, just moved into a flat in Redland, which is a neighbourhood in Bristol", "User lives in Redland.", "home_city"),
         ("we have a daughter called Tilly, who loves dinosaurs, and a beagle named Biscuit who eats everything",

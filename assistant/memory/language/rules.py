@@ -45,7 +45,7 @@ from assistant.memory.language.attitude import dependent
 from assistant.memory.language.mood import frame_only, not_asserted
 from assistant.memory.language.shifts import shift_kind
 from assistant.memory.language.phrasing import _APOS, conjugate, finish, third_person  # noqa: F401 - re-exported
-from assistant.memory.language.slots import PN, SLOT_RULES, relation_slot
+from assistant.memory.language.slots import HAS, PN, SLOT_RULES, relation_slot
 from assistant.memory.records import Kind
 from assistant.memory.language.validate import STOPWORDS, TEMPLATE_WORDS, proper_nouns, words
 
@@ -313,7 +313,7 @@ def _with_subject(cl: Any, prev: Any) -> str:
     return f"{m[1]} {cl.text}" if m else cl.text
 
 
-_HAVING = re.compile(r"\b(I|[Ww]e)((?:['’]ve|\s+have)\s+got|\s+have|\s+got|\s+own|\s+adopted)\b")
+_HAVING = re.compile(r"\b(I|[Ww]e)(" + HAS + r"|\s+own|\s+adopted)\b")
 _OBJECT_ONLY = re.compile(r"(?:an?|two|three|another)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:named|called)\s+[A-Z]")
 
 

@@ -26,11 +26,15 @@ _END = r"(?=\s*(?:[,.;:!?()]|$|\s(?i:because|but|since|and then|so that|which|wh
 OBJ = r"(?P<x>[^,.;:!?()]+?)" + _END
 SUBJ = r"(?:\b[Ii]\b|\b(?i:and)\b)"
 ADV = r"(?:\s+(?i:also|just|recently|now|still|currently|actually|really|finally|already|officially))*"
+_HAVE = r"(?:['’]ve|\s+(?i:have))"  # after the subject: "I've", "we have"
 #: The present perfect's auxiliary after the subject: "I've moved to Leeds" (not "I'd moved": no longer true).
-PERF = r"(?:['’]ve|\s+(?i:have))?"
+PERF = _HAVE + "?"
 #: A verb's present auxiliaries after the subject: "I've been working at", "I am working at", "I'm
 #: working at" (not "I had been living in Paris": no longer true).
-AUX = r"(?:(?:['’]ve|\s+(?i:have))" + ADV + r"\s+(?i:been)|['’]m|\s+(?i:am))?"
+AUX = r"(?:" + _HAVE + ADV + r"\s+(?i:been)|['’]m|\s+(?i:am))?"
+#: Having something, after the subject: "I have", "we've got", "I got" (the partner and pet rules, and
+#: :func:`assistant.memory.language.rules.extract`'s object that shares it).
+HAS = K(r"(?:['’]ve|\s+have)(?:\s+got)?|\s+got")
 ROLE = r"(?P<role>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,4}?)"
 _ROLE_END = r"(?=\s+(?i:at|for|in|with|since|on|the week|because|and|but|from)\b|\s*[,.;!?]|$)"
 _IM = r"(?:\b[Ii]" + _APOS + r"m|\b[Ii] am)"
@@ -95,9 +99,9 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
         # "I have a brother called Ravi", "I've got a sister, Ana": the relation with its name
         (SUBJ + K(r"(?:\s+have|['’]ve|\s+have got|['’]ve got|\s+got)\s+(?:an?|one)\s+") + K(_REL_FAMILY) + K(r"(?:,| called| named)\s+") + PN(),
          lambda m: (f"family.{m['rel'].lower()}", f"User's {m['rel']} is {m['x']}.")),
-        (SUBJ + K(r"(?:\s+have|['’]ve|\s+have got|['’]ve got|\s+got)\s+(?:an?)\s+") + K(_REL_PARTNER) + K(r"(?:,| called| named)\s+") + PN(),
+        (SUBJ + HAS + K(r"\s+(?:an?)\s+") + K(_REL_PARTNER) + K(r"(?:,| called| named)\s+") + PN(),
          lambda m: ("partner", f"User's {m['rel']} is {m['x']}.")),
-        (SUBJ + ADV + K(r"(?:\s+have\s+got|['’]ve\s+got|['’]ve|\s+have|\s+got|\s+adopted|\s+own)\s+(?:an?|one|my)\s+") + _PET
+        (SUBJ + ADV + r"(?:" + HAS + r"|" + K(r"\s+adopted|\s+own") + r")" + K(r"\s+(?:an?|one|my)\s+") + _PET
          + r"(?:" + K(r"\s+(?:named|called)\s+") + PN() + ")?",
          lambda m: ("pet", f"User has {_a(m['pet'])} {m['pet']}" + (f" named {m['x']}." if m["x"] else "."))),
         (K(r"\bmy\s+") + _PET + K(_NAMED) + PN(), lambda m: ("pet", f"User has {_a(m['pet'])} {m['pet']} named {m['x']}.")),

@@ -278,7 +278,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
         said = not other_asks or any(_covered(o, pool) for o in other_asks)  # "vet" for "Which vet does Bracken go to?"
         # the asked relation named (in any capture language, or by the name given to it): "mi padre" / "Mein Vater Andrés"
         names_rel = any(names_relation(h.memory.text, r, aliases) for r in rels)
-        if rels and not names_rel and not (h.slot_answer and (h.memory.slot or '').rsplit('.', 1)[-1] in rels):  # a cat for 'my dog'
+        if rels and not names_rel and not (h.slot_answer and (h.memory.slot or "").rsplit(".", 1)[-1] in rels):  # a cat for "my dog"
             continue
         # a memory in another language than the question, sharing none of its names: its cosine is noise
         shares = any(_covered(n, pool) for n in qnames)
@@ -320,7 +320,6 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
         if best is None or rank > best[0]:
             best = (rank, h)
     return _answer(whole(best[1], hits), question, hits, aliases) if best is not None else None
-
 
 
 FOCUS_MARGIN = 0.1  # calibrated on the dev split with forms.ANSWER_COSINE

@@ -9,7 +9,7 @@ from typing import Any
 from assistant.memory.retrieval.aliases import FAMILY_WORDS, PLACE
 from assistant.memory.retrieval.answerable import RELATIONS, question_names, relation_words
 from assistant.memory.retrieval.terms import _terms, words
-from assistant.memory.retrieval.vocabulary import MODIFIERS as _MODIFIERS
+from assistant.memory.retrieval.vocabulary import AREA_WORDS, MODIFIERS as _MODIFIERS
 
 _NUMBER_WORD = re.compile(r"\b(?:once|twice|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty|fifty"
                           r"|sixty|seventy|eighty|ninety|hundred|half|dozen)\b", re.I)
@@ -17,7 +17,7 @@ _WHEN_WORD = re.compile(r"\b(?:morning|afternoon|evening|night|weekend|weekday|d
                         r"|yesterday|spring|summer|autumn|fall|winter|christmas|easter|noon|midnight)s?\b", re.I)
 
 
-# a name after a preposition of place ("lives on Lewis", "a dentist in Seville")
+# a month or a weekday, full or short ("Oct", "Sept"), or "weekend": a time the memory says
 _CALENDAR = re.compile(r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?"
                        r"|nov(?:ember)?|dec(?:ember)?|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekends?)\b", re.I)
 _RELATION_WORDS = frozenset(w for r in RELATIONS for w in relation_words(r)) | _MODIFIERS
@@ -54,10 +54,6 @@ def names_only(text: str, question: str, aliases: dict[str, str]) -> bool:
     relations = {w for r in aliases.values() for w in (*words(r), *relation_words(r))}  # "wife" for the partner
     return all(k in names or k in _MODIFIERS or k in relations or k in _RELATION_WORDS or k.rstrip("s") in _RELATION_WORDS
                or k in FAMILY_WORDS for k in key)
-
-
-#: Words asking for a part of the person's home town ("Which neighbourhood do I live in?").
-AREA_WORDS = frozenset("neighbourhood neighborhood neighbourhoods neighborhoods district suburb borough area".split())
 
 
 def home_of_area(question: str, hits: Any) -> set[str]:

@@ -102,17 +102,12 @@ def _first_person_es(word: str) -> bool:
     return found is None or found.startswith("I ")
 
 
-#: "our dog", "nuestra casa": a thing of the person's household (not "we", which general questions use: "Why do we dream?").
-_OUR = frozenset("our nuestro nuestra nuestros nuestras unser unsere unseren unserem unserer notre nosso nossa nossos nossas".split())
-#: ... but "our planet", "our solar system" are everyone's.
-_EVERYONES = frozenset("planet world earth solar universe galaxy moon sun species society country nation ancestors body brain".split())
-
-
 def about_person(question: str) -> bool:
     """A question that speaks of the person or a thing of their household ("what's the name of
-    our dog?", not "our planet"; see the module docstring); general or not."""
+    our dog?", not "our planet": :data:`~.vocabulary.OUR_WORDS`; not "we", which general
+    questions use: "Why do we dream?"; see the module docstring); general or not."""
     ws = words(question)
-    ours = any(w in _OUR and (i + 1 == len(ws) or ws[i + 1] not in _EVERYONES) for i, w in enumerate(ws))
+    ours = any(w in V.OUR_WORDS and (i + 1 == len(ws) or ws[i + 1] not in V.EVERYONES) for i, w in enumerate(ws))
     return is_question(question) and (speaks_of_self(question) or ours)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
+from assistant.memory.retrieval.questions import direct
 from assistant.memory.store.sqlite.fts import fold
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
@@ -120,8 +121,6 @@ def slot_question(text: str) -> tuple[str, ...]:
     """Slots a slot-shaped question asks for ("where do I live" -> ("home_city",),
     "who is my sister" -> ("family.sister",)); () if none. A recall request is also read as the
     direct question it asks ("Remind me which town I'm originally from.")."""
-    from assistant.memory.retrieval.questions import direct  # it reads no slots: imported when used
-
     qs = list(dict.fromkeys(fold(t).replace("’", "'") for t in (text, direct(text))))
     out: dict[str, None] = {slot: None for slot, res in _SLOT_RES.items() if any(r.search(q) for r in res for q in qs)}
     for rx, kind in _DYNAMIC_SLOTS:

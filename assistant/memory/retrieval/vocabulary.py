@@ -15,10 +15,16 @@ GENERIC = frozenset(
     said say told""".split()
 )
 QUESTION_WORDS = frozenset("what which who whom whose where when why how".split())
+#: "our" before a noun: a thing of the household ("our dog", "nuestra casa"; not French "nos", which is
+#: also Portuguese "in the").
+OUR_WORDS = frozenset("our nuestro nuestra nuestros nuestras unser unsere unseren unserem unserer notre nosso nossa nossos nossas".split())
+#: ... but "our planet", "our solar system" are everyone's.
+EVERYONES = frozenset("planet world earth solar universe galaxy moon sun species society country nation ancestors body brain".split())
 #: "we / our" in the six capture languages: the person's household (folded words; zh: 我们 is
 #: read by questions.speaks_of_self's 我).
-HOUSEHOLD_WORDS = frozenset("we our us ours we're we've nosotros nosotras nuestro nuestra nuestros nuestras wir uns unser "
-                            "unsere unseren unserem unserer nous notre nos nós nosso nossa nossos nossas".split())  # fmt: skip
+HOUSEHOLD_WORDS = OUR_WORDS | frozenset("we us ours we're we've nosotros nosotras wir uns nous nos nós".split())
+#: Words asking for a part of the person's home town ("Which neighbourhood do I live in?").
+AREA_WORDS = frozenset("neighbourhood neighborhood neighbourhoods neighborhoods district suburb borough area".split())
 #: A favourite of no one named is the person's ("favorite color?").
 FAVOURITE_WORDS = frozenset("favourite favorite fav fave favourites favorites".split())
 #: "im", "ive": "I'm", "I've" typed without the apostrophe (English questions only: German "im").
