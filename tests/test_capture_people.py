@@ -35,6 +35,10 @@ def facts(text: str, names=()) -> list[tuple[str | None, str]]:
     # other verbs, same structure: name + verb phrase
     ("My sister Ana breeds alpacas near Cusco.", "User's sister is Ana.", "Ana breeds alpacas near Cusco."),
     ("I've got a daughter called Mia and she coaches hockey.", "User's daughter is Mia.", "Mia coaches hockey."),
+    # "my <relation>, <name>," then any verb: the apposition is the subject (was "User's friend, Dana." and
+    # "User's friend loves Lego.", the name lost)
+    ("My friend, Dana, loves Lego.", "User's friend is Dana.", "Dana loves Lego."),
+    ("My youngest, Rory, loves Lego and hates peas.", "User's youngest is Rory.", "Rory hates peas."),
 ])  # fmt: skip
 def test_a_named_persons_verb_phrase_is_a_fact_about_them(text, relation, fact):
     got = facts(text)

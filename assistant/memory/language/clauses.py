@@ -181,6 +181,8 @@ def _trim(text: str, s: int, e: int) -> tuple[int, int]:
 def _breaks(text: str, s: int, e: int) -> list[tuple[re.Match, bool]]:
     # "Jonas, our son, turned 4", "Forgot to mention Tattie, our ginger tabby cat.": one clause
     appositions = [(a.end("name"), a.end()) for a in _APPOS.finditer(text, s, e)]
+    # "My eldest, Morven, loves volleyball": the comma after "my <relation>, <name>" ends the apposition
+    appositions += [(a.end(), a.end() + 1) for a in _A_REL_NAME.finditer(text, s, e) if a.group()[:2].lower() in ("my", "ou")]
     found = [(m, False) for m in _SPLIT.finditer(text, s, e) if not any(a <= m.start() < b for a, b in appositions)]
     sentence = text[s:e]
     for m in _SHARED.finditer(text, s, e):
