@@ -3,7 +3,8 @@
 
 Each set (``tests/data/answers_dev.json``, ``answers_dev2.json``: a second tuning set by
 another tester, added 2026-12-05; ``answers_dev3.json``: a third, a Glasgow nurse, by yet another
-tester, added 2026-12-05 (third session) after dev2 had been tuned to; ``answers_heldout.json``,
+tester, added 2026-12-05 (third session) after dev2 had been tuned to; ``answers_dev4.json``: a fourth, a
+German hydrologist in Porto, by another tester, added 2026-12-06 (sixth session); ``answers_heldout.json``,
 never tuned on) holds ``memories`` (a
 first-person statement ``said`` on ``said_on``, in one of the six capture languages),
 ``questions`` about them (``q``, the values one of which the person must be shown ``expect``,
@@ -43,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "tests" / "data"
-SPLITS = {"dev": "answers_dev.json", "dev2": "answers_dev2.json", "dev3": "answers_dev3.json", "heldout": "answers_heldout.json"}
+SPLITS = {"dev": "answers_dev.json", "dev2": "answers_dev2.json", "dev3": "answers_dev3.json", "dev4": "answers_dev4.json", "heldout": "answers_heldout.json"}
 
 
 def load(split: str, set_path: str | None = None) -> dict[str, Any]:

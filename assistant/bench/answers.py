@@ -58,13 +58,13 @@ _WORDS = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--split", choices=("legacy", "dev", "dev2", "dev3", "heldout"), default="legacy",
-                   help="question set: legacy (tests/data/answers_set.json, seeded as stored memories), dev, dev2, dev3 or "
-                        "heldout (tests/data/answers_{dev,dev2,dev3,heldout}.json, seeded through the real capture; tune on "
-                        "dev, dev2 and dev3 only)")
+    p.add_argument("--split", choices=("legacy", "dev", "dev2", "dev3", "dev4", "heldout"), default="legacy",
+                   help="question set: legacy (tests/data/answers_set.json, seeded as stored memories), dev, dev2, dev3, dev4 or "
+                        "heldout (tests/data/answers_{dev,dev2,dev3,dev4,heldout}.json, seeded through the real capture; tune on "
+                        "dev, dev2, dev3 and dev4 only)")
     p.add_argument("--set", dest="set_path", metavar="FILE", default=None,
                    help="score this answers set (same shape as tests/data/answers_dev.json) instead of the split's file")
-    p.add_argument("--code-only", action="store_true", help="dev/dev2/dev3/heldout: no chat model, score the memory answer code picks")
+    p.add_argument("--code-only", action="store_true", help="dev/dev2/dev3/dev4/heldout: no chat model, score the memory answer code picks")
     p.add_argument("--model", metavar="GGUF", default=None, help="chat model (default: the configured one)")
     p.add_argument("--layout", default=None, help="memory-answer layout (default: the app's; 'all' compares every one)")
     p.add_argument("--runs", type=int, default=1, help="repeat the whole set N times")
