@@ -126,3 +126,44 @@ def test_the_record_of_the_shift_that_speaks_of_the_old_state_is_the_winner_with
     snap = _snap([home, packed, moved], [[1, 0, 0], _unit(0.2, 0.9), _unit(0.7, 0.1)])
     [sh] = plan_shifts(snap, snap.recs)
     assert (sh.old.id, sh.new.id) == (1, 3)
+
+
+def test_someone_elses_change_ends_nothing_the_person_said_of_themselves_with_hand_made_vectors():
+    # cosine 0.9 and no runner-up would end it; the change is Noé's (what he calls the person), the
+    # earlier statement the person's own
+    name = _rec(1, "User is Lukas, 38.", 30, 0)
+    nick = _rec(2, "User: Noé calls me 'Lu' now instead of Lukas.", 0, 1)
+    snap = _snap([name, nick], [[1, 0, 0], _unit(0.9)])
+    assert plan_shifts(snap, snap.recs) == []
+    # and the person's change ends nothing of their husband's
+    taxi = _rec(1, "User's husband drives a taxi.", 30, 0)
+    dpd = _rec(2, "User is driving for DPD now.", 0, 1)
+    assert plan_shifts(_snap([taxi, dpd], [[1, 0, 0], _unit(0.9)]), [taxi, dpd]) == []
+    # who the person's partner is is theirs: a new partner still ends it
+    tom = _rec(1, "User's partner is Tom.", 30, 0)
+    sam = _rec(2, "User is with Sam now.", 0, 1)
+    [sh] = plan_shifts(_snap([tom, sam], [[1, 0, 0], _unit(0.9)]), [tom, sam])
+    assert sh.old.id == 1
+
+
+def test_whom_a_record_is_about():
+    from assistant.memory.consolidation.plans.shifts import whose
+
+    assert whose("User lives in Porto.") == "user"
+    assert whose("User's household moved to Foz.") == "user"
+    assert whose("User's partner is Tom.") == "user"
+    assert whose("User's husband drives a taxi.") == "husband"
+    assert whose("User: Noé calls me 'Lu' now.") == "noé"
+    assert whose("Morven lives for volleyball.") == "morven"
+    assert whose("User: Finally moved the piano.") is None  # an adverb, no name
+    assert whose("User: These days User's only pet is a parrot.") is None
+
+
+def test_a_quoted_clause_with_its_own_subject_is_not_the_persons_claim():
+    from assistant.memory.language.claims import claims
+
+    # "instead of Lukas" is what Noé stopped calling the person, not something the person stopped
+    assert claims("User: Noé calls me 'Lu' now instead of Lukas.") == ()
+    # a quoted clause without a subject of its own stays the person's
+    [c] = claims("User: I run every morning now instead of swimming.")
+    assert c.ended and c.value == frozenset({"swim"})

@@ -155,8 +155,15 @@ def _subject_re(names: tuple[str, ...]) -> re.Pattern[str]:
 
 
 def canonical_subject(text: str, names: tuple[str, ...] = ()) -> str:
-    """``text`` with the person as "I"/"my" ("Dana's dog" -> "my dog", "User lives" -> "I lives")."""
-    return _subject_re(tuple(names)).sub(lambda m: "my" if m["poss"] else "I", fold(text))
+    """``text`` with the person as "I"/"my" ("Dana's dog" -> "my dog", "User lives" -> "I lives").
+    A clause quoted in the person's words with a subject of its own ("User: Noé calls me 'Lu' now
+    instead of Lukas.") keeps it: the label is no "I"."""
+    return _subject_re(tuple(names)).sub(lambda m: "my" if m["poss"] else "I", fold(_QUOTED.sub("", text)))
+
+
+# the label of a quoted clause with its own subject ("User: Noé calls me 'Lu' now", "User: she runs ..."); a
+# clause without one is the person's ("User: Moved to Leeds last week.")
+_QUOTED = re.compile(r"^User:\s+(?=[A-Z][\w'’-]+\s+(?:is|was|has|had|[a-z]+s|[a-z]+ed)\b|(?:[Hh]e|[Ss]he|[Tt]hey|[Ii]t)\b)")
 
 
 def canonical_text(text: str, names: tuple[str, ...] = ()) -> str:

@@ -49,6 +49,7 @@ from assistant.memory.language.claims import NAME_SLOTS, ends_something
 from assistant.memory.language.langid import detect
 from assistant.memory.language.shifts import content_words, shift_kind
 from assistant.memory.language.text import key_tokens
+from assistant.memory.language.validate import STOPWORDS
 from assistant.memory.records import Kind
 from assistant.memory.store.tidying.snapshot import Rec, Snapshot
 
@@ -181,6 +182,38 @@ def person_words(texts: Iterable[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+_SELF = re.compile(r"^(?:User|I|We)\b(?!:|['’]s)")
+_OWNED = re.compile(r"^(?:User['’]s|My|Our)\s+(?P<a>[\w-]+)(?:\s+(?P<b>[\w-]+))?")  # "User's husband drives ...", "My only pet is ..."
+# "Noé calls me 'Lu' now", "Morven lives for volleyball": a name, then its verb
+_THIRD = re.compile(r"^(?P<n>[A-Z][\w'’-]+)(?:['’]s)?\s+(?:is|was|has|had|[a-z]+s|[a-z]+ed)\b")
+_NO_NAME = STOPWORDS | frozenset("these those days today yesterday tonight since then last next".split())
+
+
+def whose(text: str) -> str | None:
+    """Whom a record's text is about: "user" (the person, their household), a name's folded word
+    ("Noé calls me 'Lu' now" -> "noé"), or None when it does not say."""
+    text = re.sub(r"^User:\s+", "", text)
+    if _SELF.match(text):
+        return "user"
+    if _USER_REL_NAME.match(text):  # "User's partner is Tom.": who the person's partner is, theirs
+        return "user"
+    if (o := _OWNED.match(text)) is not None:  # the person's husband is someone else; their job is theirs
+        who = next((w for w in (o["a"], o["b"]) if w and _PERSON_WORD.match(w)), None)  # "my older sister"
+        return who.casefold() if who else "user"
+    m = _THIRD.match(text)
+    return m["n"].casefold() if m and m["n"].casefold() not in _NO_NAME and not m["n"].endswith("ly") else None  # "Finally moved ..."
+
+
+def _same_subject(target: Rec, shift: Iterable[Rec]) -> bool:
+    """A change of someone else's ends nothing the person said of themselves ("Noé calls me 'Lu'
+    now instead of Lukas" vs "User is Lukas, 38."), and theirs nothing of someone else's ("I'm
+    driving for DPD now" vs "User's husband drives a taxi."). Two others are not compared: one
+    person has a name and a relation ("Ana" is "my sister")."""
+    subjects = {whose(r.text) for r in shift} - {None}
+    t = whose(target.text)
+    return t is None or not subjects or ("user" in subjects) == (t == "user")
+
+
 def plan_shifts(snap: Snapshot, recs: Iterable[Rec], *, taken: set[int] = frozenset(),
                 config: ShiftConfig = ShiftConfig()) -> list[Shift]:  # fmt: skip
     """The (old, shift) pairs among ``recs`` (module docstring), oldest shift first. Records no
@@ -199,7 +232,7 @@ def plan_shifts(snap: Snapshot, recs: Iterable[Rec], *, taken: set[int] = frozen
         elif best < threshold or best - second < config.margin or not target.is_current(now):
             continue
         if target.id in taken or (target.slot or "").strip().casefold() in NAME_SLOTS or ends_something(target.text) \
-                or _restated([target], sc.recs):  # fmt: skip
+                or _restated([target], sc.recs) or not _same_subject(target, sc.recs):  # fmt: skip
             continue
         values = key_tokens(target.text).values
         kin = tuple(r for r in sc.ranked[0][1][1:] if r.is_current(now) and r.id not in taken and values & key_tokens(r.text).values
