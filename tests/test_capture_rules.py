@@ -58,6 +58,10 @@ def texts(message: str) -> dict[str, str | None]:
         ("My favourite restaurant is Olive Garden.", "User's favourite restaurant is Olive Garden.", "favourite.restaurant"),
         ("My favorite ice cream flavour is pistachio.", "User's favorite ice cream flavour is pistachio.",
          "favourite.ice_cream_flavour"),
+        # a new job said by its start (dev4): employer and title
+        ("I started at the Port of Leixões as a flood-risk analyst!!", "User works at the Port of Leixões.", "employer"),
+        ("I started at the Port of Leixões as a flood-risk analyst!!", "User works as a flood-risk analyst.", "job_title"),
+        ("I started working at Google.", "User works at Google.", "employer"),
     ],
 )
 def test_profile_slots(message, fact, slot):

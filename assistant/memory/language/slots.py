@@ -84,6 +84,12 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
          lambda m: ("employer", f"User works {m['p'].lower()} {_the(m)}{m['x']}.")),
         (SUBJ + ADV + K(r"\s+(?:got|started|began|accepted)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role)\s+(?:at|with)\s+") + PN(),
          lambda m: ("employer", f"User works at {m['x']}.")),
+        # "I started at the Port of Leixões last Monday as a flood-risk analyst": a new job's employer and title
+        (SUBJ + PERF + ADV + K(r"\s+(?:started|began)\s+(?:work(?:ing)?\s+)?at\s+") + THE + PN(),
+         lambda m: ("employer", f"User works at {_the(m)}{m['x']}.")),
+        (SUBJ + PERF + ADV + K(r"\s+(?:started|began)\s+(?:work(?:ing)?\s+)?at\s+") + r"(?:the\s+)?" + PN("e")
+         + r"[^.;!?]{0,40}?" + K(r"\s+as\s+(?P<art>an?\s+)?") + ROLE + _ROLE_END,
+         lambda m: ("job_title", f"User works as {(m['art'] or '').strip() + ' ' if m['art'] else ''}{m['role']}.")),
         (SUBJ + ADV + K(r"\s+work\s+as\s+(?P<art>an?\s+)?") + ROLE + _ROLE_END,
          lambda m: ("job_title", f"User works as {(m['art'] or '').strip() + ' ' if m['art'] else ''}{m['role']}.")),
         (_IM + r"\s+(?P<art>an?)\s+" + ROLE + K(r"\s+(?:at|for)\s+") + PN(),
