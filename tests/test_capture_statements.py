@@ -101,6 +101,21 @@ def test_the_persons_life_without_i():
         assert [u.text for u in classify(text).statements] == expected, text
 
 
+def test_another_language_is_read_in_its_english_reading():
+    # no rule finds these personal in their own words; their word-by-word English does
+    cases = {
+        "Oma Gerda ist letzte Woche ins Pflegeheim in Emmendingen gezogen.": "their life (English reading)",  # grandmother, last week
+        "Camille的妈妈Hélène下个月要从里昂来波尔图住两个星期。": "their life (English reading)",  # mother, next month
+        "她对花生过敏。": "someone they know (English reading)",  # she ...
+        "El lunes empiezo a trabajar en un colegio de Zaragoza.": "first person (English reading)",
+    }
+    for text, rule in cases.items():
+        assert [u.rule for u in classify(text).units] == [rule], text
+    # a time alone in a word-by-word reading is no one's life: the world stays the world
+    assert not classify("Según el pronóstico, mañana nevará en Madrid.").statements
+    assert not classify("París es la capital de Francia.").statements
+
+
 def test_the_persons_own_people_by_name():
     # "Tom" is known from memory (the capturer passes the names of partner/family/pet profiles)
     assert [u.rule for u in classify("Tom's band plays at The Old Duke.", ["Tom"]).units] == ["their people"]

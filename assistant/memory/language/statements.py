@@ -64,6 +64,8 @@ from typing import Iterable
 from assistant.memory.language import cues as cue
 from assistant.memory.language import mood
 from assistant.memory.language.cues import own_names
+from assistant.memory.language.gloss import gloss
+from assistant.memory.language.langid import detect
 
 
 class Act(str, Enum):
@@ -162,12 +164,16 @@ def _clauses(text: str, s: int, e: int, after_statement: bool = False) -> list[t
     return [(s, e)]
 
 
+_PERSON_WORD = re.compile(r"\b" + cue.PERSON + r"s?\b", re.I)
 _ELIDED_MY = re.compile(r"(?:fav(?:ou?rite|e)?|favorite)\s+\w+(?:\s+\w+)?\s+(?:ever\s+)?(?:is|are|was|has\s+to\s+be)\b", re.I)
 
 
-def _act(text: str, previous: Unit | None, names: re.Pattern | None = None) -> tuple[Act, str]:
+def _act(text: str, previous: Unit | None, names: re.Pattern | None = None, english: str | None = None) -> tuple[Act, str]:
     """The act of one unit (see the module docstring); ``previous``: the unit before it;
-    ``names``: a pattern of the names of the person's own people and pets."""
+    ``names``: a pattern of the names of the person's own people and pets. A unit in another
+    capture language that no rule finds personal is read once more in its word-by-word English
+    (:func:`assistant.memory.language.gloss.gloss`: "Oma Gerda ist letzte Woche ins Pflegeheim
+    gezogen." -> "grandmother Gerda is last week into the care home moved.": their life)."""
     core = cue.strip_fillers(text)
     if not core or not re.search(r"\w", core) or cue.CHITCHAT_WHOLE.match(core) or cue.CHITCHAT_WHOLE.match(text.strip()):
         return Act.CHITCHAT, "filler"
@@ -203,6 +209,11 @@ def _act(text: str, previous: Unit | None, names: re.Pattern | None = None) -> t
         return Act.STATEMENT, "their favourite"
     if cue.SUBJECT_DROPPED.match(core) or ((cue.NARRATIVE.search(core) or cue.past_tense(core)) and not cue.WORLD.search(core)):
         return Act.STATEMENT, "their life"
+    if english is None and detect(core) != "en" and (reading := gloss(core)):
+        act, rule = _act(reading, previous, names, english=reading)  # the cues are English; its English reading
+        # a time or a past tense alone is weak in a word-by-word reading ("mañana nevará en Madrid"): with a person word
+        if act is Act.STATEMENT and (rule not in ("their life", "continues") or _PERSON_WORD.search(reading)):
+            return act, f"{rule} (English reading)"
     return Act.OTHER, "not about the person"
 
 
