@@ -133,3 +133,18 @@ def test_a_change_that_names_nothing_ends_only_the_state_it_replaces(store, cloc
     check("after tidy-up")
     Consolidator(store).run()
     check("after a second tidy-up (nothing walks down the list)")
+
+
+def test_a_move_within_the_city_that_names_the_old_flat_keeps_the_city(store, clock, minilm):
+    # "left the flat in Bonfim" names what ended: the plain-word "now" ends nothing else, so the
+    # city said before stays current (it ended "User lives in Porto." by meaning, cosine 0.48 with
+    # "on Rua do Padrão, 10 min walk to the beach" and no other earlier statement)
+    cap = Capturer(store, use_llm=False, tz=UTC, settings=load_settings)
+    s = store.create_session("chat").id
+    _say(store, clock, cap, s, "I've been living in Porto for almost seven years now.", 0)
+    moved = _say(store, clock, cap, s, "Finally done with the move!! We left the flat in Bonfim and now we're in a little "
+                                       "house in Foz do Douro, on Rua do Padrão, 10 min walk to the beach.", 5)  # fmt: skip
+    assert moved.retired == []
+    assert _where(store, "Porto", kind=Kind.PROFILE)
+    Consolidator(store).run()
+    assert _where(store, "Porto", kind=Kind.PROFILE), "after tidy-up"

@@ -158,11 +158,12 @@ def canonical_subject(text: str, names: tuple[str, ...] = ()) -> str:
     """``text`` with the person as "I"/"my" ("Dana's dog" -> "my dog", "User lives" -> "I lives").
     A clause quoted in the person's words with a subject of its own ("User: Noé calls me 'Lu' now
     instead of Lukas.") keeps it: the label is no "I"."""
-    return _subject_re(tuple(names)).sub(lambda m: "my" if m["poss"] else "I", fold(_QUOTED.sub("", text)))
+    return _subject_re(tuple(names)).sub(lambda m: "my" if m["poss"] else "I", fold(_HOUSEHOLD.sub("We", _QUOTED.sub("", text))))
 
 
 # the label of a quoted clause with its own subject ("User: Noé calls me 'Lu' now", "User: she runs ..."); a
 # clause without one is the person's ("User: Moved to Leeds last week.")
+_HOUSEHOLD = re.compile(r"\bUser['’]s household\b")  # "User's household moved ...": "We moved ..."
 _QUOTED = re.compile(r"^User:\s+(?=[A-Z][\w'’-]+\s+(?:is|was|has|had|[a-z]+s|[a-z]+ed)\b|(?:[Hh]e|[Ss]he|[Tt]hey|[Ii]t)\b)")
 
 
@@ -202,6 +203,8 @@ _RULES: list[tuple[str, str, str]] = [
     ("employer", _I + _ADV + r"\s+(?:quit|left|leaves?|(?:am|is|['’]m)\s+leaving)\s+(?:my\s+(?:job|position|role)\s+(?:at|with)\s+)?" + _PN, "ended"),
     ("employer", _I + _ADV + r"\s+(?:no\s+longer|don['’]t|doesn['’]t|do\s+not|does\s+not)\s+works?\s+(?:at|for)\s+" + _PN, "ended"),
     ("home_city", _WE + _ADV + r"\s+(?:no\s+longer|don['’]t|doesn['’]t|do\s+not|does\s+not)\s+(?:live|reside)\s+in\s+(?:the\s+)?" + _PN, "ended"),
+    # "We left the flat in Bonfim", "I moved out of my place in Leith": the home that ended
+    ("home_city", _WE + _ADV + r"\s+(?:have\s+|['’]ve\s+|has\s+)?(?:left|moved\s+out\s+of)\s+(?:a|an|the|our|my)\s+(?:old\s+)?(?:[\w-]+\s+){0,2}?(?:house|flat|apartment|home|place)\s+in\s+(?:the\s+)?" + _PN, "ended"),
     ("job_title", _I + _ADV + r"\s+works?\s+as\s+(?:an?\s+)?" + _PHRASE + r"(?=\s+(?:at|for|in|with|since)\b|" + _END[3:], "value"),
     ("job_title", _I + _BE + _ADV + r"\s+(?:an?)\s+" + r"(?P<v>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}?)\s+(?:at|for)\s+[A-Z]", "value"),
     ("job_title", _I + _ADV + r"\s+(?:was|got|has\s+been|have\s+been|['’]ve\s+been)\s+promoted\s+to\s+(?:an?\s+)?" + _PHRASE + _END, "change"),

@@ -45,7 +45,7 @@ from typing import Iterable
 from assistant.memory.language.clauses import people
 from assistant.memory.language.cues import PERSON
 from assistant.memory.language.gloss import LANGS, lexicon
-from assistant.memory.language.claims import NAME_SLOTS, ends_something
+from assistant.memory.language.claims import NAME_SLOTS, claims, ends_something
 from assistant.memory.language.langid import detect
 from assistant.memory.language.shifts import content_words, shift_kind
 from assistant.memory.language.text import key_tokens
@@ -148,7 +148,7 @@ def score_shifts(snap: Snapshot, recs: Iterable[Rec], *, taken: set[int] = froze
             order = sorted(range(len(rs)), key=lambda i: -float(cos[i]))
             ranked.append((float(cos[order[0]]), tuple(rs[i] for i in order)))
         kind = "now" if "now" in kinds else "begin"
-        if all(detect(r.text) == "en" for r in mine):
+        if detect(" ".join(r.text for r in mine)) == "en":  # the message's language: a foreign name in one fact is no language
             ranked.sort(key=lambda t: -t[0])
             out.append(Scored(tuple(mine), kind, tuple(ranked)))
             continue
@@ -214,6 +214,13 @@ def _same_subject(target: Rec, shift: Iterable[Rec]) -> bool:
     return t is None or not subjects or ("user" in subjects) == (t == "user")
 
 
+def _ends_another(target: Rec, shift: Iterable[Rec]) -> bool:
+    """The shift's message names what ended ("We left the flat in Bonfim and now we're in a little
+    house in Foz") and ``target`` does not hold it ("User lives in Porto."): the change is that one."""
+    ended = {w for r in shift for c in claims(r.text) if c.ended for w in c.value}
+    return bool(ended) and not ended & (key_tokens(target.text).values | key_tokens(target.text).content | key_tokens(target.text).proper)
+
+
 def plan_shifts(snap: Snapshot, recs: Iterable[Rec], *, taken: set[int] = frozenset(),
                 config: ShiftConfig = ShiftConfig()) -> list[Shift]:  # fmt: skip
     """The (old, shift) pairs among ``recs`` (module docstring), oldest shift first. Records no
@@ -232,7 +239,7 @@ def plan_shifts(snap: Snapshot, recs: Iterable[Rec], *, taken: set[int] = frozen
         elif best < threshold or best - second < config.margin or not target.is_current(now):
             continue
         if target.id in taken or (target.slot or "").strip().casefold() in NAME_SLOTS or ends_something(target.text) \
-                or _restated([target], sc.recs) or not _same_subject(target, sc.recs):  # fmt: skip
+                or _restated([target], sc.recs) or not _same_subject(target, sc.recs) or _ends_another(target, sc.recs):  # fmt: skip
             continue
         values = key_tokens(target.text).values
         kin = tuple(r for r in sc.ranked[0][1][1:] if r.is_current(now) and r.id not in taken and values & key_tokens(r.text).values
