@@ -35,3 +35,22 @@ def test_capture_resolves_she_to_the_daughter_not_the_dog():
     got = facts("we have a daughter called Tilly, she's 6 and obsessed with dinosaurs, and a beagle named Biscuit who eats everything")
     assert "Tilly's obsessed with dinosaurs." in got and "User has a beagle named Biscuit." in got
     assert not any("household" in f for f in got), got  # the shared subject after "Tilly's 6" is Tilly, not "we"
+
+
+@pytest.mark.parametrize("message, fact, slot", [
+    # the clause before introduces something; the next names it
+    ("I'm seeing someone. Her name's Camille.", "User's partner is Camille.", "partner"),
+    ("ok I think I can say it now: I'm seeing someone 😊 Her name's Camille, she plays cello.", "User's partner is Camille.", "partner"),
+    ("I've joined a choir! It's called Coro da Ribeira.", "User's choir is called Coro da Ribeira.", None),
+    ("I have a dog. His name is Rex.", "User has a dog named Rex.", "pet"),
+    ("We got a new car. It's called Herbie.", "User's new car is called Herbie.", None),
+])  # fmt: skip
+def test_what_the_clause_before_introduced_is_named_by_the_next(message, fact, slot):
+    said = " ".join(u.text for u in classify(message).statements)
+    got = {c.text: c.slot for c in extract(said, OBS)}
+    assert fact in got and got[fact] == slot, got
+
+
+def test_a_lead_in_before_a_colon_is_left_out():
+    said = " ".join(u.text for u in classify("Quick note: my sister Ana moved to Leeds.").statements)
+    assert [c.text for c in extract(said, OBS)] == ["User's sister is Ana.", "Ana moved to Leeds."]

@@ -42,7 +42,7 @@ from typing import Iterable
 from assistant.memory.language.cues import OWN_NAME, PAST, PERSON, REL_IS_NAME, TITLE_DOT
 from assistant.memory.language.gloss import english_words
 from assistant.memory.language.langid import detect
-from assistant.memory.language.referents import one_referent
+from assistant.memory.language.referents import introduced, name_it, one_referent, resolve_it, thing
 from assistant.memory.language.mood import ASKING_START, COMMENT_START, CONDITION_AHEAD, CONDITION_START, HEARSAY_START, WORLD_SUBJECT
 
 WE = "WE"  # marker for the person and their household (see the module docstring)
@@ -73,6 +73,8 @@ _SPLIT = re.compile(
     r"|\s+(?i:" + COORD + r")\s+(?=" + SUBJECT + r"|(?i:" + HEARSAY_START + r"|" + CONDITION_START + r"|" + ASKING_START + r")|" + WORLD_SUBJECT + r")"
     r"|\s*,\s*(?=" + SUBJECT + r"|" + COMMENT_START + r"|" + CONDITION_AHEAD + r")"
     r"|\s*,\s*(?i:although|though|aunque|obwohl|bien que|même si|embora)\s+"
+    # a lead-in's colon, an emoji between two clauses: "I think I can say it now: I'm seeing someone 😊 Her name's Camille"
+    r"|\s*:\s+(?=(?:I|I['’](?:m|ve|d)|[Ww]e|[Mm]y|[Oo]ur)\b)|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s+(?=" + SUBJECT + r")"
     r"|\s+(?i:because|cause|coz|weil|porque|parce que|car|pois|因为)\s+(?=" + SUBJECT + r")"
     # "and honestly the side effects are rough": a new subject (a noun phrase with its verb) after "and"
     r"|(?:\s+(?i:and|but|so)\s+|\s*,\s*)(?=(?:[a-z]+ly\s+)?(?:the|this|that|these|those)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are|was|were|has|have|had)\b)"
@@ -293,24 +295,6 @@ def relation(text: str) -> tuple[str, str, str] | None:
     return (np, rel["rel"], rel["name"])
 
 
-# what "it" stands for: the thing the clause before has, drives, owns ... ("a Kia Niro", "eczema")
-_THING = re.compile(r"\b(?:have|has|had|got|drive|drives|own|owns|bought|use|uses|rent|rents)\s+(?:got\s+)?(?:an?\s+|the\s+|a new\s+)?"
-                    r"(?P<x>[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*)*|[a-z][\w-]+(?=\s+(?:my|our|for|since|at|in|on|with)\b|\s*$))")
-_IT = re.compile(r"\b(?P<w>[Ii]t)(?P<c>['’]s)?\b(?!['’])")
-
-
-def thing(resolved: str) -> str | None:
-    """The thing a clause has ("WE drive a Kia Niro" -> "Kia Niro"), for an "it" in the next clause."""
-    m = _THING.search(resolved)
-    return m["x"] if m and m["x"] not in ("it", "them", "that", "this", "to") else None
-
-
-def resolve_it(text: str, it: str | None) -> str:
-    if it is None:
-        return text
-    return _IT.sub(lambda m: it + (" is" if m["c"] else ""), text)
-
-
 def resolve(text: str, name: str | None, it: str | None = None) -> str:
     """One clause with its pronouns resolved (see the module docstring)."""
     t = resolve_it(text, it)
@@ -350,6 +334,7 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
     names = set(known_names)
     out: list[Clause] = []
     previous: list[str] = []
+    introduced_before: str | None = None  # what the clause before introduced, for "It's called ..." (referents.name_it)
     for i, sm in enumerate(_SENT.finditer(text)):
         s, e = _trim(text, sm.start(), sm.end())
         if s >= e:
@@ -382,8 +367,9 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
             if last_subject and (shared or _verb_first(body, sentence)) and not _SUBORDINATE_INTL.match(body):
                 resolved = resolve(f"{last_subject} {body}", single, it)
             else:
-                resolved = resolve(body, single, it)
+                resolved = resolve(name_it(body, introduced_before), single, it)
             out.append(Clause(body, a, b, resolved, i, relation(body)))
+            introduced_before = introduced(body)
             last_subject = _subject(resolved, names) or last_subject
             it = thing(resolved) or it
         previous = candidates

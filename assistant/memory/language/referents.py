@@ -48,3 +48,49 @@ def _gendered(candidate: str, gender: frozenset[str], toks: list[str]) -> bool:
     at = [i for i, t in enumerate(toks) if words and t == words[0]]
     near = sorted((abs(i - j), t) for i in at for j, t in enumerate(toks) if (t in FEMALE or t in MALE) and abs(i - j) <= NEAR + 1)
     return bool(near) and near[0][1] in gender
+
+
+# -- "it" within a sentence
+# what "it" stands for: the thing the clause before has, drives, owns ... ("a Kia Niro", "eczema")
+_THING = re.compile(r"\b(?:have|has|had|got|drive|drives|own|owns|bought|use|uses|rent|rents)\s+(?:got\s+)?(?:an?\s+|the\s+|a new\s+)?"
+                    r"(?P<x>[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*)*|[a-z][\w-]+(?=\s+(?:my|our|for|since|at|in|on|with)\b|\s*$))")
+_IT = re.compile(r"\b(?P<w>[Ii]t)(?P<c>['’]s)?\b(?!['’])")
+
+
+def thing(resolved: str) -> str | None:
+    """The thing a clause has ("WE drive a Kia Niro" -> "Kia Niro"), for an "it" in the next clause."""
+    m = _THING.search(resolved)
+    return m["x"] if m and m["x"] not in ("it", "them", "that", "this", "to") else None
+
+
+def resolve_it(text: str, it: str | None) -> str:
+    if it is None:
+        return text
+    return _IT.sub(lambda m: it + (" is" if m["c"] else ""), text)
+
+
+# -- naming what the clause before introduced ("I've joined a choir! It's called Coro da Ribeira.")
+_INDEFINITE = re.compile(r"\b(?:an?|some)\s+(?P<np>(?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)\s*[.!?]*\s*$|\b(?P<one>someone|somebody)\b")
+_ROMANCE = re.compile(r"\b(?:seeing|dating|going out with|in love with|falling for)\s+(?:someone|somebody)\b", re.I)
+_NAMING = re.compile(r"^(?:(?:It|She|He)(?:['’]s|\s+is)\s+(?:called|named)|(?:Her|His|Its)\s+name(?:['’]s|\s+is))\s+(?=[A-Z])")
+_NAMED_IT = re.compile(r"\b(?:named|called)\s+it\b(?=\s+[A-Z])")
+
+
+def introduced(sentence: str) -> str | None:
+    """What a sentence introduces for the next one to name: "partner" for "I'm seeing someone",
+    the last indefinite noun phrase it ends with ("I've joined a choir!" -> "choir"), else None."""
+    if _ROMANCE.search(sentence):
+        return "partner"
+    m = _INDEFINITE.search(sentence)
+    return m["np"] if m and m["np"] else None
+
+
+def name_it(clause: str, thing: str | None) -> str:
+    """The clause with the thing the sentence before introduced named ("It's called Coro da Ribeira"
+    -> "my choir is called Coro da Ribeira"; "Her name's Camille" after "I'm seeing someone" ->
+    "my partner's name is Camille"; "She named it Bolacha" -> "She named the leopard gecko Bolacha")."""
+    if thing is None:
+        return clause
+    if _NAMING.match(clause):
+        return _NAMING.sub(f"my {thing}'s name is " if thing == "partner" else f"my {thing} is called ", clause, count=1)
+    return _NAMED_IT.sub(f"named the {thing}", clause, count=1)

@@ -248,6 +248,8 @@ def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list
         if valid is None and shift_kind(cl.text):
             valid = dated.get(cl.sentence)  # "I changed jobs last week and now work as a chef": chef since last week
         said = _having(cl, found[:k]) or _with_subject(cl, found[k - 1] if k else None)  # "we have ..., and a beagle named Biscuit"
+        if said == cl.text and cl.resolved.startswith("my "):
+            said = cl.resolved  # "Her name's Camille" after "I'm seeing someone": "my partner's name is Camille"
         slot_text, _ = _ground_sentence(_first_person(said), observed_at)
         src = (cl.text, grounded, _first_person(cl.text), slot_text)
         slot_texts = set()

@@ -164,6 +164,16 @@ def _clauses(text: str, s: int, e: int, after_statement: bool = False) -> list[t
     return [(s, e)]
 
 
+# a short lead-in without a verb before a colon ("Quick note:", "Fun fact:", "Kurze Notiz:"), left out like a header
+_LEAD = re.compile(r"(?:[^\W\d_]+[ \t]+){0,2}[^\W\d_]+[ \t]*:[ \t]+(?=(?i:I|we|my|our)\b|[A-Z][^\W\d_]+\s)")  # "Long run today: 16 km" keeps its lead
+_NOT_LEAD = frozenset("i my me we our you is are was were am be been has have had do does did it's i'm".split())
+
+
+def _lead(text: str, s: int, e: int) -> re.Match | None:
+    m = _LEAD.match(text, s, e)
+    return m if m and not {w.casefold() for w in re.findall(r"[\w'’]+", m.group())} & _NOT_LEAD else None
+
+
 _PERSON_WORD = re.compile(r"\b" + cue.PERSON + r"s?\b", re.I)
 _ELIDED_MY = re.compile(r"(?:fav(?:ou?rite|e)?|favorite)\s+\w+(?:\s+\w+)?\s+(?:ever\s+)?(?:is|are|was|has\s+to\s+be)\b", re.I)
 
@@ -231,7 +241,7 @@ def classify(text: str, known_names: Iterable[str] = ()) -> Classified:
         bullet = _BULLET.match(text, s, e)
         if bullet:
             s = bullet.end()
-        header = cue.HEADER.match(text, s, e)
+        header = cue.HEADER.match(text, s, e) or _lead(text, s, e)
         if header and header.end() < e:
             s = header.end()
         if pasted:
