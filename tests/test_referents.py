@@ -54,3 +54,9 @@ def test_what_the_clause_before_introduced_is_named_by_the_next(message, fact, s
 def test_a_lead_in_before_a_colon_is_left_out():
     said = " ".join(u.text for u in classify("Quick note: my sister Ana moved to Leeds.").statements)
     assert [c.text for c in extract(said, OBS)] == ["User's sister is Ana.", "Ana moved to Leeds."]
+
+
+def test_got_us_is_no_thing_for_it():
+    # "it" is the concert, never "us": was "Camille's playing in User's household."
+    got = facts("Camille got us tickets for Tabula Rasa at Casa da Música on 17 May — and she's playing in it!!")
+    assert not any("playing in User" in f for f in got), got

@@ -60,7 +60,7 @@ _IT = re.compile(r"\b(?P<w>[Ii]t)(?P<c>['’]s)?\b(?!['’])")
 def thing(resolved: str) -> str | None:
     """The thing a clause has ("WE drive a Kia Niro" -> "Kia Niro"), for an "it" in the next clause."""
     m = _THING.search(resolved)
-    return m["x"] if m and m["x"] not in ("it", "them", "that", "this", "to") else None
+    return m["x"] if m and m["x"] not in ("it", "them", "that", "this", "to", "WE", "us") else None  # "got us tickets": no thing
 
 
 def resolve_it(text: str, it: str | None) -> str:

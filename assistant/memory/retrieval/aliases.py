@@ -72,8 +72,10 @@ def question_names_known(question: str, hits: Sequence[Any]) -> tuple[str, ...]:
 
 
 def names_relation(text: str, relation: str, aliases: dict[str, str]) -> bool:
-    """``text`` names ``relation`` by one of its words (six languages) or a name given to it."""
-    given = tuple(sorted(n for n, r in aliases.items() if r == relation))
+    """``text`` names ``relation`` by one of its words (six languages) or a name given to it or to
+    a relation its words take in ("Frieda" for "my kid" when she is the daughter)."""
+    kinds = {relation, *relation_words(relation)}
+    given = tuple(sorted(n for n, r in aliases.items() if r in kinds))
     return bool(about_pattern(relation, given).search(text))
 
 
