@@ -54,6 +54,12 @@ def test_what_the_clause_before_introduced_is_named_by_the_next(message, fact, s
 def test_a_lead_in_before_a_colon_is_left_out():
     said = " ".join(u.text for u in classify("Quick note: my sister Ana moved to Leeds.").statements)
     assert [c.text for c in extract(said, OBS)] == ["User's sister is Ana.", "Ana moved to Leeds."]
+    # "跟你说一下" ("let me tell you") read word by word is "and you say": hearsay, unless left out
+    assert [u.text for u in classify("跟你说一下：Camille的妈妈Hélène下个月要来波尔图住两个星期。").statements] == [
+        "Camille的妈妈Hélène下个月要来波尔图住两个星期。"]
+    # what the person says of themselves before a colon is no lead-in
+    for text in ("我最喜欢的颜色：蓝色。", "Mi comida favorita: Paella Valenciana.", "Long run today: 16 km in 1:38."):
+        assert [u.text for u in classify(text).statements] == [text], text
 
 
 def test_got_us_is_no_thing_for_it():

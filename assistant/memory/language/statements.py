@@ -164,14 +164,15 @@ def _clauses(text: str, s: int, e: int, after_statement: bool = False) -> list[t
     return [(s, e)]
 
 
-# a short lead-in without a verb before a colon ("Quick note:", "Fun fact:", "Kurze Notiz:"), left out like a header
-_LEAD = re.compile(r"(?:[^\W\d_]+[ \t]+){0,2}[^\W\d_]+[ \t]*:[ \t]+(?=(?i:I|we|my|our)\b|[A-Z][^\W\d_]+\s)")  # "Long run today: 16 km" keeps its lead
-_NOT_LEAD = frozenset("i my me we our you is are was were am be been has have had do does did it's i'm".split())
+# a short lead-in without a verb before a colon ("Quick note:", "Fun fact:", "Kurze Notiz:", "跟你说一下："), left out like a header
+_LEAD = re.compile(r"(?:[^\W\d_]+[ \t]+){0,2}[^\W\d_]+[ \t]*(?::[ \t]+(?=(?i:I|we|my|our)\b|[A-Z][^\W\d_]+\s)|：\s*(?=\S))")  # "Long run today: 16 km" keeps its lead
+_NOT_LEAD = frozenset("""i my me we our you is are was were am be been has have had do does did it's i'm mi mis mein meine
+    meinem unser unsere ma mon mes notre nos minha meu meus nossa nosso nuestro nuestra""".split())
 
 
 def _lead(text: str, s: int, e: int) -> re.Match | None:
     m = _LEAD.match(text, s, e)
-    return m if m and not {w.casefold() for w in re.findall(r"[\w'’]+", m.group())} & _NOT_LEAD else None
+    return m if m and "我" not in m.group() and not {w.casefold() for w in re.findall(r"[\w'’]+", m.group())} & _NOT_LEAD else None
 
 
 _PERSON_WORD = re.compile(r"\b" + cue.PERSON + r"s?\b", re.I)
