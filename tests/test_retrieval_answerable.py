@@ -51,6 +51,12 @@ def test_what_a_question_asks():
     ("my partner is a chemistry teacher", "teacher", False),  # a teacher, not the person's
     ("Her cat Marmalade will not leave her side", "cat", False),  # the mother's cat
     ("my sister lives in Cardiff", "brother", False),
+    # chat drops the article or names the role: still the person's own (dev4)
+    ("dentist (Dr. Sofia Pinheiro, the one on Rua de Cedofeita) says I need a crown", "dentist", True),
+    ("I'm taking French lessons on Thursdays with a tutor called Margaux", "teacher", True),
+    ("Called Mum today. Ursula turns 70 in August", "mother", True),  # "Mum" used as her name
+    ("We watched Father Ted again", "father", False),
+    ("Which dentist is the best in town?", "dentist", False),
 ])  # fmt: skip
 def test_has_relation(text, relation, has):
     assert ans.has_relation(text, relation) is has

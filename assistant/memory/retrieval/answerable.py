@@ -259,10 +259,14 @@ def _has_patterns(relation: str) -> tuple[re.Pattern[str], ...]:
         rf"\b(?:I|[Ww]e|[Uu]ser(?:['’]s\s+household)?)(?:['’]ve)?(?:\s+\w+)?\s+(?:have|has|had|got|adopted|own|owns|owned|bought|rescued)(?:\s+got)?\s+(?:an?|one|two|three|my|our|a\s+new)?\s*{_MOD}(?:{words})s?\b",
         rf"\b(?:{words})s?\s+of\s+mine\b",
     ]
-    if relation in _ROLES:  # "the teacher is from Valencia": a particular person in the person's life
-        pats.append(rf"\bthe\s+{_MOD}(?:{words})\b")
+    if relation in _ROLES:  # "the teacher is from Valencia", "dentist (Dr. Sofia Pinheiro) says ...", "with a tutor
+        # called Margaux": a particular person in the person's life
+        pats += [rf"\bthe\s+{_MOD}(?:{words})\b", rf"^(?:{words})\b", rf"\ban?\s+{_MOD}(?:{words})\s+(?:called|named)\s+(?-i:[A-Z])"]
     if relation in ("mother", "father", "grandmother", "grandfather"):
         pats.append(rf"(?:^|[.!?]\s+)(?-i:{'|'.join(w.capitalize() for w in relation_words(relation))})\b")
+        # a pet name for them used as a name, anywhere: "Called Mum today" (not "Father Christmas")
+        informal = [w.capitalize() for w in relation_words(relation) if w not in ("mother", "father", "grandmother", "grandfather")]
+        pats.append(rf"\b(?-i:{'|'.join(informal)})\b(?!\s+(?-i:[A-Z]))")
     if relation in _IMPLIED:
         pats.append(_IMPLIED[relation])
     return tuple(re.compile(p, re.I) for p in pats)
