@@ -129,8 +129,14 @@ def whole(hit: Any, hits: Sequence[Any]) -> Any:
     Code-only dev2 / dev3: 0.890 / 0.810 -> 0.895 / 0.830."""
     if not hit.memory.text.startswith("User: "):
         return hit
+    return episode_of(hit, hits) or hit
+
+
+def episode_of(hit: Any, hits: Sequence[Any]) -> Any:
+    """The hit of the episode (the person's whole message) ``hit`` was cut from, when among
+    ``hits``, else None."""
     msgs = messages(hit.memory)
-    return next((h for h in hits if h.memory.kind == "episode" and messages(h.memory) & msgs), hit)
+    return next((h for h in hits if h.memory.kind == "episode" and h is not hit and messages(h.memory) & msgs), None)
 
 
 def runner_up(i: int, sem: Sequence[float], msgs: Sequence[frozenset[int]]) -> float:

@@ -41,7 +41,7 @@ from assistant.memory.retrieval import crosslang, forms, language, predicate
 from assistant.memory.retrieval.aliases import (about_life, aliases_of, ask_forms, messages, names_in, names_relation,
                                                question_names_known, runner_up, whole, written_names)
 from assistant.memory.retrieval.answerable import asked, question_names, relation_names, states_something
-from assistant.memory.retrieval.held import holds, home_of_area, names_only as _names_only  # noqa: F401 (also read as answer.holds)
+from assistant.memory.retrieval.held import fuller, holds, home_of_area, names_only as _names_only  # noqa: F401 (also read as answer.holds)
 from assistant.memory.retrieval.inject import source_label
 from assistant.memory.retrieval.perspective import first_to_second, rewrite
 from assistant.memory.retrieval.questions import (answer_type, asks_before, asks_personal_fact, asks_possessed, computes, is_question,
@@ -319,7 +319,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
             + (TOP_BONUS if h is first else 0.0) + PRED_WEIGHT * pr + (LEX_BONUS if lex and required else 0.0)
         if best is None or rank > best[0]:
             best = (rank, h)
-    return _answer(whole(best[1], hits), question, hits, aliases) if best is not None else None
+    return _answer(fuller(whole(best[1], hits), hits, question, kind), question, hits, aliases) if best is not None else None
 
 
 FOCUS_MARGIN = 0.1  # calibrated on the dev split with forms.ANSWER_COSINE

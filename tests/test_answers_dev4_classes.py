@@ -1,0 +1,54 @@
+"""Issue 28, sixth session: classes a fourth tester's set (dev4, a German hydrologist in Porto)
+showed, through the real capture, store and MiniLM:
+
+- a move within the city that names the flat it left keeps the city (truth: the plain-word "now"
+  ends nothing else when the message names what ended);
+- a new job said by its start ("I started at the Port of Leixões ... as a flood-risk analyst");
+- what a clause introduces is named by the next ("I'm seeing someone 😊 Her name's Camille");
+- a role named without "my" ("dentist (Dr. Sofia Pinheiro, ...) says", "with a tutor called
+  Margaux") and "Mum" used as a name are the person's own: the relation gate keeps them;
+- another capture language read in its English reading when no rule finds it personal ("Oma Gerda
+  ist letzte Woche ins Pflegeheim in Emmendingen gezogen.");
+- a clause answers with its whole message when the message words more of the question.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from said_support import answer, said_retriever  # noqa: I001 - tests/ is on sys.path (rootdir conftest)
+
+SAID = [
+    ("home", "hi! ok so I'm Lukas, 38, German originally (from Freiburg) but I've been living in Porto for almost seven years now."),
+    ("moved", "Finally done with the move!! We left the flat in Bonfim and now we're in a little house in Foz do Douro, "
+              "on Rua do Padrão, 10 min walk to the beach."),
+    ("job", "Big news: I started at the Port of Leixões last Monday as a flood-risk analyst!! Six years at Aquanorte was enough"),
+    ("partner", "ok I think I can say it now: I'm seeing someone 😊 Her name's Camille, she plays cello in the Orquestra "
+                "Sinfónica do Porto."),
+    ("mum", "Called Mum today. Ursula turns 70 in August and she's insisting on a big party at the Schlossberg restaurant"),
+    ("choir", "I've joined a choir! It's called Coro da Ribeira, rehearsals on Tuesday nights in a church hall near Miragaia."),
+    ("dentist", "dentist (Dr. Sofia Pinheiro, the one on Rua de Cedofeita) says I need a crown on a molar. appointment on 3 June"),
+    ("french", "I'm taking French lessons on Thursdays with a tutor called Margaux, online."),
+    ("oma", "Kurze Notiz: Oma Gerda ist letzte Woche ins Pflegeheim in Emmendingen gezogen. Sie ist jetzt 93."),
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def said(tmp_path_factory, converted_embedder_path):
+    with said_retriever(tmp_path_factory.mktemp("dev4") / "m.db", converted_embedder_path, SAID, said_on="2025-06-16", key="4d" * 32) as retriever:
+        yield retriever
+
+
+@pytest.mark.parametrize("question, must", [
+    ("Which city do I live in?", "Porto"),
+    ("Where do I work these days?", "Leixões"),
+    ("What's my girlfriend's name?", "Camille"),
+    ("Who is my dentist?", "Sofia Pinheiro"),
+    ("Who is my French tutor?", "Margaux"),
+    ("Where did my grandma move?", "Emmendingen"),
+    ("Remind me which night choir practice is.", "Tuesday"),
+])  # fmt: skip
+def test_dev4_classes_are_answered_from_memory(said, question, must):
+    a = answer(said, question)
+    shown = "" if a is None else " ".join([a.text, *(t for _i, t in a.also)])
+    assert must in shown, (question, a and a.text)
