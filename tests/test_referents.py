@@ -66,3 +66,9 @@ def test_got_us_is_no_thing_for_it():
     # "it" is the concert, never "us": was "Camille's playing in User's household."
     got = facts("Camille got us tickets for Tabula Rasa at Casa da Música on 17 May — and she's playing in it!!")
     assert not any("playing in User" in f for f in got), got
+
+
+def test_she_after_a_given_name_is_that_name():
+    # "Her name's Camille" names whom "I'm seeing someone" introduced; the "she" after it is Camille
+    got = facts("ok I think I can say it now: I'm seeing someone 😊 Her name's Camille, she plays cello.")
+    assert "Camille plays cello." in got, got

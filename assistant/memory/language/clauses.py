@@ -42,7 +42,7 @@ from typing import Iterable
 from assistant.memory.language.cues import OWN_NAME, PAST, PERSON, REL_IS_NAME, TITLE_DOT
 from assistant.memory.language.gloss import english_words
 from assistant.memory.language.langid import detect
-from assistant.memory.language.referents import introduced, name_it, one_referent, resolve_it, thing
+from assistant.memory.language.referents import given_name, introduced, name_it, one_referent, resolve_it, thing
 from assistant.memory.language.mood import ASKING_START, COMMENT_START, CONDITION_AHEAD, CONDITION_START, HEARSAY_START, WORLD_SUBJECT
 
 WE = "WE"  # marker for the person and their household (see the module docstring)
@@ -369,6 +369,7 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
             else:
                 resolved = resolve(name_it(body, introduced_before), single, it)
             out.append(Clause(body, a, b, resolved, i, relation(body)))
+            single = single or given_name(resolved, introduced_before)  # "Her name's Camille, she plays cello": Camille
             introduced_before = introduced(body)
             last_subject = _subject(resolved, names) or last_subject
             it = thing(resolved) or it

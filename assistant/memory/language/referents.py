@@ -94,3 +94,10 @@ def name_it(clause: str, thing: str | None) -> str:
     if _NAMING.match(clause):
         return _NAMING.sub(f"my {thing}'s name is " if thing == "partner" else f"my {thing} is called ", clause, count=1)
     return _NAMED_IT.sub(f"named the {thing}", clause, count=1)
+
+
+def given_name(resolved: str, thing: str | None) -> str | None:
+    """The name a clause gave what the clause before introduced ("my partner's name is Camille"),
+    for a "she"/"he" after it in the sentence, else None."""
+    m = re.match(r"my [\w' -]+?(?:'s name is|is called) (?P<n>[A-Z][\w'’-]+)", resolved) if thing else None
+    return m["n"] if m else None
