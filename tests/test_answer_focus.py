@@ -87,6 +87,7 @@ def test_a_memory_holds_the_kind_of_value_asked():
     assert holds("number", "Radiohead is User's favourite band, User has seen them live twice.", "How many times have I seen Radiohead?")
     assert not holds("number", "User's daughter is Mila.", "How old is Mila?")
     assert holds("when", "User's pottery class is on Thursday evenings.", "Which day is my pottery class?")
+    assert holds("when", "User is taking French lessons on Thursdays, online.", "What day do I have French?")  # a plural weekday
     assert holds(None, "anything", "Who is Joost?")
     assert holds("year", "User was born in 1987.", "What year was I born?")
     assert not holds("year", "User's birthday is March 9th.", "What year was I born?")  # a date, but no year

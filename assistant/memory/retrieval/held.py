@@ -19,7 +19,7 @@ _WHEN_WORD = re.compile(r"\b(?:morning|afternoon|evening|night|weekend|weekday|d
 
 # a month or a weekday, full or short ("Oct", "Sept"), or "weekend": a time the memory says
 _CALENDAR = re.compile(r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?"
-                       r"|nov(?:ember)?|dec(?:ember)?|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekends?)\b", re.I)
+                       r"|nov(?:ember)?|dec(?:ember)?|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?)\b", re.I)
 _RELATION_WORDS = frozenset(w for r in RELATIONS for w in relation_words(r)) | _MODIFIERS
 
 
