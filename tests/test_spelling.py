@@ -12,6 +12,8 @@ def test_a_word_one_edit_from_a_memory_word_is_corrected():
     assert correct("what am i alergic to", VOCAB) == "what am i allergic to"
     assert correct("how old is my daugher", VOCAB) == "how old is my daughter"
     assert correct("when is my birtday?", VOCAB) == "when is my birthday?"
+    # two letters swapped are one edit too (optimal string alignment)
+    assert correct("what grade is freida in", {**VOCAB, "frieda": 4}) == "what grade is frieda in"
 
 
 def test_known_words_short_words_and_other_first_letters_stay():

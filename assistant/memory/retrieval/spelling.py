@@ -6,7 +6,8 @@ supplies the memory index's terms and their row counts.
 A word of the question is corrected when it has at least :data:`MIN_LETTERS` letters, no
 memory contains it, it is no known English word (the English side of the gloss lexicons), and
 no word of another capture language's lexicon ("Quando" is not a typo of "quand"), and
-exactly one most frequent memory term is one edit away (Levenshtein distance 1) and starts with
+exactly one most frequent memory term is one edit away (optimal string alignment distance 1: a
+Levenshtein edit or two letters swapped, "freida" -> "frieda") and starts with
 the same letter: "alergic" -> "allergic", "daugher" -> "daughter". Shorter words are left
 alone: one letter turns them into other words ("cat"/"car").
 """
@@ -18,7 +19,7 @@ import unicodedata
 from typing import Mapping
 
 from rapidfuzz import process
-from rapidfuzz.distance import Levenshtein
+from rapidfuzz.distance import OSA
 
 from assistant.memory.language.gloss import english_words, lexicon_words
 
@@ -46,7 +47,7 @@ def question_word(text: str) -> str:
     w = m.group(1).casefold()
     if w in QUESTION_WORDS or w in english_words() or len(w) < 2:
         return text
-    near = [q for q in QUESTION_WORDS if q[0] == w[0] and Levenshtein.distance(w, q, score_cutoff=1) <= 1]
+    near = [q for q in QUESTION_WORDS if q[0] == w[0] and OSA.distance(w, q, score_cutoff=1) <= 1]
     if len(near) > 1:  # "wher": "where" (a letter short) before "when"
         near = [q for q in near if q.startswith(w)] or near
     if len(near) != 1:
@@ -71,7 +72,7 @@ def correct(text: str, vocab: Mapping[str, int], terms: list[str] | None = None)
         w = _fold(word)
         if len(w) < MIN_LETTERS or w in vocab or w in known or w in foreign:
             return word
-        near = [t for t, _score, _i in process.extract(w, choices, scorer=Levenshtein.distance, score_cutoff=1, limit=8)
+        near = [t for t, _score, _i in process.extract(w, choices, scorer=OSA.distance, score_cutoff=1, limit=8)
                 if t[:1] == w[:1]]  # fmt: skip
         if not near:
             return word
