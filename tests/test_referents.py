@@ -72,3 +72,18 @@ def test_she_after_a_given_name_is_that_name():
     # "Her name's Camille" names whom "I'm seeing someone" introduced; the "she" after it is Camille
     got = facts("ok I think I can say it now: I'm seeing someone 😊 Her name's Camille, she plays cello.")
     assert "Camille plays cello." in got, got
+
+
+@pytest.mark.parametrize("message, fact", [
+    ("Kurze Notiz: Oma Gerda ist letzte Woche ins Pflegeheim in Emmendingen gezogen. Sie ist jetzt 93.",
+     "User: Oma Gerda ist jetzt 93."),
+    ("Camille的妈妈Hélène下个月要来波尔图住两个星期。她对花生过敏。", "User: Hélène对花生过敏."),
+    ("Tenho uma filha de quatro anos chamada Alice e ela adora dinossauros.", "Alice adora dinossauros."),
+])  # fmt: skip
+def test_a_pronoun_in_another_language_is_the_one_name_before_it(message, fact):
+    assert fact in facts(message), facts(message)
+
+
+def test_a_pronoun_in_another_language_with_two_names_before_it_stays():
+    got = facts("A minha cunhada Beatriz, a mulher do Rafael, vive no Porto. Ela é arquiteta.")
+    assert not any(f.startswith(("User: Beatriz é", "User: Rafael é")) for f in got), got

@@ -42,7 +42,7 @@ from typing import Iterable
 from assistant.memory.language.cues import OWN_NAME, PAST, PERSON, REL_IS_NAME, TITLE_DOT
 from assistant.memory.language.gloss import english_words
 from assistant.memory.language.langid import detect
-from assistant.memory.language.referents import given_name, introduced, name_it, one_referent, resolve_it, thing
+from assistant.memory.language.referents import given_name, introduced, name_it, one_referent, resolve_foreign, resolve_it, thing
 from assistant.memory.language.mood import ASKING_START, COMMENT_START, CONDITION_AHEAD, CONDITION_START, HEARSAY_START, WORLD_SUBJECT
 
 WE = "WE"  # marker for the person and their household (see the module docstring)
@@ -344,6 +344,7 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
         names.update(here)
         candidates = _referents(sentence, here) or previous
         single = one_referent(candidates, sentence)  # "a daughter called Tilly, she's 6, and a beagle": Tilly
+        lang = detect(sentence)
         last_subject: str | None = None
         it: str | None = None
         for a, b, shared in _split(text, s, e):
@@ -368,6 +369,8 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
                 resolved = resolve(f"{last_subject} {body}", single, it)
             else:
                 resolved = resolve(name_it(body, introduced_before), single, it)
+            if lang != "en":  # "Oma Gerda ist ... gezogen. Sie ist jetzt 93": Oma Gerda
+                resolved = resolve_foreign(resolved, text[:a], lang)
             out.append(Clause(body, a, b, resolved, i, relation(body)))
             single = single or given_name(resolved, introduced_before)  # "Her name's Camille, she plays cello": Camille
             introduced_before = introduced(body)

@@ -101,3 +101,39 @@ def given_name(resolved: str, thing: str | None) -> str | None:
     for a "she"/"he" after it in the sentence, else None."""
     m = re.match(r"my [\w' -]+?(?:'s name is|is called) (?P<n>[A-Z][\w'’-]+)", resolved) if thing else None
     return m["n"] if m else None
+
+
+# -- "sie" / "elle" / "ela" / "ella" / "她" in the other capture languages
+#: A third-person subject pronoun opening a clause, by language (the English ones are resolved above).
+_FOREIGN_HE = {"de": r"(?:[Ss]ie|[Ee]r)", "fr": r"(?:[Ee]lle|[Ii]l)", "pt": r"(?:[Ee]la|[Ee]le)", "es": r"(?:[Ee]lla|[Éé]l)", "zh": r"(?:她|他)"}
+_LATIN_NAME = re.compile(r"(?<![\w'’])[A-ZÀ-Ý][a-zà-ÿ'’-]+(?:\s+[A-ZÀ-Ý][a-zà-ÿ'’-]+)?")
+_DE_LEAD = re.compile(r"^\s*(?P<n>[A-ZÄÖÜ][a-zäöüß]+(?:\s+[A-ZÄÖÜ][a-zäöüß]+)?)\s+(?:ist|hat|war|wohnt|lebt|arbeitet|hat|wird|kommt|geht|liebt|mag)\b")
+_NOT_NAMES = frozenset("""Ich Wir Mein Meine Unser Unsere Der Die Das Ein Eine Je Nous Mon Ma Mes Le La Les Un Une Eu Nós Meu Minha O A Os As
+    Um Uma Yo Nosotros Mi Mis El Los Las Una Sie Er Elle Il Ela Ele Ella Él""".split())
+
+
+def foreign_referent(before: str, lang: str) -> str | None:
+    """Whom a third-person pronoun opening a clause in another capture language stands for: the
+    one name the text before it gives ("Oma Gerda ist ... gezogen. | Sie ist jetzt 93" -> "Oma
+    Gerda"; "l'anniversaire de Camille, c'est le 9 octobre, et | elle rêve d'un pupitre" ->
+    "Camille"; "Camille的妈妈Hélène下个月要来 | 她对花生过敏" -> "Hélène", the nearest), else None."""
+    if lang == "de":  # nouns are capitalised: the subject a sentence opens with
+        sentences = [s for s in re.split(r"(?<=[.!?])\s+", before) if s.strip()]
+        m = _DE_LEAD.match(re.sub(r"^[^:]{0,30}:\s*", "", sentences[-1])) if sentences else None
+        return m["n"] if m and m["n"].split()[0] not in _NOT_NAMES else None
+    if lang == "zh":  # no spaces: a Latin name stands between characters
+        names = re.findall(r"[A-ZÀ-Ý][a-zà-ÿ'’-]+", before)
+        return names[-1] if names else None
+    # a capitalised word inside a sentence (one opening it is any word: "Coucou !", "Petit truc ...")
+    names = [m.group() for m in _LATIN_NAME.finditer(before) if m.group().split()[0] not in _NOT_NAMES
+             and not re.search(r"(?:^|[.!?:]\s*)$", before[:m.start()])]
+    return names[-1] if len(set(names)) == 1 else None
+
+
+def resolve_foreign(clause: str, before: str, lang: str) -> str:
+    """The clause with its opening third-person pronoun read as :func:`foreign_referent`."""
+    pron = _FOREIGN_HE.get(lang)
+    if pron is None or not re.match(pron + (r"(?=\S)" if lang == "zh" else r"\b"), clause):
+        return clause
+    who = foreign_referent(before, lang)
+    return re.sub(r"^" + pron, who, clause, count=1) if who else clause
