@@ -31,8 +31,12 @@ GENERAL = [
     "What are some fun things I could do with my in-laws at Christmas in Glasgow?",
     "Was schenke ich meiner Schwester, die Hebamme ist, zum Geburtstag?", "¿Qué consejos hay para correr la primera media maratón?",
     "What's the biggest ocean on our planet?",  # "our" of everyone, not of the household
+    # which kinds of things do something, "my" only its setting; a conversion (dev4)
+    "What exercises help my knee recover after a meniscus tear?", "Which herbs grow well in my garden in a hot, dry summer?",
+    "How many micrograms is 2000 IU of vitamin D?", "Quantos metros tem uma milha?",
 ]  # fmt: skip
-PERSONAL = ["What do I do for a living?", "¿Dónde vivo?", "Wo wohne ich?", "Tell me my name.", "Remind me where I live.",
+PERSONAL = ["What books have I read this year?", "Which friends came to my party?", "What languages do I speak?",
+            "What do I do for a living?", "¿Dónde vivo?", "Wo wohne ich?", "Tell me my name.", "Remind me where I live.",
             "In which city do I live?", "Où est-ce que j'habite ?", "Am I vegetarian?",
             "¿Qué deporte practico los fines de semana?", "¿De dónde soy?",
             "what's the name of our dog?", "¿Cómo se llama nuestro perro?"]  # a thing of the household  # fmt: skip

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from assistant.memory.language.cues import PAST
 from assistant.memory.language.reading import reading
 from assistant.memory.retrieval import vocabulary as V
 
@@ -159,11 +160,29 @@ def carries_data(q: str) -> bool:
     return bool(_ARITH.search(q)) or n >= 2 or (n >= 1 and bool(_CONDITION.search(q)))
 
 
+# a conversion of a quantity: "How many micrograms is 2000 IU?", "Quantos metros tem uma milha?" (read in English)
+_CONVERT = re.compile(r"\bhow\s+(?:many|much)\s+[a-z]+\s+(?:is|are|in|has|have|make|makes|there\s+(?:is|are)\s+in)\s+(?:an?|one|\d)", re.I)
+# which kinds of things do something, the person only its setting: "What exercises help my knee recover ...?",
+# "Which herbs grow well in my garden ...?" (a plural noun, then a bare present verb: not "What books have I read?",
+# "Which friends came to my party?")
+_KINDS = re.compile(r"^\s*(?i:what|which)\s+(?:(?P<a>[a-z]+)\s+)??(?P<n>[a-z]+s)\s+(?P<v>[a-z]+)\b")
+_AUX = frozenset("do does did is are was were has have had can will would should could may might must am".split())
+
+
+def _about_kinds(q: str) -> bool:
+    m = _KINDS.match(q)
+    if m is None or {m["a"], m["n"], m["v"]} & _AUX or m["v"] in ("i", "we", "my", "our", "you", "me"):
+        return False
+    return not m["v"].endswith(("ed", "s")) and m["v"] not in PAST
+
+
 def computes(question: str) -> bool:
     """Answered from the question itself or from general knowledge, never from memory: it
-    checks a claim not about the person, carries its own data, or asks for a translation."""
+    checks a claim not about the person, carries its own data, asks for a translation or a
+    conversion, or asks which kinds of things do something (:data:`_KINDS`)."""
     q = question.strip()
-    return bool(q) and (_checks_claim(q) or carries_data(q) or bool(_TRANSLATE.search(q)))
+    return bool(q) and (_checks_claim(q) or carries_data(q) or bool(_TRANSLATE.search(q)) or bool(_CONVERT.search(reading(q)))
+                        or _about_kinds(q))
 
 
 def requests(question: str) -> bool:
