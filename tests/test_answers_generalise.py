@@ -33,9 +33,9 @@ GENERAL = [
     "What's the biggest ocean on our planet?",  # "our" of everyone, not of the household
     # which kinds of things do something, "my" only its setting; a conversion (dev4)
     "What exercises help my knee recover after a meniscus tear?", "Which herbs grow well in my garden in a hot, dry summer?",
-    "How many micrograms is 2000 IU of vitamin D?", "Quantos metros tem uma milha?",
+    "How many micrograms is 2000 IU of vitamin D?", "Quantos metros tem uma milha?", "How many grams are in a pound?",
 ]  # fmt: skip
-PERSONAL = ["What books have I read this year?", "Which friends came to my party?", "What languages do I speak?",
+PERSONAL = ["Quantos anos tem a minha filha?", "What books have I read this year?", "Which friends came to my party?", "What languages do I speak?",
             "What do I do for a living?", "¿Dónde vivo?", "Wo wohne ich?", "Tell me my name.", "Remind me where I live.",
             "In which city do I live?", "Où est-ce que j'habite ?", "Am I vegetarian?",
             "¿Qué deporte practico los fines de semana?", "¿De dónde soy?",

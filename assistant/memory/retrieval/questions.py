@@ -161,7 +161,8 @@ def carries_data(q: str) -> bool:
 
 
 # a conversion of a quantity: "How many micrograms is 2000 IU?", "Quantos metros tem uma milha?" (read in English)
-_CONVERT = re.compile(r"\bhow\s+(?:many|much)\s+[a-z]+\s+(?:is|are|in|has|have|make|makes|there\s+(?:is|are)\s+in)\s+(?:an?|one|\d)", re.I)
+# ("quantos anos tem a Clara?" is "how many years has a Clara": an age, a name after the article)
+_CONVERT = re.compile(r"\b(?i:how\s+(?:many|much)\s+[a-z]+\s+(?:(?:is|are)\s+(?:there\s+)?in|is|are|in|has|have|makes?))\s+(?:(?i:an?|one)\s+[a-z]|\d)")
 # which kinds of things do something, the person only its setting: "What exercises help my knee recover ...?",
 # "Which herbs grow well in my garden ...?" (a plural noun, then a bare present verb: not "What books have I read?",
 # "Which friends came to my party?")
