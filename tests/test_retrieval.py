@@ -348,6 +348,9 @@ def test_slot_questions_are_answered_directly(store, emb, clock):
         ("Which foods should I avoid for my diet?", ()),
         ("Am I vegetarian?", ("diet",)),
         ("Do I have any pets?", ("pet",)),
+        ("What's my girlfriend's name?", ("partner",)),
+        ("What is my husband called?", ("partner",)),
+        ("What's my wife's job?", ()),
     ],
 )
 def test_slot_question_table(question, slots):

@@ -85,6 +85,7 @@ SLOT_QUESTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "partner": (
         ("partner", "spouse", "wife", "husband", "girlfriend", "boyfriend"),
         (r"\bwho(?:'s| is) my (?:partner|wife|husband|spouse|girlfriend|boyfriend|fiancee?)\b",
+         r"\bwhat(?:'s| is) my (?:partner|wife|husband|spouse|girlfriend|boyfriend|fiancee?)(?:'s name| called)\b",
          r"\bwho am i (?:dating|married to|seeing|in a relationship with|engaged to|going out with)\b"),
     ),
     "email": (("email", "email_address"), (r"\bwhat(?:'s| is) my e-?mail(?: address)?\b",)),
