@@ -35,9 +35,25 @@ def words(text: str) -> list[str]:
     return [w.casefold().replace("’", "'") for w in _WORD.findall(text)]
 
 
+#: Irregular past forms and their verb: a closed class ("Where did I buy the Vespa?" / "... I bought
+#: off an old guy in Braga").
+IRREGULAR = {p: v for v, forms in {
+    "buy": "bought", "sell": "sold", "go": "went gone", "meet": "met", "take": "took taken", "get": "got gotten",
+    "make": "made", "see": "saw seen", "give": "gave given", "find": "found", "leave": "left", "teach": "taught",
+    "think": "thought", "bring": "brought", "begin": "began begun", "become": "became", "build": "built",
+    "choose": "chose chosen", "drive": "drove driven", "eat": "ate eaten", "fall": "fell fallen", "feel": "felt",
+    "fly": "flew flown", "forget": "forgot forgotten", "grow": "grew grown", "hear": "heard", "keep": "kept",
+    "know": "knew known", "lose": "lost", "pay": "paid", "ride": "rode ridden", "run": "ran", "say": "said",
+    "send": "sent", "sing": "sang sung", "sit": "sat", "sleep": "slept", "speak": "spoke spoken", "spend": "spent",
+    "swim": "swam swum", "tell": "told", "win": "won", "write": "wrote written", "wear": "wore worn", "break": "broke broken",
+}.items() for p in forms.split()}
+
+
 def stem(word: str) -> str:
     w = word.casefold().replace("’", "'")
     w = re.sub(r"'s$", "", w)
+    if w in IRREGULAR:
+        return IRREGULAR[w]
     for suffix in ("ies", "ied", "ing", "ed", "es", "s"):
         if len(w) > len(suffix) + 2 and w.endswith(suffix) and not w.endswith("ss"):
             if suffix == "es" and not w[:-2].endswith(_ES_AFTER):  # "lives" -> "live", "boxes" -> "box"
