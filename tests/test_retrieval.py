@@ -349,6 +349,7 @@ def test_slot_questions_are_answered_directly(store, emb, clock):
         ("Am I vegetarian?", ("diet",)),
         ("Do I have any pets?", ("pet",)),
         ("What's my girlfriend's name?", ("partner",)),
+        ("what city am i based in again lol", ("home_city",)),
         ("What is my husband called?", ("partner",)),
         ("What's my wife's job?", ()),
     ],

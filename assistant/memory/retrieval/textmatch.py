@@ -56,7 +56,7 @@ SLOT_QUESTIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "home_city": (
         ("home_city", "home", "city", "residence", "location", "address", "home_address", "lives_in"),
         (r"\bwhere do i (?:live|reside)\b", r"\bwhere am i (?:living|based|located) (?:now|these days|at the moment)?\s*[?.!]*$",
-         r"\bwhere(?:'s| is) (?:my )?home\b", r"\b(?:what|which) (?:city|town|country|place) (?:do i live in|am i living in|do i call home)\b",
+         r"\bwhere(?:'s| is) (?:my )?home\b", r"\b(?:what|which) (?:city|town|country|place) (?:do i live in|am i (?:living|based|settled) in|do i call home)\b",
          r"\bwhat(?:'s| is) my (?:home )?(?:address|city)\b", r"我住(?:在)?哪"),
     ),
     "employer": (
