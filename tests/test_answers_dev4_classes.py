@@ -43,6 +43,7 @@ def said(tmp_path_factory, converted_embedder_path):
     ("Which city do I live in?", "Porto"),
     ("Where do I work these days?", "Leixões"),
     ("What's my girlfriend's name?", "Camille"),
+    ("What instrument does Camille play?", "cello"),  # kept: the message's own relation fact names her
     ("Who is my dentist?", "Sofia Pinheiro"),
     ("Who is my French tutor?", "Margaux"),
     ("Where did my grandma move?", "Emmendingen"),

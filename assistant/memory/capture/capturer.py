@@ -323,7 +323,8 @@ class Capturer:
             cands += extract_rules.extract(cmd.text, observed, names)
         else:
             cands += extract_rules.extract("\n".join(units), observed, names)
-        people = named_people(said, names) | set(names)
+        # and whom the message's own relation facts name ("Her name's Camille" -> "User's partner is Camille.")
+        people = named_people(said, names) | set(names) | {e for c in cands if (c.slot or "").startswith(("partner", "family.")) for e in c.entities}
         existing: list[Memory] = []
         ask = self.use_llm if use_llm is None else use_llm
         if ask and self._llm is not None and len(msg.content) <= RULES_WINDOW:
