@@ -15,6 +15,12 @@ cosine between a record of the shift's message and a record of theirs:
                               and  target is not restated by the shift (its content words are
                                    not all in the shift's)
 
+Two more checks keep a change to what it says (issue 28, sixth session): it ends nothing of
+someone else's when it is the person's, nor of the person's when it is someone else's
+(:func:`whose`: "Noé calls me 'Lu' now instead of Lukas" vs "User is Lukas, 38."); and a message
+that names what ended ("We left the flat in Bonfim and now ...") ends nothing else by meaning
+("User lives in Porto." stays).
+
 The target's *kin* end with it: the other records of its message that hold one of its values
 ("User works at Deloitte." beside "User works at Deloitte as an auditor."), never a neighbouring
 clause of that message ("User lives in Ghent." beside "User works as a nurse.").
@@ -218,7 +224,8 @@ def _ends_another(target: Rec, shift: Iterable[Rec]) -> bool:
     """The shift's message names what ended ("We left the flat in Bonfim and now we're in a little
     house in Foz") and ``target`` does not hold it ("User lives in Porto."): the change is that one."""
     ended = {w for r in shift for c in claims(r.text) if c.ended for w in c.value}
-    return bool(ended) and not ended & (key_tokens(target.text).values | key_tokens(target.text).content | key_tokens(target.text).proper)
+    k = key_tokens(target.text)
+    return bool(ended) and not ended & (k.values | k.content | k.proper)
 
 
 def plan_shifts(snap: Snapshot, recs: Iterable[Rec], *, taken: set[int] = frozenset(),
