@@ -202,3 +202,20 @@ def test_chat_once_question_stores_no_memory_of_itself(converted_embedder_path, 
     assert not any("Where do I live" in h["text"] for h in hits)  # so it can never retrieve itself
     found = json.loads(keepsake("sessions", "search", "where do I live", "--json").stdout)
     assert "Where do I live?" in [m["content"] for m in found]  # still in the conversation
+
+
+def test_what_a_new_user_typed_is_read_as_they_meant_it():
+    # a fast-typed question (no apostrophe, no "?") is a question, never a memory
+    assert [u.act for u in classify("whats my daughters name and how old is she").units] == [Act.QUESTION]
+    # a greeting question before a statement, with no "?" at its end: the statement is kept
+    units = classify("how's it going, I got a new job at Tesco").units
+    assert [(u.act, u.text) for u in units] == [(Act.QUESTION, "how's it going"), (Act.STATEMENT, "I got a new job at Tesco")]
+    assert [u.act for u in classify("I'm vegetarian, so what can I eat?").units] == [Act.STATEMENT, Act.QUESTION]
+
+
+def test_a_filler_in_another_language_is_no_fact_and_the_subject_goes_on():
+    from assistant.memory.language.rules import extract
+
+    said = " ".join(u.text for u in classify("Por cierto, mi mejor amiga Priya vive en Manchester y es dentista.").statements)
+    got = [c.text for c in extract(said, datetime(2026, 12, 6, tzinfo=timezone.utc))]
+    assert got == ["User: mi mejor amiga Priya vive en Manchester.", "User: mi mejor amiga Priya es dentista."], got

@@ -11,7 +11,8 @@ FILLER = re.compile(
     r"^(?:(?:ok(?:ay)?|so|oh|ah|well|um+|uh+|hmm+|haha+|hah|lol|lmao|yes|yeah|yep|no|nope|hey|hi|hello|"
     r"good (?:morning|afternoon|evening)|morning|thanks(?: a lot| so much)?|thank you(?: so much)?|cool|great|nice|"
     r"wow|btw|by the way|also|and|but|anyway|anyways|actually|honestly|fyi|fun fact|guess what|just so you know|"
-    r"for context|for the record|quick update|update|oh and|right|alright|sure)\b[\s,:;!.\-–—]*)+",
+    r"for context|for the record|quick update|update|oh and|right|alright|sure|"
+    r"por cierto|a propósito|übrigens|au fait|d['’]ailleurs|aliás|já agora)\b[\s,:;!.\-–—]*)+",
     re.I,
 )
 CHITCHAT_WHOLE = re.compile(
@@ -52,7 +53,7 @@ QUESTION = re.compile(
     r"[?？]\s*[\"'”’)\]]*\s*$|^¿"
     r"|^" + WH + r"\s+(?:" + AUX + r"|much|many|long|old|often|far|about|else|time|kind|sort|type|day|year|to|if"
     r"|come|exactly|\w+['’]s)\b|^" + WH + r"\s*$"
-    r"|^(?:what|where|when|who|how)['’]s\b"
+    r"|^(?:what|where|when|who|how)['’]?s\b"  # "whats my daughters name": typed fast, no apostrophe
     r"|^" + AUX + r"\s+(?:i|you|we|your|it|he|she|they|there|this|that|these|those|the|any|anyone|someone)\b"
     r"|^(?:do|does|did|is|are|was|were|can|could|should|would|will)\s+my\b"
     r"|^(?:any|anything|anyone|other)\s+(?:\w+\s+)?(?:tips|ideas|suggestions|recommendations|advice|thoughts|else)\b"

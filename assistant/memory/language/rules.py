@@ -37,7 +37,7 @@ from typing import Any, Iterable
 
 from assistant.memory.language.clauses import WE, clauses
 from assistant.memory.language.clauses import people as named_people
-from assistant.memory.language.cues import NOT_AFTER_TITLE, PERSON, STANDING, has_first_person, imperative, own_names
+from assistant.memory.language.cues import NOT_AFTER_TITLE, PERSON, STANDING, has_first_person, imperative, own_names, strip_fillers
 from assistant.memory.language.gloss import LANGS
 from assistant.memory.language.langid import detect
 from assistant.memory.language.dates import ground
@@ -176,8 +176,8 @@ def _generic(grounded: str, had_date: bool, people: set[str] = frozenset(), hous
     or, for a first-person clause in another language, "User: <the clause>". Laughter ends it."""
     laugh = _LAUGH.search(grounded)
     s = _TAG.sub("", _LEAD.sub("", grounded[: laugh.start()] if laugh else grounded)).strip().rstrip(",，")
-    if not s or len(s) > MAX_SENTENCE_CHARS or s.rstrip().endswith(("?", "？")) or _NOT_A_FACT.search(s):
-        return None
+    if not s or not strip_fillers(s) or len(s) > MAX_SENTENCE_CHARS or s.rstrip().endswith(("?", "？")) or _NOT_A_FACT.search(s):
+        return None  # "Por cierto": a filler alone is no fact
     if _SUBJECT_DROPPED.match(s) and not _FIRST.match(s):
         s = "I " + s[0].lower() + s[1:]  # "Just got back from Crete" -> "I just got back ..."
     if len(s.split()) < 2 and not re.search(r"[\u4e00-\u9fff]", s):

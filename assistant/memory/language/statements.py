@@ -158,8 +158,9 @@ def _clauses(text: str, s: int, e: int, after_statement: bool = False) -> list[t
             act_head = Act.STATEMENT  # "My son is six, loves dinosaurs, where ...?": the subject goes on
         if act_tail in (Act.QUESTION, Act.REQUEST) and act_head is Act.STATEMENT:
             return [(s, head_end), *_clauses(text, tail_start, e, True)]
-        if (m.group().strip() in (":", "：") and act_head in (Act.QUESTION, Act.REQUEST) and act_tail is Act.STATEMENT
-                and not cue.PASTE_INTRO.search(head)):  # fmt: skip
+        # "...: I have 8 years of experience"; "how's it going, I got a new job at Tesco" (no "?" at its end)
+        if ((m.group().strip() in (":", "：") or not text[s:e].rstrip().endswith(("?", "？"))) and act_head in (Act.QUESTION, Act.REQUEST)
+                and act_tail is Act.STATEMENT and not cue.PASTE_INTRO.search(head)):  # fmt: skip
             return [(s, head_end), (tail_start, e)]
     return [(s, e)]
 
