@@ -53,3 +53,26 @@ def test_dev4_classes_are_answered_from_memory(said, question, must):
     a = answer(said, question)
     shown = "" if a is None else " ".join([a.text, *(t for _i, t in a.also)])
     assert must in shown, (question, a and a.text)
+
+
+TRIAL = [
+    "I'm Lena, 34, and I restore old furniture for a living - mostly oak chairs, don't ask why lol",
+    "My car is a green 2015 Skoda Fabia, and I drive Mia to school every morning at 8:15 except Fridays when Omar does it.",
+    "Last week I quit the workshop job and started at a cabinet-making studio called Oakline in Headingley, 4 days a week.",
+]  # fmt: skip
+
+
+def test_a_new_users_job_said_for_a_living_or_by_its_start(tmp_path, converted_embedder_path):
+    # a new-user trial: "What do I do for work these days?" was answered by the car message (its
+    # "I drive Mia to school" reads as a "What do I do?" form); the employer said by its start was lost
+    with said_retriever(tmp_path / "t.db", converted_embedder_path, TRIAL) as r:
+        a = answer(r, "What do I do for work these days?")
+        assert a is not None and "for a living" in a.text, a and a.text
+        assert "Oakline" in answer(r, "Where do I work?").text
+
+
+@pytest.mark.parametrize("text", ["what car do i drive", "wat school does mia go to", "whats my daughters name and how old is she"])
+def test_a_question_typed_fast_is_no_memory(text):
+    from assistant.memory.language.statements import Act, classify
+
+    assert [u.act for u in classify(text).units] == [Act.QUESTION]

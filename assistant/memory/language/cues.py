@@ -54,6 +54,7 @@ QUESTION = re.compile(
     r"|^" + WH + r"\s+(?:" + AUX + r"|much|many|long|old|often|far|about|else|time|kind|sort|type|day|year|to|if"
     r"|come|exactly|\w+['’]s)\b|^" + WH + r"\s*$"
     r"|^(?:what|where|when|who|how)['’]?s\b"  # "whats my daughters name": typed fast, no apostrophe
+    r"|^(?:what|which|wat|wich)\s+[\w-]+\s+" + AUX + r"\s+\w"  # "what car do i drive", "wat school does mia go to"
     r"|^" + AUX + r"\s+(?:i|you|we|your|it|he|she|they|there|this|that|these|those|the|any|anyone|someone)\b"
     r"|^(?:do|does|did|is|are|was|were|can|could|should|would|will)\s+my\b"
     r"|^(?:any|anything|anyone|other)\s+(?:\w+\s+)?(?:tips|ideas|suggestions|recommendations|advice|thoughts|else)\b"

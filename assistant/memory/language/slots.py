@@ -87,6 +87,9 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
         # "I started at the Port of Leixões last Monday as a flood-risk analyst": a new job's employer and title
         (SUBJ + PERF + ADV + K(r"\s+(?:started|began)\s+(?:work(?:ing)?\s+)?at\s+") + THE + PN(),
          lambda m: ("employer", f"User works at {_the(m)}{m['x']}.")),
+        # "started at a cabinet-making studio called Oakline"
+        (SUBJ + PERF + ADV + K(r"\s+(?:started|began)\s+(?:work(?:ing)?\s+)?at\s+(?:an?|the)\s+") + r"(?:[\w-]+\s+){1,3}?"
+         + K(r"(?:called|named)\s+") + PN(), lambda m: ("employer", f"User works at {m['x']}.")),
         (SUBJ + PERF + ADV + K(r"\s+(?:started|began)\s+(?:work(?:ing)?\s+)?at\s+") + r"(?:the\s+)?" + PN("e")
          + r"[^.;!?]{0,40}?" + K(r"\s+as\s+(?P<art>an?\s+)?") + ROLE + _ROLE_END,
          lambda m: ("job_title", f"User works as {(m['art'] or '').strip() + ' ' if m['art'] else ''}{m['role']}.")),

@@ -180,6 +180,9 @@ def slot_key(slot: str) -> str:
     return "favourite" if s == "favorite" else s
 
 
+_FOR_A_LIVING = re.compile(r"^User\s+[a-z][^.]*\bfor\s+a\s+living\b")
+
+
 def tagged_forms(text: str, slot: str | None = None, aliases: dict[str, str] | None = None) -> list[tuple[str, str | None]]:
     """:func:`forms` with the slot each form comes from (:func:`slot_key`; None for the memory's
     own words and the forms of named people)."""
@@ -193,7 +196,8 @@ def tagged_forms(text: str, slot: str | None = None, aliases: dict[str, str] | N
             out += [(f, slot_key(c.relation)) for f in slot_forms(c.relation, text)]
     named = tagged_named_forms(text)
     out += named
-    if (role := _ROLE.match(text.strip())) and role["n"] == "User":  # "User is an intensive care nurse.": a job, by its structure
+    # "User is an intensive care nurse.", "User restores old furniture for a living.": a job, by its structure
+    if ((role := _ROLE.match(text.strip())) and role["n"] == "User") or _FOR_A_LIVING.match(text.strip()):
         out += [(f, slot_key("job_title")) for f in slot_forms("job_title")]
     for name, relation in (aliases or {}).items():
         for f, slot in named:  # the questions, not the memory's own words ("my best friend runs a bakery")

@@ -33,9 +33,11 @@ def rows_by_slots(c: Any, sql: str, params: dict[str, Any], slots: Iterable[str]
 
 def rows_by_role(c: Any, sql: str, params: dict[str, Any], limit: int = 20) -> list[Any]:
     """The filter's rows without a slot that say what the person is ("User is an intensive care
-    nurse, ...", "User works as ..."): a job by its structure, newest first."""
+    nurse, ...", "User works as ...") or does for a living ("User restores old furniture for a
+    living"): a job by its structure, newest first."""
     q = sql + (" AND src.slot IS NULL AND (src.text LIKE 'User is a %' OR src.text LIKE 'User is an %'"
-               " OR src.text LIKE 'User works as %') ORDER BY src.valid_at DESC, src.id DESC LIMIT :lim")
+               " OR src.text LIKE 'User works as %' OR (src.text LIKE 'User %' AND src.text LIKE '% for a living%'))"
+               " ORDER BY src.valid_at DESC, src.id DESC LIMIT :lim")
     return c.execute(q, {**params, "lim": int(limit)}).fetchall()
 
 
