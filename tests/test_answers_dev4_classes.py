@@ -59,6 +59,8 @@ TRIAL = [
     "I'm Lena, 34, and I restore old furniture for a living - mostly oak chairs, don't ask why lol",
     "My car is a green 2015 Skoda Fabia, and I drive Mia to school every morning at 8:15 except Fridays when Omar does it.",
     "Last week I quit the workshop job and started at a cabinet-making studio called Oakline in Headingley, 4 days a week.",
+    "So last month we moved from Bristol to Leeds, my partner Omar got a job at the university there as a chemistry lecturer.",
+    "Oh and I'm learning Portuguese on Duolingo (120-day streak!) because we're going to Lisbon in August for Omar's 40th.",
 ]  # fmt: skip
 
 
@@ -69,6 +71,20 @@ def test_a_new_users_job_said_for_a_living_or_by_its_start(tmp_path, converted_e
         a = answer(r, "What do I do for work these days?")
         assert a is not None and "for a living" in a.text, a and a.text
         assert "Oakline" in answer(r, "Where do I work?").text
+        # a recall request is read as its direct question for what is said of the partner: was the Lisbon message
+        assert "chemistry lecturer" in answer(r, "remind me what my partner does").text
+
+
+@pytest.mark.parametrize("request_, question", [
+    ("remind me what my partner does", "what does my partner do"),
+    ("Tell me where my sister lives.", "where does my sister live."),
+    ("Remind me who my dentist is.", "who is my dentist."),
+    ("Remind me which town I'm originally from.", "which town am I originally from."),
+])  # fmt: skip
+def test_a_recall_request_is_read_as_its_direct_question(request_, question):
+    from assistant.memory.retrieval.questions import direct
+
+    assert direct(request_) == question
 
 
 @pytest.mark.parametrize("text", ["what car do i drive", "wat school does mia go to", "whats my daughters name and how old is she"])

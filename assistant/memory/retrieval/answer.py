@@ -44,7 +44,7 @@ from assistant.memory.retrieval.answerable import asked, question_names, relatio
 from assistant.memory.retrieval.held import fuller, holds, home_of_area, names_only as _names_only  # noqa: F401 (also read as answer.holds)
 from assistant.memory.retrieval.inject import source_label
 from assistant.memory.retrieval.perspective import first_to_second, rewrite
-from assistant.memory.retrieval.questions import (answer_type, asks_before, asks_personal_fact, asks_possessed, computes, is_question,
+from assistant.memory.retrieval.questions import (answer_type, asks_before, asks_personal_fact, asks_possessed, computes, direct, is_question,
                                                   part_of, requests, speaks_of_self, speaks_of_us, yes_no)
 from assistant.memory.retrieval.vocabulary import LIGHT_VERBS
 from assistant.memory.retrieval.terms import PREFIX, THEN, _covered, _terms, content_words, focus, same_word, stem, words  # noqa: F401 (also read as answer.X)
@@ -260,7 +260,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     # what each memory says of the named one asked about ("Which school does Morven attend?"), without the name
     about_whom = [*qnames, *(aliases.get(n, "") for n in qnames)] if qnames and not self_q else \
         [*rels, *(n for n, r in aliases.items() if r in rels)] if kind != "name" or asks_possessed(question) else []
-    pred = predicate.cosines(matcher.vectors, question, [h.memory.text for h in cands], about_whom) \
+    pred = predicate.cosines(matcher.vectors, direct(question), [h.memory.text for h in cands], about_whom) \
         if use_sem and about_whom else [0.0] * len(cands)
     pools = [_pool(h.memory, aliases) for h in cands]
     # the messages whose memories word the question's "my/our X" ("Where is our allotment?"): one alone is strong evidence

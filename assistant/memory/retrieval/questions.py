@@ -227,10 +227,25 @@ def direct(question: str) -> str:
     subject after its verb, as the slot questions are written."""
     core = recall_core(question)
     m = _EMBEDDED.match(core.strip())
+    if core != question and m is None and (o := _EMBEDDED_OWNED.match(core.strip())) is not None:
+        return _owned_direct(o)  # "Remind me what my partner does." -> "what does my partner do."
     if core == question or m is None:
         return question
     verb = "am" if m["am"] else m["aux"] or "do"
     return f"{m['wh']} {verb} I {core.strip()[m.end():]}"
+
+
+# "what my partner does", "where our dog sleeps", "who my sister is": a thing of the person's as the subject
+_EMBEDDED_OWNED = re.compile(r"^(?P<wh>(?:what|which|where|when|who|how)(?:\s+[\w-]+)?)\s+(?P<np>(?i:my|our)\s+[\w'’-]+)\s+"
+                             r"(?P<v>is|are|was|were|[a-z]+s)\b(?P<rest>.*)$", re.I)
+
+
+def _owned_direct(m: re.Match) -> str:
+    v, rest = m["v"].lower(), m["rest"]
+    if v in ("is", "are", "was", "were"):
+        return f"{m['wh']} {v} {m['np']}{rest}"
+    base = v[:-2] if v.endswith("es") and v[:-2].endswith(("s", "x", "z", "ch", "sh", "o")) else v[:-1]
+    return f"{m['wh']} does {m['np']} {base}{rest}"
 
 
 _ASKS_NAME = re.compile(r"\bnamed?\b|\bcalled\b|\bcall\s+(?:him|her|them|it)\b", re.I)
