@@ -182,6 +182,8 @@ PERSON = (r"(?:mum|mom|mother|dad|father|parents?|wife|husband|partner|spouse|so
            r"|family|in-laws|pal|buddy|mate|bestie|eldest|youngest)")  # fmt: skip
 # "My best pal is Shona", "our daughter's name is Mila": a relation, then its name after "is" (an English word such
 # as "Japanese" is no name: the caller checks)
+#: A word (or two) naming a person of the person's life, with its plural ("sister", "best friends").
+PERSON_WORD = re.compile(r"\b" + PERSON + r"s?\b", re.I)
 REL_IS_NAME = re.compile(r"\b(?i:my|our)\s+(?:[\w'’-]+\s+){0,2}?(?i:" + PERSON[3:-1] + r")(?:['’]s\s+name)?\s+(?:is|was)\s+(?P<name>[A-Z][\w'’-]+)\b")
 OWN_NAME = re.compile(r"\b(?:[Mm]y|[Oo]ur)\s+(?:[\w'-]+\s+){0,2}?(?i:" + PERSON[3:-1] + r")(?:['’]s name is|,| is called| is named"
                        r"| named| called)?\s+(?P<name>[A-Z][\w'’-]+)")

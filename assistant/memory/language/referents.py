@@ -1,7 +1,14 @@
-"""Whom "she" or "he" stands for when a sentence names more than one: the one its words give that
-gender ("we have a daughter called Tilly, she's 6, and a beagle named Biscuit": "she" is Tilly,
-the one named next to "daughter"). Pure; English relation words only (other languages keep their
-pronouns unresolved, as before).
+"""What a pronoun stands for, read by :func:`assistant.memory.language.clauses.clauses`. Pure.
+
+- "she"/"he" when a sentence names more than one: the one its words give that gender ("we have a
+  daughter called Tilly, she's 6, and a beagle named Biscuit": Tilly, the one named next to
+  "daughter"; :func:`one_referent`), or the name a clause just gave (:func:`given_name`);
+- "it" within a sentence: the thing the clause before has (:func:`thing`, :func:`resolve_it`);
+- what the clause before introduced, named by the next ("I've joined a choir! It's called Coro da
+  Ribeira.", "I'm seeing someone. Her name's Camille.": :func:`introduced`, :func:`name_it`);
+- a third-person pronoun opening a clause in another capture language: the one name before it
+  ("Sie ist jetzt 93" after "Oma Gerda ist ... gezogen."; :func:`resolve_foreign`), never a
+  guess between two.
 
     one_referent(["Tilly", "Biscuit"], sentence)   # "Tilly"
 """
@@ -107,7 +114,7 @@ def given_name(resolved: str, thing: str | None) -> str | None:
 #: A third-person subject pronoun opening a clause, by language (the English ones are resolved above).
 _FOREIGN_HE = {"de": r"(?:[Ss]ie|[Ee]r)", "fr": r"(?:[Ee]lle|[Ii]l)", "pt": r"(?:[Ee]la|[Ee]le)", "es": r"(?:[Ee]lla|[Éé]l)", "zh": r"(?:她|他)"}
 _LATIN_NAME = re.compile(r"(?<![\w'’])[A-ZÀ-Ý][a-zà-ÿ'’-]+(?:\s+[A-ZÀ-Ý][a-zà-ÿ'’-]+)?")
-_DE_LEAD = re.compile(r"^\s*(?P<n>[A-ZÄÖÜ][a-zäöüß]+(?:\s+[A-ZÄÖÜ][a-zäöüß]+)?)\s+(?:ist|hat|war|wohnt|lebt|arbeitet|hat|wird|kommt|geht|liebt|mag)\b")
+_DE_LEAD = re.compile(r"^\s*(?P<n>[A-ZÄÖÜ][a-zäöüß]+(?:\s+[A-ZÄÖÜ][a-zäöüß]+)?)\s+(?:ist|hat|war|wohnt|lebt|arbeitet|wird|kommt|geht|liebt|mag)\b")
 _NOT_NAMES = frozenset("""Ich Wir Mein Meine Unser Unsere Der Die Das Ein Eine Je Nous Mon Ma Mes Le La Les Un Une Eu Nós Meu Minha O A Os As
     Um Uma Yo Nosotros Mi Mis El Los Las Una Sie Er Elle Il Ela Ele Ella Él""".split())
 

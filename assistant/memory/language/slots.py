@@ -35,6 +35,8 @@ AUX = r"(?:" + _HAVE + ADV + r"\s+(?i:been)|['’]m|\s+(?i:am))?"
 #: Having something, after the subject: "I have", "we've got", "I got" (the partner and pet rules, and
 #: :func:`assistant.memory.language.rules.extract`'s object that shares it).
 HAS = K(r"(?:['’]ve|\s+have)(?:\s+got)?|\s+got")
+#: A new job said by its start, up to its employer: "I started at", "I've just started working at".
+_STARTED_AT = SUBJ + PERF + ADV + K(r"\s+(?:started|began)\s+(?:work(?:ing)?\s+)?at\s+")
 ROLE = r"(?P<role>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,4}?)"
 _ROLE_END = r"(?=\s+(?i:at|for|in|with|since|on|the week|because|and|but|from)\b|\s*[,.;!?]|$)"
 _IM = r"(?:\b[Ii]" + _APOS + r"m|\b[Ii] am)"
@@ -85,12 +87,12 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
         (SUBJ + ADV + K(r"\s+(?:got|started|began|accepted)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role)\s+(?:at|with)\s+") + PN(),
          lambda m: ("employer", f"User works at {m['x']}.")),
         # "I started at the Port of Leixões last Monday as a flood-risk analyst": a new job's employer and title
-        (SUBJ + PERF + ADV + K(r"\s+(?:started|began)\s+(?:work(?:ing)?\s+)?at\s+") + THE + PN(),
+        (_STARTED_AT + THE + PN(),
          lambda m: ("employer", f"User works at {_the(m)}{m['x']}.")),
         # "started at a cabinet-making studio called Oakline"
-        (SUBJ + PERF + ADV + K(r"\s+(?:started|began)\s+(?:work(?:ing)?\s+)?at\s+(?:an?|the)\s+") + r"(?:[\w-]+\s+){1,3}?"
+        (_STARTED_AT + K(r"(?:an?|the)\s+") + r"(?:[\w-]+\s+){1,3}?"
          + K(r"(?:called|named)\s+") + PN(), lambda m: ("employer", f"User works at {m['x']}.")),
-        (SUBJ + PERF + ADV + K(r"\s+(?:started|began)\s+(?:work(?:ing)?\s+)?at\s+") + r"(?:the\s+)?" + PN("e")
+        (_STARTED_AT + r"(?:the\s+)?" + PN("e")
          + r"[^.;!?]{0,40}?" + K(r"\s+as\s+(?P<art>an?\s+)?") + ROLE + _ROLE_END,
          lambda m: ("job_title", f"User works as {(m['art'] or '').strip() + ' ' if m['art'] else ''}{m['role']}.")),
         (SUBJ + ADV + K(r"\s+work\s+as\s+(?P<art>an?\s+)?") + ROLE + _ROLE_END,

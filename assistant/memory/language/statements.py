@@ -176,11 +176,10 @@ def _lead(text: str, s: int, e: int) -> re.Match | None:
     return m if m and "我" not in m.group() and not {w.casefold() for w in re.findall(r"[\w'’]+", m.group())} & _NOT_LEAD else None
 
 
-_PERSON_WORD = re.compile(r"\b" + cue.PERSON + r"s?\b", re.I)
 _ELIDED_MY = re.compile(r"(?:fav(?:ou?rite|e)?|favorite)\s+\w+(?:\s+\w+)?\s+(?:ever\s+)?(?:is|are|was|has\s+to\s+be)\b", re.I)
 
 
-def _act(text: str, previous: Unit | None, names: re.Pattern | None = None, english: str | None = None) -> tuple[Act, str]:
+def _act(text: str, previous: Unit | None, names: re.Pattern | None = None, reread: bool = False) -> tuple[Act, str]:
     """The act of one unit (see the module docstring); ``previous``: the unit before it;
     ``names``: a pattern of the names of the person's own people and pets. A unit in another
     capture language that no rule finds personal is read once more in its word-by-word English
@@ -221,10 +220,10 @@ def _act(text: str, previous: Unit | None, names: re.Pattern | None = None, engl
         return Act.STATEMENT, "their favourite"
     if cue.SUBJECT_DROPPED.match(core) or ((cue.NARRATIVE.search(core) or cue.past_tense(core)) and not cue.WORLD.search(core)):
         return Act.STATEMENT, "their life"
-    if english is None and detect(core) != "en" and (reading := gloss(core)):
-        act, rule = _act(reading, previous, names, english=reading)  # the cues are English; its English reading
+    if not reread and detect(core) != "en" and (reading := gloss(core)):
+        act, rule = _act(reading, previous, names, reread=True)  # the cues are English; its English reading, once
         # a time or a past tense alone is weak in a word-by-word reading ("mañana nevará en Madrid"): with a person word
-        if act is Act.STATEMENT and (rule not in ("their life", "continues") or _PERSON_WORD.search(reading)):
+        if act is Act.STATEMENT and (rule not in ("their life", "continues") or cue.PERSON_WORD.search(reading)):
             return act, f"{rule} (English reading)"
     return Act.OTHER, "not about the person"
 

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from assistant.memory.language.clauses import people
-from assistant.memory.language.cues import PERSON
+from assistant.memory.language.cues import PERSON_WORD
 from assistant.memory.language.gloss import LANGS, lexicon
 from assistant.memory.language.claims import NAME_SLOTS, claims, ends_something
 from assistant.memory.language.langid import detect
@@ -169,7 +169,6 @@ def score_shifts(snap: Snapshot, recs: Iterable[Rec], *, taken: set[int] = froze
 
 
 _USER_REL_NAME = re.compile(r"\bUser['’]s\s+(?:[\w-]+\s+){1,2}is\s+(?P<name>[A-Z][\w'’-]+)")
-_PERSON_WORD = re.compile(r"^" + PERSON + r"s?$", re.I)
 
 
 def person_words(texts: Iterable[str]) -> frozenset[str]:
@@ -183,7 +182,7 @@ def person_words(texts: Iterable[str]) -> frozenset[str]:
         lang = detect(t)
         for w in content_words(t):
             en = w if lang == "en" or lang not in LANGS else (lexicon(lang).word(w, lang) or "")
-            if _PERSON_WORD.match(w) or (en and _PERSON_WORD.match(en.split()[-1])):
+            if PERSON_WORD.fullmatch(w) or (en and PERSON_WORD.fullmatch(en.split()[-1])):
                 out.add(w)
     return frozenset(out)
 
@@ -204,7 +203,7 @@ def whose(text: str) -> str | None:
     if _USER_REL_NAME.match(text):  # "User's partner is Tom.": who the person's partner is, theirs
         return "user"
     if (o := _OWNED.match(text)) is not None:  # the person's husband is someone else; their job is theirs
-        who = next((w for w in (o["a"], o["b"]) if w and _PERSON_WORD.match(w)), None)  # "my older sister"
+        who = next((w for w in (o["a"], o["b"]) if w and PERSON_WORD.fullmatch(w)), None)  # "my older sister"
         return who.casefold() if who else "user"
     m = _THIRD.match(text)
     return m["n"].casefold() if m and m["n"].casefold() not in _NO_NAME and not m["n"].endswith("ly") else None  # "Finally moved ..."
