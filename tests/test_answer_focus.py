@@ -70,6 +70,8 @@ def test_a_breed_names_the_animal():
         ("When is my mum's birthday?", "when"),
         ("Which day is my pottery class?", "when"),
         ("Who is Joost?", None),  # asks who he is to the person
+        ("Who is my physiotherapist?", "name"),  # asks whose name fills the role
+        ("who's our landlord", "name"),
         ("When do I need my glasses?", None),  # may be an occasion
         ("Where do I live?", None),
     ],
@@ -86,6 +88,10 @@ def test_a_memory_holds_the_kind_of_value_asked():
     assert not holds("name", "User's son is Jonas.", "What's Jonas's middle name?")  # the only name is asked about
     assert holds("name", "User has a beagle named Pretzel.", "What's my dog called?")
     assert holds("name", "User takes cetirizine every morning.", "Tell me the name of my allergy medication.")
+    # a verb or adverb form names nothing: the choir's name is in another memory
+    assert not holds("name", "User has joined a choir.", "What's the name of my choir?")
+    assert not holds("name", "User: physio finally cleared me.", "Who is my physiotherapist?")
+    assert holds("name", "User's choir is called Coro da Ribeira.", "What's the name of my choir?")
     assert holds("number", "Radiohead is User's favourite band, User has seen them live twice.", "How many times have I seen Radiohead?")
     assert not holds("number", "User's daughter is Mila.", "How old is Mila?")
     assert holds("when", "User's pottery class is on Thursday evenings.", "Which day is my pottery class?")

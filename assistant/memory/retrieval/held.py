@@ -20,6 +20,8 @@ _WHEN_WORD = re.compile(r"\b(?:morning|afternoon|evening|night|weekend|weekday|d
 # a month or a weekday, full or short ("Oct", "Sept"), or "weekend": a time the memory says
 _CALENDAR = re.compile(r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?"
                        r"|nov(?:ember)?|dec(?:ember)?|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?)\b", re.I)
+#: A verb or adverb form ("joined", "finally", "going"): no name of a thing.
+_INFLECTED = re.compile(r"\w{3}(?:ed|ly|ing)$")
 _RELATION_WORDS = frozenset(w for r in RELATIONS for w in relation_words(r)) | _MODIFIERS
 
 
@@ -31,8 +33,10 @@ def holds(kind: str | None, text: str, question: str) -> bool:
     if kind is None:
         return True
     key, strong = _terms(text, question)
-    if kind == "name":  # a capitalised name, or a word that is no relation ("cetirizine" for "my allergy medication")
-        return any(not t[0].isdigit() for t in strong) or any(k not in _RELATION_WORDS and not k.isdigit() for k in key)
+    if kind == "name":  # a capitalised name, or a word that is no relation nor a verb or adverb form ("cetirizine" for
+        # "my allergy medication"; not "joined" in "User has joined a choir." for "What's the name of my choir?")
+        return any(not t[0].isdigit() for t in strong) or any(k not in _RELATION_WORDS and not k.isdigit() and not _INFLECTED.search(k)
+                                                              for k in key)
     if kind == "year":  # a year the question does not say: "born in 1987", not "March 9th"
         return any(re.fullmatch(r"(?:1[89]|20)\d\d", t) for t in strong)
     if kind == "number":

@@ -248,7 +248,8 @@ def _owned_direct(m: re.Match) -> str:
     return f"{m['wh']} does {m['np']} {base}{rest}"
 
 
-_ASKS_NAME = re.compile(r"\bnamed?\b|\bcalled\b|\bcall\s+(?:him|her|them|it)\b", re.I)
+# "Who is my physio?" asks whose name fills the role ("Who is Joost?" asks who he is to the person)
+_ASKS_NAME = re.compile(r"\bnamed?\b|\bcalled\b|\bcall\s+(?:him|her|them|it)\b|^\s*who(?:\s+is|['’]s)\s+(?:my|our)\b", re.I)
 _ASKS_YEAR = re.compile(r"\b(?:what|which)\s+year\b(?!\s+(?:of|at|in)\s+(?:school|uni|university|college)\b)", re.I)  # not "what year of school"
 _ASKS_NUMBER = re.compile(r"\bhow\s+(?:old|many|much|long|far|tall|fast)\b|\bwhat\s+age\b", re.I)
 # "When do I need my glasses?" may be an occasion; "When is Mum's birthday?" asks a time
