@@ -87,3 +87,25 @@ def test_a_pronoun_in_another_language_is_the_one_name_before_it(message, fact):
 def test_a_pronoun_in_another_language_with_two_names_before_it_stays():
     got = facts("A minha cunhada Beatriz, a mulher do Rafael, vive no Porto. Ela é arquiteta.")
     assert not any(f.startswith(("User: Beatriz é", "User: Rafael é")) for f in got), got
+
+
+@pytest.mark.parametrize("message, fact", [
+    # Spanish and Portuguese drop the subject: a clause opening with a third-person verb is the one named before
+    ("Mi vecina Carmen tiene un huerto enorme. Vive en el tercero y cocina genial.", "Carmen vive en el tercero."),
+    ("Mi vecina Carmen tiene un huerto enorme. Vive en el tercero y cocina genial.", "Carmen cocina genial."),
+    # "Sr. Armando" is one name; the next clause goes on with him, though "Marinha" is named between
+    ("O meu vizinho, o Sr. Armando, tem a chave cá de casa. Mora no número 47, é reformado da Marinha e adora o Pilot.",
+     "User: Sr. Armando adora o Pilot."),
+    # of two names, the one a third-person verb follows ("Clara é"), not the place
+    ("A minha irmã Clara é parteira em Lisboa. Tem dois filhos.", "Clara tem dois filhos."),
+])  # fmt: skip
+def test_a_clause_without_its_subject_in_spanish_or_portuguese_is_the_one_named_before(message, fact):
+    assert fact in facts(message), facts(message)
+
+
+@pytest.mark.parametrize("message, kept", [
+    ("Vivo en Vigo con mi novia Lucía. Vivo cerca del mar.", "User: Vivo cerca del mar."),  # first person: the person's
+    ("Vivo en Vigo con mi novia Lucía. Trabaja en un hospital.", "User: Trabaja en un hospital."),  # Vigo or Lucía: no guess
+])  # fmt: skip
+def test_a_dropped_subject_is_never_guessed(message, kept):
+    assert kept in facts(message), facts(message)

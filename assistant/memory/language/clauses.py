@@ -336,6 +336,7 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
     out: list[Clause] = []
     previous: list[str] = []
     introduced_before: str | None = None  # what the clause before introduced, for "It's called ..." (referents.name_it)
+    dropped: str | None = None  # whom an es/pt clause without its subject was read as: the next one goes on with them
     for i, sm in enumerate(_SENT.finditer(text)):
         s, e = _trim(text, sm.start(), sm.end())
         if s >= e:
@@ -371,7 +372,7 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
             else:
                 resolved = resolve(name_it(body, introduced_before), single, it)
             if lang != "en":  # "Oma Gerda ist ... gezogen. Sie ist jetzt 93": Oma Gerda
-                resolved = resolve_foreign(resolved, text[:a], lang)
+                resolved, dropped = resolve_foreign(resolved, text[:a], lang, dropped)
             out.append(Clause(body, a, b, resolved, i, relation(body)))
             single = single or given_name(resolved, introduced_before)  # "Her name's Camille, she plays cello": Camille
             introduced_before = introduced(body)

@@ -8,7 +8,8 @@
   Ribeira.", "I'm seeing someone. Her name's Camille.": :func:`introduced`, :func:`name_it`);
 - a third-person pronoun opening a clause in another capture language: the one name before it
   ("Sie ist jetzt 93" after "Oma Gerda ist ... gezogen."; :func:`resolve_foreign`), never a
-  guess between two.
+  guess between two; in Spanish and Portuguese, which drop the subject, a clause opening with a
+  third-person verb too ("o Sr. Armando tem a chave. Mora no número 47" -> "Sr. Armando mora ...").
 
     one_referent(["Tilly", "Biscuit"], sentence)   # "Tilly"
 """
@@ -113,7 +114,7 @@ def given_name(resolved: str, thing: str | None) -> str | None:
 # -- "sie" / "elle" / "ela" / "ella" / "她" in the other capture languages
 #: A third-person subject pronoun opening a clause, by language (the English ones are resolved above).
 _FOREIGN_HE = {"de": r"(?:[Ss]ie|[Ee]r)", "fr": r"(?:[Ee]lle|[Ii]l)", "pt": r"(?:[Ee]la|[Ee]le)", "es": r"(?:[Ee]lla|[Éé]l)", "zh": r"(?:她|他)"}
-_LATIN_NAME = re.compile(r"(?<![\w'’])[A-ZÀ-Ý][a-zà-ÿ'’-]+(?:\s+[A-ZÀ-Ý][a-zà-ÿ'’-]+)?")
+_LATIN_NAME = re.compile(r"(?<![\w'’])(?:(?:Sr|Sra|Dr|Dra|Mr|Mrs|Ms|Mme|Mlle|Prof)\.?\s+)?[A-ZÀ-Ý][a-zà-ÿ'’-]+(?:\s+[A-ZÀ-Ý][a-zà-ÿ'’-]+)?")
 _DE_LEAD = re.compile(r"^\s*(?P<n>[A-ZÄÖÜ][a-zäöüß]+(?:\s+[A-ZÄÖÜ][a-zäöüß]+)?)\s+(?:ist|hat|war|wohnt|lebt|arbeitet|wird|kommt|geht|liebt|mag)\b")
 _NOT_NAMES = frozenset("""Ich Wir Mein Meine Unser Unsere Der Die Das Ein Eine Je Nous Mon Ma Mes Le La Les Un Une Eu Nós Meu Minha O A Os As
     Um Uma Yo Nosotros Mi Mis El Los Las Una Sie Er Elle Il Ela Ele Ella Él""".split())
@@ -132,15 +133,47 @@ def foreign_referent(before: str, lang: str) -> str | None:
         names = re.findall(r"[A-ZÀ-Ý][a-zà-ÿ'’-]+", before)
         return names[-1] if names else None
     # a capitalised word inside a sentence (one opening it is any word: "Coucou !", "Petit truc ...")
-    names = [m.group() for m in _LATIN_NAME.finditer(before) if m.group().split()[0] not in _NOT_NAMES
+    found = [m for m in _LATIN_NAME.finditer(before) if m.group().split()[0] not in _NOT_NAMES
              and not re.search(r"(?:^|[.!?:]\s*)$", before[:m.start()])]
-    return names[-1] if len(set(names)) == 1 else None
+    names = [m.group() for m in found]
+    if len(set(names)) == 1:
+        return names[-1]
+    # es/pt: of several, the one a third-person verb follows ("A minha irmã Clara é parteira em Lisboa.": Clara; not
+    # "Rafael" in "Beatriz, a mulher do Rafael, vive ...": a verb after a comma may be another's)
+    subjects = {m.group() for m in found if lang in _PRO_DROP and _third_person_verb(before[m.end():].lstrip(" "), lang)}
+    return subjects.pop() if len(subjects) == 1 else None
 
 
-def resolve_foreign(clause: str, before: str, lang: str) -> str:
-    """The clause with its opening third-person pronoun read as :func:`foreign_referent`."""
+def resolve_foreign(clause: str, before: str, lang: str, went_on: str | None = None) -> tuple[str, str | None]:
+    """The clause with its opening third-person pronoun read as :func:`foreign_referent`; in a
+    language that drops the subject (es, pt), a clause opening with a third-person singular verb
+    (:func:`_third_person_verb`) gets that name as its subject ("Vive en el tercero" after "Mi
+    vecina Carmen tiene un huerto." -> "Carmen vive en el tercero"; "Vivo en Vigo" is the person's),
+    or ``went_on``, whom such a clause before it was read as ("Mora no número 47, é reformado da
+    Marinha | e adora o Pilot": still Sr. Armando). Returns (the clause, whom a dropped subject
+    was read as, else ``went_on``)."""
     pron = _FOREIGN_HE.get(lang)
-    if pron is None or not re.match(pron + (r"(?=\S)" if lang == "zh" else r"\b"), clause):
-        return clause
-    who = foreign_referent(before, lang)
-    return re.sub(r"^" + pron, who, clause, count=1) if who else clause
+    if pron is not None and re.match(pron + (r"(?=\S)" if lang == "zh" else r"\b"), clause):
+        who = foreign_referent(before, lang)
+        return (re.sub(r"^" + pron, who, clause, count=1) if who else clause), went_on
+    if lang in _PRO_DROP and _third_person_verb(clause, lang) and (who := went_on or foreign_referent(before, lang)):
+        return f"{who} {clause[0].lower()}{clause[1:]}", who
+    return clause, went_on
+
+
+_PRO_DROP = frozenset({"es", "pt"})
+#: English third-person singular verb forms ("lives", "is", "has"): the lexicon's reading of the verb.
+_THIRD_EN = re.compile(r"(?:is|has|was|does|goes|[a-z]+[^sui\W]s|[a-z]+ies)")
+
+
+def _third_person_verb(clause: str, lang: str) -> bool:
+    """The clause opens with a verb the lexicon reads as third-person singular ("mora" -> "lives",
+    "é" -> "is", "tiene" -> "has"); a word ending in -s is no such form in Spanish or Portuguese
+    (a plural noun: "kilómetros")."""
+    from assistant.memory.language.gloss import lexicon  # the lexicon is read once, when a clause needs it
+
+    m = re.match(r"[^\W\d_]+", clause)
+    if m is None or m.group().casefold().endswith("s"):
+        return False
+    en = lexicon(lang).word(m.group().casefold(), lang)
+    return en is not None and _THIRD_EN.fullmatch(en) is not None
