@@ -270,3 +270,39 @@ def test_a_reply_in_the_persons_voice_is_turned_to_them_once():
     a = MemoryAnswer(1, "User is allergic to shellfish.", None, "cli", "You are allergic to shellfish.", ("allergic", "shellfish"), ())
     assert address_person("You are allergic to shellfish.\n\nI'm allergic to shellfish.", a) == "You are allergic to shellfish."
     assert address_person("I'm allergic to shellfish. Be careful.", a) == "You're allergic to shellfish. Be careful."
+
+
+def test_a_pet_named_by_its_breed_is_the_persons_dog_fake_hits():
+    """"Was the growth on my dog cancerous?" / "Pilot had a lump removed ...": the memory that
+    gives Pilot ("a retired greyhound called Pilot") makes "my dog" Pilot."""
+    from assistant.memory.retrieval.aliases import aliases_of
+
+    hits = [_hit("Pilot had a lump removed from his shoulder at the vet, it was benign."),
+            _hit("User's household adopted a retired greyhound called Pilot from the shelter in Gaia."),
+            _hit("We also have a grey cat named Olive who hates Pretzel.")]  # fmt: skip
+    assert aliases_of(hits) == {"pilot": "dog", "olive": "cat"}
+
+
+def test_advice_is_asked_in_words_or_their_english_reading():
+    assert Q.asks_advice("My cat and my dog don't get along, any tips?")
+    assert Q.asks_advice("¿Qué consejos hay para dormir mejor?")
+    assert not Q.asks_advice("Which medicine should I avoid?")  # a request that memory answers
+    assert not Q.asks_advice("Remind me what I should get my girlfriend for her birthday.")  # recall, not a gift to choose
+
+
+def test_a_request_for_advice_gets_no_memory_answer(matcher):
+    """Its memory is context for the advice ("any tips?" with "We also have a grey cat named
+    Olive who hates Pretzel."), not the answer: the bench counts that as a general question
+    answered from memory."""
+    from assistant.memory.retrieval.answer import choose
+
+    from types import SimpleNamespace
+
+    def fact(i, text):
+        m = SimpleNamespace(id=i, text=text, slot=None, entities=(), kind="fact", sources=(), valid_at=None, created_at=None,
+                            trust="user_stated", session_id=None, message_id=None)  # fmt: skip
+        return SimpleNamespace(memory=m, passed_threshold=True, slot_answer=False, why_not="")
+
+    hits = [fact(1, "We also have a grey cat named Olive who hates Pretzel."), fact(2, "User has a beagle named Pretzel.")]
+    assert choose("My cat and my dog don't get along, any tips?", hits, matcher) is None
+    assert choose("What's my cat called?", hits, matcher) is not None  # the same memories answer a question

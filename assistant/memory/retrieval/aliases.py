@@ -12,7 +12,7 @@ from typing import Any, Sequence
 from assistant.memory.retrieval import vocabulary as V
 from assistant.memory.retrieval.answerable import _ROLES as ROLES
 from assistant.memory.retrieval.answerable import _about_pattern as about_pattern
-from assistant.memory.retrieval.answerable import RELATIONS, asked, question_names, relation_words
+from assistant.memory.retrieval.answerable import RELATIONS, asked, question_names, relation_names, relation_words
 from assistant.memory.retrieval.questions import recall_core
 
 
@@ -28,7 +28,13 @@ def aliases_of(hits: Sequence[Any]) -> dict[str, str]:
             for n in question_names(m.text):
                 if n not in ("user", r) and n not in V.PRONOUNS and (rel is not None or near(n, r, m.text)):
                     out.setdefault(n, r)  # "... our ginger cat. He basically runs the house.": no name
+        for r in _PETS:  # "a retired greyhound called Pilot": "my dog" is Pilot ("Pilot had a lump removed ...")
+            for n in relation_names(m.text, r):
+                out.setdefault(n, r)
     return out
+
+
+_PETS = ("dog", "cat")  # named by their breed too (answerable.relation_words)
 
 
 #: Words at most between a relation's word and the name given to it: "my brother Finlay", "Finlay,

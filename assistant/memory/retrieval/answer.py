@@ -44,7 +44,7 @@ from assistant.memory.retrieval.answerable import asked, question_names, relatio
 from assistant.memory.retrieval.held import fuller, holds, home_of_area, names_only as _names_only  # noqa: F401 (also read as answer.holds)
 from assistant.memory.retrieval.inject import source_label
 from assistant.memory.retrieval.perspective import first_to_second, rewrite
-from assistant.memory.retrieval.questions import (answer_type, asks_before, asks_personal_fact, asks_possessed, computes, direct, is_question,
+from assistant.memory.retrieval.questions import (answer_type, asks_advice, asks_before, asks_personal_fact, asks_possessed, computes, direct, is_question,
                                                   part_of, requests, speaks_of_self, speaks_of_us, yes_no)
 from assistant.memory.retrieval.vocabulary import LIGHT_VERBS
 from assistant.memory.retrieval.terms import PREFIX, THEN, _covered, _terms, content_words, focus, same_word, stem, words  # noqa: F401 (also read as answer.X)
@@ -226,6 +226,8 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     if (view := crosslang.english_view(question, hits)) is not None:  # another language: read in English
         return crosslang.restore(choose(*view, matcher), question, hits)
     asks_help = requests(question)
+    if asks_help and asks_advice(question):
+        return None  # "... any tips?": the memory is context for the advice, not its answer
     kind = answer_type(question)
     # "favorite color?": a question naming no one else is about the person
     personal = self_q or us or not named

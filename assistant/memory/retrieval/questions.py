@@ -145,6 +145,12 @@ def _requests(q: str) -> bool:
     return english != q and bool(_ADVICE_READ.search(english))
 
 
+def asks_advice(q: str) -> bool:
+    """The question asks for tips, ideas, advice or a suggestion, in its words or its English reading
+    ("My cat and my dog don't get along, any tips?"): a memory is context for it, never its answer."""
+    return bool(_ADVICE_READ.search(q) or _ADVICE_READ.search(reading(q)))
+
+
 def _judgement(q: str) -> bool:
     """"Is my plan to learn Spanish in a month realistic?": a judgement, not a recall."""
     ws = words(q)
