@@ -164,3 +164,18 @@ def test_an_invented_fact_about_someone_the_memories_name_is_refused_fake_model(
     assert settled("When is Morven's birthday?", "Morven's birthday is on the 3rd of June.").correction == "unknown"
     assert settled("What does Morven play?", "Morven plays the clarinet.").correction is None  # grounded in a memory
     assert settled("How many people live on Lewis?", "About 20,000 people live on Lewis.").correction is None  # a place
+
+
+def test_a_rare_name_of_the_question_keeps_every_memory_that_writes_it():
+    """"How old is Oma Gerda?": the message gave two clause memories; one per message would keep
+    only "... ins Pflegeheim gezogen." and leave "Oma Gerda ist jetzt 93" out of the pool."""
+    from assistant.memory.retrieval.gates import naming_rare
+
+    rows = {1: (1, "User: Oma Gerda ist letzte Woche ins Pflegeheim in Emmendingen gezogen."),
+            2: (2, "User: Oma Gerda ist jetzt 93 und braucht mehr Hilfe."),
+            3: (3, "Frieda's with User Wednesdays to Sundays."), 4: (4, "Frieda is 9.")}  # fmt: skip
+    df = {"gerda": 2, "oma": 2, "frieda": 40}
+    freq = lambda terms: {t: df.get(t, 0) for t in terms}  # noqa: E731
+    assert naming_rare(rows, ("oma", "gerda"), freq, n_rows=200) == {1, 2}
+    assert naming_rare(rows, ("frieda",), freq, n_rows=200) == set()  # in 40 of 200 memories: not rare (max(3, 4))
+    assert naming_rare(rows, ("nobody",), freq, n_rows=200) == set()
