@@ -306,3 +306,11 @@ def test_a_request_for_advice_gets_no_memory_answer(matcher):
     hits = [fact(1, "We also have a grey cat named Olive who hates Pretzel."), fact(2, "User has a beagle named Pretzel.")]
     assert choose("My cat and my dog don't get along, any tips?", hits, matcher) is None
     assert choose("What's my cat called?", hits, matcher) is not None  # the same memories answer a question
+
+
+def test_the_recall_wrapper_is_no_question_about_the_person():
+    assert Q.unwrapped("Remind me who Frieda's best friend is.") == "who Frieda's best friend is."
+    assert Q.unwrapped("Can you tell me again what Camille plays?") == "what Camille plays?"
+    assert Q.unwrapped("Do you remember what Noé calls me?") == "what Noé calls me?"  # the "me" after it stays
+    assert Q.unwrapped("Where do I live?") == "Where do I live?"
+    assert not Q.speaks_of_self(Q.unwrapped("Remind me who Frieda's best friend is."))
