@@ -314,3 +314,31 @@ def test_the_recall_wrapper_is_no_question_about_the_person():
     assert Q.unwrapped("Do you remember what Noé calls me?") == "what Noé calls me?"  # the "me" after it stays
     assert Q.unwrapped("Where do I live?") == "Where do I live?"
     assert not Q.speaks_of_self(Q.unwrapped("Remind me who Frieda's best friend is."))
+
+
+def test_a_role_asked_to_be_named_needs_a_memory_that_words_it(matcher):
+    """Never said, once invented: "Which vet does Bracken go to?" was answered by "User's
+    household have got a border collie called Bracken." (about Bracken, naming no vet)."""
+    from types import SimpleNamespace
+
+    from assistant.memory.retrieval.answer import choose
+
+    def fact(i, text):
+        m = SimpleNamespace(id=i, text=text, slot=None, entities=(), kind="fact", sources=(), valid_at=None, created_at=None,
+                            trust="user_stated", session_id=None, message_id=None)  # fmt: skip
+        return SimpleNamespace(memory=m, passed_threshold=True, slot_answer=False, why_not="")
+
+    collie = fact(1, "User's household have got a border collie called Bracken.")
+    assert choose("Which vet does Bracken go to?", [collie], matcher) is None
+    assert choose("What breed is Bracken?", [collie], matcher) is not None  # the breed is a value it holds
+    vets = fact(2, "Bracken goes to Dr. Lee at the Hillside Vets.")
+    a = choose("Which vet does Bracken go to?", [collie, vets], matcher)
+    assert a is not None and "Hillside" in a.text
+    # "supported" words the team: "Which football team do I support?"
+    assert choose("Which football team do I support?", [fact(3, "I've supported Real Valladolid since I was a kid.")], matcher)
+
+
+def test_the_asked_role_is_what_is_asked_not_its_owner():
+    assert "vet" in Q.asked_role("Which vet does Bracken go to?")
+    assert "phone" in Q.asked_role("What's my dentist's phone number?") and "dentist" not in Q.asked_role("What's my dentist's phone number?")
+    assert Q.asked_role("Where does Bracken sleep?") == frozenset()

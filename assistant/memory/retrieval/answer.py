@@ -44,7 +44,7 @@ from assistant.memory.retrieval.answerable import asked, question_names, relatio
 from assistant.memory.retrieval.held import fuller, holds, home_of_area, names_only as _names_only  # noqa: F401 (also read as answer.holds)
 from assistant.memory.retrieval.inject import source_label
 from assistant.memory.retrieval.perspective import first_to_second, rewrite
-from assistant.memory.retrieval.questions import (answer_type, asks_advice, asks_before, asks_personal_fact, asks_possessed, computes, direct, is_question,
+from assistant.memory.retrieval.questions import (answer_type, asked_role, asks_advice, asks_before, asks_personal_fact, asks_possessed, computes, direct, is_question,
                                                   part_of, requests, speaks_of_self, speaks_of_us, unwrapped, yes_no)
 from assistant.memory.retrieval.vocabulary import LIGHT_VERBS
 from assistant.memory.retrieval.terms import PREFIX, THEN, _covered, _terms, content_words, focus, same_word, stem, words  # noqa: F401 (also read as answer.X)
@@ -250,6 +250,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     # other only by its word (MiniLM finds "Mila's in grade 2" close to "my teacher": it is about Mila, not her teacher)
     owned_by_name = bool(required) and not re.search(r"\b(?:my|our)\b", question, re.I)
     rels = asked(question).relations
+    role = asked_role(question)
     # "Which vet does Bracken go to?": what is asked of a named other (not the person) is a word
     # beside the name; a memory that words none of it answers only with a near-identical form
     other_asks = [o for o in optional if o not in qnames and stem(o) not in qnames and o not in LIGHT_VERBS] \
@@ -304,8 +305,8 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
         if not ok and use_sem and english and (self_q or shares) and not asks_help and s >= forms.STANDOUT_COSINE:  # stands out
             ok = s - runner_up(i, sem, msgs) >= forms.STANDOUT_MARGIN and covers and said \
                 and not matcher.asks_other_slot(forms_q, h.memory.text, h.memory.slot)
-        if not ok:
-            continue
+        if not ok or (role and not any(_covered(w, pool) for w in role)):
+            continue  # "Which vet does Bracken go to?" / "User has a border collie called Bracken."
         if (names_rel or qnames) and not identity and _names_only(h.memory.text, question, aliases):
             continue  # "User's brother is Rafael." does not answer "What does my brother do?"
         key, strong = _terms(h.memory.text, question)

@@ -296,6 +296,17 @@ _BEFORE = re.compile(r"\b(?:before|previous(?:ly)?|former(?:ly)?|used\s+to|prior
 _POSSESSED = re.compile(r"\b(?:my|our)\s+(?:[\w-]+\s+)?[\w-]+['’]s\s+(?!(?:full\s+|first\s+|last\s+)?names?\b)\w", re.I)
 
 
+def asked_role(question: str) -> frozenset[str]:
+    """The words of a role the (English) question asks to be named (:data:`~.vocabulary.ROLE_HEADS`:
+    "Which vet does Bracken go to?" -> vet's words), not an owner of what is asked ("my dentist's
+    phone number": the phone's, not the dentist's); empty when it asks none."""
+    for m in re.finditer(r"[\w&-]+(?:['’]s?)?", question.casefold()):
+        w = m.group()
+        if w in V.ROLE_HEADS:
+            return V.ROLE_HEADS[w] | {w}
+    return frozenset()
+
+
 def part_of(question: str) -> str | None:
     """The whole a question asks a part of ("Which part of Glasgow do I live in?" -> "Glasgow",
     "Which unit of the hospital am I in?" -> "hospital"; not "what kind of"), else None: a memory

@@ -35,6 +35,21 @@ PRONOUNS = frozenset("he she they we it i you his her their our my its them him 
 LIGHT_VERBS = frozenset("go goes going went do does did get gets got make makes made have has had".split())
 MODIFIERS = frozenset("favourite favorite best old new current usual main full real first last whole older younger elder "
                       "eldest oldest youngest little big baby wee kid twin former previous childhood".split())
+#: Someone or something a question may ask to be named in its role ("Which vet does Bracken go to?",
+#: "What's my dentist's phone number?", "Which airline are we flying with?"): a memory that never
+#: words the role cannot name who or what fills it, whatever it says of the one it is about. Each
+#: with the words that word it in a memory (a stem, prefix or synonym of them matches too).
+ROLE_HEADS: dict[str, frozenset[str]] = {head: frozenset(ws.split()) for head, ws in {
+    "vet": "vet vets veterinary veterinarian veterinário veterinaria clinic", "hotel": "hotel hostel inn guesthouse airbnb resort pousada b&b",
+    "airline": "airline airlines airways air ryanair easyjet lufthansa tap", "coach": "coach trainer instructor",
+    "teacher": "teacher tutor", "team": "team club fc united support supporter fan", "dentist": "dentist dental",
+    "phone": "phone mobile number", "email": "email e-mail", "address": "address street road avenue rua calle straße",
+    "brand": "brand make", "landlord": "landlord landlady", "hairdresser": "hairdresser barber salon",
+    "lawyer": "lawyer solicitor attorney", "insurer": "insurer insurance",
+    # things whose value is written with their word: "blood group O+", "my passport number", "the plate"
+    "blood": "blood", "password": "password passcode pin", "passport": "passport", "plate": "plate registration reg",
+}.items()}  # fmt: skip
+
 #: English words of a question speaking of the person (cross-language cosines are too noisy to
 #: trust retrieval's best memory on its own: see answer.choose).
 ENGLISH_SELF = frozenset("i my me we our us i'm i've mine myself".split())
