@@ -225,8 +225,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
         return None  # "Who discovered penicillin?" with "User is allergic to penicillin." (English: other languages drop "I")
     if (view := crosslang.english_view(question, hits)) is not None:  # another language: read in English
         return crosslang.restore(choose(*view, matcher), question, hits)
-    asks_help = requests(question)
-    if asks_help and asks_advice(question):
+    if (asks_help := requests(question)) and asks_advice(question):
         return None  # "... any tips?": the memory is context for the advice, not its answer
     kind = answer_type(question)
     # "favorite color?": a question naming no one else is about the person ("Remind me who Frieda's ...": about Frieda)
