@@ -342,3 +342,18 @@ def test_the_asked_role_is_what_is_asked_not_its_owner():
     assert "vet" in Q.asked_role("Which vet does Bracken go to?")
     assert "phone" in Q.asked_role("What's my dentist's phone number?") and "dentist" not in Q.asked_role("What's my dentist's phone number?")
     assert Q.asked_role("Where does Bracken sleep?") == frozenset()
+
+
+@pytest.mark.parametrize("text, relation, named", [
+    ("Frieda started 4th grade today, her teacher is Frau Kessler and she already has a best friend, Matilde", "friend", False),
+    ("her friend Ana came over", "friend", False),  # hers, not the person's
+    ("Camille's little boy Noé turned 6", "son", False),
+    ("Te cuento: mi mejor amigo Nacho se casa en Valencia", "friend", True),
+    ("User's best friend is Nacho.", "friend", True),
+    ("User has a beagle named Pretzel.", "dog", True),
+])  # fmt: skip
+def test_a_relation_someone_else_has_is_not_the_persons(text, relation, named):
+    """"Who's my best friend?" had been answered by Frieda's best friend."""
+    from assistant.memory.retrieval.aliases import names_relation
+
+    assert names_relation(text, relation, {}) is named

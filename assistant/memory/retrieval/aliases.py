@@ -82,7 +82,13 @@ def names_relation(text: str, relation: str, aliases: dict[str, str]) -> bool:
     a relation its words take in ("Frieda" for "my kid" when she is the daughter)."""
     kinds = {relation, *relation_words(relation)}
     given = tuple(sorted(n for n, r in aliases.items() if r in kinds))
-    return bool(about_pattern(relation, given).search(text))
+    return any(m.group().casefold() in given or not _OTHERS.search(text[: m.start()]) for m in about_pattern(relation, given).finditer(text))
+
+
+#: Right before a relation's word: someone else's ("her best friend", "Camille's boy", "she already
+#: has a best friend, Matilde"), not the person's.
+_OTHERS = re.compile(r"(?:\b(?:her|his|their|its)|\b(?!User['’]s)[A-Z][\w-]*['’]s|\b(?:she|he|they)\s+(?:\w+\s+)?(?:has|have|had)\s+(?:an?|two|three)"
+                     r")\s+(?:[\w-]+\s+)?$")
 
 
 def names_in(name: str, text: str) -> bool:
