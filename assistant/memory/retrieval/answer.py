@@ -45,7 +45,7 @@ from assistant.memory.retrieval.held import fuller, holds, home_of_area, names_o
 from assistant.memory.retrieval.inject import source_label
 from assistant.memory.retrieval.perspective import first_to_second, rewrite
 from assistant.memory.retrieval.questions import (answer_type, asked_role, asks_advice, asks_before, asks_personal_fact, asks_possessed, computes, direct, is_question,
-                                                  part_of, requests, speaks_of_self, speaks_of_us, unwrapped, yes_no)
+                                                  part_of, recall_core, requests, speaks_of_self, speaks_of_us, yes_no)
 from assistant.memory.retrieval.vocabulary import LIGHT_VERBS
 from assistant.memory.retrieval.terms import PREFIX, THEN, _covered, _terms, content_words, focus, same_word, stem, words  # noqa: F401 (also read as answer.X)
 
@@ -229,7 +229,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
         return None  # "... any tips?": the memory is context for the advice, not its answer
     kind = answer_type(question)
     # "favorite color?": a question naming no one else is about the person ("Remind me who Frieda's ...": about Frieda)
-    personal = speaks_of_self(unwrapped(question)) or us or not named
+    personal = speaks_of_self(recall_core(question)) or us or not named
     cands = [h for h in hits if _eligible(h)]
     if not cands:
         return None

@@ -88,19 +88,6 @@ def speaks_of_self(text: str) -> bool:
     return m is not None and _first_person_es(m["v"])
 
 
-#: The recall wrapper around a question ("can you remind me", "tell me again", "do you remember",
-#: "dime", "sag mir", "dis-moi", "lembra-me").
-_WRAPPER = re.compile(r"^\s*(?:(?:please|hey|so)[,\s]+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
-                      r"(?:(?:remind|tell|show)\s+me(?:\s+again)?|do\s+you\s+(?:still\s+)?(?:remember|know|recall)"
-                      r"|dime|recuérdame|recuerdame|sag\s+mir|erinnere\s+mich(?:\s+daran)?|dis-moi|rappelle-moi|diz-me|lembra-me)\b[,:]?", re.I)
-
-
-def unwrapped(question: str) -> str:
-    """The question without its recall wrapper, whose "me" asks memory, not about the person
-    ("Remind me who Frieda's best friend is." -> "who Frieda's best friend is.")."""
-    return _WRAPPER.sub("", question).strip()
-
-
 def speaks_of_us(text: str) -> bool:
     """The text refers to the person with their household: a "we" word of the six languages
     (:data:`~.vocabulary.HOUSEHOLD_WORDS`; "我们" is :func:`speaks_of_self`'s)."""
