@@ -355,3 +355,36 @@ def test_a_relation_someone_else_has_is_not_the_persons(text, relation, named):
     from assistant.memory.retrieval.aliases import names_relation
 
     assert names_relation(text, relation, {}) is named
+
+
+@pytest.mark.parametrize("question", [
+    "What's the German for 'my husband is a doctor'?",  # the quoted words are mentioned, not said of the person
+    "My aunt says coffee stunts your growth. Is she right?",  # a short tag judging the statement before it
+    "I want to run a marathon in six weeks. Realistic?",
+    "How does my robot vacuum know where the stairs are?",  # how a thing of theirs works
+    "Why does my laptop fan get so loud?",  # why a thing of theirs behaves as it does
+    "Can my rabbit eat tomatoes?",  # what anyone's pet can eat
+    "How much protein do I need per day?",
+    "Why do I sneeze when I look at the sun?",  # a habit under a condition
+    "I'm 1.80 m tall, how much is that in feet?",
+    "Is it true that I can't mix bleach and vinegar?",  # "I" as anyone, with a modal
+    "Any exercises I can do at my desk?",
+])  # fmt: skip
+def test_a_general_question_that_mentions_the_person_is_no_personal_fact(question):
+    assert not Q.asks_personal_fact(question)
+
+
+@pytest.mark.parametrize("question", [
+    "Why does my sister live in Lisbon?", "How does my brother know Camille?",  # what a person of theirs does
+    "Is there any food I can't stand?", "Where do I live?",
+])  # fmt: skip
+def test_a_question_about_the_persons_life_stays_one(question):
+    assert Q.asks_personal_fact(question)
+
+
+def test_the_general_bench_scores_both_kinds():
+    from assistant.bench.general import score
+
+    out = score([{"q": "Why does my laptop fan get so loud?", "kind": "general", "lang": "en"},
+                 {"q": "Where do I live?", "kind": "personal", "lang": "en"}])  # fmt: skip
+    assert (out["general_refusable"], out["personal_read"], out["misread"]) == (0, 1, [])

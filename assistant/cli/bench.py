@@ -32,6 +32,7 @@ BENCHES = {
     "import": "user messages/s of 'keepsake import' (rules capture) vs one message at a time",
     "answers": "does the memory reach the person: seeded questions through the real ChatSession, scored by code",
     "locomo": "LoCoMo conversations: Keepsake recall@5 vs dense MiniLM and BM25, answer shown vs naive RAG",
+    "general": "general questions that mention the person: how many code reads as asking for a fact of their life",
     "truth": "a change said in plain words stays true: now, as of a date, after tidy-up and after undo",
     "startup": "cold start of --version, memory list/search, chat --once and the app vs the llama.cpp floor, empty and 10k memories",
 }

@@ -44,8 +44,8 @@ from assistant.memory.retrieval.answerable import asked, question_names, relatio
 from assistant.memory.retrieval.held import fuller, holds, home_of_area, names_only as _names_only  # noqa: F401 (also read as answer.holds)
 from assistant.memory.retrieval.inject import source_label
 from assistant.memory.retrieval.perspective import first_to_second, rewrite
-from assistant.memory.retrieval.questions import (answer_type, asked_role, asks_advice, asks_before, asks_personal_fact, asks_possessed, computes, direct, is_question,
-                                                  part_of, recall_core, requests, speaks_of_self, speaks_of_us, yes_no)
+from assistant.memory.retrieval.questions import (answer_type, asked_role, asks_advice, asks_before, asks_personal_fact, asks_possessed, computes, direct, explains, is_question, knows,
+                                                  part_of, recall_core, requests, speaks_of_self, speaks_of_us, unquoted, yes_no)
 from assistant.memory.retrieval.vocabulary import LIGHT_VERBS
 from assistant.memory.retrieval.terms import PREFIX, THEN, _covered, _terms, content_words, focus, same_word, stem, words  # noqa: F401 (also read as answer.X)
 
@@ -217,16 +217,16 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     than its absolute cosines say."""
     if getattr(matcher, "spell", None) is not None:  # the question as retrieval read it ("alergic" -> "allergic")
         question = matcher.spell(question)
-    if computes(question) or tells(question) or produces(question, matcher):
-        return None
+    if computes(question) or tells(question) or produces(question, matcher) or not speaks_of_self(unquoted(question)) and unquoted(question) != question:
+        return None  # ... or about words it quotes ("What's the Spanish for 'I'm allergic to peanuts'?")
     self_q, us = speaks_of_self(question), speaks_of_us(question)  # "When do we fly to Japan?": the household's
     named = question_names_known(question, hits)  # "who is joost": a name the memories write
     if not isinstance(hits, crosslang.View) and language.detect(question) == "en" and not about_life(question, named, hits, self_q):
         return None  # "Who discovered penicillin?" with "User is allergic to penicillin." (English: other languages drop "I")
     if (view := crosslang.english_view(question, hits)) is not None:  # another language: read in English
         return crosslang.restore(choose(*view, matcher), question, hits)
-    if (asks_help := requests(question)) and asks_advice(question):
-        return None  # "... any tips?": the memory is context for the advice, not its answer
+    if (asks_help := requests(question)) and (asks_advice(question) or knows(question) or explains(question)):
+        return None  # "... any tips?", "How much vitamin D do I need?": the memory is context, not the answer
     kind = answer_type(question)
     # "favorite color?": a question naming no one else is about the person ("Remind me who Frieda's ...": about Frieda)
     personal = speaks_of_self(recall_core(question)) or us or not named

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from assistant.memory.language.cues import PAST
+from assistant.memory.language.cues import PAST, PERSON_WORD
 from assistant.memory.language.reading import reading
 from assistant.memory.retrieval import vocabulary as V
 
@@ -34,7 +34,8 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 _CONDITION = re.compile(r"\b(?:if|assuming|suppose|supposing|si|wenn|falls|caso)\b|\bse\s+(?:eu|meu|minha|o|a|os|as|um|uma)\b", re.I)
 _TRANSLATE = re.compile(
     r"\btranslat|\bhow\s+(?:do|would|can)\s+(?:you|i|one)\s+(?:say|write|spell|pronounce)\b|\bwhat\s+does\s+.+\s+mean\b"
-    r"|\btradu[cz]|\bübersetz|\bwie\s+sagt\s+man\b|\bcomment\s+dit-on\b|\bcómo\s+se\s+dice\b|\bcomo\s+se\s+diz\b|翻译|怎么说",
+    r"|\btradu[cz]|\bübersetz|\bwie\s+sagt\s+man\b|\bcomment\s+dit-on\b|\bcómo\s+se\s+dice\b|\bcomo\s+se\s+diz\b|翻译|怎么说"
+    r"|\b(?:cómo|como)\s+(?:eu\s+)?(?:digo|escribo|escrevo)\b|\bwie\s+sage\s+ich\b|\bcomment\s+(?:je\s+dis|dire)\b",
     re.I,
 )
 _SPANISH_SELF_VERB = re.compile(r"^[¿¡]?\s*(?:a\s+)?(?:qué|que|dónde|donde|cuándo|cuando|cómo|como|cuál|cual|con\s+quién|de\s+dónde|en\s+qué)\s+(?:\w+\s+)?(?P<v>\w+(?:[oé]|oy))\b", re.I)  # "soy", "estoy": -oy
@@ -48,6 +49,8 @@ _ADVICE = re.compile(
     r"|\b(?:should|could|can|may|might|shall)\s+i\b|\b(?:can|could|would|will)\s+you\b|\bhelp\s+me\b|\bgive\s+me\b"
     r"|\btell\s+me\s+(?:how|a|an|some|about\s+(?!my\b|me\b))|\brecommend|\bsuggest|\bideas?\b|\bwrite\b|\bexplain\b"
     r"|\b(?:let's|lets)\b|\btips?\b|\bhow\s+(?:much|many)\s+(?:should|do\s+i\s+need)\b"
+    r"|\bany\s+[\w-]+\s+(?:i|we)\s+(?:can|could|should)\b(?!['’]t)|\b(?:a\s+good|the\s+best|a\s+better)\s+way\b|\bcomment\s+(?:je|on)\s+(?:peux|peut)\b"
+    r"|\b(?:qué|que|quais|cuáles)\s+[\w-]+\s+(?:posso|puedo|podemos|devo|debo)\b|比较好|怎么安排"
     # deliberation: a modal after the person ("things I could do", "what we should bring"), "some" ideas, a gift to choose
     r"|\b(?:i|we)\s+(?:could|should|might|ought\s+to)\b|\bwhat\s+are\s+some\b"
     r"|\b(?:cómo|como|qué|que|dónde|donde)\s+(?:puedo|podría|debo|debería|posso|poderia|devo|deveria)\b|\bcomment\s+(?:puis-je|pourrais-je|dois-je)\b"
@@ -107,9 +110,19 @@ def about_person(question: str) -> bool:
     """A question that speaks of the person or a thing of their household ("what's the name of
     our dog?", not "our planet": :data:`~.vocabulary.OUR_WORDS`; not "we", which general
     questions use: "Why do we dream?"; see the module docstring); general or not."""
-    ws = words(question)
+    said = unquoted(question)  # "How do I say 'my name is' in Japanese?": the quoted words are mentioned, not said
+    ws = words(said)
     ours = any(w in V.OUR_WORDS and (i + 1 == len(ws) or ws[i + 1] not in V.EVERYONES) for i, w in enumerate(ws))
-    return is_question(question) and (speaks_of_self(question) or ours)
+    return is_question(question) and (speaks_of_self(said) or ours)
+
+
+_QUOTED = re.compile(r"(?<!\w)'(?:[^'\n]|(?<=\w)'(?=\w))+?'(?!\w)|\"[^\"]{2,}\"|«[^»]+»|“[^”]+”|„[^“”]+[“”]|‘[^’]+’|「[^」]+」|『[^』]+』")
+
+
+def unquoted(text: str) -> str:
+    """``text`` without what it quotes ("What's the Spanish for 'I'm allergic to peanuts'?" ->
+    "What's the Spanish for ?"): words quoted are mentioned, not said of anyone."""
+    return _QUOTED.sub(" ", text)
 
 
 def _checks_claim(q: str) -> bool:
@@ -121,9 +134,13 @@ def _checks_claim(q: str) -> bool:
             continue
         rest = low[i + len(phrase):]
         rest = re.sub(r"^\s*(?:that|to\s+say|in\s+saying|que|dass|de\s+dire)\b", "", rest)
-        return not speaks_of_self(rest)
+        return not speaks_of_self(_GENERIC_I.sub(" ", rest))
     return False
 
+
+# "I" as anyone, with a modal of what one can, must or may do ("Is it true that I can't see the Great Wall from space?")
+_GENERIC_I = re.compile(r"\b(?:i|we|ich|je|eu|yo)\s+(?:can|can't|cannot|could|need\s+to|have\s+to|must|should|may|darf|muss|kann|peux|dois|posso|devo|puedo|debo)\b[^,.;?]*"
+                        r"|\bmit\s+meinem\b|\bmeinem\b")
 
 _RECALL = re.compile(
     r"\b(?:remind|tell)\s+me\s+(?:again\s+)?(?:my|where|what|when|who|which|whether|if)\b|\b(?:remember|recall|know)\s+(?:my|where|what|when|who|which|whether|if)\b"
@@ -153,9 +170,11 @@ def asks_advice(q: str) -> bool:
 
 def _judgement(q: str) -> bool:
     """"Is my plan to learn Spanish in a month realistic?": a judgement, not a recall."""
-    ws = words(q)
-    return bool(ws) and ws[0] in ("is", "are", "was", "would", "will", "does", "do") and any(w in V.JUDGEMENTS for w in ws[2:]) \
-        and not (len(ws) > 1 and ws[1] in ("i",) and ws[0] in ("am",))
+    for text in dict.fromkeys((q, reading(q))):  # "Ist es realistisch, dass ...?" -> "is it realistic that ...?"
+        ws = words(text)
+        if bool(ws) and ws[0] in ("is", "are", "was", "would", "will", "does", "do") and any(w in V.JUDGEMENTS or w in V.VERDICTS for w in ws[2:]):
+            return True
+    return False
 
 
 def carries_data(q: str) -> bool:
@@ -196,7 +215,50 @@ def requests(question: str) -> bool:
     """Asks the assistant to do something or to judge ("Which medicine should I avoid?", "is
     my plan realistic?"): a memory may help, but the reply is the model's."""
     q = question.strip()
-    return bool(q) and (_requests(q) or _judgement(q))
+    return bool(q) and (_requests(q) or _judgement(q) or _tag_judgement(q) or explains(q) or knows(q))
+
+
+# a short yes/no question closing a statement, judging it: "... in 3 months. Realistic?", "... Is that too much?",
+# "My friend says tomatoes are a fruit. Is he right?" (read in English: "Vale a pena ...?", "这样靠谱吗？")
+_TAG = re.compile(r"(?:^|[.!?,;:]\s+)(?:(?:is|was|does|would|isn't)\s+(?:that|it|this|he|she|they)\s+|(?:are|were)\s+(?:they|you)\s+)?"
+                  r"(?:(?:sound|look|seem)\s+|(?:a|too|very|really|so)\s+)*(?P<w>[a-z]+)(?:\s+(?:much|many|idea|plan|enough))?\s*\??\s*$", re.I)
+
+
+def _tag_judgement(q: str) -> bool:
+    m = _TAG.search(unquoted(q)) or _TAG.search(reading(q))
+    return m is not None and (m["w"].casefold() in V.JUDGEMENTS or m["w"].casefold() in V.VERDICTS)
+
+
+# how a thing works or why a thing of theirs behaves as it does: "How does my smart thermostat know ...?", "¿Cómo funciona
+# la placa ...?" (read: "how works ..."), "Why do my glasses fog up ...?", "What's the difference between gross and net ...?";
+# not what a person of theirs does ("Why does my sister live in Lisbon?", "How does my brother know Camille?")
+_EXPLAIN = re.compile(r"^\s*(?:how\s+(?:does|do|can|could)\s+(?!(?:i|we|you)\b)(?P<a>(?:an?\s+|the\s+|my\s+|our\s+)?[\w' -]+?)\s+(?:work|function|know|tell)\b"
+                      r"|how\s+(?:works?|functions?)\b|why\s+(?:does|do)\s+(?P<b>(?:my|our|the|a|an)\s+[\w-]+(?:\s+[\w-]+)?)\s+(?!have\b|live\b|work\b)[a-z]+"
+                      r"|what(?:['’]s|\s+is)\s+the\s+difference\s+between\b)", re.I)
+_HUMAN = re.compile(PERSON_WORD.pattern.replace("|dog|cat|puppy|kitten|team", ""), re.I)
+
+
+# what anyone needs, can or does, asked through the person or a thing of theirs: "Can my dog eat grapes?", "Does my
+# houseplant need more water in winter?", "How much vitamin D do I need per day?", "Why do I get a headache when I skip
+# coffee?" (a habit under a condition, not "Why did I move?"), "I weigh 82 kg, how much is that in pounds?"
+_KNOWLEDGE = re.compile(r"^\s*(?:can|could|may|should)\s+(?:my|our|a|an|the)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:eat|drink|have|take|be|go|get)\b"
+                        r"|^\s*(?:does|do)\s+(?:my|our)\s+[\w-]+(?:\s+[\w-]+)?\s+need\b"
+                        r"|^\s*how\s+(?:much|many)\s+[\w\s-]+?\s+(?:do|does|should|can)\s+(?:i|we|you|my\s+\w+|an?\s+\w+)\s+(?:need|burn|eat|drink|take|sleep|get|lose)\b"
+                        r"|^\s*why\s+(?:do|does)\s+(?:i|we|my\s+\w+)\s+(?!have\b|live\b|work\b)\w+\b.*\b(?:when|after|whenever|every\s+time|if|before)\b"
+                        r"|\d[^?]*\b(?:is|are)\s+(?:that|this|it|they)\s+in\s+[a-z]+", re.I)
+
+
+def knows(q: str) -> bool:
+    """General knowledge asked through the person or a thing of theirs (:data:`_KNOWLEDGE`, in its
+    words or English reading): what memory holds is not the answer."""
+    return bool(_KNOWLEDGE.search(unquoted(q)) or _KNOWLEDGE.search(reading(q)))
+
+
+def explains(q: str) -> bool:
+    """Asks how something works or why a thing behaves as it does (:data:`_EXPLAIN`, in its words or
+    English reading): general knowledge about their thing, never a fact memory holds."""
+    m = _EXPLAIN.match(unquoted(q)) or _EXPLAIN.match(reading(q))
+    return m is not None and not _HUMAN.search(m["a"] or m["b"] or "")
 
 
 def general(question: str) -> bool:

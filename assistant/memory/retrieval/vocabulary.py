@@ -101,13 +101,16 @@ REQUEST_WORDS = frozenset(
 )  # fmt: skip
 #: Asking to check a general claim: "am I right that 2+2 is 4?" (the claim is what is asked).
 CLAIM_CHECK = ("am i right", "am i correct", "is it true", "is it right", "is it correct", "right that", "true that",
-               "correct that", "tengo razón", "es verdad", "es cierto", "habe ich recht", "stimmt es", "ai-je raison",
+               "correct that", "tengo razón", "es verdad", "es cierto", "habe ich recht", "stimmt es", "ai-je raison", "j'ai raison",
                "est-il vrai", "c'est vrai", "tenho razão", "é verdade")  # fmt: skip
 #: A judgement asked about a plan or thing of the person's ("is my plan realistic?").
 JUDGEMENTS = frozenset(
     """realistic reasonable possible feasible healthy safe normal good bad enough okay ok wise smart
     worth fair correct right wrong""".split()
 )  # fmt: skip
+#: What a short tag question asks of the statement before it ("Is he right?", "Correct?", "Does that sound doable?").
+VERDICTS = frozenset("""true right correct accurate doable achievable dumb stupid silly crazy mistake much risky dangerous
+    sensible advisable legit reliable""".split())  # fmt: skip
 LANGUAGE_NAMES = frozenset(
     """english spanish german french portuguese chinese mandarin italian japanese dutch russian arabic korean
     inglés español alemán francés portugués chino englisch spanisch deutsch französisch portugiesisch
