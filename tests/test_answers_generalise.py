@@ -388,3 +388,24 @@ def test_the_general_bench_scores_both_kinds():
     out = score([{"q": "Why does my laptop fan get so loud?", "kind": "general", "lang": "en"},
                  {"q": "Where do I live?", "kind": "personal", "lang": "en"}])  # fmt: skip
     assert (out["general_refusable"], out["personal_read"], out["misread"]) == (0, 1, [])
+
+
+@pytest.mark.parametrize("question, personal", [
+    ("Which hotel are we staying at in Lisbon?", True),  # "we" in a plan or a past is the household
+    ("Where did we go on our honeymoon?", True),
+    ("Why do we dream?", False),  # "we" in the simple present may be anyone
+    ("How are we supposed to know?", False),
+    ("Onde é que passei a lua de mel?", True),  # Portuguese: a first-person preterite in -ei
+    ("Em que ano tirei a carta de condução?", True),
+])  # fmt: skip
+def test_we_in_a_plan_and_a_portuguese_first_person_verb_are_the_person(question, personal):
+    assert Q.asks_personal_fact(question) is personal
+
+
+def test_a_german_genitive_names_someone_of_theirs_fake_hits():
+    """"Was ist Arjuns Lieblingsessen?" asks about Arjun (never said: code may say it does not know)."""
+    from assistant.memory.retrieval.answer import about_known
+
+    hits = [_hit("User's husband is Arjun.", "family.husband")]
+    assert about_known("Was ist Arjuns Lieblingsessen?", hits)
+    assert not about_known("Was ist Thomas Lieblingsessen?", hits)  # no one of theirs

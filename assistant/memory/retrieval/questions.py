@@ -88,7 +88,20 @@ def speaks_of_self(text: str) -> bool:
     if any(c in text for c in V.SELF_CHARS):
         return True
     m = _SPANISH_SELF_VERB.match(text.strip())
-    return m is not None and _first_person_es(m["v"])
+    if m is not None and _first_person_es(m["v"]):
+        return True
+    m = _PORTUGUESE_SELF_VERB.match(text.strip())  # "Onde é que passei a lua de mel?": -ei is "I" in the past
+    return m is not None and _lexicon_word(m["v"], "pt") is not None
+
+
+#: A Portuguese question word, then (within two words) a first-person preterite in -ei ("passei", "tirei", "comprei").
+_PORTUGUESE_SELF_VERB = re.compile(r"^\s*(?:onde|quando|que|qual|quem|como|em\s+que\s+\w+|com\s+quem|o\s+que)\s+(?:é\s+que\s+)?(?:\w+\s+)?(?P<v>\w{2,}ei)\b", re.I)
+
+
+def _lexicon_word(word: str, lang: str) -> str | None:
+    from assistant.memory.language.gloss import lexicon  # the lexicon loads on first use
+
+    return lexicon(lang).word(fold(word), lang)
 
 
 def speaks_of_us(text: str) -> bool:
@@ -113,7 +126,13 @@ def about_person(question: str) -> bool:
     said = unquoted(question)  # "How do I say 'my name is' in Japanese?": the quoted words are mentioned, not said
     ws = words(said)
     ours = any(w in V.OUR_WORDS and (i + 1 == len(ws) or ws[i + 1] not in V.EVERYONES) for i, w in enumerate(ws))
-    return is_question(question) and (speaks_of_self(said) or ours)
+    return is_question(question) and (speaks_of_self(said) or ours or bool(_WE_DID.search(said)))
+
+
+# "we" in a past, a plan or a stay is the household's ("Which hotel are we staying at?", "Where did we go?"); in the
+# simple present it may be anyone ("Why do we dream?")
+_WE_DID = re.compile(r"\b(?:did|are|were|will|have|had|was)\s+we\s+(?!supposed\b|allowed\b|meant\b)(?:\w+\s+)?(?:\w+ing|\w+ed|go|get|fly|stay|buy|meet|see|move|do)\b"
+                     r"|\bwe\s+(?:went|were|moved|met|bought|got|stayed|flew|married|booked)\b", re.I)
 
 
 _QUOTED = re.compile(r"(?<!\w)'(?:[^'\n]|(?<=\w)'(?=\w))+?'(?!\w)|\"[^\"]{2,}\"|«[^»]+»|“[^”]+”|„[^“”]+[“”]|‘[^’]+’|「[^」]+」|『[^』]+』")
