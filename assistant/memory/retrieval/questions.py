@@ -159,7 +159,7 @@ def _checks_claim(q: str) -> bool:
 
 # "I" as anyone, with a modal of what one can, must or may do ("Is it true that I can't see the Great Wall from space?")
 _GENERIC_I = re.compile(r"\b(?:i|we|ich|je|eu|yo)\s+(?:can|can't|cannot|could|need\s+to|have\s+to|must|should|may|darf|muss|kann|peux|dois|posso|devo|puedo|debo)\b[^,.;?]*"
-                        r"|\bmit\s+meinem\b|\bmeinem\b")
+                        r"|\bich\b[^,.;?]*\b(?:darf|muss|kann|soll)\b|\bmeinem\b")
 
 _RECALL = re.compile(
     r"\b(?:remind|tell)\s+me\s+(?:again\s+)?(?:my|where|what|when|who|which|whether|if)\b|\b(?:remember|recall|know)\s+(?:my|where|what|when|who|which|whether|if)\b"
