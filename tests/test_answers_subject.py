@@ -171,9 +171,17 @@ def test_a_rare_name_of_the_question_keeps_every_memory_that_writes_it():
     only "... ins Pflegeheim gezogen." and leave "Oma Gerda ist jetzt 93" out of the pool."""
     from assistant.memory.retrieval.gates import naming_rare
 
-    rows = {1: (1, "User: Oma Gerda ist letzte Woche ins Pflegeheim in Emmendingen gezogen."),
-            2: (2, "User: Oma Gerda ist jetzt 93 und braucht mehr Hilfe."),
-            3: (3, "Frieda's with User Wednesdays to Sundays."), 4: (4, "Frieda is 9.")}  # fmt: skip
+    from assistant.memory.retrieval.gates import _KIND
+
+    def row(i, text, kind="fact"):
+        r = [None] * (max(_KIND, 1) + 1)
+        r[0], r[1], r[_KIND] = i, text, kind
+        return tuple(r)
+
+    rows = {1: row(1, "User: Oma Gerda ist letzte Woche ins Pflegeheim in Emmendingen gezogen."),
+            2: row(2, "User: Oma Gerda ist jetzt 93 und braucht mehr Hilfe."),
+            5: row(5, "Oma Gerda ist letzte Woche ins Pflegeheim gezogen. Sie ist jetzt 93.", "episode"),  # repeats them
+            3: row(3, "Frieda's with User Wednesdays to Sundays."), 4: row(4, "Frieda is 9.")}  # fmt: skip
     df = {"gerda": 2, "oma": 2, "frieda": 40}
     freq = lambda terms: {t: df.get(t, 0) for t in terms}  # noqa: E731
     assert naming_rare(rows, ("oma", "gerda"), freq, n_rows=200) == {1, 2}

@@ -240,14 +240,14 @@ def one_per_message(c: Any, order: list[Ranked], k: int, keep: set[int] | frozen
 
 
 def naming_rare(rows: dict[int, Any], names: Any, doc_freq: Callable[[list[str]], dict[str, int]], n_rows: int) -> set[int]:
-    """The candidates that write a rare name of the question (in at most ``max(3, RESCUE_RARE *
+    """The facts that write a rare name of the question (in at most ``max(3, RESCUE_RARE *
     n_rows)`` memories): they keep their place beside their message's other memories ("How old
     is Oma Gerda?": "Oma Gerda ist jetzt 93" beside "Oma Gerda ist ... ins Pflegeheim gezogen.",
-    both clauses of one message)."""
+    two clauses of one message saying two things). An episode repeats its clauses: it gives way."""
     rare = max(3, int(RESCUE_RARE * n_rows))
     toks = [n for n in dict.fromkeys(names) if len(n) >= 3 and " " not in n]
     kept = [n for n, df in doc_freq(toks).items() if 0 < df <= rare] if toks else []
     if not kept:
         return set()
     pat = re.compile(r"(?<![\w])(?:" + "|".join(re.escape(n) for n in kept) + r")(?![\w])", re.I)
-    return {mid for mid, r in rows.items() if pat.search(r[1])}
+    return {mid for mid, r in rows.items() if r[_KIND] != Kind.EPISODE.value and pat.search(r[1])}
