@@ -409,3 +409,17 @@ def test_a_german_genitive_names_someone_of_theirs_fake_hits():
     hits = [_hit("User's husband is Arjun.", "family.husband")]
     assert about_known("Was ist Arjuns Lieblingsessen?", hits)
     assert not about_known("Was ist Thomas Lieblingsessen?", hits)  # no one of theirs
+
+
+@pytest.mark.parametrize("question", [
+    "I'm allergic to penicillin, is amoxicillin safe for me to take?",  # a new user's safety question got their own memory back
+    "My mum loves gardening, what's a good birthday present for her?",
+    "What's a good name for a beagle?",
+])  # fmt: skip
+def test_the_question_a_message_ends_with_is_read_after_what_it_tells(question):
+    assert Q.requests(question) and not Q.asks_personal_fact(question)
+
+
+def test_the_last_question_keeps_a_question_about_the_person():
+    assert Q.last_ask("I moved last week, where do I live now?") == "where do I live now?"
+    assert Q.asks_personal_fact("I moved last week, where do I live now?")

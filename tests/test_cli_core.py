@@ -78,3 +78,19 @@ def test_chat_with_a_broken_model_names_the_file(home_with_models, tmp_path):
     out = keepsake("chat", "--once", "hi", "--model", str(bad), "--json")
     assert out.returncode == 2
     assert "broken.gguf" in json.loads(out.stdout)["error"]
+
+
+def test_a_refusal_that_says_the_memories_are_listed_lists_them_fake_turn(capsys):
+    """A new user: "I'm not sure ... The memories I looked at are listed under this reply." and
+    the terminal listed nothing."""
+    from assistant.cli.core import _after_reply
+    from assistant.memory.retrieval.reply_check import UNKNOWN_RELATED
+    from assistant.turn import InjectedMemory, TurnResult
+
+    turn = TurnResult(session_id=1, turn_id="t", user_message_id=1, reply=UNKNOWN_RELATED, correction="unknown",
+                      injected_memories=[InjectedMemory(7, "Priya is a vet in Manchester.", 0.5, None, None)])  # fmt: skip
+    _after_reply(turn)
+    out = capsys.readouterr().out
+    assert "Memories looked at:" in out and "- Priya is a vet in Manchester. (memory #7)" in out
+    _after_reply(TurnResult(session_id=1, turn_id="t", user_message_id=1, reply="Hi!"))
+    assert "looked at" not in capsys.readouterr().out

@@ -260,6 +260,10 @@ def _kept(exc: EngineError, chat, *, as_json: bool = False) -> UserError:
     return err
 
 
+#: Memories listed under "I'm not sure: nothing I remember answers that." (the window lists them too).
+LOOKED_AT = 5
+
+
 def _after_reply(turn) -> None:
     """What code adds under a reply: why it was corrected, the memory answer, notices."""
     from assistant.answering import CORRECTION_NOTES, memory_line, show_memory_line  # deferred: the store (SQLCipher, numpy)
@@ -268,6 +272,10 @@ def _after_reply(turn) -> None:
         print(f"  ({CORRECTION_NOTES[turn.correction]})")
     if show_memory_line(turn.memory_answer):
         print(f"  {memory_line(turn.memory_answer)}")
+    if turn.correction == "unknown" and turn.injected_memories:  # "... The memories I looked at are listed under this reply."
+        print("  Memories looked at:")
+        for m in turn.injected_memories[:LOOKED_AT]:
+            print(f"  - {m.text} (memory #{m.id})")
     for notice in turn.notices:
         print(f"  * {notice}")
 

@@ -49,6 +49,7 @@ _ADVICE = re.compile(
     r"|\b(?:should|could|can|may|might|shall)\s+i\b|\b(?:can|could|would|will)\s+you\b|\bhelp\s+me\b|\bgive\s+me\b"
     r"|\btell\s+me\s+(?:how|a|an|some|about\s+(?!my\b|me\b))|\brecommend|\bsuggest|\bideas?\b|\bwrite\b|\bexplain\b"
     r"|\b(?:let's|lets)\b|\btips?\b|\bhow\s+(?:much|many)\s+(?:should|do\s+i\s+need)\b"
+    r"|\bwhat(?:['’]s|\s+is|\s+are|\s+would\s+be)\s+(?:a\s+|some\s+)?(?:good|nice|great|fun|cheap|healthy|safe)\s+\w+"
     r"|\bany\s+[\w-]+\s+(?:i|we)\s+(?:can|could|should)\b(?!['’]t)|\b(?:a\s+good|the\s+best|a\s+better)\s+way\b|\bcomment\s+(?:je|on)\s+(?:peux|peut)\b"
     r"|\b(?:qué|que|quais|cuáles)\s+[\w-]+\s+(?:posso|puedo|podemos|devo|debo)\b|比较好|怎么安排"
     # deliberation: a modal after the person ("things I could do", "what we should bring"), "some" ideas, a gift to choose
@@ -234,7 +235,20 @@ def requests(question: str) -> bool:
     """Asks the assistant to do something or to judge ("Which medicine should I avoid?", "is
     my plan realistic?"): a memory may help, but the reply is the model's."""
     q = question.strip()
-    return bool(q) and (_requests(q) or _judgement(q) or _tag_judgement(q) or explains(q) or knows(q))
+    return bool(q) and any(_requests(c) or _judgement(c) or _tag_judgement(c) or explains(c) or knows(c) for c in dict.fromkeys((q, last_ask(q))))
+
+
+# where a message's last question begins after what it tells: "I'm allergic to penicillin, | is amoxicillin safe ...?"
+_ASK_START = re.compile(r"(?:[,;:.!]|\band\b|\bso\b)\s+(?=(?:is|are|can|could|should|would|will|do|does|what|what's|how|which|where|when|any)\b)", re.I)
+
+
+def last_ask(question: str) -> str:
+    """The question a message ends with, after a statement before it ("My mum loves gardening, what's
+    a good present for her?" -> "what's a good present for her?"); the whole message otherwise."""
+    if not question.rstrip().endswith(("?", "？")):
+        return question
+    cuts = list(_ASK_START.finditer(question))
+    return question[cuts[-1].end():] if cuts else question
 
 
 # a short yes/no question closing a statement, judging it: "... in 3 months. Realistic?", "... Is that too much?",
