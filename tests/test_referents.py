@@ -109,3 +109,14 @@ def test_a_clause_without_its_subject_in_spanish_or_portuguese_is_the_one_named_
 ])  # fmt: skip
 def test_a_dropped_subject_is_never_guessed(message, kept):
     assert kept in facts(message), facts(message)
+
+
+@pytest.mark.parametrize("message, fact", [
+    # found by a new user: "sie" after "Meine beste Freundin Priya arbeitet ..." had stayed "sie"
+    ("Meine beste Freundin Priya arbeitet als Tierärztin in Manchester, sie passt manchmal auf Biscuit auf, wenn wir weg sind.",
+     "User: Priya passt manchmal auf Biscuit auf, wenn wir weg sind."),  # the condition stays with its clause
+    ("Mein Bruder Paul wohnt in Berlin. Er ist Lehrer.", "Paul ist Lehrer."),
+])  # fmt: skip
+def test_a_german_pronoun_after_my_relation_and_its_name_is_that_name(message, fact):
+    assert fact in facts(message), facts(message)
+    assert not any(f.startswith("User: wenn") for f in facts(message))

@@ -170,6 +170,7 @@ _POSSESSED = re.compile(r"^(?i:my|our|mi|mis|nuestr[oa]s?|mein|meine|unser|unser
 
 # a subordinate clause has its own subject: "..., seit sie letztes Jahr gestürzt ist"
 _SUBORDINATE_INTL = re.compile(r"(?i:seit|weil|dass|wenn|als|ob|obwohl|während|bevor|nachdem|damit|porque|cuando|quando|parce|quand|depuis)\b")
+_WHEN_INTL = re.compile(r"(?i:wenn|falls|cuando|quand|lorsque|quando)\b")
 _REL_HEAD = re.compile(r"^" + _REL_NP + r"(?:\s+[A-Z][\w'’-]+)?$")  # "My best friend Amara and I met ...": one subject
 
 
@@ -205,8 +206,8 @@ def _split(text: str, s: int, e: int) -> list[tuple[int, int, bool]]:
         head = text[start:m.start()]
         if not re.search(r"\w", head) or m.end() >= e:
             continue
-        if m.group().strip() == "," and _SUBORDINATE.match(head.strip()):
-            continue  # "When I was young, I lived in Lyon": one clause
+        if m.group().strip() == "," and (_SUBORDINATE.match(head.strip()) or _WHEN_INTL.match(text[m.end():e].lstrip())):
+            continue  # "When I was young, I lived in Lyon", "..., wenn wir weg sind" (a condition, no fact): one clause
         if len(head.split()) < 2 and not re.search(r"[\u4e00-\u9fff]", head):
             continue  # "Yes, I ..." / "Well, we ...": a filler, not a clause
         if "," not in m.group() and (_POSSESSED.match(head.strip()) or _REL_HEAD.match(head.strip())):

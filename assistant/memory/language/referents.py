@@ -115,7 +115,9 @@ def given_name(resolved: str, thing: str | None) -> str | None:
 #: A third-person subject pronoun opening a clause, by language (the English ones are resolved above).
 _FOREIGN_HE = {"de": r"(?:[Ss]ie|[Ee]r)", "fr": r"(?:[Ee]lle|[Ii]l)", "pt": r"(?:[Ee]la|[Ee]le)", "es": r"(?:[Ee]lla|[Éé]l)", "zh": r"(?:她|他)"}
 _LATIN_NAME = re.compile(r"(?<![\w'’])(?:(?:Sr|Sra|Dr|Dra|Mr|Mrs|Ms|Mme|Mlle|Prof)\.?\s+)?[A-ZÀ-Ý][a-zà-ÿ'’-]+(?:\s+[A-ZÀ-Ý][a-zà-ÿ'’-]+)?")
-_DE_LEAD = re.compile(r"^\s*(?P<n>[A-ZÄÖÜ][a-zäöüß]+(?:\s+[A-ZÄÖÜ][a-zäöüß]+)?)\s+(?:ist|hat|war|wohnt|lebt|arbeitet|wird|kommt|geht|liebt|mag)\b")
+# "Oma Gerda ist ...", "Meine beste Freundin Priya arbeitet ...", "Mein Bruder Paul wohnt ...": the name the sentence opens with
+_DE_LEAD = re.compile(r"^\s*(?:(?:Mein|Meine|Meinen|Unser|Unsere)\s+(?:[a-zäöüß]+\s+)?[A-ZÄÖÜ][a-zäöüß]+\s+)?"
+                      r"(?P<n>[A-ZÄÖÜ][a-zäöüß]+(?:\s+[A-ZÄÖÜ][a-zäöüß]+)?)\s+(?:ist|hat|war|wohnt|lebt|arbeitet|wird|kommt|geht|liebt|mag|spielt|studiert|macht)\b")
 _NOT_NAMES = frozenset("""Ich Wir Mein Meine Unser Unsere Der Die Das Ein Eine Je Nous Mon Ma Mes Le La Les Un Une Eu Nós Meu Minha O A Os As
     Um Uma Yo Nosotros Mi Mis El Los Las Una Sie Er Elle Il Ela Ele Ella Él""".split())
 
