@@ -423,3 +423,12 @@ def test_the_question_a_message_ends_with_is_read_after_what_it_tells(question):
 def test_the_last_question_keeps_a_question_about_the_person():
     assert Q.last_ask("I moved last week, where do I live now?") == "where do I live now?"
     assert Q.asks_personal_fact("I moved last week, where do I live now?")
+
+
+def test_a_reply_about_someone_named_is_grounded_only_by_a_memory_about_them_fake_hits():
+    """A new user: "when is Tom's birthday?" (never said) got the model's "Tom's birthday is on the
+    3rd of August." - Mum's birthday - and it was not refused: the date was in a memory."""
+    hits = [_hit("User's partner is Tom.", "partner"), _hit("Mum's birthday is on 3 August."), _hit("Tom is a carpenter.")]
+    s = settle("when is Tom's birthday?", "Tom's birthday is on the 3rd of August.", None, hits)
+    assert s.correction == "unknown"
+    assert settle("what does Tom do?", "Tom is a carpenter.", None, hits).correction is None

@@ -16,7 +16,10 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
+from assistant.memory.retrieval.aliases import aliases_of, names_in
 from assistant.memory.retrieval.answer import MemoryAnswer, ReplyCheck, _pool
+from assistant.memory.retrieval.answerable import question_names
+from assistant.memory.retrieval.questions import speaks_of_self
 from assistant.memory.retrieval.terms import _covered, _terms, focus, same_word, words
 from assistant.memory.retrieval.perspective import first_to_second
 
@@ -143,11 +146,17 @@ def _said(sentence: str) -> str:
 def grounded(reply: str, hits: Sequence[Any], question: str) -> bool:
     """The reply names something (a name, number or other word the question did not contain)
     from an injected memory that is about what the question asks ("my grandmother's name" is not
-    answered from "User's name is Dana Reis.": ``grandmother`` is not in it)."""
+    answered from "User's name is Dana Reis.": ``grandmother`` is not in it) and, for a question
+    about someone named, about them ("When is Tom's birthday?" is not grounded by Mum's)."""
     rw = words(reply)
     required, _ = focus(question)
+    # "When is Tom's birthday?": only a memory about Tom (by name or by the relation he is) grounds it, not Mum's birthday
+    whom = [] if speaks_of_self(question) else list(question_names(question))
+    aliases = aliases_of(hits) if whom else {}
     for h in hits:
         if required and not all(_covered(r, _pool(h.memory)) for r in required):
+            continue
+        if whom and not any(names_in(n, h.memory.text) or (n in aliases and _covered(aliases[n], words(h.memory.text))) for n in whom):
             continue
         key, strong = _terms(h.memory.text, question)
         if any(_phrase_in(t, rw) for t in strong or key):
