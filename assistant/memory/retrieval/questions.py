@@ -24,9 +24,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from assistant.memory.language.cues import PAST, PERSON_WORD
+from assistant.memory.language.cues import PAST
 from assistant.memory.language.reading import reading
 from assistant.memory.retrieval import vocabulary as V
+from assistant.memory.retrieval.general_shapes import explains, knows, last_ask, tag_judgement, unquoted  # noqa: F401 (also read as questions.X)
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\d+(?:[.,]\d+)?", re.UNICODE)
 _ARITH = re.compile(r"\d\s*(?:[-+*/×÷^=x]|plus|minus|times|divided|multiplied|squared|percent|%)\s*\d?", re.I)
@@ -136,15 +137,6 @@ _WE_DID = re.compile(r"\b(?:did|are|were|will|have|had|was)\s+we\s+(?!supposed\b
                      r"|\bwe\s+(?:went|were|moved|met|bought|got|stayed|flew|married|booked)\b", re.I)
 
 
-_QUOTED = re.compile(r"(?<!\w)'(?:[^'\n]|(?<=\w)'(?=\w))+?'(?!\w)|\"[^\"]{2,}\"|«[^»]+»|“[^”]+”|„[^“”]+[“”]|‘[^’]+’|「[^」]+」|『[^』]+』")
-
-
-def unquoted(text: str) -> str:
-    """``text`` without what it quotes ("What's the Spanish for 'I'm allergic to peanuts'?" ->
-    "What's the Spanish for ?"): words quoted are mentioned, not said of anyone."""
-    return _QUOTED.sub(" ", text)
-
-
 def _checks_claim(q: str) -> bool:
     """"Am I right that 2+2 is 4?": the claim after the check phrase does not speak of the person."""
     low = fold(q)
@@ -235,63 +227,7 @@ def requests(question: str) -> bool:
     """Asks the assistant to do something or to judge ("Which medicine should I avoid?", "is
     my plan realistic?"): a memory may help, but the reply is the model's."""
     q = question.strip()
-    return bool(q) and any(_requests(c) or _judgement(c) or _tag_judgement(c) or explains(c) or knows(c) for c in dict.fromkeys((q, last_ask(q))))
-
-
-# where a message's last question begins after what it tells: "I'm allergic to penicillin, | is amoxicillin safe ...?"
-_ASK_START = re.compile(r"(?:[,;:.!]|\band\b|\bso\b)\s+(?=(?:is|are|can|could|should|would|will|do|does|what|what's|how|which|where|when|any)\b)", re.I)
-
-
-def last_ask(question: str) -> str:
-    """The question a message ends with, after a statement before it ("My mum loves gardening, what's
-    a good present for her?" -> "what's a good present for her?"); the whole message otherwise."""
-    if not question.rstrip().endswith(("?", "？")):
-        return question
-    cuts = list(_ASK_START.finditer(question))
-    return question[cuts[-1].end():] if cuts else question
-
-
-# a short yes/no question closing a statement, judging it: "... in 3 months. Realistic?", "... Is that too much?",
-# "My friend says tomatoes are a fruit. Is he right?" (read in English: "Vale a pena ...?", "这样靠谱吗？")
-_TAG = re.compile(r"(?:^|[.!?,;:]\s+)(?:(?:is|was|does|would|isn't)\s+(?:that|it|this|he|she|they)\s+|(?:are|were)\s+(?:they|you)\s+)?"
-                  r"(?:(?:sound|look|seem)\s+|(?:a|too|very|really|so)\s+)*(?P<w>[a-z]+)(?:\s+(?:much|many|idea|plan|enough))?\s*\??\s*$", re.I)
-
-
-def _tag_judgement(q: str) -> bool:
-    m = _TAG.search(unquoted(q)) or _TAG.search(reading(q))
-    return m is not None and (m["w"].casefold() in V.JUDGEMENTS or m["w"].casefold() in V.VERDICTS)
-
-
-# how a thing works or why a thing of theirs behaves as it does: "How does my smart thermostat know ...?", "¿Cómo funciona
-# la placa ...?" (read: "how works ..."), "Why do my glasses fog up ...?", "What's the difference between gross and net ...?";
-# not what a person of theirs does ("Why does my sister live in Lisbon?", "How does my brother know Camille?")
-_EXPLAIN = re.compile(r"^\s*(?:how\s+(?:does|do|can|could)\s+(?!(?:i|we|you)\b)(?P<a>(?:an?\s+|the\s+|my\s+|our\s+)?[\w' -]+?)\s+(?:work|function|know|tell)\b"
-                      r"|how\s+(?:works?|functions?)\b|why\s+(?:does|do)\s+(?P<b>(?:my|our|the|a|an)\s+[\w-]+(?:\s+[\w-]+)?)\s+(?!have\b|live\b|work\b)[a-z]+"
-                      r"|what(?:['’]s|\s+is)\s+the\s+difference\s+between\b)", re.I)
-_HUMAN = re.compile(PERSON_WORD.pattern.replace("|dog|cat|puppy|kitten|team", ""), re.I)
-
-
-# what anyone needs, can or does, asked through the person or a thing of theirs: "Can my dog eat grapes?", "Does my
-# houseplant need more water in winter?", "How much vitamin D do I need per day?", "Why do I get a headache when I skip
-# coffee?" (a habit under a condition, not "Why did I move?"), "I weigh 82 kg, how much is that in pounds?"
-_KNOWLEDGE = re.compile(r"^\s*(?:can|could|may|should)\s+(?:my|our|a|an|the)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:eat|drink|have|take|be|go|get)\b"
-                        r"|^\s*(?:does|do)\s+(?:my|our)\s+[\w-]+(?:\s+[\w-]+)?\s+need\b"
-                        r"|^\s*how\s+(?:much|many)\s+[\w\s-]+?\s+(?:do|does|should|can)\s+(?:i|we|you|my\s+\w+|an?\s+\w+)\s+(?:need|burn|eat|drink|take|sleep|get|lose)\b"
-                        r"|^\s*why\s+(?:do|does)\s+(?:i|we|my\s+\w+)\s+(?!have\b|live\b|work\b)\w+\b.*\b(?:when|after|whenever|every\s+time|if|before)\b"
-                        r"|\d[^?]*\b(?:is|are)\s+(?:that|this|it|they)\s+in\s+[a-z]+", re.I)
-
-
-def knows(q: str) -> bool:
-    """General knowledge asked through the person or a thing of theirs (:data:`_KNOWLEDGE`, in its
-    words or English reading): what memory holds is not the answer."""
-    return bool(_KNOWLEDGE.search(unquoted(q)) or _KNOWLEDGE.search(reading(q)))
-
-
-def explains(q: str) -> bool:
-    """Asks how something works or why a thing behaves as it does (:data:`_EXPLAIN`, in its words or
-    English reading): general knowledge about their thing, never a fact memory holds."""
-    m = _EXPLAIN.match(unquoted(q)) or _EXPLAIN.match(reading(q))
-    return m is not None and not _HUMAN.search(m["a"] or m["b"] or "")
+    return bool(q) and any(_requests(c) or _judgement(c) or tag_judgement(c) or explains(c) or knows(c) for c in dict.fromkeys((q, last_ask(q))))
 
 
 def general(question: str) -> bool:
