@@ -200,3 +200,13 @@ def test_keepsake_notices_lists_what_a_message_saved_and_follows_a_forget(keepsa
     texts = [s["text"] for m in after["messages"] for s in m["saved"]]
     assert "Joost is a carpenter." in texts and not any("Pepper" in t for t in texts), texts
     assert "we have a" not in after["title"]  # the title made from the message follows its cut
+
+    # a new user: each `chat --once` is its own conversation; `notices --all` lists them all, oldest first
+    assert main(["chat", "--once", "I work as a pharmacist at St James's hospital."]) == 0
+    capsys.readouterr()
+    assert main(["notices", "--all", "--json"]) == 0
+    every = json.loads(capsys.readouterr().out)["sessions"]
+    assert len(every) == 2 and every[0]["session_id"] < every[1]["session_id"]
+    assert any("pharmacist" in s["text"] for m in every[1]["messages"] for s in m["saved"])
+    assert main(["notices", "--all"]) == 0
+    assert capsys.readouterr().out.count("Conversation #") == 2

@@ -18,6 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("notices", help="what was saved to memory from your messages (\"Saved: ...\"), with ids to take back")
     p.add_argument("--session", type=argtypes.record_id, default=None, help="this conversation (default: the most recent)")
     p.add_argument("--limit", type=argtypes.limit, default=20, help="the last N messages that saved something (default 20)")
+    p.add_argument("--all", action="store_true", help="every conversation, oldest first (each with its last --limit messages)")
     add_json(p)
     p.set_defaults(func=cmd_notices)
 
@@ -56,9 +57,18 @@ def _text(data: dict) -> str:
     return "\n".join(lines)
 
 
+def every_conversation(store, limit: int | None = 20) -> dict:
+    """{"sessions": [notices(...) of each conversation that kept memories, oldest first]}."""
+    found = [notices(store, s.id, limit) for s in reversed(store.list_sessions(limit=None))]
+    return {"sessions": [d for d in found if d["messages"]]}
+
+
 @store_command
 def cmd_notices(args: argparse.Namespace) -> int:
     with opened_store(args.services) as store:
-        data = notices(store, args.session, args.limit)
-    emit(args, data, lambda: _text(data))
+        data = every_conversation(store, args.limit) if args.all else notices(store, args.session, args.limit)
+    if args.all:
+        emit(args, data, lambda: "\n\n".join(_text(d) for d in data["sessions"]) or "Nothing was saved to memory from your messages yet.")
+    else:
+        emit(args, data, lambda: _text(data))
     return 0
