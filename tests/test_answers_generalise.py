@@ -432,3 +432,9 @@ def test_a_reply_about_someone_named_is_grounded_only_by_a_memory_about_them_fak
     s = settle("when is Tom's birthday?", "Tom's birthday is on the 3rd of August.", None, hits)
     assert s.correction == "unknown"
     assert settle("what does Tom do?", "Tom is a carpenter.", None, hits).correction is None
+
+
+def test_a_glossed_question_with_its_subject_after_the_verb_is_no_advice():
+    """"Wohin fliegen wir nach Weihnachten?" reads "where to fly we to Christmas?": not "where to go ...?" advice."""
+    assert not Q.requests("where to fly we to Christmas?")
+    assert Q.requests("Where to go for dinner tonight?")

@@ -59,7 +59,7 @@ _ADVICE = re.compile(
     r"|\b(?:que|quoi)\s+(?:puis-je|dois-je)\b"
     r"|\b(?:how|what|where|when|which)\s+(?:can|could|should|do|might)\s+we\b|\b(?:cómo|como|qué|que)\s+(?:podemos|podríamos|debemos|deberíamos|devemos|poderíamos)\b"
     r"|\bcomment\s+(?:pouvons-nous|devons-nous)\b|\b(?:wie|was|wo)\s+(?:können|sollen|sollten)\s+wir\b"
-    r"|\b(?:what|where|how|when)\s+to\s+\w+|\b(?:que|quoi)\s+faire\b|\b(?:qué|que)\s+hacer\b|\bo\s+que\s+fazer\b|\bwas\s+tun\b|\b(?:wie|was|wo)\s+(?:kann|könnte|soll|sollte)\s+ich\b|\b(?:puedes|podrías|pourriez|pouvez|kannst|können|podes|pode)\b|怎么办|如何|建议|帮我|推荐|应该",
+    r"|\b(?:what|where|how|when)\s+to\s+\w+\b(?!\s+(?:i|we|you|he|she|they)\b)|\b(?:que|quoi)\s+faire\b|\b(?:qué|que)\s+hacer\b|\bo\s+que\s+fazer\b|\bwas\s+tun\b|\b(?:wie|was|wo)\s+(?:kann|könnte|soll|sollte)\s+ich\b|\b(?:puedes|podrías|pourriez|pouvez|kannst|können|podes|pode)\b|怎么办|如何|建议|帮我|推荐|应该",
     re.I,
 )
 
