@@ -41,10 +41,10 @@ def score(items: list[dict[str, Any]]) -> dict[str, Any]:
     by_lang: dict[str, list[bool]] = defaultdict(list)
     for r in rows:
         by_lang[r["lang"]].append(r["personal"] == (r["kind"] == "personal"))
-    out: dict[str, Any] = {"questions": len(rows), "general": len(gen), "general_refusable": sum(r["personal"] for r in gen),
-                           "general_refusable_rate": round(sum(r["personal"] for r in gen) / max(1, len(gen)), 3),
-                           "personal": len(per), "personal_read": sum(r["personal"] for r in per),
-                           "personal_read_rate": round(sum(r["personal"] for r in per) / max(1, len(per)), 3) if per else None,
+    refusable, read = sum(r["personal"] for r in gen), sum(r["personal"] for r in per)
+    out: dict[str, Any] = {"questions": len(rows), "general": len(gen), "general_refusable": refusable,
+                           "general_refusable_rate": round(refusable / max(1, len(gen)), 3),
+                           "personal": len(per), "personal_read": read, "personal_read_rate": round(read / len(per), 3) if per else None,
                            "read_right_by_lang": {k: round(sum(v) / len(v), 3) for k, v in sorted(by_lang.items())}}  # fmt: skip
     out["misread"] = [r["q"] for r in rows if r["personal"] != (r["kind"] == "personal")]
     return out

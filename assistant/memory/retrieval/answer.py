@@ -217,7 +217,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     than its absolute cosines say."""
     if getattr(matcher, "spell", None) is not None:  # the question as retrieval read it ("alergic" -> "allergic")
         question = matcher.spell(question)
-    if computes(question) or tells(question) or produces(question, matcher) or not speaks_of_self(unquoted(question)) and unquoted(question) != question:
+    if computes(question) or tells(question) or produces(question, matcher) or ((unq := unquoted(question)) != question and not speaks_of_self(unq)):
         return None  # ... or about words it quotes ("What's the Spanish for 'I'm allergic to peanuts'?")
     self_q, us = speaks_of_self(question), speaks_of_us(question)  # "When do we fly to Japan?": the household's
     named = question_names_known(question, hits)  # "who is joost": a name the memories write

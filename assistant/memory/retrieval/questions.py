@@ -115,9 +115,7 @@ def speaks_of_us(text: str) -> bool:
 def _first_person_es(word: str) -> bool:
     """A Spanish word ending in -o/-é that the lexicon reads as "I ..." ("vivo", "practico") or
     does not know (a verb it lacks); "año" (year) is no verb."""
-    from assistant.memory.language.gloss import lexicon  # the lexicon loads on first use
-
-    found = lexicon("es").word(fold(word), "es")
+    found = _lexicon_word(word, "es")
     return found is None or found.startswith("I ")
 
 
