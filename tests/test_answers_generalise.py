@@ -438,3 +438,19 @@ def test_a_glossed_question_with_its_subject_after_the_verb_is_no_advice():
     """"Wohin fliegen wir nach Weihnachten?" reads "where to fly we to Christmas?": not "where to go ...?" advice."""
     assert not Q.requests("where to fly we to Christmas?")
     assert Q.requests("Where to go for dinner tonight?")
+
+
+def test_the_whole_noun_phrase_the_question_owns_is_read():
+    from assistant.memory.retrieval.terms import owned_phrase
+
+    assert owned_phrase("what was my vit d number") == "vit d number"
+    assert owned_phrase("What did my blood test show I was low in?") == "blood test show"
+    assert owned_phrase("Where is our allotment?") == "allotment" and owned_phrase("Where is it?") == ""
+
+
+def test_a_compound_the_question_owns_is_covered_by_meaning_not_its_first_word(matcher):
+    # "my vit" 0.13 with the message (under TOPIC_COSINE 0.20); "my vit d number" 0.31
+    text = "doc says my vitamin D is low (18 ng/ml), taking 2000 IU a day now"
+    assert not matcher.about(("vit",), text)
+    assert matcher.about(("vit",), text, "vit d number")
+    assert not matcher.about(("boat",), text, "boat")  # a thing never spoken of stays uncovered

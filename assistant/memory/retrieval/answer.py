@@ -47,7 +47,7 @@ from assistant.memory.retrieval.perspective import first_to_second, rewrite
 from assistant.memory.retrieval.questions import (answer_type, asked_role, asks_advice, asks_before, asks_personal_fact, asks_possessed, computes, direct, explains,
                                                   is_question, knows, part_of, recall_core, requests, speaks_of_self, speaks_of_us, unquoted, yes_no)
 from assistant.memory.retrieval.vocabulary import LIGHT_VERBS
-from assistant.memory.retrieval.terms import PREFIX, THEN, _covered, _terms, content_words, focus, same_word, stem, words  # noqa: F401 (also read as answer.X)
+from assistant.memory.retrieval.terms import PREFIX, THEN, _covered, _terms, content_words, focus, owned_phrase, same_word, stem, words  # noqa: F401 (also read as answer.X)
 
 #: How many retrieved memories (passed or below the threshold) a memory answer is chosen from:
 #: with 6, 121 of the dev split's 161 questions had an answering memory in the pool, with 10, 129.
@@ -243,6 +243,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     qnames = [n.casefold() for n in named]
     qlang = language.detect(question)
     required, optional = focus(question)
+    np_ = owned_phrase(question)
     before, inside = asks_before(question), part_of(question)  # "Where did I work before ...?", "Which part of Glasgow ...?"
     home = home_of_area(question, hits) if not inside else set()  # "Which neighbourhood do I live in?": not the town
     # "Mila's teacher": "my X" may be covered by meaning ("our car" / "We drive a Kangoo"), a thing of a named
@@ -272,7 +273,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
         slot_form = slot_cos >= cs.answer and not h.memory.slot  # a slot's form of its structure is close
         lex = qualifies(question, h, aliases)
         # the question's "my X" by word, else by meaning ("our car" / "We drive an old blue Renault Kangoo.")
-        covers = not required or all(_covered(r, pool) for r in required) or (use_sem and not owned_by_name and matcher.about(required, h.memory.text)
+        covers = not required or all(_covered(r, pool) for r in required) or (use_sem and not owned_by_name and matcher.about(required, h.memory.text, np_)
                                                                                and all(_covered(r, pool) for r in required if r in THEN)) \
             or slot_form  # "Finlay's job": "Finlay is the coxswain" is a job by its structure
         if not personal and not any(_covered(n, pool) for n in qnames):

@@ -288,16 +288,19 @@ class AnswerMatcher:
         attr = np.stack(self.vectors([f.format(s=subject) for f in ATTRIBUTE_FORMS]))
         return float((ident @ qv).max()) >= float((attr @ qv).max())
 
-    def about(self, focus: Sequence[str], text: str) -> bool:
+    def about(self, focus: Sequence[str], text: str, phrase: str = "") -> bool:
         """``text`` is about the question's "my <focus>" by meaning though it does not use the
         word: cos("my " + focus, text) >= :data:`TOPIC_COSINE` ("my company" / "I've been working at
         Brightwell Engineering" 0.22, "my photography" / "I bought a Fujifilm camera" 0.36; "my
         car" / "Dark green is my favourite colour." 0.16, "my book" / "User's favourite film is
-        Alien." 0.16)."""
+        Alien." 0.16). ``phrase``, the whole noun phrase the question owns, is tried too: its head
+        alone loses a compound's meaning ("my vit" 0.13 / "my vit d number" 0.31 with "doc says my
+        vitamin D is low"). Code-only dev4 0.710 -> 0.715, dev3 0.865 -> 0.870, dev/dev2 same."""
         if not focus or not self.available:
             return not focus
-        a, b = self.vectors(["my " + " ".join(focus), text])
-        return float(a @ b) >= TOPIC_COSINE
+        probes = dict.fromkeys(["my " + " ".join(focus), *(["my " + phrase] if phrase else [])])
+        *qs, t = self.vectors([*probes, text])
+        return max(float(q @ t) for q in qs) >= TOPIC_COSINE
 
     def produces(self, question: str) -> bool:
         """The question asks the assistant to produce something (:func:`.intent.produces`)."""

@@ -135,6 +135,20 @@ def focus(question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(required), tuple(optional)
 
 
+def owned_phrase(question: str, limit: int = 3) -> str:
+    """The whole noun phrase after the question's first "my/our" (up to ``limit`` words, to the
+    first stop word): "What did my blood test show?" -> "blood test show"."""
+    m = re.search(r"\b(?:my|our)\s+(.*)", question.replace("’", "'"), re.I)
+    if not m:
+        return ""
+    out: list[str] = []
+    for t in re.findall(r"[^\W_]+(?:-[^\W_]+)*|[?.!,]", m.group(1).casefold()):
+        if not t[0].isalnum() or (out and t in STOPWORDS) or len(out) >= limit:
+            break
+        out.append(t)
+    return " ".join(out)
+
+
 def _terms(text: str, question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(key, strong) terms of a memory text for this question (see the module docstring)."""
     qwords = words(question)
