@@ -454,3 +454,24 @@ def test_a_compound_the_question_owns_is_covered_by_meaning_not_its_first_word(m
     assert not matcher.about(("vit",), text)
     assert matcher.about(("vit",), text, "vit d number")
     assert not matcher.about(("boat",), text, "boat")  # a thing never spoken of stays uncovered
+
+
+@pytest.mark.parametrize("text, names", [
+    ("I sing in a little jazz band called the Blue Herons", True), ("Lotte named the hamster Kaas", True),
+    ("mi perro se llama Tango", True), ("我的猫叫花花", True), ("The Beatles are my favourite band", False),
+    ("I was called in to work on Monday", False),
+])  # fmt: skip
+def test_a_memory_that_names_something_in_so_many_words(text, names):
+    from assistant.memory.retrieval.held import NAMES_SOMETHING
+
+    assert bool(NAMES_SOMETHING.search(text)) is names
+
+
+def test_a_name_asked_is_answered_by_the_memory_that_names_it(tmp_path, converted_embedder_path):
+    from said_support import answer, said_retriever
+
+    said = ["The Beatles are my favourite band of all time, saw Paul live in 2018.",
+            "I sing in a little jazz band called the Blue Herons, we mostly play weddings."]  # fmt: skip
+    with said_retriever(tmp_path / "m.db", converted_embedder_path, said) as r:
+        a = answer(r, "What's the name of my band?")
+    assert a is not None and "Blue Herons" in a.text

@@ -41,7 +41,9 @@ from assistant.memory.retrieval import crosslang, forms, language, predicate
 from assistant.memory.retrieval.aliases import (about_life, aliases_of, ask_forms, messages, names_in, names_relation,
                                                question_names_known, runner_up, whole, written_names)
 from assistant.memory.retrieval.answerable import asked, question_names, relation_names, states_something
-from assistant.memory.retrieval.held import fuller, holds, home_of_area, names_only as _names_only  # noqa: F401 (also read as answer.holds)
+from assistant.memory.retrieval.held import NAMES_SOMETHING, fuller, holds, home_of_area, names_only as _names_only  # noqa: F401 (also read as answer.holds)
+from assistant.memory.retrieval.answer_weights import (FOCUS_MARGIN, LANG_PENALTY, LEX_BONUS, NAMED_MARGIN, NAMING_BONUS, OWN_WEIGHT, PRED_WEIGHT,
+                                                      SLOT_BONUS, TOP_BONUS, UNIQUE_COSINE)
 from assistant.memory.retrieval.inject import source_label
 from assistant.memory.retrieval.perspective import first_to_second, rewrite
 from assistant.memory.retrieval.questions import (answer_type, asked_role, asks_advice, asks_before, asks_personal_fact, asks_possessed, computes, direct, explains,
@@ -319,45 +321,11 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
         if not holds(kind, h.memory.text, question):
             continue  # "What's Jonas's middle name?" is not answered by "User's son is Jonas."
         rank = (1 - OWN_WEIGHT) * adj + OWN_WEIGHT * (o - penalty) + (SLOT_BONUS if h.slot_answer or slot_form else 0.0) + (0.05 if covers else 0.0) \
-            + (TOP_BONUS if h is first else 0.0) + PRED_WEIGHT * pr + (LEX_BONUS if lex and required else 0.0)
+            + (TOP_BONUS if h is first else 0.0) + PRED_WEIGHT * pr + (LEX_BONUS if lex and required else 0.0) \
+            + (NAMING_BONUS if kind == "name" and NAMES_SOMETHING.search(h.memory.text) else 0.0)
         if best is None or rank > best[0]:
             best = (rank, h)
     return _answer(fuller(whole(best[1], hits), hits, question, kind), question, hits, aliases) if best is not None else None
-
-
-FOCUS_MARGIN = 0.1  # calibrated on the dev split with forms.ANSWER_COSINE
-#: Added to FOCUS_MARGIN for a thing of a named other ("Rafael's profession") the memory does not
-#: word: its form must be near-identical ("What is Rafael's job?" 0.92; "Jonas goes to a daycare"
-#: for "Jonas's middle name" 0.77, "Mila's in grade 2" for "Mila's teacher" 0.72). Dev and dev2.
-NAMED_MARGIN = 0.2
-#: For a profile-slot answer, and a memory without a slot whose closest form is one of the slot the
-#: question asks most ("User is an intensive care nurse." for "wats my job again"). Code-only dev /
-#: dev2 / dev3, the structure's forms without -> with: 0.901 / 0.856 / 0.775 -> 0.907 / 0.856 / 0.780.
-SLOT_BONUS = 0.1
-#: Share of a candidate's rank taken from its own words' cosine with the question rather than its
-#: best form's: forms lend every memory about Jonas "How old is Jonas?" ("Jonas goes to a daycare
-#: ..." 0.77 by form, 0.53 by its words; "Jonas turned 4" 0.76 / 0.76). Code-only, dev / dev2 /
-#: dev3 correct: 0 -> 0.882 / 0.809 / 0.620; 0.5 -> 0.882 / 0.823 / 0.625; 1 -> 0.863 / 0.823 / -.
-OWN_WEIGHT = 0.5
-#: The form cosine enough for the one message whose memories word the question's "my/our X"
-#: ("Where is our allotment?" / "We finally got an allotment at Hamiltonhill ...": 0.21). Code-only
-#: dev / dev2 / dev3: no path 0.882 / 0.823 / 0.695; 0.15 and 0.10 both 0.882 / 0.823 / 0.705.
-UNIQUE_COSINE = 0.15
-TOP_BONUS = 0.1
-#: Added for a memory whose own words cover the question's "my X" (:func:`qualifies`), over one that
-#: covers it by meaning only ("Where did I do my MSc?": "Finished my MSc in Critical Care at Glasgow
-#: Caledonian" over retrieval's first, "I did my nursing degree at the University of Stirling").
-#: Code-only dev / dev2 / dev3: 0 -> 0.882 / 0.852 / 0.740; 0.1 and 0.2 -> 0.888 / 0.852 / 0.750.
-LEX_BONUS = 0.1
-#: Weight of what a memory says of the one asked about, without their name (:mod:`.predicate`), in
-#: the rank of a question about a named other or a relation ("Which school does Morven attend?":
-#: "... is 14 now and at Hyndland Secondary" 0.39 over "... started clarinet lessons at school" 0.23).
-#: Code-only dev / dev2 / dev3: 0 -> 0.882 / 0.823 / 0.705; 1 -> 0.888 / 0.842 / 0.710; 2 and 3 ->
-#: 0.888 / 0.842 / 0.715.
-PRED_WEIGHT = 2.0
-#: Taken off the form cosine of a memory in another language than the question that shares none
-#: of its names (:mod:`.language`).
-LANG_PENALTY = 0.15
 
 
 def _answer(hit: Any, question: str, hits: Sequence[Any], aliases: dict[str, str]) -> MemoryAnswer | None:

@@ -25,6 +25,12 @@ _INFLECTED = re.compile(r"\w{3}(?:ed|ly|ing)$")
 _RELATION_WORDS = frozenset(w for r in RELATIONS for w in relation_words(r)) | _MODIFIERS
 
 
+#: A memory that names something in so many words: "a band called the Kelvin Reelers", "Frieda named
+#: the leopard gecko Bolacha", "un gato que se llama Chispa", 妹妹叫张悦.
+NAMES_SOMETHING = re.compile(r"(?:\b(?:called|named|nicknamed|name\s+is|name['’]s|llamad[oa]|se\s+llama|chamad[oa]|se\s+chama|namens|hei(?:ß|ss)t"
+                             r"|appel[ée]e?|s['’]appelle)\s+(?:[\w'’-]+\s+){0,3}?(?-i:[A-Z])|叫[\u4e00-\u9fff])", re.I)
+
+
 def holds(kind: str | None, text: str, question: str) -> bool:
     """The memory holds a value of the kind the question asks for (:func:`~.questions.answer_type`)
     that the question does not already say: a name for "name" (a capitalised word: "What's the
