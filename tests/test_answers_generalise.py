@@ -475,3 +475,40 @@ def test_a_name_asked_is_answered_by_the_memory_that_names_it(tmp_path, converte
     with said_retriever(tmp_path / "m.db", converted_embedder_path, said) as r:
         a = answer(r, "What's the name of my band?")
     assert a is not None and "Blue Herons" in a.text
+
+
+@pytest.mark.parametrize("kind, text, question, held", [
+    ("number", "l'anniversaire de Lotte, c'est le 12 mars", "How old is Lotte?", False),  # a day of a month is no age
+    ("number", "Lotte turned 9 on Sunday (2026-03-12).", "How old is Lotte?", True),
+    ("number", "Born on 3 May 1990 in Leeds.", "How old is Priya?", True),  # the age follows from the year
+    ("when", "In May we fly to Oslo, from the 3rd to the 9th.", "What time is my flight to Oslo?", False),  # a date, no time of day
+    ("when", "My shift starts at 5 a.m., so I'm in bed by 9.", "What time does my shift start?", True),
+    ("when", "Choir is on Thursday evenings.", "What time is choir?", True),
+])  # fmt: skip
+def test_an_age_or_a_time_of_day_asked_needs_one_not_a_date(kind, text, question, held):
+    from assistant.memory.retrieval.held import holds
+
+    assert holds(kind, text, question) is held
+
+
+@pytest.mark.parametrize("text, question, only", [
+    ("Lotte's little girl Ines turned 6 on Thursday.", "How old is Lotte?", True),  # about Ines
+    ("Lotte's studio is in the old mill.", "Where does Lotte work?", False),  # a thing of hers: about her
+    ("Lotte's little girl Ines turned 6.", "How old is Lotte's girl?", False),  # asked of the one she owns
+    ("Lotte turned 40, her girl Ines made a cake.", "How old is Lotte?", False),
+])  # fmt: skip
+def test_a_name_written_only_as_someone_elses_owner(text, question, only):
+    from assistant.memory.retrieval.held import only_owner
+
+    assert only_owner("lotte", text, question) is only
+
+
+def test_an_age_asked_of_someone_is_not_their_childs(tmp_path, converted_embedder_path):
+    from said_support import answer, said_retriever
+
+    said = ["I'm seeing someone! Her name's Lotte, she teaches maths in Ghent.",
+            "Lotte's little girl Ines turned 6 on Thursday! we did a unicorn party in the garden."]  # fmt: skip
+    with said_retriever(tmp_path / "m.db", converted_embedder_path, said) as r:
+        lotte, ines = answer(r, "How old is Lotte?"), answer(r, "How old is Ines?")
+    assert lotte is None  # never said: Ines's age is not hers
+    assert ines is not None and "turned 6" in ines.text

@@ -38,10 +38,10 @@ from typing import Any, Sequence
 from assistant.memory.language.statements import Act, classify
 from assistant.memory.records import Kind, Trust
 from assistant.memory.retrieval import crosslang, forms, language, predicate
-from assistant.memory.retrieval.aliases import (about_life, aliases_of, ask_forms, messages, names_in, names_relation,
+from assistant.memory.retrieval.aliases import (PLACE, about_life, aliases_of, ask_forms, messages, names_in, names_relation,
                                                question_names_known, runner_up, whole, written_names)
 from assistant.memory.retrieval.answerable import asked, question_names, relation_names, states_something
-from assistant.memory.retrieval.held import NAMES_SOMETHING, fuller, holds, home_of_area, names_only as _names_only  # noqa: F401 (also read as answer.holds)
+from assistant.memory.retrieval.held import NAMES_SOMETHING, fuller, only_owner, holds, home_of_area, names_only as _names_only  # noqa: F401 (also read as answer.holds)
 from assistant.memory.retrieval.answer_weights import (FOCUS_MARGIN, LANG_PENALTY, LEX_BONUS, NAMED_MARGIN, NAMING_BONUS, OWN_WEIGHT, PRED_WEIGHT,
                                                       SLOT_BONUS, TOP_BONUS, UNIQUE_COSINE)
 from assistant.memory.retrieval.inject import source_label
@@ -244,6 +244,8 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     own = matcher.own(forms_q, [h.memory.text for h in cands]) if use_sem else [0.0] * len(cands)
     qnames = [n.casefold() for n in named]
     qlang = language.detect(question)
+    places = {m["n"].casefold() for t in (question, *(h.memory.text for h in hits)) for m in PLACE.finditer(t)} | {(part_of(question) or "").casefold()}
+    people = [n for n in qnames if n not in places]  # "Which district of Shanghai ...?": a place, no one
     required, optional = focus(question)
     np_ = owned_phrase(question)
     before, inside = asks_before(question), part_of(question)  # "Where did I work before ...?", "Which part of Glasgow ...?"
@@ -278,8 +280,13 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
         covers = not required or all(_covered(r, pool) for r in required) or (use_sem and not owned_by_name and matcher.about(required, h.memory.text, np_)
                                                                                and all(_covered(r, pool) for r in required if r in THEN)) \
             or slot_form  # "Finlay's job": "Finlay is the coxswain" is a job by its structure
-        if not personal and not any(_covered(n, pool) for n in qnames):
+        # someone the question names is in its answer, in a question about the person's life too ("What present
+        # did Noé get from me?" / "my birthday's 27 March"); a place it names may be left out ("那边" for Shanghai)
+        someone = qnames if not personal else people
+        if someone and not any(_covered(n, pool) for n in someone):
             continue
+        if qnames and not self_q and all(only_owner(n, h.memory.text, question) for n in qnames):
+            continue  # "How old is Camille?" / "Camille's little boy Noé turned 6": about Noé
         said = not other_asks or any(_covered(o, pool) for o in other_asks)  # "vet" for "Which vet does Bracken go to?"
         # the asked relation named (in any capture language, or by the name given to it): "mi padre" / "Mein Vater Andrés"
         names_rel = any(names_relation(h.memory.text, r, aliases) for r in rels)

@@ -9,7 +9,7 @@ from typing import Any, Sequence
 from assistant.memory.retrieval.aliases import FAMILY_WORDS, PLACE, episode_of
 from assistant.memory.retrieval.answerable import RELATIONS, question_names, relation_words
 from assistant.memory.retrieval.terms import _covered, _terms, content_words, words
-from assistant.memory.retrieval.vocabulary import AREA_WORDS, LIGHT_VERBS, MODIFIERS as _MODIFIERS
+from assistant.memory.retrieval.vocabulary import AREA_WORDS, LIGHT_VERBS, MODIFIERS as _MODIFIERS, MONTHS
 
 _NUMBER_WORD = re.compile(r"\b(?:once|twice|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty|fifty"
                           r"|sixty|seventy|eighty|ninety|hundred|half|dozen)\b", re.I)
@@ -20,6 +20,13 @@ _WHEN_WORD = re.compile(r"\b(?:morning|afternoon|evening|night|weekend|weekday|d
 # a month or a weekday, full or short ("Oct", "Sept"), or "weekend": a time the memory says
 _CALENDAR = re.compile(r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?"
                        r"|nov(?:ember)?|dec(?:ember)?|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?)\b", re.I)
+_MONTH = "(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + ")"
+#: A day of a month written out, an ISO date: no age (a birth year is kept: the age follows from it) ("l'anniversaire de Camille, c'est le 9 octobre").
+_DATED = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th|er|º)?\.?(?:\s+(?:of|de))?\s+{_MONTH}\b|\b{_MONTH}\s+\d{{1,2}}\b|\b\d{{4}}-\d\d-\d\d\b", re.I)
+_CLOCK = re.compile(r"\b\d{1,2}(?:[:.h]\d\d|\s*(?:[ap]\.m\.?|(?:am|pm|o['’]clock|uhr|heures?|horas?|h)\b))|\b(?:at|by|around|until|till|from|um|à|a las|às)\s+\d{1,2}\b|\b(?:morning|afternoon|evening|night|noon"
+                    r"|midnight|lunchtime|dawn|tonight|abends?|morgens?|mittags?|nachts?|soir|matin|midi|nuit|tarde|noche|mañana|manhã|noite)s?\b"
+                    r"|[早晚上下中]午|晚上|早上|点", re.I)
+_ASKS_AGE = re.compile(r"\bhow\s+old\b|\bwhat\s+age\b", re.I)
 #: A verb or adverb form ("joined", "finally", "going"): no name of a thing.
 _INFLECTED = re.compile(r"\w{3}(?:ed|ly|ing)$")
 _RELATION_WORDS = frozenset(w for r in RELATIONS for w in relation_words(r)) | _MODIFIERS
@@ -29,6 +36,25 @@ _RELATION_WORDS = frozenset(w for r in RELATIONS for w in relation_words(r)) | _
 #: the leopard gecko Bolacha", "un gato que se llama Chispa", 妹妹叫张悦.
 NAMES_SOMETHING = re.compile(r"(?:\b(?:called|named|nicknamed|name\s+is|name['’]s|llamad[oa]|se\s+llama|chamad[oa]|se\s+chama|namens|hei(?:ß|ss)t"
                              r"|appel[ée]e?|s['’]appelle)\s+(?:[\w'’-]+\s+){0,3}?(?-i:[A-Z])|叫[\u4e00-\u9fff])", re.I)
+
+
+_BY_RELATION = re.compile(r"^(?:(?:" + "|".join(sorted(_MODIFIERS, key=len, reverse=True)) + r")\s+)*(?P<w>[\w-]+)", re.I)
+
+
+def only_owner(name: str, text: str, question: str) -> bool:
+    """``name`` is written in ``text`` only as the owner of someone else ("Camille's little boy Noé
+    turned 6"), while the question asks of the one named ("How old is Camille?"): the memory is
+    about that other person."""
+    if re.search(rf"\b{re.escape(name)}['’]s?\b", question, re.I):
+        return False
+    found = list(re.finditer(rf"\b{re.escape(name)}\b(['’]s?)?", text, re.I))
+    if not found:
+        return False
+    for m in found:
+        w = _BY_RELATION.match(text[m.end():].lstrip()) if m.group(1) else None
+        if not w or w["w"].casefold() not in FAMILY_WORDS | _RELATION_WORDS:
+            return False
+    return True
 
 
 def holds(kind: str | None, text: str, question: str) -> bool:
@@ -45,8 +71,13 @@ def holds(kind: str | None, text: str, question: str) -> bool:
                                                               for k in key)
     if kind == "year":  # a year the question does not say: "born in 1987", not "March 9th"
         return any(re.fullmatch(r"(?:1[89]|20)\d\d", t) for t in strong)
+    if kind == "number" and _ASKS_AGE.search(question):  # an age: not a date's numbers
+        text = _DATED.sub(" ", text)
+        return any(t[0].isdigit() for t in _terms(text, question)[1]) or _NUMBER_WORD.search(text) is not None
     if kind == "number":
         return any(t[0].isdigit() for t in strong) or _NUMBER_WORD.search(text) is not None
+    if re.search(r"\bwhat\s+time\b", question, re.I):  # a time of day, not a date
+        return _CLOCK.search(text) is not None
     # a date or year (digits), a weekday or a month, a time of day: not just any capitalised word ("Morag")
     return any(t[0].isdigit() for t in strong) or _CALENDAR.search(text) is not None or _WHEN_WORD.search(text) is not None
 

@@ -67,6 +67,16 @@ SYNONYMS = (
     {"garden", "yard"}, {"autumn", "fall"}, {"neighbourhood", "neighborhood"}, {"nappy", "diaper"}, {"lorry", "truck"},
 )  # fmt: skip
 
+#: Month names of the six capture languages (folded; zh writes months with digits).
+MONTHS = frozenset(
+    """january february march april may june july august september october november december
+    jan feb mar apr jun jul aug sep sept oct nov dec
+    januar februar märz mai juni juli oktober dezember
+    enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre
+    janvier février mars avril juin juillet août septembre octobre novembre décembre
+    janeiro fevereiro março maio junho julho setembro outubro novembro dezembro""".split()
+)  # fmt: skip
+
 #: The person speaking of themselves, per language (folded words; zh: characters in the text).
 SELF_WORDS = frozenset(
     """i me my mine myself i'm i've i'd
