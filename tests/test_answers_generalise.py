@@ -512,3 +512,14 @@ def test_an_age_asked_of_someone_is_not_their_childs(tmp_path, converted_embedde
         lotte, ines = answer(r, "How old is Lotte?"), answer(r, "How old is Ines?")
     assert lotte is None  # never said: Ines's age is not hers
     assert ines is not None and "turned 6" in ines.text
+
+
+def test_the_message_that_words_all_a_question_asks():
+    from assistant.memory.retrieval.terms import words, wording_all
+
+    pools = [words("off to Ghent for a symposium on dunes, presenting our erosion model on Friday"),
+             words("I present the weather on local radio"), words("the symposium dinner was lovely")]  # fmt: skip
+    msgs = [frozenset({1}), frozenset({2}), frozenset({3})]
+    assert wording_all("What am I presenting at the symposium?", pools, msgs, 2) == {1}
+    assert wording_all("Where's the symposium?", pools, msgs, 2) == set()  # one word is too little evidence
+    assert wording_all("What colour is my boat?", pools, msgs, 2) == set()

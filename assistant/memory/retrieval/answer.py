@@ -42,14 +42,14 @@ from assistant.memory.retrieval.aliases import (PLACE, about_life, aliases_of, a
                                                question_names_known, runner_up, whole, written_names)
 from assistant.memory.retrieval.answerable import asked, question_names, relation_names, states_something
 from assistant.memory.retrieval.held import NAMES_SOMETHING, fuller, only_owner, holds, home_of_area, names_only as _names_only  # noqa: F401 (also read as answer.holds)
-from assistant.memory.retrieval.answer_weights import (FOCUS_MARGIN, LANG_PENALTY, LEX_BONUS, NAMED_MARGIN, NAMING_BONUS, OWN_WEIGHT, PRED_WEIGHT,
+from assistant.memory.retrieval.answer_weights import (EVERY_COSINE, EVERY_WORDS, FOCUS_MARGIN, LANG_PENALTY, LEX_BONUS, NAMED_MARGIN, NAMING_BONUS, OWN_WEIGHT, PRED_WEIGHT,
                                                       SLOT_BONUS, TOP_BONUS, UNIQUE_COSINE)
 from assistant.memory.retrieval.inject import source_label
 from assistant.memory.retrieval.perspective import first_to_second, rewrite
 from assistant.memory.retrieval.questions import (answer_type, asked_role, asks_advice, asks_before, asks_personal_fact, asks_possessed, computes, direct, explains,
                                                   is_question, knows, part_of, recall_core, requests, speaks_of_self, speaks_of_us, unquoted, yes_no)
 from assistant.memory.retrieval.vocabulary import LIGHT_VERBS
-from assistant.memory.retrieval.terms import PREFIX, THEN, _covered, _terms, content_words, focus, owned_phrase, same_word, stem, words  # noqa: F401 (also read as answer.X)
+from assistant.memory.retrieval.terms import PREFIX, THEN, _covered, _terms, content_words, focus, owned_phrase, wording_all, same_word, stem, words  # noqa: F401 (also read as answer.X)
 
 #: How many retrieved memories (passed or below the threshold) a memory answer is chosen from:
 #: with 6, 121 of the dev split's 161 questions had an answering memory in the pool, with 10, 129.
@@ -272,6 +272,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     pools = [_pool(h.memory, aliases) for h in cands]
     # the messages whose memories word the question's "my/our X" ("Where is our allotment?"): one alone is strong evidence
     wording = {m for p, ms in zip(pools, msgs) if required and all(_covered(r, p) for r in required) for m in ms}
+    every = wording_all(question, pools, msgs, EVERY_WORDS)  # lexical evidence where MiniLM scores a long message low
     best: tuple[float, Any] | None = None
     for i, (h, s, o, pool, pr, (_c, slot_cos)) in enumerate(zip(cands, sem, own, pools, pred, scored)):
         slot_form = slot_cos >= cs.answer and not h.memory.slot  # a slot's form of its structure is close
@@ -311,6 +312,8 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
                 or (lex and english and wording and wording <= msgs[i] and s >= UNIQUE_COSINE)
         else:
             ok = lex
+        if not ok and use_sem and english and every and every <= msgs[i] and s >= EVERY_COSINE and not asks_help:
+            ok = True  # the one message that words all the question asks
         if not ok and use_sem and english and (self_q or shares) and not asks_help and s >= forms.STANDOUT_COSINE:  # stands out
             ok = s - runner_up(i, sem, msgs) >= forms.STANDOUT_MARGIN and covers and said \
                 and not matcher.asks_other_slot(forms_q, h.memory.text, h.memory.slot)
