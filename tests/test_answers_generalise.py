@@ -369,6 +369,9 @@ def test_a_relation_someone_else_has_is_not_the_persons(text, relation, named):
     "I'm 1.80 m tall, how much is that in feet?",
     "Is it true that I can't mix bleach and vinegar?",  # "I" as anyone, with a modal
     "Any exercises I can do at my desk?",
+    # "why" of what keeps happening under a condition, in other languages too; may they do it to a thing of theirs
+    "¿Por qué me pica la garganta cuando como piña?", "Warum tun mir die Knie weh, wenn ich Treppen steige?",
+    "Why does my bread go stale so fast once it's sliced?", "Can I put my cast-iron pan in the dishwasher?",
 ])  # fmt: skip
 def test_a_general_question_that_mentions_the_person_is_no_personal_fact(question):
     assert not Q.asks_personal_fact(question)
@@ -377,6 +380,7 @@ def test_a_general_question_that_mentions_the_person_is_no_personal_fact(questio
 @pytest.mark.parametrize("question", [
     "Why does my sister live in Lisbon?", "How does my brother know Camille?",  # what a person of theirs does
     "Is there any food I can't stand?", "Where do I live?",
+    "Why did I move to Leeds after the divorce?", "why am i learning french again",  # a reason they told
 ])  # fmt: skip
 def test_a_question_about_the_persons_life_stays_one(question):
     assert Q.asks_personal_fact(question)
