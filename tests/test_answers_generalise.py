@@ -448,6 +448,7 @@ def test_the_whole_noun_phrase_the_question_owns_is_read():
     from assistant.memory.retrieval.terms import owned_phrase
 
     assert owned_phrase("what was my vit d number") == "vit d number"
+    assert owned_phrase("What's my master's degree in?") == "master's degree"
     assert owned_phrase("What did my blood test show I was low in?") == "blood test show"
     assert owned_phrase("Where is our allotment?") == "allotment" and owned_phrase("Where is it?") == ""
 

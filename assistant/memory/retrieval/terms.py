@@ -142,7 +142,7 @@ def owned_phrase(question: str, limit: int = 3) -> str:
     if not m:
         return ""
     out: list[str] = []
-    for t in re.findall(r"[^\W_]+(?:-[^\W_]+)*|[?.!,]", m.group(1).casefold()):
+    for t in re.findall(r"[^\W_]+(?:-[^\W_]+)*(?:'s)?|[?.!,]", m.group(1).casefold()):
         if not t[0].isalnum() or (out and t in STOPWORDS) or len(out) >= limit:
             break
         out.append(t)
