@@ -528,3 +528,24 @@ def test_the_message_that_words_all_a_question_asks():
     assert wording_all("What am I presenting at the symposium?", pools, msgs, 2) == {1}
     assert wording_all("Where's the symposium?", pools, msgs, 2) == set()  # one word is too little evidence
     assert wording_all("What colour is my boat?", pools, msgs, 2) == set()
+
+
+@pytest.mark.parametrize("question, words", [
+    ("What's the name of Finlay's partner?", {"partner", "husband", "wife"}), ("What is the name of the husband of Clara?", {"husband"}),
+    ("Who is Frieda's mother?", {"mother", "mum"}), ("Where does my sister live?", set()), ("What's Jonas's middle name?", set()),
+])  # fmt: skip
+def test_a_relation_someone_named_has_is_read(question, words):
+    from assistant.memory.retrieval.held import others_relation
+
+    got = others_relation(question)
+    assert words <= got and (bool(got) is bool(words))
+
+
+def test_a_relation_of_someone_named_needs_a_memory_that_words_it(tmp_path, converted_embedder_path):
+    from said_support import answer, said_retriever
+
+    said = ["A minha irmã mais nova, a Inês, é enfermeira no Porto.", "Inês runs every morning before her shift."]
+    with said_retriever(tmp_path / "m.db", converted_embedder_path, said) as r:
+        husband, job = answer(r, "¿Cómo se llama el marido de Inês?"), answer(r, "O que faz a minha irmã?")
+    assert husband is None  # never said: her job is not her husband's name
+    assert job is not None and "enfermeira" in job.text

@@ -57,6 +57,22 @@ def only_owner(name: str, text: str, question: str) -> bool:
     return True
 
 
+_REL_WORD = {w: rel for rel, ws in RELATIONS.items() for w in ws if " " not in w}
+# "Finlay's partner", "the husband of Clara" (a gloss of "el marido de Clara")
+_OTHERS_REL = re.compile(r"(?<![.?!] )(?<!^)\b(?-i:[A-Z][\w’'-]+)['’]s?\s+(?:(?:" + "|".join(sorted(_MODIFIERS, key=len, reverse=True))
+                         + r")\s+)*(?P<r>[\w-]+)|\bthe\s+(?P<r2>[\w-]+)\s+(?:of|de|da|do|von|du|di)\s+(?=(?-i:[A-Z]))", re.I)
+
+
+def others_relation(question: str) -> frozenset[str]:
+    """The words of a relation someone named has, asked about ("What's the name of Finlay's
+    partner?", "the husband of Clara"): a memory that words none of them says nothing of that person."""
+    for m in _OTHERS_REL.finditer(question):
+        rel = _REL_WORD.get((m["r"] or m["r2"] or "").casefold())
+        if rel:
+            return frozenset(w for w in RELATIONS[rel] if " " not in w)
+    return frozenset()
+
+
 def holds(kind: str | None, text: str, question: str) -> bool:
     """The memory holds a value of the kind the question asks for (:func:`~.questions.answer_type`)
     that the question does not already say: a name for "name" (a capitalised word: "What's the
