@@ -549,3 +549,15 @@ def test_a_relation_of_someone_named_needs_a_memory_that_words_it(tmp_path, conv
         husband, job = answer(r, "¿Cómo se llama el marido de Inês?"), answer(r, "O que faz a minha irmã?")
     assert husband is None  # never said: her job is not her husband's name
     assert job is not None and "enfermeira" in job.text
+
+
+@pytest.mark.parametrize("text, says", [
+    ("I did my master's in Delft, that's where I met Sanne.", False), ("Sanne is a hydrologist in Delft.", True),
+    ("Sanne teaches chemistry at a secondary school.", True), ("my ex Sanne, the mother of my kid, is architect.", True),
+    ("A Sanne trabalha num banco.", True), ("Sanne loves octopuses.", False),
+])  # fmt: skip
+def test_what_someone_named_does_for_a_living_needs_a_memory_that_says_a_job(text, says):
+    from assistant.memory.retrieval.held import asks_job_of, says_job_of
+
+    assert asks_job_of("What does Sanne do for work?") and not asks_job_of("What does Sanne do on Saturdays?")
+    assert says_job_of("sanne", text) is says

@@ -41,7 +41,7 @@ from assistant.memory.retrieval import crosslang, forms, language, predicate
 from assistant.memory.retrieval.aliases import (PLACE, about_life, aliases_of, ask_forms, messages, names_in, names_relation,
                                                question_names_known, runner_up, whole, written_names)
 from assistant.memory.retrieval.answerable import asked, question_names, relation_names, states_something
-from assistant.memory.retrieval.held import NAMES_SOMETHING, fuller, only_owner, others_relation, holds, home_of_area, names_only as _names_only  # noqa: F401 (also read as answer.holds)
+from assistant.memory.retrieval.held import NAMES_SOMETHING, asks_job_of, fuller, only_owner, others_relation, says_job_of, holds, home_of_area, names_only as _names_only  # noqa: F401 (also read as answer.holds)
 from assistant.memory.retrieval.answer_weights import (EVERY_COSINE, EVERY_WORDS, FOCUS_MARGIN, LANG_PENALTY, LEX_BONUS, NAMED_MARGIN, NAMING_BONUS, OWN_WEIGHT, PRED_WEIGHT,
                                                       SLOT_BONUS, TOP_BONUS, UNIQUE_COSINE)
 from assistant.memory.retrieval.inject import source_label
@@ -317,6 +317,8 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
         if not ok and use_sem and english and (self_q or shares) and not asks_help and s >= forms.STANDOUT_COSINE:  # stands out
             ok = s - runner_up(i, sem, msgs) >= forms.STANDOUT_MARGIN and covers and said \
                 and not matcher.asks_other_slot(forms_q, h.memory.text, h.memory.slot)
+        if qnames and not self_q and not rels and asks_job_of(question) and not says_job_of(qnames[0], h.memory.text):
+            continue  # "What does Sanne do for work?" / "... that's where I met Sanne": no job of hers
         if others_rel and not any(_covered(w, pool) for w in others_rel):
             continue  # "¿Cómo se llama el marido de Clara?" / "a Clara é parteira em Lisboa": nothing of her husband
         if not ok or (role and not any(_covered(w, pool) for w in role)):

@@ -8,6 +8,7 @@ from typing import Any, Sequence
 
 from assistant.memory.retrieval.aliases import FAMILY_WORDS, PLACE, episode_of
 from assistant.memory.retrieval.answerable import RELATIONS, question_names, relation_words
+from assistant.memory.retrieval.named_forms import JOB, tagged_named_forms
 from assistant.memory.retrieval.terms import _covered, _terms, content_words, words
 from assistant.memory.retrieval.vocabulary import AREA_WORDS, LIGHT_VERBS, MODIFIERS as _MODIFIERS, MONTHS
 
@@ -71,6 +72,28 @@ def others_relation(question: str) -> frozenset[str]:
         if rel:
             return frozenset(w for w in RELATIONS[rel] if " " not in w)
     return frozenset()
+
+
+_ASKS_JOB = re.compile(r"^\s*what\s+(?:does|did)\s+(?-i:[A-Z])[\w’'-]+\s+do(?:\s+for\s+(?:work|a\s+living|money))?\s*[?.!]*\s*$"
+                       r"|\b(?:job|profession|occupation|line\s+of\s+work)\b", re.I)
+_JOB_WORDS = re.compile(r"\b(?:job|jobs|works?|worked|working|profession|career|employed|retired|runs|ran|owns|teaches|taught|studies|"
+                        r"trabaja|trabalha|arbeitet|travaille|é|es|ist|est)\b", re.I)
+
+
+def asks_job_of(question: str) -> bool:
+    """The (English) question asks what someone does for a living."""
+    return _ASKS_JOB.search(question) is not None
+
+
+def says_job_of(name: str, text: str) -> bool:
+    """``text`` says what ``name`` does for a living: a job by its clause structure ("Joost is a
+    carpenter.", "Kasper repairs bicycles.") in any sentence, or a word of work."""
+    if _JOB_WORDS.search(text):
+        return True
+    # "Beatriz, the wife of Rafael, is architect." (a gloss: Romance languages name a job without an article)
+    if re.search(rf"\b{re.escape(name)}\b[^.!?]*?\b(?:is|was)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){{0,2}}[\w-]+\s*(?:[.!?;]|$)", text, re.I):
+        return True
+    return any(slot == JOB for part in re.split(r"(?<=[.!?;])\s+|,\s+", text) for _f, slot in tagged_named_forms(part.strip()))
 
 
 def holds(kind: str | None, text: str, question: str) -> bool:
