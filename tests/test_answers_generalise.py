@@ -561,3 +561,26 @@ def test_what_someone_named_does_for_a_living_needs_a_memory_that_says_a_job(tex
 
     assert asks_job_of("What does Sanne do for work?") and not asks_job_of("What does Sanne do on Saturdays?")
     assert says_job_of("sanne", text) is says
+
+
+def test_an_episode_keeps_its_place_for_a_rare_word_its_clauses_lack(tmp_path, converted_embedder_path):
+    """One hit per message lets a clause ("Tobi started year 4 at the Elbschule") stand for its
+    message; the message keeps its own place for a rare asked word only it has ("teacher")."""
+    from datetime import datetime, timezone
+
+    from assistant.memory.retrieval import gates
+    from assistant.memory.store import search_reads as reads
+    from assistant.memory.store.filters import MemoryFilter, select_sql
+    from said_support import said_retriever
+
+    said = ["Tobi started year 4 at the Elbschule today, and his teacher is Herr Brandt", "Tobi is obsessed with submarines right now."]
+    with said_retriever(tmp_path / "m.db", converted_embedder_path, said) as r:
+        def rare(c, question):
+            sql, params = select_sql(MemoryFilter(), datetime.now(timezone.utc))
+            rows = {row[0]: row for row in reads.rows_by_ids(c, sql, params, list(range(1, 100)))}
+            return {rows[i][1] for i in gates.wording_rare(c, rows, question, lambda ts: {t: reads.doc_freq(c, t) for t in ts},
+                                                            reads.count_rows(c))}  # fmt: skip
+        teacher = r.store.read(lambda c: rare(c, "Who's Tobi's teacher this year?"))
+        year = r.store.read(lambda c: rare(c, "What year is Tobi in at school?"))
+    assert teacher == {said[0]}  # the message, not a clause of it
+    assert not year  # "year" is in its clause too

@@ -19,7 +19,8 @@ from typing import Any, Callable
 
 from assistant.memory.retrieval import answerable as ans
 from assistant.memory.retrieval.aliases import IN_LAW, in_law_read, my_relation
-from assistant.memory.retrieval.terms import synonyms
+from assistant.memory.retrieval.terms import content_words, synonyms
+from assistant.memory.retrieval.vocabulary import LIGHT_VERBS
 from assistant.memory.store import search_reads as reads
 from assistant.memory.store.sqlite import fts
 from assistant.memory.language.claims import NAME_SLOTS, canonical_subject, claims, person_names
@@ -251,3 +252,31 @@ def naming_rare(rows: dict[int, Any], names: Any, doc_freq: Callable[[list[str]]
         return set()
     pat = re.compile(r"(?<![\w])(?:" + "|".join(re.escape(n) for n in kept) + r")(?![\w])", re.I)
     return {mid for mid, r in rows.items() if r[_KIND] != Kind.EPISODE.value and pat.search(r[1])}
+
+
+def wording_rare(c: Any, rows: dict[int, Any], question: str, doc_freq: Callable[[list[str]], dict[str, int]], n_rows: int) -> set[int]:
+    """The episodes that word a rare content word of the question (not a name nor a light verb; in
+    at most ``max(3, RESCUE_RARE * n_rows)`` memories) that no other memory of their message words:
+    they keep their place beside their message's clauses ("Who's Frieda's teacher?": "Frieda started
+    4th grade today, her teacher is Frau Kessler ..." beside its clause "Frieda started 4th grade
+    ...", which says nothing of a teacher)."""
+    rare = max(3, int(RESCUE_RARE * n_rows))
+    content = set(content_words(question)) - LIGHT_VERBS
+    toks = [w for w in dict.fromkeys(re.findall(r"(?<![\w'’])[a-z][a-z-]{3,}(?![\w'’])", question)) if w in content]
+    kept = [w for w, df in doc_freq(toks).items() if 0 < df <= rare] if toks else []
+    if not kept:
+        return set()
+    out: set[int] = set()
+    for w in kept:  # each word alone: an episode whose clauses lack it
+        pat = re.compile(rf"(?<![\w]){re.escape(w)}", re.I)
+        msgs: dict[int, set[int]] = {}
+        for mid, msg in reads.source_messages(c, [mid for mid, r in rows.items() if pat.search(r[1])]):
+            msgs.setdefault(msg, set()).add(mid)
+        out |= {m for ms in msgs.values() if len(ms) == 1 for m in ms if rows[m][_KIND] == Kind.EPISODE.value}
+    return out
+
+
+def keep_rare(c: Any, rows: dict[int, Any], question: str, doc_freq: Callable[[list[str]], dict[str, int]], n_rows: int) -> set[int]:
+    """The memories that keep their place beside their message's others: :func:`naming_rare` and
+    :func:`wording_rare`."""
+    return naming_rare(rows, ans.question_names(question), doc_freq, n_rows) | wording_rare(c, rows, question, doc_freq, n_rows)

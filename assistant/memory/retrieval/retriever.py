@@ -269,7 +269,7 @@ class Retriever:
         first.update(dict.fromkeys(role_ids, 1.0))  # a job by its structure, for a job question: first below the threshold
         order = sorted(scored, key=lambda h: (not h[2], h[3], -(first.get(h[0], 0.0) if not h[2] else 0.0), -h[1],
                                               -cos.get(h[0], 0.0), h[0]))  # fmt: skip
-        by_name = gates.naming_rare(rows, ans.question_names(text), lambda terms: self._doc_freq(c, terms), self._n_rows(c))
+        by_name = gates.keep_rare(c, rows, text, lambda terms: self._doc_freq(c, terms), self._n_rows(c))
         top = gates.one_per_message(c, order, k, keep=named | role_ids | by_name)
         mems = {m.id: m for m in hydrate(c, [rows[h[0]] for h in top], f.known_at)}
         out = []
