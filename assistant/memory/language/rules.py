@@ -37,6 +37,7 @@ from typing import Any, Iterable
 
 from assistant.memory.language.clauses import WE, clauses
 from assistant.memory.language.clauses import people as named_people
+from assistant.memory.language.match import NOT_ORDINAL_DATE
 from assistant.memory.language.cues import NOT_AFTER_TITLE, PERSON, STANDING, has_first_person, imperative, own_names, strip_fillers
 from assistant.memory.language.gloss import LANGS
 from assistant.memory.language.langid import detect
@@ -78,7 +79,7 @@ _LEAD = re.compile(
     r"|fyi|ok|okay|yes|yeah|guess what|honestly)\b[\s,:;!.-]*|no\b[,:;!.-]+\s*)+",  # "No, ..." -- never "No como carne"
     re.I,
 )
-_SPLIT = re.compile(r"(?<=[.!?。！？])" + NOT_AFTER_TITLE + r"\s+|\n+")  # "Dr. Natarajan" is one sentence
+_SPLIT = re.compile(r"(?<=[.!?。！？])" + NOT_AFTER_TITLE + NOT_ORDINAL_DATE + r"\s+|\n+")  # "Dr. Natarajan" is one sentence
 
 
 def sentences(text: str) -> list[str]:
