@@ -584,3 +584,27 @@ def test_an_episode_keeps_its_place_for_a_rare_word_its_clauses_lack(tmp_path, c
         year = r.store.read(lambda c: rare(c, "What year is Tobi in at school?"))
     assert teacher == {said[0]}  # the message, not a clause of it
     assert not year  # "year" is in its clause too
+
+
+def test_a_german_ordinal_date_ends_no_sentence():
+    from assistant.memory.language.match import sentence_spans
+    from assistant.memory.language.rules import sentences
+
+    text = "Urlaub gebucht! Vom 28. August bis 6. September fahren wir nach Oslo. Mama hat am 14. März Geburtstag. Ich bin 38. Super."
+    want = ["Urlaub gebucht!", "Vom 28. August bis 6. September fahren wir nach Oslo.", "Mama hat am 14. März Geburtstag.", "Ich bin 38.", "Super."]
+    assert sentences(text) == want
+    assert [text[a:b] for a, b in sentence_spans(text)] == want
+
+
+@pytest.mark.parametrize("kind, text, question, held", [
+    ("when", "From 28 August until 6 September we take the ferry from Kiel to Oslo.", "What time does our ferry leave?", False),
+    ("colour", "Tattie, our ginger tabby cat, runs the house.", "What colour is Tattie?", True),
+    ("colour", "Matjes stays with our neighbour Frau Kowalski.", "What colour is Matjes?", False),  # never said
+    ("colour", "我的猫是黑色的", "What colour is my cat?", True),
+])  # fmt: skip
+def test_a_colour_or_a_time_of_day_asked_needs_one(kind, text, question, held):
+    from assistant.memory.retrieval.held import holds
+    from assistant.memory.retrieval.questions import answer_type
+
+    assert answer_type(question) in (kind, "when")
+    assert holds(kind, text, question) is held

@@ -10,7 +10,7 @@ from assistant.memory.retrieval.aliases import FAMILY_WORDS, PLACE, episode_of
 from assistant.memory.retrieval.answerable import RELATIONS, question_names, relation_words
 from assistant.memory.retrieval.named_forms import JOB, tagged_named_forms
 from assistant.memory.retrieval.terms import _covered, _terms, content_words, words
-from assistant.memory.retrieval.vocabulary import AREA_WORDS, LIGHT_VERBS, MODIFIERS as _MODIFIERS, MONTHS
+from assistant.memory.retrieval.vocabulary import AREA_WORDS, LIGHT_VERBS, COLOUR_CHARS, COLOURS, MODIFIERS as _MODIFIERS, MONTHS
 
 _NUMBER_WORD = re.compile(r"\b(?:once|twice|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty|fifty"
                           r"|sixty|seventy|eighty|ninety|hundred|half|dozen)\b", re.I)
@@ -24,7 +24,8 @@ _CALENDAR = re.compile(r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|m
 _MONTH = "(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + ")"
 #: A day of a month written out, an ISO date: no age (a birth year is kept: the age follows from it) ("l'anniversaire de Camille, c'est le 9 octobre").
 _DATED = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th|er|º)?\.?(?:\s+(?:of|de))?\s+{_MONTH}\b|\b{_MONTH}\s+\d{{1,2}}\b|\b\d{{4}}-\d\d-\d\d\b", re.I)
-_CLOCK = re.compile(r"\b\d{1,2}(?:[:.h]\d\d|\s*(?:[ap]\.m\.?|(?:am|pm|o['’]clock|uhr|heures?|horas?|h)\b))|\b(?:at|by|around|until|till|from|um|à|a las|às)\s+\d{1,2}\b|\b(?:morning|afternoon|evening|night|noon"
+_CLOCK = re.compile(r"\b\d{1,2}(?:[:.h]\d\d|\s*(?:[ap]\.m\.?|(?:am|pm|o['’]clock|uhr|heures?|horas?|h)\b))|\b(?:at|by|around|until|till|from|um|à|a las|às)\s+\d{1,2}\b(?!(?:st|nd|rd|th)?\.?\s+" + _MONTH + r"\b)"
+                    r"|\b(?:morning|afternoon|evening|night|noon"
                     r"|midnight|lunchtime|dawn|tonight|abends?|morgens?|mittags?|nachts?|soir|matin|midi|nuit|tarde|noche|mañana|manhã|noite)s?\b"
                     r"|[早晚上下中]午|晚上|早上|点", re.I)
 _ASKS_AGE = re.compile(r"\bhow\s+old\b|\bwhat\s+age\b", re.I)
@@ -108,6 +109,8 @@ def holds(kind: str | None, text: str, question: str) -> bool:
         # "my allergy medication"; not "joined" in "User has joined a choir." for "What's the name of my choir?")
         return any(not t[0].isdigit() for t in strong) or any(k not in _RELATION_WORDS and not k.isdigit() and not _INFLECTED.search(k)
                                                               for k in key)
+    if kind == "colour":  # a colour word ("a ginger tabby"), not just any memory about the one asked
+        return any(w in COLOURS for w in words(text)) or any(ch in text for ch in COLOUR_CHARS)
     if kind == "year":  # a year the question does not say: "born in 1987", not "March 9th"
         return any(re.fullmatch(r"(?:1[89]|20)\d\d", t) for t in strong)
     if kind == "number" and _ASKS_AGE.search(question):  # an age: not a date's numbers

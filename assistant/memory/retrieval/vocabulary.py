@@ -67,6 +67,17 @@ SYNONYMS = (
     {"garden", "yard"}, {"autumn", "fall"}, {"neighbourhood", "neighborhood"}, {"nappy", "diaper"}, {"lorry", "truck"},
 )  # fmt: skip
 
+#: Colour words of the six capture languages (folded; zh: characters), for a colour asked.
+COLOURS = frozenset(
+    """red orange yellow green blue purple violet pink brown black white grey gray silver gold beige cream navy teal
+    turquoise ginger tabby tan golden blonde brunette maroon
+    rot orange gelb grün blau lila rosa braun schwarz weiß weiss grau silbern golden
+    rojo roja naranja amarillo amarilla verde azul morado morada rosa marrón negro negra blanco blanca gris dorado
+    rouge jaune vert verte bleu bleue violet rose marron noir noire blanc blanche gris doré
+    vermelho vermelha laranja amarelo amarela verde azul roxo roxa rosa castanho preto preta branco branca cinzento cinza dourado""".split()
+)  # fmt: skip
+COLOUR_CHARS = ("红", "黄", "绿", "蓝", "紫", "粉", "棕", "黑", "白", "灰", "金", "银", "橙")
+
 #: Month names of the six capture languages (folded; zh writes months with digits).
 MONTHS = frozenset(
     """january february march april may june july august september october november december
