@@ -150,7 +150,7 @@ _ROMANCE_FUNCTION = frozenset("""una une este esta ese esa aquella cette cet ent
 
 _SUBORDINATE = re.compile(r"^(?:if|when|whether|because|since|although|though|unless|while|once|before|after|as soon as"
                           r"|even if|in case|si|cuando|wenn|als|falls|ob|quand|lorsque|se|quando|como|como|如果|要是|当)\b", re.I)
-_RELATIVE_WORDS = PERSON[3:-1] + r"|rabbit|bunny|hamster|parrot|horse|pony|tortoise|guinea pig|chickens?|hens?|goldfish|budgie"
+_RELATIVE_WORDS = PERSON[3:-1] + r"|rabbit|bunny|hamster|parrot|horse|pony|tortoise|guinea pig|chickens?|hens?|goldfish|budgie|bird|ferret|gecko|lizard|snake|turtle"
 _REL_NP = r"(?:(?i:my|our)\s+(?:[\w'’-]+\s+){0,2}?(?i:" + _RELATIVE_WORDS + r"))"
 _RELATIVE = re.compile(r"(?P<name>\b[A-Z][\w'’-]+(?:\s+(?:and|&)\s+[A-Z][\w'’-]+)?|\b" + _REL_NP + r"),?\s+(?P<who>who|que|qui|der|die)\s+"
                        r"(?P<rest>[^,;]+?)(?=\s*(?:,|;|$))")

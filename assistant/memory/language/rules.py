@@ -221,6 +221,14 @@ def _first_person(text: str) -> str:
     return re.sub(r"\b[Ww]e\b(?!['’])", "I", t)
 
 
+# a name, its relation in apposition, then a relative clause as the only predicate ("oh and Matjes, our ferret, who steals socks")
+_APPOS_WHO = re.compile(r"(?P<np>(?:^|(?<=[\s,;(]))[A-Z][\w'’-]+,\s+(?i:my|our)\s+(?:[\w'’-]+\s+){0,2}?[\w'’-]+),\s+(?:who|which|that)\s+(?=[a-z])")
+
+
+# a lead before a name in apposition: "oh and Matjes, our ferret, ..." is read from the name
+_LEAD_NAME = re.compile(_LEAD.pattern + r"(?=[A-Z][\w'’-]+,\s+(?i:my|our)\s)", re.I)
+
+
 def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list[Candidate]:
     """Profile slots and facts found in a user message, one clause at a time (see the module
     docstring). ``names``: the person's own people and pets already known (from memory)."""
@@ -233,6 +241,7 @@ def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list
             seen.add(key)
             out.append(cand)
 
+    text = _APPOS_WHO.sub(r"\g<np>, ", _LEAD_NAME.sub("", text))  # "oh and Matjes, our ferret, who steals socks": Matjes steals socks
     people = set(names) | own_names(text) | named_people(text, names)
     partners = list(dict.fromkeys(_PARTNER.findall(text)))
     household = f"User and {partners[0]}" if len(partners) == 1 else "User's household"
