@@ -608,3 +608,15 @@ def test_a_colour_or_a_time_of_day_asked_needs_one(kind, text, question, held):
 
     assert answer_type(question) in (kind, "when")
     assert holds(kind, text, question) is held
+
+
+def test_a_pro_drop_message_read_in_english_still_states_something(tmp_path, converted_embedder_path):
+    """"Se llama Pilar y es alérgica ..." reads "is called Pilar and is allergic ...": no subject in
+    English, a statement in its own words."""
+    from said_support import answer, said_retriever
+
+    said = ["Mi marido dice que su madre viene de Sevilla el sábado y se queda una semana. Se llama Pilar y es alérgica a los perros, "
+            "menos mal que tenemos un gato jaja"]  # fmt: skip
+    with said_retriever(tmp_path / "m.db", converted_embedder_path, said) as r:
+        a = answer(r, "¿A qué es alérgica Pilar?")
+    assert a is not None and "perros" in a.text

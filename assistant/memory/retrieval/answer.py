@@ -163,15 +163,15 @@ def qualifies(question: str, hit: Any, aliases: dict[str, str] | None = None) ->
     return any(_covered(o, pool) for o in asks)
 
 
-def _eligible(hit: Any) -> bool:
+def _eligible(hit: Any, stating: frozenset[int] = frozenset()) -> bool:
     """A statement that may answer: a profile, fact or experience, or an episode (the person's
-    own message) that states something; never a question."""
+    own message) that states something (in its own words: ``stating``, of a view); never a question."""
     m = hit.memory
     if not (hit.slot_answer or hit.passed_threshold or below_threshold(hit)) or m.text.rstrip().endswith(("?", "？")):
         return False
     if Kind(m.kind) in ANSWER_KINDS:
         return True
-    return Kind(m.kind) == Kind.EPISODE and states_something(m.text)
+    return Kind(m.kind) == Kind.EPISODE and (states_something(m.text) or m.id in stating)
 
 
 def below_threshold(hit: Any) -> bool:
@@ -232,7 +232,8 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     kind = answer_type(question)
     # "favorite color?": a question naming no one else is about the person ("Remind me who Frieda's ...": about Frieda)
     personal = speaks_of_self(recall_core(question)) or us or not named
-    cands = [h for h in hits if _eligible(h)]
+    stating = getattr(hits, "stating", frozenset())
+    cands = [h for h in hits if _eligible(h, stating)]
     if not cands:
         return None
     aliases = aliases_of(hits)
@@ -259,7 +260,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     # beside the name; a memory that words none of it answers only with a near-identical form
     other_asks = [o for o in optional if o not in qnames and stem(o) not in qnames and o not in LIGHT_VERBS] \
         if qnames and not self_q and not required else []
-    first = next((h for h in hits if h.passed_threshold and _eligible(h)), None)  # retrieval's best that passed
+    first = next((h for h in hits if h.passed_threshold and _eligible(h, stating)), None)  # retrieval's best that passed
     # who the question asks about: the relation, else a name -- unless it speaks of the person ("Do I speak any German?")
     subject = f"my {rels[0].replace('_', ' ')}" if rels else named[0].title() if named and not self_q else None
     identity = subject is None or not use_sem or matcher.asks_identity(question, subject)

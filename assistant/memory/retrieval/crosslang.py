@@ -22,11 +22,16 @@ from typing import Any, Sequence
 
 from assistant.memory.language.gloss import gloss
 from assistant.memory.language.reading import reading
+from assistant.memory.retrieval.answerable import states_something
 from assistant.memory.retrieval.questions import requests
 
 
 class View(list):
-    """Hits whose memory texts are English readings (never read again)."""
+    """Hits whose memory texts are English readings (never read again). ``stating``: the ids of
+    episodes whose own words state something (a gloss of a pro-drop message may not read so: "Se
+    llama Amparo y es alérgica a los gatos" -> "is called Amparo and is allergic to cats")."""
+
+    stating: frozenset[int] = frozenset()
 
 
 def english_view(question: str, hits: Sequence[Any]) -> tuple[str, View] | None:
@@ -37,6 +42,7 @@ def english_view(question: str, hits: Sequence[Any]) -> tuple[str, View] | None:
     q = None if requests(question) else gloss(question)  # a request stays one (choose reads its own words)
     changed = q is not None
     view = View()
+    view.stating = frozenset(h.memory.id for h in hits if states_something(h.memory.text))
     for h in hits:
         g = gloss(h.memory.text)
         changed = changed or g is not None
