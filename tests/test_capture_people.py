@@ -104,6 +104,7 @@ def test_what_does_kasper_do_for_work_is_answered_from_the_fact(tmp_path, minilm
     ("oh and Matjes, our ferret, who steals socks", {"User's ferret is Matjes.", "Matjes steals socks."}),
     ("oh and Kasper, my brother, who repairs bicycles", {"User's brother is Kasper.", "Kasper repairs bicycles."}),
     ("Bolacha, our gecko, sleeps all day.", {"User's gecko is Bolacha.", "Bolacha sleeps all day."}),
+    ("I live in Leeds with my son Tobi. oh and Matjes, our ferret, who steals socks", {"User's ferret is Matjes."}),  # a later sentence
 ])  # fmt: skip
 def test_a_name_in_apposition_keeps_its_name(text, facts):
     got = {c.text for c in extract(text, datetime(2026, 1, 8, tzinfo=timezone.utc))}

@@ -226,7 +226,7 @@ _APPOS_WHO = re.compile(r"(?P<np>(?:^|(?<=[\s,;(]))[A-Z][\w'’-]+,\s+(?i:my|our
 
 
 # a lead before a name in apposition: "oh and Matjes, our ferret, ..." is read from the name
-_LEAD_NAME = re.compile(_LEAD.pattern + r"(?=[A-Z][\w'’-]+,\s+(?i:my|our)\s)", re.I)
+_LEAD_NAME = re.compile(r"(?:^|(?<=[.!?]\s))" + _LEAD.pattern.removeprefix("^") + r"(?=[A-Z][\w'’-]+,\s+(?i:my|our)\s)", re.I)
 
 
 def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list[Candidate]:
