@@ -620,3 +620,16 @@ def test_a_pro_drop_message_read_in_english_still_states_something(tmp_path, con
     with said_retriever(tmp_path / "m.db", converted_embedder_path, said) as r:
         a = answer(r, "¿A qué es alérgica Pilar?")
     assert a is not None and "perros" in a.text
+
+
+@pytest.mark.parametrize("text, question, held", [
+    ("Ma meilleure amie Claudine, de Lyon, se marie à Annecy.", "what is the surname of Claudine?", False),  # a town is no surname
+    ("my friend Claudine Martin is getting married", "What's Claudine's last name?", True),
+    ("我从九月开始学中文，我的老师姓王。", "my Chinese teacher surname what?", True),  # the surname said
+])  # fmt: skip
+def test_a_surname_asked_needs_one(text, question, held):
+    from assistant.memory.retrieval.held import holds
+    from assistant.memory.retrieval.questions import answer_type
+
+    assert answer_type(question) == "surname"
+    assert holds("surname", text, question) is held

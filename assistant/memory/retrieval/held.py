@@ -28,6 +28,7 @@ _CLOCK = re.compile(r"\b\d{1,2}(?:[:.h]\d\d|\s*(?:[ap]\.m\.?|(?:am|pm|o['’]clo
                     r"|\b(?:morning|afternoon|evening|night|noon"
                     r"|midnight|lunchtime|dawn|tonight|abends?|morgens?|mittags?|nachts?|soir|matin|midi|nuit|tarde|noche|mañana|manhã|noite)s?\b"
                     r"|[早晚上下中]午|晚上|早上|点", re.I)
+_SURNAME_SAID = re.compile(r"\b(?:surname|last\s+name|family\s+name|apellidos?|nachname|nom\s+de\s+famille|sobrenome)\b|姓", re.I)
 _ASKS_AGE = re.compile(r"\bhow\s+old\b|\bwhat\s+age\b", re.I)
 #: A verb or adverb form ("joined", "finally", "going"): no name of a thing.
 _INFLECTED = re.compile(r"\w{3}(?:ed|ly|ing)$")
@@ -109,6 +110,8 @@ def holds(kind: str | None, text: str, question: str) -> bool:
         # "my allergy medication"; not "joined" in "User has joined a choir." for "What's the name of my choir?")
         return any(not t[0].isdigit() for t in strong) or any(k not in _RELATION_WORDS and not k.isdigit() and not _INFLECTED.search(k)
                                                               for k in key)
+    if kind == "surname":  # the surname said ("我的老师姓王"), or a capitalised word after a name asked ("Claudine Martin")
+        return _SURNAME_SAID.search(text) is not None or any(re.search(rf"\b{re.escape(n)}\s+(?-i:[A-Z])[\w’'-]+", text, re.I) for n in question_names(question))
     if kind == "colour":  # a colour word ("a ginger tabby"), not just any memory about the one asked
         return any(w in COLOURS for w in words(text)) or any(ch in text for ch in COLOUR_CHARS)
     if kind == "year":  # a year the question does not say: "born in 1987", not "March 9th"
