@@ -165,3 +165,9 @@ def test_guard_generation_closes_the_engine_stream_at_a_loop_fake_engine():
     assert closed == [True] and len(consumed) < len(tokens(REFERENCE))
     assert gen.stats is inner.stats and gen.stats.finish_reason == "loop"
     assert gen.raw.text.startswith(gen.text)  # the unguarded text stays available
+
+
+def test_a_memory_tag_with_its_brackets_rewritten_is_cut():
+    # a new user saw "<m20, 2026-12-06, source: session 6 msg 11>" as the first line of a reply
+    g, _ = stream("<m20, 2026-12-06, source: session 6 msg 11>\nYour teacher is Mr. Okafor.")
+    assert g.text.strip() == "Your teacher is Mr. Okafor."

@@ -91,11 +91,12 @@ def loop_in(text: str) -> bool:
 def leaks_in(text: str, system_prompt: str) -> list[str]:
     """Prompt wording in a reply: the system prompt, the memory block's tags/preamble phrases,
     memory line tags ``[m12, ...``, or any 6 consecutive words of the preamble."""
+    from assistant.engine.guard import MEMORY_TAG
     from assistant.memory.retrieval.inject import PREAMBLE  # deferred: the store (SQLCipher, numpy)
 
     low = " ".join(text.casefold().split())
     found = [p for p in (system_prompt.casefold().rstrip("."), *LEAK_PHRASES) if p and p in low]
-    if re.search(r"\[m\d+\s*,", text):
+    if MEMORY_TAG.search(text):
         found.append("[m<id>, ...] tag")
     pre = [x.casefold() for x in _WORDS.findall(PREAMBLE)]
     w = [x.casefold() for x in _WORDS.findall(text)]

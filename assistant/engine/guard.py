@@ -67,7 +67,8 @@ ROLE_MARKERS = re.compile(
     re.IGNORECASE,
 )
 _OWN_ROLE = re.compile(r"^\s*(?:#+\s*)?assistant\s*:\s*", re.IGNORECASE)
-_MEMORY_TAG = re.compile(r"\[m\d+\s*,", re.IGNORECASE)
+#: A memory line's tag, also as a small model rewrites its brackets ("<m20, 2026-12-06, source: session 6 msg 11>").
+MEMORY_TAG = re.compile(r"[\[<({]\s*m\d+\s*,|\bsource:\s*session\s+\d+\s+msg\s+\d+", re.IGNORECASE)
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _ABBREV = re.compile(r"(?:\b(?:Dr|Mr|Mrs|Ms|St|Jr|Sr|Prof|vs|etc|e\.g|i\.e|No|approx)|\b[A-Z]|\d)\.$")
 _BOUNDARY = re.compile(r"[.!?…]+[\"'”’)\]]*[ \t]+|[.!?…]+[\"'”’)\]]*(?=\n)|\n+")
@@ -245,7 +246,7 @@ class ReplyGuard:
         return out
 
     def _is_echo(self, w: list[str], unit: str) -> bool:
-        if _MEMORY_TAG.search(unit):
+        if MEMORY_TAG.search(unit):
             return True
         for p in self._phrases:
             if _contains(w, p):

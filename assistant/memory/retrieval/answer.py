@@ -256,6 +256,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     owned_by_name = bool(required) and not re.search(r"\b(?:my|our)\b", question, re.I)
     rels = asked(question).relations
     role, others_rel = asked_role(question), others_relation(question)
+    job_of = qnames[:1] if qnames and not self_q and not rels and asks_job_of(question) else []  # "What does Sanne do for work?"
     # "Which vet does Bracken go to?": what is asked of a named other (not the person) is a word
     # beside the name; a memory that words none of it answers only with a near-identical form
     other_asks = [o for o in optional if o not in qnames and stem(o) not in qnames and o not in LIGHT_VERBS] \
@@ -318,7 +319,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
         if not ok and use_sem and english and (self_q or shares) and not asks_help and s >= forms.STANDOUT_COSINE:  # stands out
             ok = s - runner_up(i, sem, msgs) >= forms.STANDOUT_MARGIN and covers and said \
                 and not matcher.asks_other_slot(forms_q, h.memory.text, h.memory.slot)
-        if qnames and not self_q and not rels and asks_job_of(question) and not says_job_of(qnames[0], h.memory.text):
+        if job_of and not any(says_job_of(n, h.memory.text) for n in job_of):
             continue  # "What does Sanne do for work?" / "... that's where I met Sanne": no job of hers
         if others_rel and not any(_covered(w, pool) for w in others_rel):
             continue  # "¿Cómo se llama el marido de Clara?" / "a Clara é parteira em Lisboa": nothing of her husband
