@@ -520,7 +520,11 @@ def test_an_age_asked_of_someone_is_not_their_childs(tmp_path, converted_embedde
 
 
 def test_the_message_that_words_all_a_question_asks():
-    from assistant.memory.retrieval.terms import words, wording_all
+    from assistant.memory.retrieval.terms import content_words, wording, words
+
+    def wording_all(question, pools, msgs, least):
+        asked = content_words(question)
+        return wording(asked, pools, msgs) if len(asked) >= least else set()
 
     pools = [words("off to Ghent for a symposium on dunes, presenting our erosion model on Friday"),
              words("I present the weather on local radio"), words("the symposium dinner was lovely")]  # fmt: skip

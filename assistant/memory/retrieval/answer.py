@@ -41,7 +41,8 @@ from assistant.memory.retrieval import crosslang, forms, language, predicate
 from assistant.memory.retrieval.aliases import (PLACE, about_life, aliases_of, ask_forms, messages, names_in, names_relation,
                                                question_names_known, runner_up, whole, written_names)
 from assistant.memory.retrieval.answerable import asked, question_names, relation_names, states_something
-from assistant.memory.retrieval.held import NAMES_SOMETHING, asks_job_of, fuller, only_owner, others_relation, says_job_of, holds, home_of_area, names_only as _names_only  # noqa: F401 (also read as answer.holds)
+from assistant.memory.retrieval.held import (NAMES_SOMETHING, asks_job_of, fuller, holds, home_of_area, names_only as _names_only,  # noqa: F401
+                                            only_owner, others_relation, says_job_of)  # (holds is also read as answer.holds)
 from assistant.memory.retrieval.answer_weights import (EVERY_COSINE, EVERY_WORDS, FOCUS_MARGIN, LANG_PENALTY, LEX_BONUS, NAMED_MARGIN, NAMING_BONUS, OWN_WEIGHT, PRED_WEIGHT,
                                                       SLOT_BONUS, TOP_BONUS, UNIQUE_COSINE)
 from assistant.memory.retrieval.inject import source_label
@@ -49,7 +50,8 @@ from assistant.memory.retrieval.perspective import first_to_second, rewrite
 from assistant.memory.retrieval.questions import (answer_type, asked_role, asks_advice, asks_before, asks_personal_fact, asks_possessed, computes, direct, explains,
                                                   is_question, knows, part_of, recall_core, requests, speaks_of_self, speaks_of_us, unquoted, yes_no)
 from assistant.memory.retrieval.vocabulary import LIGHT_VERBS
-from assistant.memory.retrieval.terms import PREFIX, THEN, _covered, _terms, content_words, focus, owned_phrase, wording_all, same_word, stem, words  # noqa: F401 (also read as answer.X)
+from assistant.memory.retrieval.terms import wording as words_in
+from assistant.memory.retrieval.terms import PREFIX, THEN, _covered, _terms, content_words, focus, owned_phrase, same_word, stem, words  # noqa: F401 (also read as answer.X)
 
 #: How many retrieved memories (passed or below the threshold) a memory answer is chosen from:
 #: with 6, 121 of the dev split's 161 questions had an answering memory in the pool, with 10, 129.
@@ -245,11 +247,11 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     own = matcher.own(forms_q, [h.memory.text for h in cands]) if use_sem else [0.0] * len(cands)
     qnames = [n.casefold() for n in named]
     qlang = language.detect(question)
-    places = {m["n"].casefold() for t in (question, *(h.memory.text for h in hits)) for m in PLACE.finditer(t)} | {(part_of(question) or "").casefold()}
-    people = [n for n in qnames if n not in places]  # "Which district of Shanghai ...?": a place, no one
     required, optional = focus(question)
     np_ = owned_phrase(question)
     before, inside = asks_before(question), part_of(question)  # "Where did I work before ...?", "Which part of Glasgow ...?"
+    places = {m["n"].casefold() for t in (question, *(h.memory.text for h in hits)) for m in PLACE.finditer(t)} | {(inside or "").casefold()}
+    people = [n for n in qnames if n not in places]  # "Which district of Shanghai ...?": a place, no one
     home = home_of_area(question, hits) if not inside else set()  # "Which neighbourhood do I live in?": not the town
     # "Mila's teacher": "my X" may be covered by meaning ("our car" / "We drive a Kangoo"), a thing of a named
     # other only by its word (MiniLM finds "Mila's in grade 2" close to "my teacher": it is about Mila, not her teacher)
@@ -273,8 +275,9 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
         if use_sem and about_whom else [0.0] * len(cands)
     pools = [_pool(h.memory, aliases) for h in cands]
     # the messages whose memories word the question's "my/our X" ("Where is our allotment?"): one alone is strong evidence
-    wording = {m for p, ms in zip(pools, msgs) if required and all(_covered(r, p) for r in required) for m in ms}
-    every = wording_all(question, pools, msgs, EVERY_WORDS)  # lexical evidence where MiniLM scores a long message low
+    wording = words_in(required, pools, msgs)
+    asked_words = content_words(question)  # all of them worded: lexical evidence where MiniLM scores a long message low
+    every = words_in(asked_words, pools, msgs) if len(asked_words) >= EVERY_WORDS else set()
     best: tuple[float, Any] | None = None
     for i, (h, s, o, pool, pr, (_c, slot_cos)) in enumerate(zip(cands, sem, own, pools, pred, scored)):
         slot_form = slot_cos >= cs.answer and not h.memory.slot  # a slot's form of its structure is close

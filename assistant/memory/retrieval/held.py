@@ -78,6 +78,7 @@ def others_relation(question: str) -> frozenset[str]:
 
 _ASKS_JOB = re.compile(r"^\s*what\s+(?:does|did)\s+(?-i:[A-Z])[\w’'-]+\s+do(?:\s+for\s+(?:work|a\s+living|money))?\s*[?.!]*\s*$"
                        r"|\b(?:job|profession|occupation|line\s+of\s+work)\b", re.I)
+# a word of work, or a Romance/German copula: "é arquiteta", "es médico", "ist Ärztin" name a job without an article
 _JOB_WORDS = re.compile(r"\b(?:job|jobs|works?|worked|working|profession|career|employed|retired|runs|ran|owns|teaches|taught|studies|"
                         r"trabaja|trabalha|arbeitet|travaille|é|es|ist|est)\b", re.I)
 
@@ -89,7 +90,8 @@ def asks_job_of(question: str) -> bool:
 
 def says_job_of(name: str, text: str) -> bool:
     """``text`` says what ``name`` does for a living: a job by its clause structure ("Joost is a
-    carpenter.", "Kasper repairs bicycles.") in any sentence, or a word of work."""
+    carpenter.", "Kasper repairs bicycles.") in any sentence, a word of work or a copula of another
+    language (:data:`_JOB_WORDS`), or "<name> ... is <job>." as a gloss reads a Romance job."""
     if _JOB_WORDS.search(text):
         return True
     # "Beatriz, the wife of Rafael, is architect." (a gloss: Romance languages name a job without an article)

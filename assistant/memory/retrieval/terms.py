@@ -149,14 +149,11 @@ def owned_phrase(question: str, limit: int = 3) -> str:
     return " ".join(out)
 
 
-def wording_all(question: str, pools: Sequence[Sequence[str]], msgs: Sequence[frozenset[int]], least: int) -> set[int]:
-    """The messages (``msgs[i]``, of the memory whose words are ``pools[i]``) that word every
-    content word of the question, when it has at least ``least`` ("What am I presenting at the
-    conference?" -> the one message with "presenting" and "conference")."""
-    asked = content_words(question)
-    if len(asked) < least:
-        return set()
-    return {m for pool, ms in zip(pools, msgs) if all(_covered(w, pool) for w in asked) for m in ms}
+def wording(asked: Sequence[str], pools: Sequence[Sequence[str]], msgs: Sequence[frozenset[int]]) -> set[int]:
+    """The messages (``msgs[i]``, of the memory whose words are ``pools[i]``) that word every one
+    of ``asked`` (none when it is empty): "What am I presenting at the conference?" -> the one
+    message with "presenting" and "conference"."""
+    return {m for pool, ms in zip(pools, msgs) if asked and all(_covered(w, pool) for w in asked) for m in ms}
 
 
 def _terms(text: str, question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
