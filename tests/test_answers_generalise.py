@@ -372,6 +372,7 @@ def test_a_relation_someone_else_has_is_not_the_persons(text, relation, named):
     # "why" of what keeps happening under a condition, in other languages too; may they do it to a thing of theirs
     "¿Por qué me pica la garganta cuando como piña?", "Warum tun mir die Knie weh, wenn ich Treppen steige?",
     "Why does my bread go stale so fast once it's sliced?", "Can I put my cast-iron pan in the dishwasher?",
+    "What does the turbo button on my blender actually do?", "What is the orange light on my router telling me?",  # what a thing does or tells
 ])  # fmt: skip
 def test_a_general_question_that_mentions_the_person_is_no_personal_fact(question):
     assert not Q.asks_personal_fact(question)
@@ -381,6 +382,7 @@ def test_a_general_question_that_mentions_the_person_is_no_personal_fact(questio
     "Why does my sister live in Lisbon?", "How does my brother know Camille?",  # what a person of theirs does
     "Is there any food I can't stand?", "Where do I live?",
     "Why did I move to Leeds after the divorce?", "why am i learning french again",  # a reason they told
+    "What does my sister do?", "What does the little guy call me now?",  # what a person of theirs does
 ])  # fmt: skip
 def test_a_question_about_the_persons_life_stays_one(question):
     assert Q.asks_personal_fact(question)

@@ -58,7 +58,10 @@ def tag_judgement(q: str) -> bool:
 # not what a person of theirs does ("Why does my sister live in Lisbon?", "How does my brother know Camille?")
 _EXPLAIN = re.compile(r"^\s*(?:how\s+(?:does|do|can|could)\s+(?!(?:i|we|you)\b)(?P<a>(?:an?\s+|the\s+|my\s+|our\s+)?[\w' -]+?)\s+(?:work|function|know|tell)\b"
                       r"|how\s+(?:works?|functions?)\b|why\s+(?:does|do)\s+(?P<b>(?:my|our|the|a|an)\s+[\w-]+(?:\s+[\w-]+)?)\s+(?!have\b|live\b|work\b)[a-z]+"
-                      r"|what(?:['’]s|\s+is)\s+the\s+difference\s+between\b)", re.I)
+                      r"|what(?:['’]s|\s+is)\s+the\s+difference\s+between\b"
+                      # what a thing of theirs does, tells or means: "What does the 'ECO' mode on my dishwasher do differently?",
+                      # "What is the check engine light on my dashboard telling me?", glossed "what mean the care symbols on ..."
+                      r"|what\s+(?:(?:does|do|is|are)\s+)?(?P<c>(?:the|an?)\s+[^?]+?)\s+(?:do|doing|mean|means|telling|tell|indicate|signal)\b)", re.I)
 _HUMAN = re.compile(PERSON_WORD.pattern.replace("|dog|cat|puppy|kitten|team", ""), re.I)
 
 
@@ -90,4 +93,5 @@ def explains(q: str) -> bool:
     """Asks how something works or why a thing behaves as it does (:data:`_EXPLAIN`, in its words or
     English reading): general knowledge about their thing, never a fact memory holds."""
     m = _EXPLAIN.match(unquoted(q)) or _EXPLAIN.match(reading(q))
-    return m is not None and not _HUMAN.search(m["a"] or m["b"] or "")
+    subject = m["a"] or m["b"] or m["c"] or "" if m is not None else ""
+    return m is not None and not _HUMAN.search(subject) and not re.search(r"\b[A-Z][\w’'-]*['’]s\b", subject)
