@@ -21,6 +21,15 @@ from datetime import date, timedelta
 
 from assistant.memory.language.langid import detect
 
+#: Month names of the four other alphabetic capture languages (folded), read by capture's sentence
+#: split, its dated-event check and retrieval's date and age checks.
+MONTH_NAMES: dict[str, tuple[str, ...]] = {
+    "de": ("januar", "februar", "märz", "april", "mai", "juni", "juli", "august", "september", "oktober", "november", "dezember"),
+    "es": ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre"),
+    "fr": ("janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre", "novembre", "décembre"),
+    "pt": ("janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto", "setembro", "outubro", "novembro", "dezembro"),
+}
+
 # (language, phrase pattern, granularity, how many units back)
 _PHRASES: tuple[tuple[str, str, str, int], ...] = (
     ("es", r"anteayer", "day", 2), ("es", r"ayer", "day", 1),

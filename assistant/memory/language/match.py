@@ -24,6 +24,8 @@ import re
 import unicodedata
 from typing import Any, Iterable, Sequence
 
+from assistant.memory.language.dates_intl import MONTH_NAMES
+
 # The capture modules (their word lists and cue patterns: 30-90 ms to import) are imported by
 # the functions below when a forget first uses them: every store composes its Forgetter, and
 # most commands never forget anything.
@@ -33,7 +35,7 @@ Span = tuple[int, int]
 _QUOTES = {"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " "}
 _ABBREV = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof|St|vs|etc|e\.g|i\.e)\.$", re.I)
 #: A German ordinal date's full stop ends no sentence ("am 14. März", "vom 28. August bis 6. September").
-_DE_MONTH = r"\s+(?:Januar|Jänner|Februar|März|April|Mai|Juni|Juli|August|September|Oktober|November|Dezember)\b"
+_DE_MONTH = r"\s+(?:" + "|".join(m.capitalize() for m in (*MONTH_NAMES["de"], "jänner")) + r")\b"
 NOT_ORDINAL_DATE = rf"(?!(?<=\b\d\.){_DE_MONTH})(?!(?<=\b\d\d\.){_DE_MONTH})"
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"'\u2019\u201d)\]]*" + NOT_ORDINAL_DATE + r"(?=\s)|\n")
 _TOKEN = re.compile(r"[\w'\u2019-]+", re.UNICODE)

@@ -37,6 +37,7 @@ from typing import Any, Iterable
 
 from assistant.memory.language.clauses import WE, clauses
 from assistant.memory.language.clauses import people as named_people
+from assistant.memory.language.dates_intl import MONTH_NAMES
 from assistant.memory.language.match import NOT_ORDINAL_DATE
 from assistant.memory.language.cues import NOT_AFTER_TITLE, PERSON, STANDING, has_first_person, imperative, own_names, strip_fillers
 from assistant.memory.language.gloss import LANGS
@@ -155,10 +156,7 @@ _HOUSEHOLD_INTL = re.compile(r"^" + _SUB_INTL + r"\w+\s+(?:\w+\s+)?(?:Hund|Katze
                              r"|pequeñ[oa]s?|mediano|gemel[oa]s|mellizos|dos|tres|chat|chien|enfants?|bébé|aînée?|cadet(?:te)?|petite?|jumeaux"
                              r"|deux|cachorr[oa]|gat[oa]s?|crianças?|filh[oa]s?|bebê|caçula|velh[oa]|nov[oa]|dois|duas|gêmeos)\b")
 # a date or a time said in words: a month, a weekday, "tomorrow", "next week", "this year" (five languages)
-_MONTH_OR_NUMBER = re.compile(r"\d|\b(?:januar|februar|märz|april|mai|juni|juli|august|september|oktober|november|dezember|enero|febrero"
-                              r"|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|janvier|février|mars|avril"
-                              r"|juin|juillet|août|septembre|octobre|novembre|décembre|janeiro|fevereiro|março|maio|junho|julho|setembro"
-                              r"|outubro|novembro|dezembro|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|lunes|martes"
+_MONTH_OR_NUMBER = re.compile(r"\d|\b(?:" + "|".join(dict.fromkeys(m for ms in MONTH_NAMES.values() for m in ms)) + r"|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|lunes|martes"
                               r"|miércoles|jueves|viernes|sábado|domingo|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|segunda"
                               r"|terça|quarta|quinta|sexta|morgen|mañana|demain|amanhã|woche|wochenende|jahr|monat|semana|año|mes"
                               r"|semaine|mois|an|année|ano|mês)\b", re.I)

@@ -324,10 +324,10 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
                 and not matcher.asks_other_slot(forms_q, h.memory.text, h.memory.slot)
         if job_of and not any(says_job_of(n, h.memory.text) for n in job_of):
             continue  # "What does Sanne do for work?" / "... that's where I met Sanne": no job of hers
-        if others_rel and not any(_covered(w, pool) for w in others_rel):
-            continue  # "¿Cómo se llama el marido de Clara?" / "a Clara é parteira em Lisboa": nothing of her husband
-        if not ok or (role and not any(_covered(w, pool) for w in role)):
-            continue  # "Which vet does Bracken go to?" / "User has a border collie called Bracken."
+        # a role or a named one's relation asked, the memory words it: "Which vet does Bracken go to?" / "User has a border
+        # collie called Bracken."; "¿Cómo se llama el marido de Clara?" / "a Clara é parteira em Lisboa"
+        if not ok or any(ws and not any(_covered(w, pool) for w in ws) for ws in (role, others_rel)):
+            continue
         if (names_rel or qnames) and not identity and _names_only(h.memory.text, question, aliases):
             continue  # "User's brother is Rafael." does not answer "What does my brother do?"
         key, strong = _terms(h.memory.text, question)

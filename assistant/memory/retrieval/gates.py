@@ -266,13 +266,17 @@ def wording_rare(c: Any, rows: dict[int, Any], question: str, doc_freq: Callable
     kept = [w for w, df in doc_freq(toks).items() if 0 < df <= rare] if toks else []
     if not kept:
         return set()
+    wording = {w: {mid for mid, r in rows.items() if re.search(rf"(?<![\w]){re.escape(w)}", r[1], re.I)} for w in kept}
+    msg_of: dict[int, set[int]] = {}
+    for mid, msg in reads.source_messages(c, sorted(set().union(*wording.values()))):
+        msg_of.setdefault(mid, set()).add(msg)
     out: set[int] = set()
-    for w in kept:  # each word alone: an episode whose clauses lack it
-        pat = re.compile(rf"(?<![\w]){re.escape(w)}", re.I)
-        msgs: dict[int, set[int]] = {}
-        for mid, msg in reads.source_messages(c, [mid for mid, r in rows.items() if pat.search(r[1])]):
-            msgs.setdefault(msg, set()).add(mid)
-        out |= {m for ms in msgs.values() if len(ms) == 1 for m in ms if rows[m][_KIND] == Kind.EPISODE.value}
+    for mids in wording.values():  # each word alone: an episode whose clauses lack it
+        per_msg: dict[int, set[int]] = {}
+        for mid in mids:
+            for msg in msg_of.get(mid, ()):
+                per_msg.setdefault(msg, set()).add(mid)
+        out |= {m for ms in per_msg.values() if len(ms) == 1 for m in ms if rows[m][_KIND] == Kind.EPISODE.value}
     return out
 
 

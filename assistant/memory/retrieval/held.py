@@ -41,7 +41,8 @@ NAMES_SOMETHING = re.compile(r"(?:\b(?:called|named|nicknamed|name\s+is|name['�
                              r"|appel[ée]e?|s['’]appelle)\s+(?:[\w'’-]+\s+){0,3}?(?-i:[A-Z])|叫[\u4e00-\u9fff])", re.I)
 
 
-_BY_RELATION = re.compile(r"^(?:(?:" + "|".join(sorted(_MODIFIERS, key=len, reverse=True)) + r")\s+)*(?P<w>[\w-]+)", re.I)
+_MODIFIER_RX = "|".join(sorted(_MODIFIERS, key=len, reverse=True))  # "little", "older", ... before a relation word
+_BY_RELATION = re.compile(r"^(?:(?:" + _MODIFIER_RX + r")\s+)*(?P<w>[\w-]+)", re.I)
 
 
 def only_owner(name: str, text: str, question: str) -> bool:
@@ -62,8 +63,7 @@ def only_owner(name: str, text: str, question: str) -> bool:
 
 _REL_WORD = {w: rel for rel, ws in RELATIONS.items() for w in ws if " " not in w}
 # "Finlay's partner", "the husband of Clara" (a gloss of "el marido de Clara")
-_OTHERS_REL = re.compile(r"(?<![.?!] )(?<!^)\b(?-i:[A-Z][\w’'-]+)['’]s?\s+(?:(?:" + "|".join(sorted(_MODIFIERS, key=len, reverse=True))
-                         + r")\s+)*(?P<r>[\w-]+)|\bthe\s+(?P<r2>[\w-]+)\s+(?:of|de|da|do|von|du|di)\s+(?=(?-i:[A-Z]))", re.I)
+_OTHERS_REL = re.compile(r"(?<![.?!] )(?<!^)\b(?-i:[A-Z][\w’'-]+)['’]s?\s+(?:(?:" + _MODIFIER_RX + r")\s+)*(?P<r>[\w-]+)|\bthe\s+(?P<r2>[\w-]+)\s+(?:of|de|da|do|von|du|di)\s+(?=(?-i:[A-Z]))", re.I)
 
 
 def others_relation(question: str) -> frozenset[str]:

@@ -8,6 +8,9 @@ languages): en, zh, es, de, fr, pt.
 
 from __future__ import annotations
 
+from assistant.memory.language.dates import MONTHS as EN_MONTHS
+from assistant.memory.language.dates_intl import MONTH_NAMES
+
 #: Words of a question that do not say what is asked about.
 GENERIC = frozenset(
     """user my me i i'm i've mine myself you your name names named call called tell know remember recall
@@ -78,15 +81,9 @@ COLOURS = frozenset(
 )  # fmt: skip
 COLOUR_CHARS = ("红", "黄", "绿", "蓝", "紫", "粉", "棕", "黑", "白", "灰", "金", "银", "橙")
 
-#: Month names of the six capture languages (folded; zh writes months with digits).
-MONTHS = frozenset(
-    """january february march april may june july august september october november december
-    jan feb mar apr jun jul aug sep sept oct nov dec
-    januar februar märz mai juni juli oktober dezember
-    enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre
-    janvier février mars avril juin juillet août septembre octobre novembre décembre
-    janeiro fevereiro março maio junho julho setembro outubro novembro dezembro""".split()
-)  # fmt: skip
+#: Month names of the six capture languages (folded; zh writes months with digits), English ones also short.
+MONTHS = frozenset(m.casefold() for m in EN_MONTHS) | frozenset("jan feb mar apr jun jul aug sep sept oct nov dec".split()) \
+    | frozenset(m for ms in MONTH_NAMES.values() for m in ms)
 
 #: The person speaking of themselves, per language (folded words; zh: characters in the text).
 SELF_WORDS = frozenset(
