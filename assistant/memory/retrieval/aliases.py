@@ -7,8 +7,10 @@ fact and the episode of one message say one thing). Pure; no I/O.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Any, Sequence
 
+from assistant.memory.language.gloss import english_words, lexicon_words
 from assistant.memory.retrieval import vocabulary as V
 from assistant.memory.retrieval.answerable import _ROLES as ROLES
 from assistant.memory.retrieval.answerable import _about_pattern as about_pattern
@@ -58,23 +60,38 @@ _TOKEN = re.compile(r"[^\W\d_]+|[.!?:;]")
 
 def question_names_known(question: str, hits: Sequence[Any]) -> tuple[str, ...]:
     """The names in a question (:func:`question_names`, folded), and its lower-case words that
-    the hits' memories write only as a one-word name ("who is joost" with "User's partner is
-    Joost.": people type names in lower case). A word a memory also writes in lower case, or
-    that is part of a longer name ("Climb Up", "One Hundred Years of Solitude"), is no name."""
+    the hits' memories write as a one-word name ("who is joost" with "User's partner is
+    Joost.": people type names in lower case; "whens filips bday", "lucias cat": a possessive's
+    "s" and accents aside). A word a memory also writes in lower case is no name when it is an
+    everyday word (:func:`~assistant.memory.language.gloss.english_words`: "rose", "will"); one the
+    person types in lower case everywhere else is ("User's son filip turns 10" beside "o Filip
+    ficou"); a sentence's first word is a name when no lexicon knows it ("Kacper hat mir ...",
+    "Aga2026年9月 ..."), and so is a word no lexicon knows right after a relation ("my son filip");
+    part of a longer name ("Climb Up", "One Hundred Years of Solitude") is none."""
     named = question_names(question)
     written: set[str] = set()
     common: set[str] = set()
+    everyday, foreign = english_words(), lexicon_words()
     for h in hits:
         toks = _TOKEN.findall(h.memory.text)  # words and sentence ends
-        for i in range(1, len(toks) - 1):
-            w = toks[i]
-            if len(w) > 1 and w[:1].isupper() and toks[i - 1][:1].islower() and not toks[i + 1][:1].isupper():
+        for i in range(len(toks)):
+            w, before, after = toks[i], toks[i - 1] if i else ".", toks[i + 1] if i + 1 < len(toks) else "."
+            if len(w) > 1 and w[:1].isupper() and not after[:1].isupper() and (
+                    before[:1].islower() or _fold(w) not in everyday | foreign):  # "Kacper hat mir ...", "O Kacper"
                 written.add(w.casefold())
+            elif w.islower() and before.casefold() in FAMILY_WORDS and _fold(w) not in everyday | foreign:
+                written.add(w)  # a name typed in lower case after its relation: "my son filip turns 10"
         common |= {t for t in toks if t[:1].islower()}
         written |= {m.group(1).casefold() for m in _SUBJECT.finditer(h.memory.text)} - V.PRONOUNS - V.HOUSEHOLD_WORDS  # "Morven is 14 now ..."
-    known = written - common - {"user"}
-    lower = [w for w in re.findall(r"[^\W\d_]+", question) if w.islower() and w in known]
-    return tuple(dict.fromkeys([*named, *lower]))
+    known = {_fold(w): w for w in written - (common & everyday) - {"user"} - V.PRONOUNS}
+    lower = [known.get(_fold(w)) or known.get(_fold(w[:-1]) if w.endswith("s") else "")
+             for w in re.findall(r"[^\W\d_]+", question) if w.islower()]
+    return tuple(dict.fromkeys([*named, *(w for w in lower if w)]))
+
+
+def _fold(word: str) -> str:
+    """``word`` casefolded without accents ("Lucía" -> "lucia")."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word.casefold()) if not unicodedata.combining(c))
 
 
 def names_relation(text: str, relation: str, aliases: dict[str, str]) -> bool:
@@ -191,11 +208,15 @@ def owned_things(hits: Sequence[Any]) -> set[str]:
     return {w.casefold() for h in hits for m in _OWNED.finditer(h.memory.text) for w in m.group(1).split()}
 
 
+#: An existential question asks what the world holds ("How many Munros are there in Scotland?").
+_THERE = re.compile(r"\b(?:are|is|were|was)\s+there\b|\bthere\s+(?:are|is)\b", re.I)
+
+
 def about_life(question: str, names: Sequence[str], hits: Sequence[Any], self_q: bool) -> bool:
     """The question may ask for a fact of the person's life: it speaks of them (``self_q``) or
     their household ("Where are we spending Christmas?"), names a family relation ("how old are
     the twins", "wat does dad make"), a favourite, "the X" of something the memories say they have
-    ("whats the cats name", "Who named the fig tree?"), or one of the names (``names``, folded)
+    ("whats the cats name", "Who named the fig tree?") unless it asks what there is, or one of the names (``names``, folded)
     the memories write other than as a place (:func:`written_names`) or give a relation. "Which
     river runs through Glasgow?" ("User lives in Glasgow."), "Who discovered penicillin?" and "How do you keep a
     border collie from getting bored?" do none of these: general questions, never answered from
@@ -205,9 +226,13 @@ def about_life(question: str, names: Sequence[str], hits: Sequence[Any], self_q:
     ws = [w.casefold().strip("'’") for w in re.findall(r"[\w'’-]+", question)]
     if set(ws) & (V.HOUSEHOLD_WORDS | FAMILY_WORDS | V.FAVOURITE_WORDS | V.SELF_TYPOS):
         return True
+    if _THERE.search(question) and not re.search(r"\w['’]s\b", question):
+        return False  # "How many Munros are there in Scotland?" with "Munro count is up to 57!": the world's
     things = owned_things(hits)
     named, places = written_names(hits)
     if any(a == "the" and (b in things or b.rstrip("s") in things or b in named | places) for a, b in zip(ws, ws[1:])):
         return True  # "the cat", "the fig tree", "the Lisbon trip"
     capitalised = {w.casefold() for w in _NAME.findall(question)}  # "Morven's school?": a first word too
+    if set(names) - set(question_names(question)):
+        return True  # a name typed in lower case is one the memories write (:func:`question_names_known`)
     return bool((set(names) | capitalised) & ((named - places) | set(aliases_of(hits))))

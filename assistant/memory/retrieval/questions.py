@@ -153,7 +153,7 @@ _GENERIC_I = re.compile(r"\b(?:i|we|ich|je|eu|yo)\s+(?:can|can't|cannot|could|ne
                         r"|\bich\b[^,.;?]*\b(?:darf|muss|kann|soll)\b|\bmeinem\b")
 
 _RECALL = re.compile(
-    r"\b(?:remind|tell)\s+me\s+(?:again\s+)?(?:my|where|what|when|who|which|whether|if)\b|\b(?:remember|recall|know)\s+(?:my|where|what|when|who|which|whether|if)\b"
+    r"\b(?:remind|tell)\s+me\s+(?:again\s+)?(?:about\s+)?(?:my|where|what|when|who|which|whether|if)\b|\b(?:remember|recall|know)\s+(?:my|where|what|when|who|which|whether|if)\b"
     r"|\bdo\s+you\s+(?:remember|know|recall)\b",
     re.I,
 )
@@ -322,10 +322,11 @@ _POSSESSED = re.compile(r"\b(?:my|our)\s+(?:[\w-]+\s+)?[\w-]+['’]s\s+(?!(?:ful
 def asked_role(question: str) -> frozenset[str]:
     """The words of a role the (English) question asks to be named (:data:`~.vocabulary.ROLE_HEADS`:
     "Which vet does Bracken go to?" -> vet's words), not an owner of what is asked ("my dentist's
-    phone number": the phone's, not the dentist's); empty when it asks none."""
-    for m in re.finditer(r"[\w&-]+(?:['’]s?)?", question.casefold()):
-        w = m.group()
-        if w in V.ROLE_HEADS:
+    phone number": the phone's, not the dentist's; "my blood test" asks no blood group:
+    :data:`~.vocabulary.ROLE_BEFORE`); empty when it asks none."""
+    ws = [m.group() for m in re.finditer(r"[\w&-]+(?:['’]s?)?", question.casefold())]
+    for w, after in zip(ws, [*ws[1:], ""]):
+        if w in V.ROLE_HEADS and after in V.ROLE_BEFORE.get(w, (after,)):
             return V.ROLE_HEADS[w] | {w}
     return frozenset()
 

@@ -78,6 +78,8 @@ def correct(text: str, vocab: Mapping[str, int], terms: list[str] | None = None)
             return word
         best = max(vocab[t] for t in near)
         top = [t for t in near if vocab[t] == best]
-        return top[0] if len(top) == 1 else word
+        if len(top) != 1:
+            return word
+        return top[0][:1].upper() + top[0][1:] if word[:1].isupper() else top[0]  # "Filips" -> "Filip": still a name
 
     return _WORD.sub(fix, text)

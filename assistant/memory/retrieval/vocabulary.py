@@ -52,6 +52,8 @@ ROLE_HEADS: dict[str, frozenset[str]] = {head: frozenset(ws.split()) for head, w
     # things whose value is written with their word: "blood group O+", "my passport number", "the plate"
     "blood": "blood", "password": "password passcode pin", "passport": "passport", "plate": "plate registration reg",
 }.items()}  # fmt: skip
+#: A role head that is a role only before one of these words: "my blood type", not "my blood test".
+ROLE_BEFORE: dict[str, frozenset[str]] = {"blood": frozenset({"type", "group"})}
 
 #: English words of a question speaking of the person (cross-language cosines are too noisy to
 #: trust retrieval's best memory on its own: see answer.choose).
@@ -62,7 +64,7 @@ ENGLISH_SELF = frozenset("i my me we our us i'm i've mine myself".split())
 SYNONYMS = (
     {"movie", "film"}, {"born", "birth", "birthday"}, {"job", "work", "occupation", "profession", "career", "living"},
     {"town", "city"}, {"trip", "travel", "holiday", "vacation", "journey"}, {"mom", "mum", "mother"},
-    {"dad", "father"}, {"kid", "child", "children"}, {"wife", "husband", "spouse", "partner"},
+    {"dad", "father"}, {"kid", "child", "children", "childhood"}, {"wife", "husband", "spouse", "partner"},
     {"football", "soccer", "footy"}, {"team", "club"}, {"color", "colour"}, {"masters", "master's", "msc"},
     {"cuisine", "food"}, {"night", "nite"}, {"tv", "telly", "television"}, {"final", "last"},
     # British and American words for one thing

@@ -1,0 +1,71 @@
+"""Issue 28: questions typed the way people chat -- names in lower case ("whens filips bday"),
+"tell me about my ...", a word that is a role only in some phrases ("my blood test") -- read
+for what they ask. Pure checks on the readers, and one through the real capture, store and
+MiniLM (a question's memory answer is code's decision, not the chat model's)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from assistant.memory.retrieval import questions as Q
+from assistant.memory.retrieval.aliases import about_life, question_names_known
+from assistant.memory.retrieval.spelling import correct
+
+
+def _hits(*texts):
+    return [SimpleNamespace(memory=SimpleNamespace(text=t, slot=None)) for t in texts]
+
+
+def test_a_name_the_person_types_in_lower_case_is_a_name():
+    # "filip" is written in lower case in one memory and as a name in another; "kacper" only opens a sentence
+    hits = _hits("User's son filip turns 10 on march 3rd.", "Ontem fomos ao Oceanário e o Filip ficou 40 minutos.",
+                 "Kacper hat mir Kletterschuhe geschenkt.", "estoy practicando mi español con Lucía.")  # fmt: skip
+    assert question_names_known("whens filips bday", hits) == ("filip",)  # the possessive's "s" typed without "'"
+    assert question_names_known("what does kacper do for work?", hits) == ("kacper",)
+    assert question_names_known("lucias cat name??", hits) == ("lucía",)  # accents aside
+
+
+def test_an_everyday_word_written_in_lower_case_too_is_no_name():
+    hits = _hits("Will said the garden looks great.", "I will plant roses in the garden.", "Rose is my neighbour.")
+    assert question_names_known("when will the garden be ready", hits) == ()
+    assert question_names_known("what does rose do", hits) == ("rose",)  # never written in lower case: her name
+
+
+def test_the_spelling_fix_keeps_a_capital():
+    assert correct("Whens Filips bday?", {"filip": 3, "turns": 1}) == "Whens Filip bday?"
+    assert correct("whens filips bday", {"filip": 3, "turns": 1}) == "whens filip bday"
+
+
+@pytest.mark.parametrize("question", ["Tell me about my childhood dream job.", "tell me about my trip to Lisbon"])
+def test_tell_me_about_my_thing_asks_memory(question):
+    assert not Q.requests(question) and Q.asks_personal_fact(question)
+    assert Q.requests("Tell me about the history of Lisbon.")  # nothing of theirs: a request
+
+
+def test_a_role_word_is_a_role_only_where_it_names_one():
+    assert Q.asked_role("What did my blood test show I was low in?") == frozenset()
+    assert "blood" in Q.asked_role("What's my blood type again?")
+    assert "vet" in Q.asked_role("Which vet does Bracken go to?")
+
+
+def test_what_there_is_in_the_world_is_no_fact_of_the_persons_life():
+    hits = _hits("Munro count is up to 57! Did Ben Lomond last Saturday with Bracken.")
+    assert not about_life("How many Munros are there in Scotland?", ("munro", "scotland"), hits, False)
+    assert about_life("How many Munros has Bracken done?", ("munros", "bracken"), hits, False)
+
+
+def test_lower_case_questions_get_their_memory_answer(tmp_path, converted_embedder_path):
+    """Through the real capture and MiniLM: a name typed in lower case in the question and the
+    memories alike, and a "tell me about my ..." recall."""
+    from said_support import answer, said_retriever
+
+    said = ["my son filip turns 10 on march 3rd, party at the climbing gym lol",
+            "Ontem fomos ao Oceanário e o Filip ficou 40 minutos parado a olhar para a lontra-marinha",
+            "fun fact: as a kid in Freiburg I wanted to be a forest ranger, because my grandpa Karl worked in the Black Forest"]  # fmt: skip
+    with said_retriever(tmp_path / "m.db", converted_embedder_path, said) as r:
+        bday = answer(r, "whens filips bday")
+        dream = answer(r, "Tell me about my childhood dream job.")
+    assert bday is not None and "march 3" in bday.text
+    assert dream is not None and "forest ranger" in dream.text
