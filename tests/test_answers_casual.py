@@ -69,3 +69,21 @@ def test_lower_case_questions_get_their_memory_answer(tmp_path, converted_embedd
         dream = answer(r, "Tell me about my childhood dream job.")
     assert bday is not None and "march 3" in bday.text
     assert dream is not None and "forest ranger" in dream.text
+
+
+@pytest.mark.parametrize("text, question, held", [
+    # the colour said is the Fabia's, the price the Fabia's sale: not the cargo bike's
+    ("Petite mise à jour : j'ai vendu la Fabia (la verte) à un voisin pour 11 500 zł. Pour Wrocław j'ai acheté un vélo cargo, "
+     "un Urban Arrow.", "what colour is the urban arrow", False),
+    ("i got the job, senior glassblower in wrocław, starting 1 september. kacper is asking about a transfer, they have night "
+     "trams too", "what time does filip's school start in wrocław", False),
+    # the value in the sentence that goes on about it: a pronoun, or a fragment
+    ("I've joined a choir! It's called Coro da Ribeira.", "What's my choir called?", True),
+    ("went sea kayaking with Inês this morning and we saw dolphins!! like 8 of them", "how many dolphins did we spot", True),
+    ("Matjes had to go to the vet, Dr. Okonkwo. he swallowed a bit of rubber glove 🙄 bill was 310 euros.",
+     "How much did the vet bill for Matjes come to?", True),
+])  # fmt: skip
+def test_a_value_asked_is_held_where_the_message_speaks_of_what_is_asked(text, question, held):
+    from assistant.memory.retrieval.held import holds
+
+    assert holds(Q.answer_type(question), text, question) is held

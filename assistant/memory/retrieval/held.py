@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
+from assistant.memory.language.rules import sentences
 from assistant.memory.retrieval.aliases import FAMILY_WORDS, PLACE, episode_of
 from assistant.memory.retrieval.answerable import RELATIONS, question_names, relation_words
 from assistant.memory.retrieval.named_forms import JOB, tagged_named_forms
@@ -100,6 +101,34 @@ def says_job_of(name: str, text: str) -> bool:
     return any(slot == JOB for part in re.split(r"(?<=[.!?;])\s+|,\s+", text) for _f, slot in tagged_named_forms(part.strip()))
 
 
+#: A sentence that speaks of what the one before it introduced: "I've joined a choir! It's called ...".
+_GOES_ON = re.compile(r"^(?:it|it['’]s|its|he|he['’]s|his|she|she['’]s|her|they|they['’]re|their|er|sie|es|il|elle|ele|ela|él|ella|他|她|它)\b", re.I)
+
+
+#: A sentence this short goes on about the one before it: "... we saw dolphins!! like 8 of them".
+FRAGMENT_WORDS = 4
+
+
+def asked_part(text: str, question: str) -> str:
+    """The sentences of a message that word the most of what the question asks (at least one of its
+    content words), each with a next one that goes on about it (opens with a pronoun, or is a
+    fragment of at most :data:`FRAGMENT_WORDS` words): a value of the asked kind elsewhere
+    in the message is about something else ("what colour is the urban arrow" / "J'ai vendu la Fabia
+    (la verte) ... Pour Wrocław j'ai acheté ... un Urban Arrow."). The whole text when no sentence
+    words any, or it is one sentence."""
+    parts = sentences(text)
+    asked = [w for w in content_words(question) if w not in LIGHT_VERBS]
+    if len(parts) < 2 or not asked:
+        return text
+    cover = [sum(_covered(w, words(p)) for w in asked) for p in parts]
+    top = max(cover)
+    if not top:
+        return text
+    keep = [i for i, c in enumerate(cover) if c == top]
+    keep += [i + 1 for i in keep if i + 1 < len(parts) and (_GOES_ON.match(parts[i + 1]) or len(parts[i + 1].split()) <= FRAGMENT_WORDS)]
+    return " ".join(parts[i] for i in sorted(set(keep)))
+
+
 def holds(kind: str | None, text: str, question: str) -> bool:
     """The memory holds a value of the kind the question asks for (:func:`~.questions.answer_type`)
     that the question does not already say: a name for "name" (a capitalised word: "What's the
@@ -107,6 +136,7 @@ def holds(kind: str | None, text: str, question: str) -> bool:
     "number", a four-digit year for "year", a date, a day, a month or a time of day for "when". Any memory for no kind."""
     if kind is None:
         return True
+    text = asked_part(text, question)
     key, strong = _terms(text, question)
     if kind == "name":  # a capitalised name, or a word that is no relation nor a verb or adverb form ("cetirizine" for
         # "my allergy medication"; not "joined" in "User has joined a choir." for "What's the name of my choir?")
