@@ -167,3 +167,13 @@ def test_a_quoted_clause_with_its_own_subject_is_not_the_persons_claim():
     # a quoted clause without a subject of its own stays the person's
     [c] = claims("User: I run every morning now instead of swimming.")
     assert c.ended and c.value == frozenset({"swim"})
+
+
+def test_a_name_in_chinese_is_who_not_a_shared_state_with_hand_made_vectors():
+    # dev6: "我们已经搬到弗罗茨瓦夫啦！... Aga下个月要带她的狗Kluska来看我们" (a move) shared only "Aga" with the message
+    # where Aga checked the greyhound, and ended it
+    aga = _rec(1, "User: (aga = User's best friend since highschool.", 30, 0)
+    moved = replace(_rec(2, "User: 我们已经搬到弗罗茨瓦夫啦.", 0, 1), message_ids=(300,))
+    visit = replace(_rec(3, "User: Aga2026年9月要带她的狗Kluska来看我们.", 0, 2), message_ids=(300,))
+    snap = _snap([aga, moved, visit], [[1, 0, 0], _unit(0.6, 0.8), _unit(0.7, 0.7)])
+    assert plan_shifts(snap, snap.recs) == []

@@ -174,12 +174,15 @@ _USER_REL_NAME = re.compile(r"\bUser['’]s\s+(?:[\w-]+\s+){1,2}is\s+(?P<name>[A
 def person_words(texts: Iterable[str]) -> frozenset[str]:
     """The words that say *who* a statement is about, casefolded: the names of the person's
     people ("my husband Tomasz", "User's husband is Tomasz.") and the relation words of the six
-    languages (a word whose English in the lexicon is one: "mari", "hermana", "Bruder")."""
+    languages (a word whose English in the lexicon is one: "mari", "hermana", "Bruder"), and in
+    Chinese any capitalised Latin word."""
     out: set[str] = set()
     for t in texts:
         out |= {n.casefold() for n in people(t)}
         out |= {m["name"].casefold() for m in _USER_REL_NAME.finditer(t)}
         lang = detect(t)
+        if lang == "zh":  # Chinese writes no capitals: a capitalised Latin word in it is a name ("Aga下个月要带她的狗Kluska")
+            out |= {n.casefold() for n in re.findall(r"[A-Z][a-z]+", t) if n != "User"}
         for w in content_words(t):
             en = w if lang == "en" or lang not in LANGS else (lexicon(lang).word(w, lang) or "")
             if PERSON_WORD.fullmatch(w) or (en and PERSON_WORD.fullmatch(en.split()[-1])):
