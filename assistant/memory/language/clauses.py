@@ -160,7 +160,7 @@ _HEAD_SUBJECT = re.compile(r"^(?:(?P<rel>" + _REL_NP + r")(?:\s+(?P<name>[A-Z][\
 _HEAD_SUBJECT_INTL = re.compile(r"^(?:(?i:o|a|os|as)\s+)?(?i:mi|mis|nuestr[oa]s?|mein|meine|unser|unsere|mon|ma|mes|notre|nos|meu|minha|meus|minhas|noss[oa]s?)"
                                 r"\s+(?:[\wà-ÿäöüß][\w'’-]*\s+[A-ZÀ-Þ][\w'’-]+|(?:[a-zà-ÿäöüß][\w'’-]*\s+){1,2}[A-ZÀ-Þ][\w'’-]+|[\wà-ÿäöüß][\w'’-]*)"
                                 r"(?=[\s,])")  # "Mein Bruder Felix", "mi mejor amiga Priya", "A minha mãe, ..."
-_SENT = re.compile(r"(?:[^.!?。！？\n]|" + TITLE_DOT + r")+[.!?。！？]*")  # "Dr. Natarajan" is one sentence
+_SENT = re.compile(r"(?:[^.!?。！？\n]|" + TITLE_DOT + r"|(?<=\d)[.,](?=\d))+[.!?。！？]*")  # "Dr. Natarajan", "2.5h": one sentence
 _TRIM = " \t\n,;:，；：—–-.!。！"  # a question keeps its "?"
 
 

@@ -80,16 +80,18 @@ def resolve_it(text: str, it: str | None) -> str:
 # -- naming what the clause before introduced ("I've joined a choir! It's called Coro da Ribeira.")
 _INDEFINITE = re.compile(r"\b(?:an?|some)\s+(?P<np>(?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)\s*[.!?]*\s*$|\b(?P<one>someone|somebody)\b")
 _ROMANCE = re.compile(r"\b(?:seeing|dating|going out with|in love with|falling for)\s+(?:someone|somebody)\b", re.I)
-_NAMING = re.compile(r"^(?:(?:It|She|He)(?:['’]s|\s+is)\s+(?:called|named)|(?:Her|His|Its)\s+name(?:['’]s|\s+is))\s+(?=[A-Z])")
+_NAMING = re.compile(r"^(?:(?i:it|she|he)(?:['’]s|\s+is)\s+(?:called|named)|(?i:her|his|its)\s+name(?:['’]s|\s+is))\s+(?=[A-Z])")
+_ASIDE = re.compile(r"\s*[\U0001F300-\U0001FAFF\u2600-\u27BF].*$")  # after an emoji: an aside ("a greyhound 😭💕 retired racer")
 _NAMED_IT = re.compile(r"\b(?:named|called)\s+it\b(?=\s+[A-Z])")
 
 
 def introduced(sentence: str) -> str | None:
     """What a sentence introduces for the next one to name: "partner" for "I'm seeing someone",
-    the last indefinite noun phrase it ends with ("I've joined a choir!" -> "choir"), else None."""
+    the last indefinite noun phrase it ends with, an aside after an emoji aside ("I've joined a choir!"
+    -> "choir"; "we adopted a greyhound 😭💕 retired racer" -> "greyhound"), else None."""
     if _ROMANCE.search(sentence):
         return "partner"
-    m = _INDEFINITE.search(sentence)
+    m = _INDEFINITE.search(_ASIDE.sub("", sentence))
     return m["np"] if m and m["np"] else None
 
 

@@ -227,6 +227,19 @@ _APPOS_WHO = re.compile(r"(?P<np>(?:^|(?<=[\s,;(]))[A-Z][\w'’-]+,\s+(?i:my|our
 _LEAD_NAME = re.compile(r"(?:^|(?<=[.!?]\s))" + _LEAD.pattern.removeprefix("^") + r"(?=[A-Z][\w'’-]+,\s+(?i:my|our)\s)", re.I)
 
 
+# words in capitals in a row, two or more: shouting, not names ("WE ADOPTED A GREYHOUND", "BIG NEWS!!!"; "MPK" alone stays)
+_SHOUT = re.compile(r"\b(?:[A-Z]{2,}|[AI])(?:[ \t]+(?:[A-Z]{2,}|[AI])\b)+")
+
+
+def unshout(text: str) -> str:
+    """``text`` with shouted runs in lower case (the pronoun "I" kept): "WE ADOPTED A GREYHOUND 😭 ...
+    her name is Zefir" reads its greyhound, whom "her" is."""
+    def lower(m: re.Match[str]) -> str:
+        run = m.group()
+        return re.sub(r"\b(?!I\b)\w+", lambda w: w.group().lower(), run) if re.search(r"[A-Z]{2}", run) else run
+    return _SHOUT.sub(lower, text)
+
+
 def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list[Candidate]:
     """Profile slots and facts found in a user message, one clause at a time (see the module
     docstring). ``names``: the person's own people and pets already known (from memory)."""
@@ -239,7 +252,7 @@ def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list
             seen.add(key)
             out.append(cand)
 
-    text = _APPOS_WHO.sub(r"\g<np>, ", _LEAD_NAME.sub("", text))  # "oh and Matjes, our ferret, who steals socks": Matjes steals socks
+    text = _APPOS_WHO.sub(r"\g<np>, ", _LEAD_NAME.sub("", unshout(text)))  # "oh and Matjes, our ferret, who steals socks": Matjes steals socks
     people = set(names) | own_names(text) | named_people(text, names)
     partners = list(dict.fromkeys(_PARTNER.findall(text)))
     household = f"User and {partners[0]}" if len(partners) == 1 else "User's household"

@@ -1,0 +1,31 @@
+"""Issue 28: capture of messages typed as people chat -- shouting in capitals, a decimal number
+("2.5h"), an aside after an emoji, "her name is ..." in lower case. Rules only (pure)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from assistant.memory.language.clauses import clauses
+from assistant.memory.language.rules import extract, unshout
+
+NOW = datetime(2026, 3, 22, 12, tzinfo=timezone.utc)
+
+
+def test_shouting_is_read_in_lower_case_and_an_acronym_alone_is_kept():
+    assert unshout("WE ADOPTED A GREYHOUND 😭 retired racer") == "we adopted a greyhound 😭 retired racer"
+    assert unshout("I FINALLY ordered the kiln") == "I finally ordered the kiln"
+    assert unshout("he starts at MPK wrocław, DAY shifts, TWO epipens") == "he starts at MPK wrocław, DAY shifts, TWO epipens"
+
+
+def test_a_decimal_point_ends_no_clause():
+    said = "came from the rescue in Toruń, kacper drove 2.5h each way to get her. It cost 3.50 in the end"
+    assert [c.text for c in clauses(said, set())] == ["came from the rescue in Toruń, kacper drove 2.5h each way to get her",
+                                                      "It cost 3.50 in the end"]  # fmt: skip
+
+
+def test_what_a_shouted_message_introduces_is_named_after_an_emoji_aside():
+    said = "WE ADOPTED A GREYHOUND 😭💕 retired racer, her name is Zefir, she is scared of stairs"
+    resolved = [c.resolved for c in clauses(unshout(said), set())]
+    assert "my greyhound is called Zefir" in resolved and "Zefir is scared of stairs" in resolved
+    facts = [c.text for c in extract(said, NOW)]
+    assert any("greyhound is called Zefir" in f for f in facts), facts
