@@ -29,3 +29,12 @@ def test_what_a_shouted_message_introduces_is_named_after_an_emoji_aside():
     assert "my greyhound is called Zefir" in resolved and "Zefir is scared of stairs" in resolved
     facts = [c.text for c in extract(said, NOW)]
     assert any("greyhound is called Zefir" in f for f in facts), facts
+
+
+def test_a_dash_before_i_starts_a_clause_and_a_title_in_lower_case_ends_no_sentence():
+    said = "quick intro: i'm a scientific glassblower — i make condensers for the chem dept. my new boss is dr. Henrik Aalto"
+    got = [c.text for c in clauses(said, set())]
+    assert got[:2] == ["quick intro: i'm a scientific glassblower", "i make condensers for the chem dept"]
+    assert "my new boss is dr. Henrik Aalto" in got
+    # "— we ..." goes on with what came before: "User's best pal is Shona — we trained together" stays one
+    assert [c.text for c in clauses("My best pal is Shona — we trained together", set())] == ["My best pal is Shona — we trained together"]

@@ -75,6 +75,7 @@ _SPLIT = re.compile(
     r"|\s*,\s*(?i:although|though|aunque|obwohl|bien que|même si|embora)\s+"
     # a lead-in's colon, an emoji between two clauses: "I think I can say it now: I'm seeing someone 😊 Her name's Camille"
     r"|\s*:\s+(?=(?:I|I['’](?:m|ve|d)|[Ww]e|[Mm]y|[Oo]ur)\b)|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s+(?=" + SUBJECT + r")"
+    r"|\s+[—–-]\s+(?=(?i:i|i['’](?:m|ve|d))\s)"  # a dash before "I": "I'm a glassblower — I make condensers" ("— we ..." goes on)
     r"|\s+(?i:because|cause|coz|weil|porque|parce que|car|pois|因为)\s+(?=" + SUBJECT + r")"
     # "and honestly the side effects are rough": a new subject (a noun phrase with its verb) after "and"
     r"|(?:\s+(?i:and|but|so)\s+|\s*,\s*)(?=(?:[a-z]+ly\s+)?(?:the|this|that|these|those)\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are|was|were|has|have|had)\b)"

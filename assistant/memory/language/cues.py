@@ -268,7 +268,7 @@ def quoted_passages(text: str) -> list[tuple[int, int]]:
 
 
 #: Titles whose full stop ends no sentence ("Dr. Priya Natarajan", "Sra. López", "Hr. Weber").
-TITLES = ("Dr", "Mr", "Mrs", "Ms", "Prof", "St", "Sr", "Sra", "Dra", "Mme", "Hr", "Fr")
+TITLES = ("Dr", "Mr", "Mrs", "Ms", "Prof", "St", "Sr", "Sra", "Dra", "Mme", "Hr", "Fr", "dr", "mr", "mrs", "ms", "prof")  # typed in lower case too
 #: After a sentence-ending lookbehind: not the full stop of a title.
 NOT_AFTER_TITLE = "".join(rf"(?<!\b{t}\.)" for t in TITLES)
 #: Inside a sentence: a title's full stop and the space after it.
