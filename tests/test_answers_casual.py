@@ -87,3 +87,8 @@ def test_a_value_asked_is_held_where_the_message_speaks_of_what_is_asked(text, q
     from assistant.memory.retrieval.held import holds
 
     assert holds(Q.answer_type(question), text, question) is held
+
+
+def test_a_modal_of_purpose_is_no_deliberation():
+    assert not Q.requests("what did kacper get me so i could start bouldering?")  # what was given, for a purpose
+    assert Q.requests("What are some things I could do in Lisbon?") and Q.requests("what should we bring to the party")

@@ -54,7 +54,7 @@ _ADVICE = re.compile(
     r"|\bany\s+[\w-]+\s+(?:i|we)\s+(?:can|could|should)\b(?!['’]t)|\b(?:a\s+good|the\s+best|a\s+better)\s+way\b|\bcomment\s+(?:je|on)\s+(?:peux|peut)\b"
     r"|\b(?:qué|que|quais|cuáles)\s+[\w-]+\s+(?:posso|puedo|podemos|devo|debo)\b|比较好|怎么安排"
     # deliberation: a modal after the person ("things I could do", "what we should bring"), "some" ideas, a gift to choose
-    r"|\b(?:i|we)\s+(?:could|should|might|ought\s+to)\b|\bwhat\s+are\s+some\b"
+    r"|(?<!\bso\s)(?<!\bthat\s)\b(?:i|we)\s+(?:could|should|might|ought\s+to)\b|\bwhat\s+are\s+some\b"  # not a purpose: "so i could start"
     r"|\b(?:cómo|como|qué|que|dónde|donde)\s+(?:puedo|podría|debo|debería|posso|poderia|devo|deveria)\b|\bcomment\s+(?:puis-je|pourrais-je|dois-je)\b"
     r"|\b(?:que|quoi)\s+(?:puis-je|dois-je)\b"
     r"|\b(?:how|what|where|when|which)\s+(?:can|could|should|do|might)\s+we\b|\b(?:cómo|como|qué|que)\s+(?:podemos|podríamos|debemos|deberíamos|devemos|poderíamos)\b"
