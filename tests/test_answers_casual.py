@@ -92,3 +92,18 @@ def test_a_value_asked_is_held_where_the_message_speaks_of_what_is_asked(text, q
 def test_a_modal_of_purpose_is_no_deliberation():
     assert not Q.requests("what did kacper get me so i could start bouldering?")  # what was given, for a purpose
     assert Q.requests("What are some things I could do in Lisbon?") and Q.requests("what should we bring to the party")
+
+
+def test_a_question_about_something_definite_the_person_told_gets_its_memory(tmp_path, converted_embedder_path):
+    """No "my", no name: "hows the van fund looking" asks what was told when retrieval's best memory
+    is close; a general question close to a memory ("Who discovered penicillin?") still gets none."""
+    from said_support import answer, said_retriever
+
+    said = ["we're saving up for a campervan! goal is 25k by the end of next year, about 7,400 in the pot so far",
+            "Quick one for the record: I'm allergic to penicillin, found out the hard way as a teenager"]  # fmt: skip
+    with said_retriever(tmp_path / "m.db", converted_embedder_path, said) as r:
+        van = answer(r, "hows the van fund looking")
+        who = answer(r, "Who discovered penicillin?")
+        how = answer(r, "How long does penicillin take to work?")
+    assert van is not None and "7,400" in van.text
+    assert who is None and how is None

@@ -39,7 +39,7 @@ from assistant.memory.language.statements import Act, classify
 from assistant.memory.records import Kind, Trust
 from assistant.memory.retrieval import crosslang, forms, language, predicate
 from assistant.memory.retrieval.aliases import (PLACE, about_life, aliases_of, ask_forms, messages, names_in, names_relation,
-                                               question_names_known, runner_up, whole, written_names)
+                                               question_names_known, runner_up, told_of, whole, written_names)
 from assistant.memory.retrieval.answerable import asked, question_names, relation_names, states_something
 from assistant.memory.retrieval.held import (NAMES_SOMETHING, asks_job_of, fuller, holds, home_of_area, names_only as _names_only,  # noqa: F401
                                             only_owner, others_relation, says_job_of)  # (holds is also read as answer.holds)
@@ -225,7 +225,8 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
         return None  # ... or about words it quotes ("What's the Spanish for 'I'm allergic to peanuts'?")
     self_q, us = speaks_of_self(question), speaks_of_us(question)  # "When do we fly to Japan?": the household's
     named = question_names_known(question, hits)  # "who is joost": a name the memories write
-    if not isinstance(hits, crosslang.View) and language.detect(question) == "en" and not about_life(question, named, hits, self_q):
+    if not isinstance(hits, crosslang.View) and language.detect(question) == "en" and not about_life(question, named, hits, self_q) \
+            and not (matcher is not None and getattr(matcher, "available", False) and told_of(question, hits, matcher.vectors)):
         return None  # "Who discovered penicillin?" with "User is allergic to penicillin." (English: other languages drop "I")
     if (view := crosslang.english_view(question, hits)) is not None:  # another language: read in English
         return crosslang.restore(choose(*view, matcher), question, hits)
