@@ -27,6 +27,12 @@ def test_a_name_the_person_types_in_lower_case_is_a_name():
     assert question_names_known("lucias cat name??", hits) == ("lucía",)  # accents aside
 
 
+def test_a_plural_or_a_shouted_everyday_word_is_no_name():
+    hits = _hits("kacper starts at MPK wrocław on 1 october and its DAY shifts this time", "User's physio is on mondays at 8 now.")
+    assert question_names_known("when is physio these days", hits) == ()  # not "day" of "DAY shifts"
+    assert question_names_known("when does kacper start at mpk", hits) == ("mpk",)  # an acronym no lexicon knows
+
+
 def test_an_everyday_word_written_in_lower_case_too_is_no_name():
     hits = _hits("Will said the garden looks great.", "I will plant roses in the garden.", "Rose is my neighbour.")
     assert question_names_known("when will the garden be ready", hits) == ()

@@ -65,7 +65,7 @@ def question_names_known(question: str, hits: Sequence[Any]) -> tuple[str, ...]:
     "s" and accents aside). A word a memory also writes in lower case is no name when it is an
     everyday word (:func:`~assistant.memory.language.gloss.english_words`: "rose", "will"); one the
     person types in lower case everywhere else is ("User's son filip turns 10" beside "o Filip
-    ficou"); a sentence's first word is a name when no lexicon knows it ("Kacper hat mir ...",
+    ficou"; a shouted everyday word is none: "its DAY shifts"); a sentence's first word is a name when no lexicon knows it ("Kacper hat mir ...",
     "Aga2026年9月 ..."), and so is a word no lexicon knows right after a relation ("my son filip");
     part of a longer name ("Climb Up", "One Hundred Years of Solitude") is none."""
     named = question_names(question)
@@ -76,7 +76,7 @@ def question_names_known(question: str, hits: Sequence[Any]) -> tuple[str, ...]:
         toks = _TOKEN.findall(h.memory.text)  # words and sentence ends
         for i in range(len(toks)):
             w, before, after = toks[i], toks[i - 1] if i else ".", toks[i + 1] if i + 1 < len(toks) else "."
-            if len(w) > 1 and w[:1].isupper() and not after[:1].isupper() and (
+            if len(w) > 1 and w[:1].isupper() and not after[:1].isupper() and not (w.isupper() and _fold(w) in everyday) and (
                     before[:1].islower() or _fold(w) not in everyday | foreign):  # "Kacper hat mir ...", "O Kacper"
                 written.add(w.casefold())
             elif w.islower() and before.casefold() in FAMILY_WORDS and _fold(w) not in everyday | foreign:
@@ -84,7 +84,7 @@ def question_names_known(question: str, hits: Sequence[Any]) -> tuple[str, ...]:
         common |= {t for t in toks if t[:1].islower()}
         written |= {m.group(1).casefold() for m in _SUBJECT.finditer(h.memory.text)} - V.PRONOUNS - V.HOUSEHOLD_WORDS  # "Morven is 14 now ..."
     known = {_fold(w): w for w in written - (common & everyday) - {"user"} - V.PRONOUNS}
-    lower = [known.get(_fold(w)) or known.get(_fold(w[:-1]) if w.endswith("s") else "")
+    lower = [known.get(_fold(w)) or known.get(_fold(w[:-1]) if w.endswith("s") and _fold(w) not in everyday else "")
              for w in re.findall(r"[^\W\d_]+", question) if w.islower()]
     return tuple(dict.fromkeys([*named, *(w for w in lower if w)]))
 
