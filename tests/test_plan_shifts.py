@@ -177,3 +177,11 @@ def test_a_name_in_chinese_is_who_not_a_shared_state_with_hand_made_vectors():
     visit = replace(_rec(3, "User: Aga2026年9月要带她的狗Kluska来看我们.", 0, 2), message_ids=(300,))
     snap = _snap([aga, moved, visit], [[1, 0, 0], _unit(0.6, 0.8), _unit(0.7, 0.7)])
     assert plan_shifts(snap, snap.recs) == []
+
+
+def test_a_naming_verb_is_no_shared_state_with_hand_made_vectors():
+    # dev5: "Su profe nueva se llama Frau Ahrens" shared only "llama" with "Se llama Amparo" (Joaquín's mother) and ended it
+    amparo = _rec(1, "User: Se llama Amparo.", 30, 0)
+    teacher = _rec(2, "User: Su profe nueva se llama Frau Ahrens.", 0, 1)
+    snap = _snap([amparo, teacher], [[1, 0, 0], _unit(0.5, 0.8)])
+    assert plan_shifts(snap, snap.recs) == []

@@ -317,6 +317,10 @@ def _referents(sentence: str, here: list[str]) -> list[str]:
     return list(dict.fromkeys(m.group().lower() for m in re.finditer(r"\b" + _REL_NP, sentence)))
 
 
+#: A clause that only gives a name, its subject left out: the name goes on as the subject.
+_CALLED = re.compile(r"^(?i:se\s+llama|se\s+chama|chama-se|s['’]appelle|heißt|heisst|her\s+name\s+is|his\s+name\s+is)\s+(?P<n>[A-ZÀ-Ý][\w'’-]+)\s*$")
+
+
 def _subject(resolved: str, known: set[str]) -> str | None:
     """The subject a clause hands on to a shared-subject clause after it ("I", "WE", "Oscar")."""
     if resolved.startswith(WE):
@@ -326,6 +330,8 @@ def _subject(resolved: str, known: set[str]) -> str | None:
         return intl.group().strip()
     m = _HEAD_SUBJECT.match(resolved)
     # a capitalised first word that is no known name ("Moro em ..."); "Tilly's 6 | and obsessed with": Tilly's
+    if (named := _CALLED.match(resolved)) is not None:  # "Se llama Amparo | y es alérgica a los gatos": Amparo goes on
+        return named["n"]
     if m is None or (m["pn"] and m["pn"][0].isupper() and m["pn"] not in ("I", "We", "He", "She", "They") and m["pn"] not in known
                      and not (m["pn"][:-2] in known and re.match(r"[\w-]+['’]s\s+\d", resolved))):
         return None

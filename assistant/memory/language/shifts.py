@@ -99,12 +99,17 @@ _FUNCTION = frozenset().union(*FUNCTION_WORDS.values()) | {"user"}  # "User" of 
 _HAN = re.compile(r"[\u4e00-\u9fff]+")
 
 
+#: Verbs that give a name ("Se llama Amparo", "Su profe nueva se llama Frau Ahrens"): they say what
+#: someone is called, no state two statements could share.
+_NAMING = frozenset("llama llaman llamo chama chamam chamo heißt heisst heiße appelle appellent called named".split())
+
+
 def content_words(text: str) -> frozenset[str]:
     """The words of ``text`` that say what it is about, for languages where MiniLM's cosine is
     blind: words of 3+ letters that are no function word of the six languages
-    (:data:`~assistant.memory.language.langid.FUNCTION_WORDS`), no change cue and not the
+    (:data:`~assistant.memory.language.langid.FUNCTION_WORDS`) nor a naming verb, no change cue and not the
     "User" of an extracted fact; Chinese as character pairs (bigrams) of the text without cues."""
     t = without_cues(text)
-    words = {w.casefold() for w in _TOKEN.findall(_HAN.sub(" ", t)) if len(w) >= 3} - _FUNCTION
+    words = {w.casefold() for w in _TOKEN.findall(_HAN.sub(" ", t)) if len(w) >= 3} - _FUNCTION - _NAMING
     pairs = {run[i:i + 2] for run in _HAN.findall(t) for i in range(len(run) - 1)}
     return frozenset(words | pairs)
