@@ -38,3 +38,28 @@ def test_a_dash_before_i_starts_a_clause_and_a_title_in_lower_case_ends_no_sente
     assert "my new boss is dr. Henrik Aalto" in got
     # "— we ..." goes on with what came before: "User's best pal is Shona — we trained together" stays one
     assert [c.text for c in clauses("My best pal is Shona — we trained together", set())] == ["My best pal is Shona — we trained together"]
+
+
+def test_english_typed_as_people_chat_is_read_as_written():
+    from assistant.memory.language.casual import written
+
+    assert written("hi im mirela, i live in cluj-napoca with my husband sorin") == "hi I'm Mirela, I live in Cluj-Napoca with my husband Sorin"
+    assert written("also im alergic to penicilin, i dont eat pork") == "also I'm alergic to penicilin, I don't eat pork"  # no name there
+    assert written("my husband works late and we moved to a flat") == "my husband works late and we moved to a flat"  # words stay
+    assert written("Ich bin im Urlaub") == "Ich bin im Urlaub"  # German "im"
+
+
+def test_a_new_users_lower_case_messages_keep_their_slots():
+    """A new user's messages (the ninth session's trial): the name, the husband, the move, the
+    allergy said after "also", a job followed by an aside after an emoji."""
+    said = {
+        "hi im mirela, i tune pipe organs for a living 🎹 been doing it 12 yrs, live in cluj-napoca with my husband sorin": (
+            {("name", "User's name is Mirela."), ("partner", "User's husband is Sorin.")}, "User tunes pipe organs for a living."),
+        "big news: we moved to sibiu last week": ({("home_city", "User lives in Sibiu.")}, None),
+        "I have diabetes so I carry insulin everywhere, also I'm allergic to penicillin": ({("allergy", "User is allergic to penicillin.")}, None),
+    }  # fmt: skip
+    for text, (slots, fact) in said.items():
+        got = extract(text, NOW)
+        assert slots <= {(c.slot, c.text) for c in got}, got
+        assert fact is None or fact in [c.text for c in got]
+        assert not any("also I'm" in c.text for c in got)

@@ -74,7 +74,7 @@ _SPLIT = re.compile(
     r"|\s*,\s*(?=" + SUBJECT + r"|" + COMMENT_START + r"|" + CONDITION_AHEAD + r")"
     r"|\s*,\s*(?i:although|though|aunque|obwohl|bien que|même si|embora)\s+"
     # a lead-in's colon, an emoji between two clauses: "I think I can say it now: I'm seeing someone 😊 Her name's Camille"
-    r"|\s*:\s+(?=(?:I|I['’](?:m|ve|d)|[Ww]e|[Mm]y|[Oo]ur)\b)|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s+(?=" + SUBJECT + r")"
+    r"|\s*:\s+(?=(?:I|I['’](?:m|ve|d)|[Ww]e|[Mm]y|[Oo]ur)\b)|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s+(?=" + SUBJECT + r"|(?:been|was|were|had|so|lol)\b)"
     r"|\s+[—–-]\s+(?=(?i:i|i['’](?:m|ve|d))\s)"  # a dash before "I": "I'm a glassblower — I make condensers" ("— we ..." goes on)
     r"|\s+(?i:because|cause|coz|weil|porque|parce que|car|pois|因为)\s+(?=" + SUBJECT + r")"
     # "and honestly the side effects are rough": a new subject (a noun phrase with its verb) after "and"
@@ -321,6 +321,9 @@ def _referents(sentence: str, here: list[str]) -> list[str]:
 _CALLED = re.compile(r"^(?i:se\s+llama|se\s+chama|chama-se|s['’]appelle|heißt|heisst|her\s+name\s+is|his\s+name\s+is)\s+(?P<n>[A-ZÀ-Ý][\w'’-]+)\s*$")
 
 
+_OWN_SUBJECT = re.compile(r"(?:(?:also|still|now|just|and|plus)\s+)+(?:I|I['’](?:m|ve|d|ll)|we|he|she|they)\b", re.I)
+
+
 def _subject(resolved: str, known: set[str]) -> str | None:
     """The subject a clause hands on to a shared-subject clause after it ("I", "WE", "Oscar")."""
     if resolved.startswith(WE):
@@ -375,7 +378,8 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
                 out.append(Clause(rest, rel.start("rest"), rel.end("rest"), resolve(rel_resolved, single), i))
                 last_subject = ante
                 continue
-            if last_subject and (shared or _verb_first(body, sentence)) and not _SUBORDINATE_INTL.match(body):
+            if last_subject and (shared or _verb_first(body, sentence)) and not _SUBORDINATE_INTL.match(body) \
+                    and not _OWN_SUBJECT.match(body):  # ", also I'm allergic to ...": its own subject
                 resolved = resolve(f"{last_subject} {body}", single, it)
             else:
                 resolved = resolve(name_it(body, introduced_before), single, it)

@@ -1,0 +1,53 @@
+"""English typed as people chat, read as written before the capture rules (issue 28): "im",
+"dont", a lone "i", and names typed in lower case where a name stands. Pure; no I/O.
+
+    written("hi im mirela, i live in cluj-napoca with my husband sorin")
+    # "hi I'm Mirela, I live in Cluj-Napoca with my husband Sorin"
+
+A contraction without its apostrophe is restored only where it is no other word of a capture
+language ("im" is German "in the": only in an English message; "wont", "ill", "id", "its" and
+"were" are words and stay). A lower-case word becomes a name only in a name's place -- after "I'm"
+(before a comma, "and" or an age: "im mirela, 38") or "my name is", after a relation ("my husband sorin"), after "called"/"named", after a verb of
+living or moving and its preposition ("live in", "moved to", "from") -- and only when no lexicon
+knows it (:func:`~assistant.memory.language.gloss.english_words`, the other languages' words): "im
+tired", "my husband works", "moved to a flat" keep their words.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.memory.language.cues import PERSON
+from assistant.memory.language.gloss import english_words, lexicon_words
+from assistant.memory.language.langid import detect
+
+_CONTRACTIONS = {
+    "im": "I'm", "ive": "I've", "dont": "don't", "doesnt": "doesn't", "didnt": "didn't", "cant": "can't", "isnt": "isn't",
+    "wasnt": "wasn't", "arent": "aren't", "werent": "weren't", "havent": "haven't", "hasnt": "hasn't", "hadnt": "hadn't",
+    "couldnt": "couldn't", "wouldnt": "wouldn't", "shouldnt": "shouldn't", "hes": "he's", "shes": "she's",
+    "thats": "that's", "theyre": "they're", "youre": "you're", "weve": "we've", "theyve": "they've",
+}  # fmt: skip
+_WORD = re.compile(r"\b(?:" + "|".join(_CONTRACTIONS) + r"|i)\b")
+_NAME = r"(?P<n>[a-zà-ÿ][a-zà-ÿ'’]*(?:-[a-zà-ÿ]+)*)"
+#: A name's place, the lower-case name after it.
+_PLACE_OF_NAME = re.compile(
+    r"(?:\bI['’]m(?=\s+[a-zà-ÿ'’-]+(?:\s*[,.!?;]|\s*$|\s+and\b|\s+\d))|\bmy\s+name\s+is|\b(?:called|named)|\b(?:my|our)\s+(?:[a-z]+\s+)?(?i:" + PERSON[3:-1] + r")"
+    r"|\b(?:live|lives|living|lived|moved|moving|move|based|born|grew\s+up|from)\s+(?:in|to|from)?)\s+" + _NAME + r"\b"
+)
+
+
+def written(text: str) -> str:
+    """``text`` as written English when it is an English message (module docstring); as it is
+    otherwise."""
+    if detect(text) != "en":
+        return text
+    text = _WORD.sub(lambda m: _CONTRACTIONS.get(m.group(), "I"), text)
+    known = english_words() | lexicon_words()
+
+    def capital(m: re.Match[str]) -> str:
+        name = m["n"]
+        if name in known or name.split("-")[0] in known:
+            return m.group()
+        return m.group()[: m.start("n") - m.start()] + "-".join(p[:1].upper() + p[1:] for p in name.split("-"))
+
+    return _PLACE_OF_NAME.sub(capital, text)
