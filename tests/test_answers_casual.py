@@ -113,3 +113,14 @@ def test_a_question_about_something_definite_the_person_told_gets_its_memory(tmp
         how = answer(r, "How long does penicillin take to work?")
     assert van is not None and "7,400" in van.text
     assert who is None and how is None
+
+
+def test_a_relation_asked_is_answered_by_the_fact_that_names_it_not_its_whole_message(tmp_path, converted_embedder_path):
+    """"what does my husband do for work?" / "Sorin drives a tram.": the name given to the husband
+    words him, so the clause is the answer, not the whole introduction it came from."""
+    from said_support import answer, said_retriever
+
+    said = ["hi im mirela, i tune pipe organs for a living, live in cluj-napoca with my husband sorin who drives a tram"]
+    with said_retriever(tmp_path / "m.db", converted_embedder_path, said) as r:
+        a = answer(r, "what does my husband do for work?")
+    assert a is not None and a.text == "Sorin drives a tram."

@@ -345,7 +345,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
             + (NAMING_BONUS if kind == "name" and NAMES_SOMETHING.search(h.memory.text) else 0.0)
         if best is None or rank > best[0]:
             best = (rank, h)
-    return _answer(fuller(whole(best[1], hits), hits, question, kind), question, hits, aliases) if best is not None else None
+    return _answer(fuller(whole(best[1], hits), hits, question, kind, aliases), question, hits, aliases) if best is not None else None
 
 
 def _answer(hit: Any, question: str, hits: Sequence[Any], aliases: dict[str, str]) -> MemoryAnswer | None:

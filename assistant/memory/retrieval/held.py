@@ -7,8 +7,8 @@ import re
 from typing import Any, Sequence
 
 from assistant.memory.language.rules import sentences
-from assistant.memory.retrieval.aliases import FAMILY_WORDS, PLACE, episode_of
-from assistant.memory.retrieval.answerable import RELATIONS, question_names, relation_words
+from assistant.memory.retrieval.aliases import FAMILY_WORDS, PLACE, episode_of, names_in
+from assistant.memory.retrieval.answerable import RELATIONS, asked, question_names, relation_words
 from assistant.memory.retrieval.named_forms import JOB, tagged_named_forms
 from assistant.memory.retrieval.terms import _covered, _terms, content_words, words
 from assistant.memory.retrieval.vocabulary import AREA_WORDS, LIGHT_VERBS, COLOUR_CHARS, COLOURS, MODIFIERS as _MODIFIERS, MONTHS
@@ -184,7 +184,7 @@ def home_of_area(question: str, hits: Any) -> set[str]:
     return {n for h in hits if h.memory.slot == "home_city" for n in question_names(h.memory.text)}
 
 
-def fuller(hit: Any, hits: Sequence[Any], question: str, kind: str | None) -> Any:
+def fuller(hit: Any, hits: Sequence[Any], question: str, kind: str | None, aliases: dict[str, str] | None = None) -> Any:
     """A clause answers with its whole message when the message (its episode, among the hits) holds
     the kind of value asked where the clause does not, or words more of the question: "Remind me
     which night choir practice is." / "User has joined a choir." -> "I've joined a choir! It's
@@ -194,6 +194,10 @@ def fuller(hit: Any, hits: Sequence[Any], question: str, kind: str | None) -> An
     if ep is None:
         return hit
     asked_words = [w for w in content_words(question) if w not in LIGHT_VERBS]
+
+    rels = asked(question).relations
+    if any(r in rels and names_in(n, hit.memory.text) for n, r in (aliases or {}).items()) and not names_only(hit.memory.text, question, aliases or {}):
+        return hit  # "what does my husband do for work?" / "Sorin drives a tram.": of the one asked, not the whole message
 
     def cover(text: str) -> int:
         pool = words(text)
