@@ -124,3 +124,16 @@ def test_a_relation_asked_is_answered_by_the_fact_that_names_it_not_its_whole_me
     with said_retriever(tmp_path / "m.db", converted_embedder_path, said) as r:
         a = answer(r, "what does my husband do for work?")
     assert a is not None and a.text == "Sorin drives a tram."
+
+
+def test_an_invented_fact_about_someone_named_in_lower_case_is_refused_fake_model():
+    """A new user's "how old is sorin" got the 135M model's "Sorin is 20 years old." (never said):
+    a name typed in lower case is still one of the person's people (a scripted reply: the logic
+    does not depend on the model)."""
+    from assistant.answering import settle
+
+    hits = [SimpleNamespace(memory=SimpleNamespace(text="User's husband is Sorin.", slot="partner", kind="profile", entities=()),
+                            passed_threshold=True),
+            SimpleNamespace(memory=SimpleNamespace(text="Sorin drives a tram.", slot=None, kind="fact", entities=()), passed_threshold=True)]  # fmt: skip
+    assert settle("how old is sorin", "Sorin is 20 years old.", None, hits).correction == "unknown"
+    assert settle("how old is the universe", "About 13.8 billion years.", None, hits).correction is None

@@ -115,7 +115,8 @@ def about_known(question: str, hits: Sequence[Any], matcher: Any = None) -> bool
     person's life too, unless general or a request (the model's inventions about them are refused)."""
     if not is_question(question) or computes(question) or requests(question) or produces(question, matcher):
         return False
-    asked_names = {m for n in question_names(question) for m in (n, n[:-1] if n.endswith("s") and len(n) > 3 else n)}  # "Arjuns Lieblingsessen"
+    asked_names = {m for n in question_names(question) for m in (n, n[:-1] if n.endswith("s") and len(n) > 3 else n)} \
+        | set(question_names_known(question, hits))  # "Arjuns Lieblingsessen"; "how old is sorin" typed in lower case
     if not asked_names:
         return False
     own = set(aliases_of(hits)) | {n for h in hits for n in relation_names(h.memory.text, "pet")}
