@@ -7,9 +7,9 @@
 A contraction without its apostrophe is restored only where it is no other word of a capture
 language ("im" is German "in the": only in an English message; "wont", "ill", "id", "its" and
 "were" are words and stay). A lower-case word becomes a name only in a name's place -- after "I'm"
-(before a comma, "and" or an age: "im mirela, 38") or "my name is", after a relation ("my husband sorin"), after "called"/"named", after a verb of
-living or moving and its preposition ("live in", "moved to", "from") -- and only when no lexicon
-knows it (:func:`~assistant.memory.language.gloss.english_words`, the other languages' words): "im
+(before a comma, "and" or an age: "im mirela, 38") or "my name is", after a relation ("my husband
+sorin"), after "called"/"named", after a verb of living or moving and its preposition ("live in",
+"moved to", "from") -- and only when no lexicon knows it (:func:`~assistant.memory.language.gloss.english_words`, the other languages' words): "im
 tired", "my husband works", "moved to a flat" keep their words.
 """
 

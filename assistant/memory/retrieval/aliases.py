@@ -65,9 +65,10 @@ def question_names_known(question: str, hits: Sequence[Any]) -> tuple[str, ...]:
     "s" and accents aside). A word a memory also writes in lower case is no name when it is an
     everyday word (:func:`~assistant.memory.language.gloss.english_words`: "rose", "will"); one the
     person types in lower case everywhere else is ("User's son filip turns 10" beside "o Filip
-    ficou"; a shouted everyday word is none: "its DAY shifts"); a sentence's first word is a name when no lexicon knows it ("Kacper hat mir ...",
-    "Aga2026年9月 ..."), and so is a word no lexicon knows right after a relation ("my son filip");
-    part of a longer name ("Climb Up", "One Hundred Years of Solitude") is none."""
+    ficou"); a shouted everyday word is none ("its DAY shifts"). A sentence's first word is a name
+    when no lexicon knows it ("Kacper hat mir ...", "Aga2026年9月 ..."), and so is a word no lexicon
+    knows right after a relation ("my son filip"); part of a longer name ("Climb Up", "One Hundred
+    Years of Solitude") is none."""
     named = question_names(question)
     written: set[str] = set()
     common: set[str] = set()
@@ -216,8 +217,8 @@ def about_life(question: str, names: Sequence[str], hits: Sequence[Any], self_q:
     """The question may ask for a fact of the person's life: it speaks of them (``self_q``) or
     their household ("Where are we spending Christmas?"), names a family relation ("how old are
     the twins", "wat does dad make"), a favourite, "the X" of something the memories say they have
-    ("whats the cats name", "Who named the fig tree?") unless it asks what there is, or one of the names (``names``, folded)
-    the memories write other than as a place (:func:`written_names`) or give a relation. "Which
+    ("whats the cats name", "Who named the fig tree?") unless it asks what there is, or one of
+    the names (``names``, folded) the memories write other than as a place (:func:`written_names`) or give a relation. "Which
     river runs through Glasgow?" ("User lives in Glasgow."), "Who discovered penicillin?" and "How do you keep a
     border collie from getting bored?" do none of these: general questions, never answered from
     memory, whatever memory shares their words."""

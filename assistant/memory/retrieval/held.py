@@ -117,10 +117,10 @@ def asked_part(text: str, question: str) -> str:
     (la verte) ... Pour Wrocław j'ai acheté ... un Urban Arrow."). The whole text when no sentence
     words any, or it is one sentence."""
     parts = sentences(text)
-    asked = [w for w in content_words(question) if w not in LIGHT_VERBS]
-    if len(parts) < 2 or not asked:
+    wanted = [w for w in content_words(question) if w not in LIGHT_VERBS]
+    if len(parts) < 2 or not wanted:
         return text
-    cover = [sum(_covered(w, words(p)) for w in asked) for p in parts]
+    cover = [sum(_covered(w, words(p)) for w in wanted) for p in parts]
     top = max(cover)
     if not top:
         return text
@@ -189,12 +189,12 @@ def fuller(hit: Any, hits: Sequence[Any], question: str, kind: str | None, alias
     the kind of value asked where the clause does not, or words more of the question: "Remind me
     which night choir practice is." / "User has joined a choir." -> "I've joined a choir! It's
     called Coro da Ribeira, rehearsals on Tuesday nights ...". Code-only dev3 / dev4: 0.860 / 0.615
-    -> 0.865 / 0.625, dev and dev2 unchanged."""
+    -> 0.865 / 0.625, dev and dev2 unchanged. A clause that says something of an asked relation by
+    the name given to it stays ("what does my husband do for work?" / "Sorin drives a tram.")."""
     ep = episode_of(hit, hits) if hit.memory.kind != "episode" else None
     if ep is None:
         return hit
     asked_words = [w for w in content_words(question) if w not in LIGHT_VERBS]
-
     rels = asked(question).relations
     if any(r in rels and names_in(n, hit.memory.text) for n, r in (aliases or {}).items()) and not names_only(hit.memory.text, question, aliases or {}):
         return hit  # "what does my husband do for work?" / "Sorin drives a tram.": of the one asked, not the whole message
