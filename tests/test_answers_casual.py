@@ -137,3 +137,12 @@ def test_an_invented_fact_about_someone_named_in_lower_case_is_refused_fake_mode
             SimpleNamespace(memory=SimpleNamespace(text="Sorin drives a tram.", slot=None, kind="fact", entities=()), passed_threshold=True)]  # fmt: skip
     assert settle("how old is sorin", "Sorin is 20 years old.", None, hits).correction == "unknown"
     assert settle("how old is the universe", "About 13.8 billion years.", None, hits).correction is None
+
+
+def test_a_typo_in_what_was_said_still_answers_the_question_spelled_right(tmp_path, converted_embedder_path):
+    from said_support import answer, said_retriever
+
+    said = ["i have type 1 diabetes so i carry insulin everywhere, also im alergic to penicilin", "my daughter ana is 9"]
+    with said_retriever(tmp_path / "m.db", converted_embedder_path, said) as r:
+        a = answer(r, "what am i allergic to")
+    assert a is not None and "penicilin" in a.text

@@ -45,3 +45,11 @@ def test_a_typo_finds_its_memory_through_the_retriever(tmp_path, converted_embed
     finally:
         store.close()
         embedder.close()
+
+
+def test_a_typo_kept_in_a_memory_is_read_into_the_question():
+    # a new user typed "im alergic to penicilin": the question spelled right is read as the memory spells it
+    vocab = {"alergic": 1, "penicilin": 1, "insulin": 2, "dentists": 1}
+    assert correct("what am i allergic to", vocab) == "what am i alergic to"
+    assert correct("when is my dentist appointment", vocab) == "when is my dentist appointment"  # an inflection, no typo
+    assert correct("what am i allergic to", {"allergic": 1}) == "what am i allergic to"

@@ -9,7 +9,10 @@ no word of another capture language's lexicon ("Quando" is not a typo of "quand"
 exactly one most frequent memory term is one edit away (optimal string alignment distance 1: a
 Levenshtein edit or two letters swapped, "freida" -> "frieda") and starts with
 the same letter: "alergic" -> "allergic", "daugher" -> "daughter". Shorter words are left
-alone: one letter turns them into other words ("cat"/"car").
+alone: one letter turns them into other words ("cat"/"car"). The other way round too: a known
+English word no memory contains is read as the memories spell it when exactly one memory term one
+edit away is no known word (a typo kept in a memory: "what am i allergic to" / "User is alergic to
+penicilin.").
 """
 
 from __future__ import annotations
@@ -70,6 +73,11 @@ def correct(text: str, vocab: Mapping[str, int], terms: list[str] | None = None)
     def fix(m: re.Match[str]) -> str:
         word = m.group(0)
         w = _fold(word)
+        if len(w) >= MIN_LETTERS and w in known and w not in vocab:  # the memory holds the typo: "allergic" / "alergic"
+            typos = [t for t, _score, _i in process.extract(w, choices, scorer=OSA.distance, score_cutoff=1, limit=8)
+                     if t[:1] == w[:1] and t not in known and t not in foreign and len(t) >= MIN_LETTERS
+                     and not t.startswith(w) and not w.startswith(t)]  # fmt: skip  ("dentists" is no typo of "dentist")
+            return typos[0] if len(typos) == 1 else word
         if len(w) < MIN_LETTERS or w in vocab or w in known or w in foreign:
             return word
         near = [t for t, _score, _i in process.extract(w, choices, scorer=OSA.distance, score_cutoff=1, limit=8)
