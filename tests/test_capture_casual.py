@@ -50,11 +50,13 @@ def test_english_typed_as_people_chat_is_read_as_written():
 
 
 def test_a_new_users_lower_case_messages_keep_their_slots():
-    """A new user's messages (the ninth session's trial): the name, the husband, the move, the
-    allergy said after "also", a job followed by an aside after an emoji."""
+    """A new user's messages (the ninth session's trial): the name, the husband, the home said
+    without its subject after an aside, the move, the allergy said after "also", a job followed by
+    an aside after an emoji; someone else's clause between keeps its own subject."""
     said = {
         "hi im mirela, i tune pipe organs for a living 🎹 been doing it 12 yrs, live in cluj-napoca with my husband sorin": (
-            {("name", "User's name is Mirela."), ("partner", "User's husband is Sorin.")}, "User tunes pipe organs for a living."),
+            {("name", "User's name is Mirela."), ("partner", "User's husband is Sorin."), ("home_city", "User lives in Cluj-Napoca.")},
+            "User tunes pipe organs for a living."),  # the subject of "live in" is the "i" before the aside
         "big news: we moved to sibiu last week": ({("home_city", "User lives in Sibiu.")}, None),
         "I have diabetes so I carry insulin everywhere, also I'm allergic to penicillin": ({("allergy", "User is allergic to penicillin.")}, None),
     }  # fmt: skip
@@ -63,3 +65,5 @@ def test_a_new_users_lower_case_messages_keep_their_slots():
         assert slots <= {(c.slot, c.text) for c in got}, got
         assert fact is None or fact in [c.text for c in got]
         assert not any("also I'm" in c.text for c in got)
+    got = extract("my sister Ana is a nurse, lives in Rome and works at a clinic", NOW)
+    assert not any(c.slot == "home_city" for c in got) and "Ana lives in Rome." in [c.text for c in got]

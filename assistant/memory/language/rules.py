@@ -269,7 +269,7 @@ def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list
         grounded, valid = ground_of[k]
         if valid is None and shift_kind(cl.text):
             valid = dated.get(cl.sentence)  # "I changed jobs last week and now work as a chef": chef since last week
-        said = _having(cl, found[:k]) or _with_subject(cl, found[k - 1] if k else None)  # "we have ..., and a beagle named Biscuit"
+        said = _having(cl, found[:k]) or _with_subject(cl, found[:k])  # "we have ..., and a beagle named Biscuit"
         if said == cl.text and cl.resolved.startswith("my "):
             said = cl.resolved  # "Her name's Camille" after "I'm seeing someone": "my partner's name is Camille"
         slot_text, _ = _ground_sentence(_first_person(said), observed_at)
@@ -325,16 +325,24 @@ def asserts_something(text: str, names: Iterable[str] = ()) -> bool:
 
 
 _SUBJECT = re.compile(r"\b(I|[Ww]e)\b(?!.*\b(?:I|[Ww]e)\b)")
-_BARE_VERB = re.compile(r"(?:(?:just|recently|finally|also)\s+)?(?:[a-z]+ed|went|got|bought|sold|left|took|began|became|started|quit|moved|switched)\b")
+_BARE_VERB = re.compile(r"(?:(?:just|recently|finally|also|still|now)\s+)?(?:[a-z]+ed|went|got|bought|sold|left|took|began|became|started|quit|moved|switched"
+                        r"|live|work|teach|study)\b")
+_NO_SUBJECT = re.compile(r"(?:been|was|doing|going)\b")  # an aside without a subject: "been doing it 12 yrs"
 
 
-def _with_subject(cl: Any, prev: Any) -> str:
+def _with_subject(cl: Any, before: list[Any]) -> str:
     """A coordinated clause whose subject is elided ("we packed up and moved to Malmö") with the
-    first-person subject of the clause before it, for the slot rules: "we moved to Malmö"."""
-    if prev is None or prev.sentence != cl.sentence or not _BARE_VERB.match(cl.text):
+    first-person subject of the clause before it, for the slot rules: "we moved to Malmö"; clauses
+    between without a subject of their own are passed over ("i tune pipe organs 🎹 been doing it
+    12 yrs, live in cluj-napoca" -> "i live in cluj-napoca")."""
+    if not _BARE_VERB.match(cl.text):
         return cl.text
-    m = _SUBJECT.search(prev.text)
-    return f"{m[1]} {cl.text}" if m else cl.text
+    for prev in reversed([p for p in before if p.sentence == cl.sentence]):
+        if m := _SUBJECT.search(prev.text):
+            return f"{m[1]} {cl.text}"
+        if not _BARE_VERB.match(prev.text) and not _NO_SUBJECT.match(prev.text):
+            return cl.text  # someone else's clause between
+    return cl.text
 
 
 _HAVING = re.compile(r"\b(I|[Ww]e)(" + HAS + r"|\s+own|\s+adopted)\b")
