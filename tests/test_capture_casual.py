@@ -67,3 +67,9 @@ def test_a_new_users_lower_case_messages_keep_their_slots():
         assert not any("also I'm" in c.text for c in got)
     got = extract("my sister Ana is a nurse, lives in Rome and works at a clinic", NOW)
     assert not any(c.slot == "home_city" for c in got) and "Ana lives in Rome." in [c.text for c in got]
+
+
+def test_a_role_held_as_their_x_is_kept():
+    # a new user's "i started working for the evangelical church there as their organ curator" was rejected ("pronoun left: their")
+    got = [c.text for c in extract("big news: i started working for the evangelical church there as their organ curator", NOW)]
+    assert "User started working for the evangelical church there as organ curator." in got

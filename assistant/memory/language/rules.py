@@ -232,6 +232,10 @@ _LEAD_NAME = re.compile(r"(?:^|(?<=[.!?]\s))" + _LEAD.pattern.removeprefix("^") 
 _SHOUT = re.compile(r"\b(?:[A-Z]{2,}|[AI])(?:[ \t]+(?:[A-Z]{2,}|[AI])\b)+")
 
 
+# a role held for an organisation the clause names: "working for the church there as their organ curator" (their: the church's)
+_AS_THEIR = re.compile(r"(?<=\w)\s+as\s+(?:their|its)\s+(?=[a-z])")
+
+
 def unshout(text: str) -> str:
     """``text`` with shouted runs in lower case (the pronoun "I" kept): "WE ADOPTED A GREYHOUND 😭 ...
     her name is Zefir" reads its greyhound, whom "her" is."""
@@ -253,7 +257,7 @@ def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list
             seen.add(key)
             out.append(cand)
 
-    text = _APPOS_WHO.sub(r"\g<np>, ", _LEAD_NAME.sub("", written(unshout(text))))  # "oh and Matjes, our ferret, who steals socks": Matjes steals socks
+    text = _AS_THEIR.sub(" as ", _APPOS_WHO.sub(r"\g<np>, ", _LEAD_NAME.sub("", written(unshout(text)))))  # "oh and Matjes, our ferret, who steals socks": Matjes steals socks
     people = set(names) | own_names(text) | named_people(text, names)
     partners = list(dict.fromkeys(_PARTNER.findall(text)))
     household = f"User and {partners[0]}" if len(partners) == 1 else "User's household"
