@@ -1,5 +1,6 @@
 """English typed as people chat, read as written before the capture rules (issue 28): "im",
-"dont", a lone "i", and names typed in lower case where a name stands. Pure; no I/O.
+"dont", a lone "i", and names typed in lower case where a name stands (:func:`written`);
+shouting in capitals (:func:`unshout`); a role held "as their X" (:func:`as_their`). Pure; no I/O.
 
     written("hi im mirela, i live in cluj-napoca with my husband sorin")
     # "hi I'm Mirela, I live in Cluj-Napoca with my husband Sorin"
@@ -51,3 +52,25 @@ def written(text: str) -> str:
         return m.group()[: m.start("n") - m.start()] + "-".join(p[:1].upper() + p[1:] for p in name.split("-"))
 
     return _PLACE_OF_NAME.sub(capital, text)
+
+
+# words in capitals in a row, two or more: shouting, not names ("WE ADOPTED A GREYHOUND", "BIG NEWS!!!"; "MPK" alone stays)
+_SHOUT = re.compile(r"\b(?:[A-Z]{2,}|[AI])(?:[ \t]+(?:[A-Z]{2,}|[AI])\b)+")
+
+
+# a role held for an organisation the clause names: "working for the church there as their organ curator" (their: the church's)
+_AS_THEIR = re.compile(r"(?<=\w)\s+as\s+(?:their|its)\s+(?=[a-z])")
+
+
+def as_their(text: str) -> str:
+    """``text`` with a role held "as their/its X" said as "as X" (:data:`_AS_THEIR`)."""
+    return _AS_THEIR.sub(" as ", text)
+
+
+def unshout(text: str) -> str:
+    """``text`` with shouted runs in lower case (the pronoun "I" kept): "WE ADOPTED A GREYHOUND 😭 ...
+    her name is Zefir" reads its greyhound, whom "her" is."""
+    def lower(m: re.Match[str]) -> str:
+        run = m.group()
+        return re.sub(r"\b(?!I\b)\w+", lambda w: w.group().lower(), run) if re.search(r"[A-Z]{2}", run) else run
+    return _SHOUT.sub(lower, text)

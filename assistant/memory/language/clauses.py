@@ -39,7 +39,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from assistant.memory.language.cues import OWN_NAME, PAST, PERSON, REL_IS_NAME, TITLE_DOT
+from assistant.memory.language.cues import CALLED_ONLY, OWN_NAME, OWN_SUBJECT, PAST, PERSON, REL_IS_NAME, TITLE_DOT
 from assistant.memory.language.gloss import english_words
 from assistant.memory.language.langid import detect
 from assistant.memory.language.referents import given_name, introduced, name_it, one_referent, resolve_foreign, resolve_it, thing
@@ -317,13 +317,6 @@ def _referents(sentence: str, here: list[str]) -> list[str]:
     return list(dict.fromkeys(m.group().lower() for m in re.finditer(r"\b" + _REL_NP, sentence)))
 
 
-#: A clause that only gives a name, its subject left out: the name goes on as the subject.
-_CALLED = re.compile(r"^(?i:se\s+llama|se\s+chama|chama-se|s['’]appelle|heißt|heisst|her\s+name\s+is|his\s+name\s+is)\s+(?P<n>[A-ZÀ-Ý][\w'’-]+)\s*$")
-
-
-_OWN_SUBJECT = re.compile(r"(?:(?:also|still|now|just|and|plus)\s+)+(?:I|I['’](?:m|ve|d|ll)|we|he|she|they)\b", re.I)
-
-
 def _subject(resolved: str, known: set[str]) -> str | None:
     """The subject a clause hands on to a shared-subject clause after it ("I", "WE", "Oscar")."""
     if resolved.startswith(WE):
@@ -333,7 +326,7 @@ def _subject(resolved: str, known: set[str]) -> str | None:
         return intl.group().strip()
     m = _HEAD_SUBJECT.match(resolved)
     # a capitalised first word that is no known name ("Moro em ..."); "Tilly's 6 | and obsessed with": Tilly's
-    if (named := _CALLED.match(resolved)) is not None:  # "Se llama Amparo | y es alérgica a los gatos": Amparo goes on
+    if (named := CALLED_ONLY.match(resolved)) is not None:  # "Se llama Amparo | y es alérgica a los gatos": Amparo goes on
         return named["n"]
     if m is None or (m["pn"] and m["pn"][0].isupper() and m["pn"] not in ("I", "We", "He", "She", "They") and m["pn"] not in known
                      and not (m["pn"][:-2] in known and re.match(r"[\w-]+['’]s\s+\d", resolved))):
@@ -379,7 +372,7 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
                 last_subject = ante
                 continue
             if last_subject and (shared or _verb_first(body, sentence)) and not _SUBORDINATE_INTL.match(body) \
-                    and not _OWN_SUBJECT.match(body):  # ", also I'm allergic to ...": its own subject
+                    and not OWN_SUBJECT.match(body):  # ", also I'm allergic to ...": its own subject
                 resolved = resolve(f"{last_subject} {body}", single, it)
             else:
                 resolved = resolve(name_it(body, introduced_before), single, it)

@@ -273,3 +273,8 @@ TITLES = ("Dr", "Mr", "Mrs", "Ms", "Prof", "St", "Sr", "Sra", "Dra", "Mme", "Hr"
 NOT_AFTER_TITLE = "".join(rf"(?<!\b{t}\.)" for t in TITLES)
 #: Inside a sentence: a title's full stop and the space after it.
 TITLE_DOT = "(?:" + "|".join(rf"(?<=\b{t})" for t in TITLES) + r")\.\s"
+
+#: A clause that only gives a name, its subject left out: the name goes on as the subject.
+CALLED_ONLY = re.compile(r"^(?i:se\s+llama|se\s+chama|chama-se|s['’]appelle|heißt|heisst|her\s+name\s+is|his\s+name\s+is)\s+(?P<n>[A-ZÀ-Ý][\w'’-]+)\s*$")
+#: After an adverb, a clause's own subject: ", also I'm allergic to ..." takes none from the clause before.
+OWN_SUBJECT = re.compile(r"(?:(?:also|still|now|just|and|plus)\s+)+(?:I|I['’](?:m|ve|d|ll)|we|he|she|they)\b", re.I)

@@ -39,7 +39,7 @@ from assistant.memory.language.clauses import WE, clauses
 from assistant.memory.language.clauses import people as named_people
 from assistant.memory.language.dates_intl import MONTH_NAMES
 from assistant.memory.language.match import NOT_ORDINAL_DATE
-from assistant.memory.language.casual import written
+from assistant.memory.language.casual import as_their, unshout, written
 from assistant.memory.language.cues import NOT_AFTER_TITLE, PERSON, STANDING, has_first_person, imperative, own_names, strip_fillers
 from assistant.memory.language.gloss import LANGS
 from assistant.memory.language.langid import detect
@@ -228,23 +228,6 @@ _APPOS_WHO = re.compile(r"(?P<np>(?:^|(?<=[\s,;(]))[A-Z][\w'’-]+,\s+(?i:my|our
 _LEAD_NAME = re.compile(r"(?:^|(?<=[.!?]\s))" + _LEAD.pattern.removeprefix("^") + r"(?=[A-Z][\w'’-]+,\s+(?i:my|our)\s)", re.I)
 
 
-# words in capitals in a row, two or more: shouting, not names ("WE ADOPTED A GREYHOUND", "BIG NEWS!!!"; "MPK" alone stays)
-_SHOUT = re.compile(r"\b(?:[A-Z]{2,}|[AI])(?:[ \t]+(?:[A-Z]{2,}|[AI])\b)+")
-
-
-# a role held for an organisation the clause names: "working for the church there as their organ curator" (their: the church's)
-_AS_THEIR = re.compile(r"(?<=\w)\s+as\s+(?:their|its)\s+(?=[a-z])")
-
-
-def unshout(text: str) -> str:
-    """``text`` with shouted runs in lower case (the pronoun "I" kept): "WE ADOPTED A GREYHOUND 😭 ...
-    her name is Zefir" reads its greyhound, whom "her" is."""
-    def lower(m: re.Match[str]) -> str:
-        run = m.group()
-        return re.sub(r"\b(?!I\b)\w+", lambda w: w.group().lower(), run) if re.search(r"[A-Z]{2}", run) else run
-    return _SHOUT.sub(lower, text)
-
-
 def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list[Candidate]:
     """Profile slots and facts found in a user message, one clause at a time (see the module
     docstring). ``names``: the person's own people and pets already known (from memory)."""
@@ -257,7 +240,7 @@ def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list
             seen.add(key)
             out.append(cand)
 
-    text = _AS_THEIR.sub(" as ", _APPOS_WHO.sub(r"\g<np>, ", _LEAD_NAME.sub("", written(unshout(text)))))  # "oh and Matjes, our ferret, who steals socks": Matjes steals socks
+    text = as_their(_APPOS_WHO.sub(r"\g<np>, ", _LEAD_NAME.sub("", written(unshout(text)))))  # "oh and Matjes, our ferret, who steals socks": Matjes steals socks
     people = set(names) | own_names(text) | named_people(text, names)
     partners = list(dict.fromkeys(_PARTNER.findall(text)))
     household = f"User and {partners[0]}" if len(partners) == 1 else "User's household"
