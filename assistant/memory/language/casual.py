@@ -10,8 +10,9 @@ language ("im" is German "in the": only in an English message; "wont", "ill", "i
 "were" are words and stay). A lower-case word becomes a name only in a name's place -- after "I'm"
 (before a comma, "and" or an age: "im mirela, 38") or "my name is", after a relation ("my husband
 sorin"), after "called"/"named", after a verb of living or moving and its preposition ("live in",
-"moved to", "from") -- and only when no lexicon knows it (:func:`~assistant.memory.language.gloss.english_words`, the other languages' words): "im
-tired", "my husband works", "moved to a flat" keep their words.
+"moved to", "from") -- and only when no lexicon knows it
+(:func:`~assistant.memory.language.gloss.known_words`): "im tired", "my husband works", "moved to a
+flat" keep their words.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 import re
 
 from assistant.memory.language.cues import PERSON
-from assistant.memory.language.gloss import english_words, lexicon_words
+from assistant.memory.language.gloss import known_words
 from assistant.memory.language.langid import detect
 
 _CONTRACTIONS = {
@@ -43,7 +44,7 @@ def written(text: str) -> str:
     if detect(text) != "en":
         return text
     text = _WORD.sub(lambda m: _CONTRACTIONS.get(m.group(), "I"), text)
-    known = english_words() | lexicon_words()
+    known = known_words()
 
     def capital(m: re.Match[str]) -> str:
         name = m["n"]

@@ -324,10 +324,10 @@ def _subject(resolved: str, known: set[str]) -> str | None:
     intl = _HEAD_SUBJECT_INTL.match(resolved)  # "Mi madre tiene 70 años | y vive sola": "Mi madre" goes on
     if intl:
         return intl.group().strip()
-    m = _HEAD_SUBJECT.match(resolved)
-    # a capitalised first word that is no known name ("Moro em ..."); "Tilly's 6 | and obsessed with": Tilly's
     if (named := CALLED_ONLY.match(resolved)) is not None:  # "Se llama Amparo | y es alérgica a los gatos": Amparo goes on
         return named["n"]
+    m = _HEAD_SUBJECT.match(resolved)
+    # a capitalised first word that is no known name ("Moro em ..."); "Tilly's 6 | and obsessed with": Tilly's
     if m is None or (m["pn"] and m["pn"][0].isupper() and m["pn"] not in ("I", "We", "He", "She", "They") and m["pn"] not in known
                      and not (m["pn"][:-2] in known and re.match(r"[\w-]+['’]s\s+\d", resolved))):
         return None

@@ -219,6 +219,12 @@ def english_words() -> frozenset[str]:
 
 
 @lru_cache(maxsize=1)
+def known_words() -> frozenset[str]:
+    """Every word some lexicon knows: :func:`english_words` and :func:`lexicon_words` (read once)."""
+    return english_words() | lexicon_words()
+
+
+@lru_cache(maxsize=1)
 def lexicon_words() -> frozenset[str]:
     """The words of the other capture languages the lexicons hold, casefolded, with and without
     accents ("quando", "métier", "metier"): not typos of an English word."""

@@ -7,15 +7,15 @@ fact and the episode of one message say one thing). Pure; no I/O.
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Any, Callable, Sequence
 
-from assistant.memory.language.gloss import english_words, lexicon_words
+from assistant.memory.language.gloss import english_words, known_words
 from assistant.memory.retrieval import vocabulary as V
 from assistant.memory.retrieval.answerable import _ROLES as ROLES
 from assistant.memory.retrieval.answerable import _about_pattern as about_pattern
 from assistant.memory.retrieval.answerable import RELATIONS, asked, question_names, relation_names, relation_words
 from assistant.memory.retrieval.questions import recall_core, requests
+from assistant.memory.retrieval.spelling import unaccented
 
 
 def aliases_of(hits: Sequence[Any]) -> dict[str, str]:
@@ -72,27 +72,22 @@ def question_names_known(question: str, hits: Sequence[Any]) -> tuple[str, ...]:
     named = question_names(question)
     written: set[str] = set()
     common: set[str] = set()
-    everyday, foreign = english_words(), lexicon_words()
+    everyday, lexicons = english_words(), known_words()
     for h in hits:
         toks = _TOKEN.findall(h.memory.text)  # words and sentence ends
         for i in range(len(toks)):
             w, before, after = toks[i], toks[i - 1] if i else ".", toks[i + 1] if i + 1 < len(toks) else "."
-            if len(w) > 1 and w[:1].isupper() and not after[:1].isupper() and not (w.isupper() and _fold(w) in everyday) and (
-                    before[:1].islower() or _fold(w) not in everyday | foreign):  # "Kacper hat mir ...", "O Kacper"
+            if len(w) > 1 and w[:1].isupper() and not after[:1].isupper() and not (w.isupper() and unaccented(w) in everyday) and (
+                    before[:1].islower() or unaccented(w) not in lexicons):  # "Kacper hat mir ...", "O Kacper"
                 written.add(w.casefold())
-            elif w.islower() and before.casefold() in FAMILY_WORDS and _fold(w) not in everyday | foreign:
+            elif w.islower() and before.casefold() in FAMILY_WORDS and unaccented(w) not in lexicons:
                 written.add(w)  # a name typed in lower case after its relation: "my son filip turns 10"
         common |= {t for t in toks if t[:1].islower()}
         written |= {m.group(1).casefold() for m in _SUBJECT.finditer(h.memory.text)} - V.PRONOUNS - V.HOUSEHOLD_WORDS  # "Morven is 14 now ..."
-    known = {_fold(w): w for w in written - (common & everyday) - {"user"} - V.PRONOUNS}
-    lower = [known.get(_fold(w)) or known.get(_fold(w[:-1]) if w.endswith("s") and _fold(w) not in everyday else "")
+    known = {unaccented(w): w for w in written - (common & everyday) - {"user"} - V.PRONOUNS}
+    lower = [known.get(unaccented(w)) or known.get(unaccented(w[:-1]) if w.endswith("s") and unaccented(w) not in everyday else "")
              for w in re.findall(r"[^\W\d_]+", question) if w.islower()]
     return tuple(dict.fromkeys([*named, *(w for w in lower if w)]))
-
-
-def _fold(word: str) -> str:
-    """``word`` casefolded without accents ("Lucía" -> "lucia")."""
-    return "".join(c for c in unicodedata.normalize("NFKD", word.casefold()) if not unicodedata.combining(c))
 
 
 def names_relation(text: str, relation: str, aliases: dict[str, str]) -> bool:

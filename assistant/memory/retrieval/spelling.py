@@ -30,7 +30,8 @@ MIN_LETTERS = 6
 _WORD = re.compile(r"[^\W\d_]+")
 
 
-def _fold(word: str) -> str:
+def unaccented(word: str) -> str:
+    """``word`` casefolded without accents ("Lucía" -> "lucia")."""
     return "".join(c for c in unicodedata.normalize("NFD", word.casefold()) if not unicodedata.combining(c))
 
 
@@ -72,7 +73,7 @@ def correct(text: str, vocab: Mapping[str, int], terms: list[str] | None = None)
 
     def fix(m: re.Match[str]) -> str:
         word = m.group(0)
-        w = _fold(word)
+        w = unaccented(word)
         if len(w) >= MIN_LETTERS and w in known and w not in vocab:  # the memory holds the typo: "allergic" / "alergic"
             typos = [t for t, _score, _i in process.extract(w, choices, scorer=OSA.distance, score_cutoff=1, limit=8)
                      if t[:1] == w[:1] and t not in known and t not in foreign and len(t) >= MIN_LETTERS
