@@ -47,6 +47,8 @@ def test_english_typed_as_people_chat_is_read_as_written():
     assert written("also im alergic to penicilin, i dont eat pork") == "also I'm alergic to penicilin, I don't eat pork"  # no name there
     assert written("my husband works late and we moved to a flat") == "my husband works late and we moved to a flat"  # words stay
     assert written("Ich bin im Urlaub") == "Ich bin im Urlaub"  # German "im"
+    # letters of any alphabet: a Lithuanian or Polish name typed in lower case is one too
+    assert written("we moved to klaipėda last month, i live with my husband łukasz") == "we moved to Klaipėda last month, I live with my husband Łukasz"
 
 
 def test_a_new_users_lower_case_messages_keep_their_slots():

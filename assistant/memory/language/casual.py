@@ -30,10 +30,10 @@ _CONTRACTIONS = {
     "thats": "that's", "theyre": "they're", "youre": "you're", "weve": "we've", "theyve": "they've",
 }  # fmt: skip
 _WORD = re.compile(r"\b(?:" + "|".join(_CONTRACTIONS) + r"|i)\b")
-_NAME = r"(?P<n>[a-zà-ÿ][a-zà-ÿ'’]*(?:-[a-zà-ÿ]+)*)"
+_NAME = r"(?P<n>[^\W\d_][^\W\d_'’]*(?:-[^\W\d_]+)*)"  # any alphabet's letters: "klaipėda", "gdańsk" (lower case: see capital)
 #: A name's place, the lower-case name after it.
 _PLACE_OF_NAME = re.compile(
-    r"(?:\bI['’]m(?=\s+[a-zà-ÿ'’-]+(?:\s*[,.!?;]|\s*$|\s+and\b|\s+\d))|\bmy\s+name\s+is|\b(?:called|named)|\b(?:my|our)\s+(?:[a-z]+\s+)?(?i:" + PERSON[3:-1] + r")"
+    r"(?:\bI['’]m(?=\s+[^\W\d_'’-][\w'’-]*(?:\s*[,.!?;]|\s*$|\s+and\b|\s+\d))|\bmy\s+name\s+is|\b(?:called|named)|\b(?:my|our)\s+(?:[a-z]+\s+)?(?i:" + PERSON[3:-1] + r")"
     r"|\b(?:live|lives|living|lived|moved|moving|move|based|born|grew\s+up|from)\s+(?:in|to|from)?)\s+" + _NAME + r"\b"
 )
 
@@ -48,7 +48,7 @@ def written(text: str) -> str:
 
     def capital(m: re.Match[str]) -> str:
         name = m["n"]
-        if name in known or name.split("-")[0] in known:
+        if not name.islower() or name in known or name.split("-")[0] in known:
             return m.group()
         return m.group()[: m.start("n") - m.start()] + "-".join(p[:1].upper() + p[1:] for p in name.split("-"))
 
