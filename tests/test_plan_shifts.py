@@ -23,7 +23,7 @@ def _rec(i: int, text: str, days_ago: int, row: int, slot: str | None = None, ki
     return Rec(id=i, text=text, kind=kind, scope="user", slot=slot, valid_at=said, invalid_at=kw.get("invalid_at"),
                created_at=said, expired_at=None, trust=Trust.USER_STATED, confidence=1.0, content_hash=str(i),
                status=Status.ACTIVE, version=1, pinned=False, use_count=0, last_used_at=None, expires_at=None,
-               start_kind="observed", observed_at=said, message_ids=(100 + i,), row=row)  # fmt: skip
+               start_kind="observed", observed_at=said, message_ids=kw.get("message_ids", (100 + i,)), row=row)  # fmt: skip
 
 
 def _snap(recs: list[Rec], vectors: list[list[float]]) -> Snapshot:
@@ -185,3 +185,38 @@ def test_a_naming_verb_is_no_shared_state_with_hand_made_vectors():
     teacher = _rec(2, "User: Su profe nueva se llama Frau Ahrens.", 0, 1)
     snap = _snap([amparo, teacher], [[1, 0, 0], _unit(0.5, 0.8)])
     assert plan_shifts(snap, snap.recs) == []
+
+
+def test_kin_stay_kin_when_their_own_life_changes_with_hand_made_vectors():
+    # dev6: "filip starts 4th grade at primary school no. 45" (a beginning, cosine 0.65 >= 0.55)
+    # had ended "User's son is Filip."
+    son = _rec(1, "User's son is Filip.", 200, 0, slot="relation.son", kind=Kind.PROFILE)
+    flat = _rec(2, "User: new flat is on ulica Jedności Narodowej in wrocław.", 0, 1, message_ids=(9,))
+    school = _rec(3, "User: filip starts 4th grade at primary school no. 45 there.", 0, 2, message_ids=(9,))
+    snap = _snap([son, flat, school], [[1, 0, 0], _unit(0.2), _unit(0.65)])
+    assert plan_shifts(snap, snap.recs) == []
+    # a role is no kin: "User's boss is Anna." ends when Anna's leaving is the change
+    boss = _rec(1, "User's boss is Anna.", 200, 0)
+    left = _rec(2, "Anna left, Ben runs the workshop now.", 0, 1)
+    snap = _snap([boss, left], [[1, 0, 0], _unit(0.65)])
+    [sh] = plan_shifts(snap, snap.recs)
+    assert (sh.old.id, sh.new.id) == (1, 2)
+
+
+def test_an_earlier_message_in_another_language_is_no_lexical_candidate_with_hand_made_vectors():
+    # dev6: the French savings update shared only the place name "wrocław" with the English new job and ended it
+    job = _rec(1, "User got the job, senior glassblower at the politechnika workshop in wrocław.", 30, 0)
+    savings = _rec(2, "User: Pour Wrocław j'ai acheté un vélo cargo, j'en suis à 24 700 zł maintenant.", 0, 1)
+    snap = _snap([job, savings], [[1, 0, 0], _unit(0.9)])
+    assert plan_shifts(snap, snap.recs) == []
+
+
+def test_in_other_languages_the_statement_ending_shares_a_word_with_the_change_with_hand_made_vectors():
+    # the nearest record by cosine of the message sharing "joggen" says something else ("mit Lea"):
+    # the one sharing the word ends, its neighbour clause stays
+    lea = _rec(1, "User: Ich wohne mit Lea.", 30, 0, message_ids=(7,))
+    jog = _rec(2, "User: Ich gehe dreimal die Woche joggen.", 30, 1, message_ids=(7,))
+    pilates = _rec(3, "User: Ich habe mit dem Joggen aufgehört und mache jetzt Pilates.", 0, 2)
+    snap = _snap([lea, jog, pilates], [[1, 0, 0], [0, 1, 0], _unit(0.8, 0.5)])
+    [sh] = plan_shifts(snap, snap.recs)
+    assert (sh.old.id, sh.new.id) == (2, 3)

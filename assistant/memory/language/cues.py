@@ -187,6 +187,10 @@ PERSON_WORD = re.compile(r"\b" + PERSON + r"s?\b", re.I)
 REL_IS_NAME = re.compile(r"\b(?i:my|our)\s+(?:[\w'’-]+\s+){0,2}?(?i:" + PERSON[3:-1] + r")(?:['’]s\s+name)?\s+(?:is|was)\s+(?P<name>[A-Z][\w'’-]+)\b")
 OWN_NAME = re.compile(r"\b(?:[Mm]y|[Oo]ur)\s+(?:[\w'-]+\s+){0,2}?(?i:" + PERSON[3:-1] + r")(?:['’]s name is|,| is called| is named"
                        r"| named| called)?\s+(?P<name>[A-Z][\w'’-]+)")
+#: Kin for life (not a partner, a friend or a role): who they are to the person is never ended by a
+#: change in their own life ("User's son is Filip." / "filip starts 4th grade").
+KIN = re.compile(r"\b(?:mum|mom|mother|dad|father|parents?|sons?|daughters?|kids?|children|child|twins|sisters?|brothers?|siblings?"
+                 r"|nephew|niece|aunt|uncle|grand(?:ma|pa|mother|father|son|daughter|child)|granny|cousin|eldest|youngest)\b", re.I)
 FAMILY_NAME = re.compile(r"\b(?:Mum|Mom|Mam|Mama|Mommy|Mummy|Dad|Daddy|Papa|Grandma|Grandpa|Granny|Nana|Grandad)\b"
                          r"|^(?i:the|our)\s+(?i:twins|kids|children|boys|girls|baby|in-laws|grandparents)\b")  # "The twins, Isla and Rory, are 8."
 THIRD_PERSON = re.compile(r"^(?:he|she|his|her)(?:\b|['’](?:s|ll|d)\b)|\b(?:his|her|their) name is [A-Z]", re.I)

@@ -36,7 +36,13 @@ there the evidence is lexical (:func:`assistant.memory.language.shifts.content_w
 the words that only say who it is about: :func:`person_words`): the target is the one earlier
 message sharing the most content words with the shift, kept iff it shares at least one and no
 other message shares as many ("Ich habe mit dem Joggen aufgehört
-und mache jetzt Pilates" ends "Ich gehe dreimal die Woche joggen").
+und mache jetzt Pilates" ends "Ich gehe dreimal die Woche joggen"). An earlier message in another
+language shares only names with it, so it is no candidate there ("j'en suis à 24 700 zł
+maintenant ... Pour Wrocław j'ai acheté un vélo cargo" ends nothing of "I got the job ... in
+wrocław").
+
+Kin stay kin: a statement of who someone of the family is to the person ("User's son is
+Filip.") is never ended by a change in that someone's life ("filip starts 4th grade ...").
 
 The decision stays :func:`~assistant.memory.language.temporal.resolve` (the later-starting state
 supersedes), so the same pairs give the same changes on the hot path and in a tidy-up.
@@ -49,7 +55,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from assistant.memory.language.clauses import people
-from assistant.memory.language.cues import PERSON_WORD
+from assistant.memory.language.cues import KIN, PERSON_WORD
 from assistant.memory.language.gloss import LANGS, lexicon
 from assistant.memory.language.claims import NAME_SLOTS, claims, ends_something
 from assistant.memory.language.langid import detect
@@ -125,6 +131,7 @@ class Scored:
     ranked: tuple[tuple[float, tuple[Rec, ...]], ...]  # (s(m), records of m), s descending (English)
     lang: str = "en"
     shared: tuple[int, ...] = ()  # per ranked message: content words it shares with the shift (other languages)
+    words: frozenset[str] = frozenset()  # the shift's content words, less who it is about (other languages)
 
 
 def score_shifts(snap: Snapshot, recs: Iterable[Rec], *, taken: set[int] = frozenset()) -> list[Scored]:
@@ -162,9 +169,13 @@ def score_shifts(snap: Snapshot, recs: Iterable[Rec], *, taken: set[int] = froze
         # shares only "Tomasz" with "Tomasz is a civil engineer." and ends nothing
         whom = person_words([r.text for rs in stands.values() for r in rs])
         words = frozenset().union(*(content_words(r.text) for r in mine)) - whom
-        shared = [len(words & frozenset().union(*(content_words(o.text) for o in rs))) for _, rs in ranked]
+        # a message in another language shares only names with it ("Pour Wrocław j'ai acheté un vélo cargo"
+        # / "User got the job ... at the politechnika workshop in wrocław"): no evidence of the same state
+        lang = detect(" ".join(r.text for r in mine))
+        shared = [len(words & frozenset().union(*(content_words(o.text) for o in rs))) if detect(" ".join(o.text for o in rs)) == lang else 0
+                  for _, rs in ranked]
         order = sorted(range(len(ranked)), key=lambda i: (-shared[i], -ranked[i][0]))
-        out.append(Scored(tuple(mine), kind, tuple(ranked[i] for i in order), "other", tuple(shared[i] for i in order)))
+        out.append(Scored(tuple(mine), kind, tuple(ranked[i] for i in order), "other", tuple(shared[i] for i in order), words))
     return out
 
 
@@ -222,6 +233,17 @@ def _same_subject(target: Rec, shift: Iterable[Rec]) -> bool:
     return t is None or not subjects or ("user" in subjects) == (t == "user")
 
 
+def _who_they_are(target: Rec, shift: Iterable[Rec]) -> bool:
+    """``target`` says who someone of their kin is to the person ("User's son is Filip.") and the
+    shift speaks of that someone ("filip starts 4th grade at primary school no. 45"): a change in their life is
+    no change of who they are."""
+    m = _USER_REL_NAME.match(target.text)
+    if m is None or not KIN.search(target.text[:m.start("name")]):  # "User's boss is Anna." ends when Anna leaves
+        return False
+    name = m["name"].casefold()
+    return any(name in {w.casefold() for w in re.findall(r"[\w'’-]+", r.text)} for r in shift)
+
+
 def _ends_another(target: Rec, shift: Iterable[Rec]) -> bool:
     """The shift's message names what ended ("We left the flat in Bonfim and now we're in a little
     house in Foz") and ``target`` does not hold it ("User lives in Porto."): the change is that one."""
@@ -245,13 +267,19 @@ def plan_shifts(snap: Snapshot, recs: Iterable[Rec], *, taken: set[int] = frozen
         if sc.lang != "en":  # cosines are noise: one earlier message shares the most content words
             if sc.shared[0] < 1 or (len(sc.shared) > 1 and sc.shared[1] >= sc.shared[0]) or not target.is_current(now):
                 continue
+            # the statement that ends is one sharing a word with the change ("me faltan 9 000" shares "taller" with
+            # Lucía's message, not with its "me corrige todo")
+            target = next((r for r in sc.ranked[0][1] if content_words(r.text) & sc.words), None)
+            if target is None or not target.is_current(now):
+                continue
         elif best < threshold or best - second < config.margin or not target.is_current(now):
             continue
         if target.id in taken or (target.slot or "").strip().casefold() in NAME_SLOTS or ends_something(target.text) \
-                or _restated([target], sc.recs) or not _same_subject(target, sc.recs) or _ends_another(target, sc.recs):  # fmt: skip
+                or _restated([target], sc.recs) or not _same_subject(target, sc.recs) or _ends_another(target, sc.recs) \
+                or _who_they_are(target, sc.recs):  # fmt: skip
             continue
         values = key_tokens(target.text).values
-        kin = tuple(r for r in sc.ranked[0][1][1:] if r.is_current(now) and r.id not in taken and values & key_tokens(r.text).values
+        kin = tuple(r for r in sc.ranked[0][1] if r is not target and r.is_current(now) and r.id not in taken and values & key_tokens(r.text).values
                     and (r.slot or "").strip().casefold() not in NAME_SLOTS)  # fmt: skip
         out.append(Shift(target, _nearest(snap, target, sc.recs), best, second, kin))
         taken |= {target.id, *(r.id for r in kin)}
