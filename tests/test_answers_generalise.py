@@ -344,6 +344,7 @@ def test_the_asked_role_is_what_is_asked_not_its_owner():
 
 @pytest.mark.parametrize("text, relation, named", [
     ("Frieda started 4th grade today, her teacher is Frau Kessler and she already has a best friend, Matilde", "friend", False),
+    ("Frieda already has a best friend, Matilde.", "friend", False),  # the same, once capture gave "she" its name
     ("her friend Ana came over", "friend", False),  # hers, not the person's
     ("Camille's little boy Noé turned 6", "son", False),
     ("Te cuento: mi mejor amigo Nacho se casa en Valencia", "friend", True),

@@ -294,3 +294,22 @@ def test_past_relative_dates_in_other_languages_ground_and_keep_the_words(text, 
 def test_other_language_date_words_outside_their_language_are_not_dates(text):
     g = ground(text, OBS)
     assert g.valid_at is None and g.text == text
+
+
+@pytest.mark.parametrize("said_on, text, grounded", [
+    # a clause has its own tense: "sailed" is past, the return ahead (2025-02-20 had been taken)
+    ("2026-01-06", "Teo sailed on Saturday and won't be back until the 20th of February.",
+     "Teo sailed on 2026-01-03 and won't be back until 2026-02-20."),
+    # a month and day in a clause without a tense of its own: the nearer (a booked flight, 117 days ahead, not 248 back)
+    ("2026-05-30", "Booked the flights yesterday — out on the 24th of September via Istanbul.",
+     "Booked the flights on 2026-05-29 — out on 2026-09-24 via Istanbul."),
+    # a range: the first day takes the month said after the second, the second gets no "on"
+    ("2026-06-24", "They're coming for a long weekend from the 14th to the 17th of August.",
+     "They're coming for a long weekend from 2026-08-14 to 2026-08-17."),
+    # "I've got" is no past: the 19th of this month is ahead
+    ("2026-03-08", "I've got an interview there on the 19th, which is a Thursday.",
+     "I've got an interview there on 2026-03-19, which is a Thursday."),
+    ("2025-06-01", "I met her on March 3rd and it was lovely.", "I met her on 2025-03-03 and it was lovely."),
+])  # fmt: skip
+def test_a_dates_own_clause_tells_its_tense(said_on, text, grounded):
+    assert ground(text, datetime.fromisoformat(said_on + "T12:00:00+00:00")).text == grounded

@@ -120,3 +120,24 @@ def test_a_dropped_subject_is_never_guessed(message, kept):
 def test_a_german_pronoun_after_my_relation_and_its_name_is_that_name(message, fact):
     assert fact in facts(message), facts(message)
     assert not any(f.startswith("User: wenn") for f in facts(message))
+
+
+def test_he_is_the_third_person_the_sentence_opened_with():
+    from assistant.memory.language.clauses import clauses
+
+    text = ("Dad took the train up to visit us last weekend (six hours from Cuxhaven, and he refused to let me pay for his "
+            "ticket), telling Teo how he'd have landed the planes better. He's bought himself an electric bike, which "
+            "Leonor and I both think is a terrible idea.")  # fmt: skip
+    resolved = [c.resolved for c in clauses(text, ["Teo", "Leonor"])]
+    assert any(r.startswith("Dad refused to let me pay for Dad's ticket") for r in resolved)  # not Teo, named later
+    assert any(r.startswith("Dad's bought himself") for r in resolved)  # not Leonor: she is no "he" ("my sister Leonor")
+    # "my best pal" opening the sentence is no better than the name the pronoun already has
+    resolved = [c.resolved for c in clauses("My best pal Shona got a new job and she's a midwife now.", ["Shona"])]
+    assert any("Shona's a midwife" in r or "Shona is a midwife" in r for r in resolved), resolved
+
+
+def test_a_german_ordinal_date_ends_no_sentence():
+    from assistant.memory.language.clauses import clauses
+
+    text = "Gestern kam die Zusage: ab dem 1. Mai leite ich die Falknerei am Flughafen Kastrup. Bruno darf mit."
+    assert any("1. Mai leite ich die Falknerei" in c.text for c in clauses(text))

@@ -39,10 +39,12 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from assistant.memory.language.cues import CALLED_ONLY, OWN_NAME, OWN_SUBJECT, PAST, PERSON, REL_IS_NAME, TITLE_DOT
+from assistant.memory.language.cues import CALLED_ONLY, FAMILY_NAME, OWN_NAME, OWN_SUBJECT, PAST, PERSON, REL_IS_NAME, TITLE_DOT
 from assistant.memory.language.gloss import english_words
 from assistant.memory.language.langid import detect
-from assistant.memory.language.referents import given_name, introduced, name_it, one_referent, resolve_foreign, resolve_it, thing
+from assistant.memory.language.match import DE_MONTH
+from assistant.memory.language.referents import (PRONOUN_FIRST, given_name, introduced, may_be, name_it, one_referent, pronoun_gender, resolve_foreign,
+                                                 resolve_it, resolve_third, thing, third_topic)
 from assistant.memory.language.mood import ASKING_START, COMMENT_START, CONDITION_AHEAD, CONDITION_START, HEARSAY_START, WORLD_SUBJECT
 
 WE = "WE"  # marker for the person and their household (see the module docstring)
@@ -161,7 +163,8 @@ _HEAD_SUBJECT = re.compile(r"^(?:(?P<rel>" + _REL_NP + r")(?:\s+(?P<name>[A-Z][\
 _HEAD_SUBJECT_INTL = re.compile(r"^(?:(?i:o|a|os|as)\s+)?(?i:mi|mis|nuestr[oa]s?|mein|meine|unser|unsere|mon|ma|mes|notre|nos|meu|minha|meus|minhas|noss[oa]s?)"
                                 r"\s+(?:[\wà-ÿäöüß][\w'’-]*\s+[A-ZÀ-Þ][\w'’-]+|(?:[a-zà-ÿäöüß][\w'’-]*\s+){1,2}[A-ZÀ-Þ][\w'’-]+|[\wà-ÿäöüß][\w'’-]*)"
                                 r"(?=[\s,])")  # "Mein Bruder Felix", "mi mejor amiga Priya", "A minha mãe, ..."
-_SENT = re.compile(r"(?:[^.!?。！？\n]|" + TITLE_DOT + r"|(?<=\d)[.,](?=\d))+[.!?。！？]*")  # "Dr. Natarajan", "2.5h": one sentence
+# "Dr. Natarajan", "2.5h", "ab dem 1. Mai": one sentence
+_SENT = re.compile(r"(?:[^.!?。！？\n]|" + TITLE_DOT + r"|(?<=\d)[.,](?=\d)|(?<=\b\d)\.(?=" + DE_MONTH + r")|(?<=\b\d\d)\.(?=" + DE_MONTH + r"))+[.!?。！？]*")
 _TRIM = " \t\n,;:，；：—–-.!。！"  # a question keeps its "?"
 
 
@@ -240,8 +243,6 @@ _A_REL_NAME = re.compile(r"\b(?i:an?|one|two|three|twin|my|our)\s+(?:[\w'’-]+\
 _OUR = re.compile(r"\b([Oo])ur(s?)\b")
 _WE = re.compile(r"\b(?:[Ww]e|us)\b(?!['’])|\b[Ww]e(?=['’])")
 _WE_CONTR = re.compile(r"\bWE['’](re|ve|d|ll)\b")
-_HE = re.compile(r"\b(?P<w>[Hh]e|[Ss]he|[Hh]im|[Hh]is|[Hh]er)\b(?P<c>['’](?:s|re|ve|ll|d)\b)?")  # "they" is never one name
-_THEY_VERB = {"are": "is", "were": "was", "have": "has", "do": "does", "don't": "doesn't", "don’t": "doesn’t"}
 
 
 def _names_in(text: str, names: set[str]) -> list[str]:
@@ -263,32 +264,6 @@ def people(text: str, known: Iterable[str] = ()) -> set[str]:
     return set(_names_in(text, set(known)))
 
 
-def _resolve_third(text: str, name: str | None) -> str:
-    """he/she/they (and their other forms) -> ``name``; unchanged when there is no single name."""
-    if name is None:
-        return text
-
-    def sub(m: re.Match) -> str:
-        w, c = m["w"].lower(), (m["c"] or "").lower().replace("’", "'")
-        after = text[m.end():m.end() + 20]
-        if w in ("his", "their") or (w == "her" and re.match(r"\s+[a-z]", after) and not re.match(r"\s+(?:to|at|in|on|for|with|and|a|an|the)\b", after)):
-            return f"{name}'s"
-        if c in ("'re",):
-            return f"{name} is"
-        if c in ("'ve",):
-            return f"{name} has"
-        if c == "'ll":
-            return f"{name} will"
-        if c in ("'s", "'d"):
-            return f"{name}{m['c']}"
-        return name
-
-    out = _HE.sub(sub, text)
-    # "Ana have" -> "Ana has": a verb right after a resolved "they"
-    return re.sub(r"\b(" + re.escape(name) + r")\s+(are|were|have|do|don['’]t)\b", lambda m: f"{m[1]} {_THEY_VERB[m[2]]}", out) \
-        if re.search(r"\b[Tt]hey\b", text) else out
-
-
 def relation(text: str) -> tuple[str, str, str] | None:
     """The relation and name a clause opens with: ("My partner Joost", "partner", "Joost")."""
     rel = _REL_NAME.match(text) or _REL_NAME_INTL.match(text) or _APPOS.match(text)
@@ -307,7 +282,7 @@ def resolve(text: str, name: str | None, it: str | None = None) -> str:
     rel = _REL_NAME.match(t) or _APPOS.match(t)  # English only: other languages keep their words ("User: Mein Bruder Paul ist Banker")
     if rel:
         t = rel["name"] + " " + t[rel.end():]
-    return _resolve_third(t, name)
+    return resolve_third(t, name)
 
 
 def _referents(sentence: str, here: list[str]) -> list[str]:
@@ -329,6 +304,7 @@ def _subject(resolved: str, known: set[str]) -> str | None:
     m = _HEAD_SUBJECT.match(resolved)
     # a capitalised first word that is no known name ("Moro em ..."); "Tilly's 6 | and obsessed with": Tilly's
     if m is None or (m["pn"] and m["pn"][0].isupper() and m["pn"] not in ("I", "We", "He", "She", "They") and m["pn"] not in known
+                     and not FAMILY_NAME.fullmatch(m["pn"])  # "Dad took the train ... and he refused": Dad
                      and not (m["pn"][:-2] in known and re.match(r"[\w-]+['’]s\s+\d", resolved))):
         return None
     return m["name"] or m["rel"] or m["pn"]
@@ -341,6 +317,7 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
     previous: list[str] = []
     introduced_before: str | None = None  # what the clause before introduced, for "It's called ..." (referents.name_it)
     dropped: str | None = None  # whom an es/pt clause without its subject was read as: the next one goes on with them
+    opening: str | None = None  # the third person the sentence before opened with
     for i, sm in enumerate(_SENT.finditer(text)):
         s, e = _trim(text, sm.start(), sm.end())
         if s >= e:
@@ -352,9 +329,18 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
         single = one_referent(candidates, sentence)  # "a daughter called Tilly, she's 6, and a beagle": Tilly
         lang = detect(sentence)
         last_subject: str | None = None
+        subject_of = ""  # the clause last_subject is the subject of
         it: str | None = None
+        first = True
         for a, b, shared in _split(text, s, e):
             body = text[a:b]
+            # he/she stands for the third person the sentence opened with ("Dad took the train ... and he refused
+            # to let me pay"), or, opening a sentence, the one the sentence before opened with ("He's bought himself")
+            topic = opening if first else third_topic(last_subject, names, subject_of)
+            if topic and (g := pronoun_gender(body)) is not None and may_be(topic, g, text) and (first or single != topic) \
+                    and (single is None or not re.match(r"(?i:my|our)\s", topic)):  # "my best pal" is no better than her name
+                single = topic if not first or PRONOUN_FIRST.match(body) else single
+            first = False
             rel = _RELATIVE.search(text, a, b)
             if rel and rel.start("name") == a and "," not in text[rel.end("name"):rel.start("who")]:
                 rel = None  # "Tendría que llamar ...": a capitalised first word with "que" is no name with its relative clause
@@ -381,9 +367,11 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
             out.append(Clause(body, a, b, resolved, i, relation(body)))
             single = single or given_name(resolved, introduced_before)  # "Her name's Camille, she plays cello": Camille
             introduced_before = introduced(body)
-            last_subject = _subject(resolved, names) or last_subject
+            if (subj := _subject(resolved, names)) is not None:
+                last_subject, subject_of = subj, resolved
             it = thing(resolved) or it
         previous = candidates
+        opening = third_topic(last_subject, names, subject_of)
     return out
 
 

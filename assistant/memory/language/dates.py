@@ -19,7 +19,10 @@ speaks of the future (will, 'll, going to, plan to, next, 明天, 打算, ...); 
 the same preference. Month + day without a year ("June 5", 6月5日) is the future one when the
 sentence speaks of the future, the past one when it speaks of the past (was, had, met, ago, ...),
 else the nearer of the two: "My surgery is on February 24" said on 2025-02-07 is 2025-02-24
-(17 days ahead), not 2024-02-24 (349 days back).
+(17 days ahead), not 2024-02-24 (349 days back). The tense is the date's clause's when it has
+one ("Teo sailed on Saturday and won't be back until the 20th of February": ahead), and a month
+and day whose clause has none is the nearer ("Booked the flights yesterday -- out on the 24th of
+September").
 
 ``Grounded.valid_at`` is the start of the first span's period (None when the text has no date).
 The current time is never read. Unparseable spans stay as written; no text makes this raise.
@@ -35,11 +38,13 @@ from datetime import date, datetime, timedelta
 from typing import Callable
 
 from assistant.memory.language.dates_intl import RULES as INTL_RULES
+from assistant.memory.language.tense import FUTURE, PAST, clause_of, cued, sentence_of, tense
 
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
           "September", "October", "November", "December")  # fmt: skip
-_MON = (r"(?P<mon>Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
-        r"|Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?")  # fmt: skip
+# a full name keeps the full stop after it ("until the 20th of February."), an abbreviation takes its own ("Feb.")
+_MON = (r"(?P<mon>January|February|March|April|May|June|July|August|September|October|November|December"
+        r"|(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?)")  # fmt: skip
 _DAY = r"(?P<day>3[01]|[12]\d|0?[1-9])"
 _YEAR = r"(?:,?\s+(?P<year>(?:1[89]|20)\d\d)\b)?"
 _WEEKDAY = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
@@ -48,18 +53,11 @@ _EN_NUM = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5
 _N = r"(?P<n>\d{1,3}|" + "|".join(_EN_NUM) + r")"
 _UNIT = r"(?P<unit>day|week|month|year)s?"
 _PREP = r"(?:\b(?P<prep>on|since|until|till|by|before|after|from|during)\s+)?"
-# Words that make an ambiguous date ("on the 5th", "June 5", "on Friday") point forward.
-_FUTURE = re.compile(r"\b(?:will|shall|going to|gonna|plan(?:s|ned|ning)? to|upcoming|next|tomorrow"
-                     r"|soon)\b|'ll\b|将|(?<![开聚晚例约])会|要|打算|计划|准备|明天|下周|下个月|明年|以后", re.I)
 # What may follow "on the 5th", so that "on the 5th floor" is not a date (a line break ends it, as the text's end does).
 _AFTER_ORDINAL = re.compile(r"[ \t]*\n|\s*(?:$|[^\w\s]|(?:i|we|you|he|she|they|it|my|our|and|or|at|in|"
                             r"but|so|when|because|was|were|is|will|to|for|with|the|a|of)\b)", re.I)
-_PAST = re.compile(r"\b(?:was|were|had|did|ago|last|yesterday|went|met|got|moved|started|finished|left|came|took|bought"
-                   r"|sold|married|visited|flew|arrived|happened|quit|ended|began|graduated|used to|lost|won|broke|found|made|gave|told|saw"
-                   r"|ran|fell|sent|spent|paid|built|wrote|ate|drove|became|grew|kept|caught|brought|taught|heard|felt|thought)\b|了|过|去年|上个?月", re.I)
-_PAST_VERB = re.compile(r"\b(?:I|we|he|she|they)\s+(?:\w+ly\s+|just\s+|finally\s+|already\s+|also\s+)?\w+ed\b", re.I)  # "I switched", "we finally moved"
-_PRESENT = re.compile(r"\b(?:is|are|am|due)\b|['’](?:s|re|m)\b", re.I)
 _SUBJECT = re.compile(r"\s+(?:is|was|were|has|had|will|seems|seemed)\b", re.I)
+_RANGE_END = re.compile(r"(?:\bto|\buntil|\btill|\bthrough|\band|[-–])\s*$", re.I)
 _ZH_DIGIT = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"两": 2}
 _ZH_N = r"(?<![0-9])(?P<n>[0-9]{1,3}|[一二两三四五六七八九十]{1,3})"
 # 上/下/这/本 + 周/月, not inside words like 马上, 晚上, 一下, 日本, 基本, 成本 (heuristic).
@@ -155,22 +153,11 @@ def _month_day(m: re.Match, obs: date, future: bool) -> _Ask | _Hit | None:
     return _Ask(f"{MONTHS[month - 1]} {int(m['day'])}", "en", "day", nearest=True)
 
 
-def _tense(m: re.Match) -> str | None:
-    """The tense of the sentence around ``m``: "past" (was, went, ago, last ...), "future" (will,
-    going to, next ...), "present" (is, are, 's, due: a plan as a present fact), else None."""
-    sentence = _sentence(m.string, m.start(), m.end())
-    if _PAST.search(sentence) or _PAST_VERB.search(sentence):
-        return "past"
-    if _FUTURE.search(sentence):
-        return "future"
-    return "present" if _PRESENT.search(sentence) else None
-
-
 def _weekday(m: re.Match, obs: date, future: bool) -> _Ask:
     """"on Friday", "see you Friday": the past one only when the sentence speaks of the past
     ("on Friday I went", "it was on Friday"), else the coming one ("is on Friday" said on a
     Thursday is the next day)."""
-    return _Ask(m["wd"], "en", "day", prefer="past" if _tense(m) == "past" else "future")
+    return _Ask(m["wd"], "en", "day", prefer="past" if tense(m.string, m.start(), m.end()) == "past" else "future")
 
 
 def _month(m: re.Match, obs: date, future: bool) -> _Hit:
@@ -179,7 +166,7 @@ def _month(m: re.Match, obs: date, future: bool) -> _Hit:
     March" is always the most recent one."""
     month = 1 + [n[:3] for n in MONTHS].index(m["mon"][:3].title())
     # "since May" is always behind: the state began then ("I'm 34 since May", "we've lived here since May")
-    ahead = (future or _tense(m) == "present") and (m.groupdict().get("prep") or "").lower() != "since"
+    ahead = (future or tense(m.string, m.start(), m.end()) == "present") and (m.groupdict().get("prep") or "").lower() != "since"
     year = obs.year + (1 if ahead and month < obs.month else 0) - (1 if not ahead and month > obs.month else 0)
     return _Hit(date(year, month, 1), "month")
 
@@ -190,7 +177,7 @@ def _ordinal(m: re.Match, obs: date, future: bool) -> _Hit | None:
     the 14th"), else the most recent one."""
     if "prep" in m.re.groupindex and not (m["prep"] and _AFTER_ORDINAL.match(m.string, m.end())):
         return None
-    d = nth_day(int(m["day"]), obs, future or _tense(m) == "present")
+    d = nth_day(int(m["day"]), obs, future or tense(m.string, m.start(), m.end()) == "present")
     return _Hit(d, "day") if d else None
 
 
@@ -266,6 +253,9 @@ _EN_RULES: list[tuple[str, _Rule]] = [
      r"(?P<year>1[89]\d\d|20\d\d)\b(?![-/.]\d)",
      lambda m, obs, future: _Hit(date(int(m["year"]), 1, 1), "year", absolute=True)),
     (r"\b(?P<prep>in|since|during|until|by|before|after|from)\s+(?-i:" + _MON + r")\b(?!\s*\d)", _month),
+    # "from the 14th to the 17th of August": the first day takes the month said after the second
+    (r"\b(?P<prep>from|between)\s+the\s+" + _DAY + _ORD + r"?(?=\s+(?:to|and|until|till|through|[-–])\s+(?:the\s+)?\d{1,2}"
+     + _ORD + r"?\s+(?:of\s+)?(?-i:" + _MON + r")\b)", _month_day),
     (_PREP + r"\b(?-i:" + _MON + r")\s+" + _DAY + _ORD + r"?\b" + _YEAR, _month_day),
     (_PREP + r"\b(?:the\s+)?" + _DAY + _ORD + r"?\s+(?:of\s+)?(?-i:" + _MON + ")" + _YEAR,
      _month_day),
@@ -313,19 +303,16 @@ def _render(start: date, granularity: str, prep: str | None, zh: bool, subject: 
     return f"{lead} {body}" if lead else body
 
 
-def _sentence(text: str, start: int, end: int) -> str:
-    left = max(text.rfind(c, 0, start) for c in ".!?。！？\n")
-    rights = [i for i in (text.find(c, end) for c in ".!?。！？\n") if i >= 0]
-    return text[left + 1 : min(rights) if rights else len(text)]
-
-
 def _span(m: re.Match, rule: _Rule, zh: bool, base: datetime) -> DateSpan | None:
-    sentence = _sentence(m.string, m.start(), m.end())
-    future = bool(_FUTURE.search(sentence))
+    clause = clause_of(m.string, m.start(), m.end())
+    sentence = clause if cued(clause) else sentence_of(m.string, m.start(), m.end())
+    future = bool(FUTURE.search(sentence))
     found = rule(m, base.date(), future)
     if isinstance(found, _Ask):
         day = _parse(found.phrase, found.lang, base, found.prefer or ("future" if future else "past"))
-        if found.nearest and day is not None and not future and not _PAST.search(sentence):
+        # a month and day in a clause without a tense of its own ("Booked the flights yesterday -- out on the
+        # 24th of September"): the nearer of the two
+        if found.nearest and day is not None and not future and (not cued(clause) or not PAST.search(sentence)):
             ahead = _parse(found.phrase, found.lang, base, "future")
             if ahead is not None and (ahead - base.date()) < (base.date() - day):
                 day = ahead
@@ -337,7 +324,8 @@ def _span(m: re.Match, rule: _Rule, zh: bool, base: datetime) -> DateSpan | None
     if found.absolute:
         replacement = original
     else:
-        subject = bool(_SUBJECT.match(m.string, m.end()))
+        # "the subject of was/is", or the end of a range ("from 2026-08-14 to the 17th of August": no "on")
+        subject = bool(_SUBJECT.match(m.string, m.end()) or _RANGE_END.search(m.string, 0, m.start()))
         replacement = _render(start, found.granularity, m.groupdict().get("prep"), zh, subject)
         before = m.string[: m.start()].rstrip()
         if original[:1].isupper() and (not before or before[-1] in ".!?。！？"):  # a sentence's start

@@ -35,8 +35,8 @@ Span = tuple[int, int]
 _QUOTES = {"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " "}
 _ABBREV = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof|St|vs|etc|e\.g|i\.e)\.$", re.I)
 #: A German ordinal date's full stop ends no sentence ("am 14. März", "vom 28. August bis 6. September").
-_DE_MONTH = r"\s+(?:" + "|".join(m.capitalize() for m in (*MONTH_NAMES["de"], "jänner")) + r")\b"
-NOT_ORDINAL_DATE = rf"(?!(?<=\b\d\.){_DE_MONTH})(?!(?<=\b\d\d\.){_DE_MONTH})"
+DE_MONTH = r"\s+(?:" + "|".join(m.capitalize() for m in (*MONTH_NAMES["de"], "jänner")) + r")\b"
+NOT_ORDINAL_DATE = rf"(?!(?<=\b\d\.){DE_MONTH})(?!(?<=\b\d\d\.){DE_MONTH})"
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"'\u2019\u201d)\]]*" + NOT_ORDINAL_DATE + r"(?=\s)|\n")
 _TOKEN = re.compile(r"[\w'\u2019-]+", re.UNICODE)
 _PERSON = frozenset("i i'm i've i'd i'll me my mine myself you you're your yours yourself user user's we our us".split())

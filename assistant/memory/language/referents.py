@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
+from assistant.memory.language.cues import FAMILY_NAME
+
 FEMALE = frozenset("""mother mum mom mummy mommy wife daughter sister girlfriend fiancee aunt niece grandmother grandma
     granny nan girl stepmother stepdaughter""".split())
 MALE = frozenset("""father dad daddy husband son brother boyfriend fiance uncle nephew grandfather grandpa grandad boy
@@ -44,6 +46,21 @@ def one_referent(candidates: Sequence[str], sentence: str) -> str | None:
     toks = [t.casefold() for t in _TOKEN.findall(sentence)]
     fits = [c for c in candidates if _gendered(c, gender, toks)]
     return fits[0] if len(fits) == 1 else None
+
+
+def pronoun_gender(clause: str) -> frozenset[str] | None:
+    """:data:`FEMALE` for a clause with "she"/"her" only, :data:`MALE` for "he"/"his" only, else None."""
+    she, he = _SHE.search(clause) is not None, _HE.search(clause) is not None
+    return None if she == he else FEMALE if she else MALE
+
+
+def may_be(candidate: str, gender: frozenset[str], text: str) -> bool:
+    """``candidate`` may be the one a pronoun of ``gender`` stands for: it is not known as the
+    other gender, by its own words ("Dad") or by the gendered word nearest its name in ``text``
+    ("my big sister Leonor")."""
+    toks = [t.casefold() for t in _TOKEN.findall(text)]
+    other = MALE if gender is FEMALE else FEMALE
+    return not _gendered(candidate, other, toks) or _gendered(candidate, gender, toks)
 
 
 def _gendered(candidate: str, gender: frozenset[str], toks: list[str]) -> bool:
@@ -181,3 +198,46 @@ def _third_person_verb(clause: str, lang: str) -> bool:
         return False
     en = lexicon(lang).word(m.group().casefold(), lang)
     return en is not None and _THIRD_EN.fullmatch(en) is not None
+
+
+_HE_ANY = re.compile(r"\b(?P<w>[Hh]e|[Ss]he|[Hh]im|[Hh]is|[Hh]er)\b(?P<c>['’](?:s|re|ve|ll|d)\b)?")  # "they" is never one name
+_THEY_VERB = {"are": "is", "were": "was", "have": "has", "do": "does", "don't": "doesn't", "don’t": "doesn’t"}
+
+
+def resolve_third(text: str, name: str | None) -> str:
+    """he/she/they (and their other forms) -> ``name``; unchanged when there is no single name."""
+    if name is None:
+        return text
+
+    def sub(m: re.Match) -> str:
+        w, c = m["w"].lower(), (m["c"] or "").lower().replace("’", "'")
+        after = text[m.end():m.end() + 20]
+        if w in ("his", "their") or (w == "her" and re.match(r"\s+[a-z]", after) and not re.match(r"\s+(?:to|at|in|on|for|with|and|a|an|the)\b", after)):
+            return f"{name}'s"
+        if c in ("'re",):
+            return f"{name} is"
+        if c in ("'ve",):
+            return f"{name} has"
+        if c == "'ll":
+            return f"{name} will"
+        if c in ("'s", "'d"):
+            return f"{name}{m['c']}"
+        return name
+
+    out = _HE_ANY.sub(sub, text)
+    # "Ana have" -> "Ana has": a verb right after a resolved "they"
+    return re.sub(r"\b(" + re.escape(name) + r")\s+(are|were|have|do|don['’]t)\b", lambda m: f"{m[1]} {_THEY_VERB[m[2]]}", out) \
+        if re.search(r"\b[Tt]hey\b", text) else out
+
+
+PRONOUN_FIRST = re.compile(r"^(?:he|she)\b", re.I)
+
+
+def third_topic(subject: str | None, names: set[str], clause: str) -> str | None:
+    """``subject`` (of ``clause``) when it is a third person a pronoun may stand for: a known name,
+    "Dad", "my sister"; not one of two ("My sister Ana and my cousin Mia came over. She ...")."""
+    if not subject or subject in ("WE", "I", "We", "He", "She", "They") or subject.lower() in ("he", "she", "they", "i", "we"):
+        return None
+    if re.search(re.escape(subject) + r"\s*(?:,|&|\b(?:and|y|e|und|et)\b)", clause, re.I):
+        return None
+    return subject if subject in names or FAMILY_NAME.fullmatch(subject) or re.match(r"(?i:my|our)\s", subject) else None

@@ -99,8 +99,8 @@ def names_relation(text: str, relation: str, aliases: dict[str, str]) -> bool:
 
 
 #: Right before a relation's word: someone else's ("her best friend", "Camille's boy", "she already
-#: has a best friend, Matilde"), not the person's.
-_OTHERS = re.compile(r"(?:\b(?:her|his|their|its)|\b(?!User['’]s)[A-Z][\w-]*['’]s|\b(?:she|he|they)\s+(?:\w+\s+)?(?:has|have|had)\s+(?:an?|two|three)"
+#: has a best friend, Matilde", "Frieda already has a best friend"), not the person's.
+_OTHERS = re.compile(r"(?:\b(?:her|his|their|its)|\b(?!User['’]s)[A-Z][\w-]*['’]s|\b(?:she|he|they|(?!User\b)(?-i:[A-Z])[\w-]*)\s+(?:\w+\s+)?(?:has|have|had)\s+(?:an?|two|three)"
                      r")\s+(?:[\w-]+\s+)?$")
 
 

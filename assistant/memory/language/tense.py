@@ -1,0 +1,69 @@
+"""The tense of a date's words, read by :mod:`assistant.memory.language.dates`. Pure.
+
+An ambiguous date ("on the 5th", "June 5", "on Friday") points back or ahead by the tense of the
+words around it: its clause's when the clause has a tense cue of its own ("Teo sailed on
+Saturday and won't be back until the 20th of February": the 20th is ahead), else its sentence's.
+
+    tense(text, start, end)   # "past" | "future" | "present" | None
+"""
+
+from __future__ import annotations
+
+import re
+
+# Words that make an ambiguous date ("on the 5th", "June 5", "on Friday") point forward.
+FUTURE = re.compile(r"\b(?:will|won['’]t|shall|going to|gonna|plan(?:s|ned|ning)? to|upcoming|next|tomorrow"
+                    r"|soon)\b|'ll\b|将|(?<![开聚晚例约])会|要|打算|计划|准备|明天|下周|下个月|明年|以后", re.I)
+PAST = re.compile(r"\b(?:was|were|had|did|ago|last|yesterday|went|met|(?<!['’]ve )(?<!have )(?<!has )got|moved|started|finished|left|came|took|bought"
+                  r"|sold|married|visited|flew|arrived|happened|quit|ended|began|graduated|used to|lost|won|broke|found|made|gave|told|saw"
+                  r"|ran|fell|sent|spent|paid|built|wrote|ate|drove|became|grew|kept|caught|brought|taught|heard|felt|thought)\b|了|过|去年|上个?月", re.I)
+PAST_VERB = re.compile(r"\b(?:I|we|he|she|they)\s+(?:\w+ly\s+|just\s+|finally\s+|already\s+|also\s+)?\w+ed\b", re.I)  # "I switched", "we finally moved"
+PRESENT = re.compile(r"\b(?:is|are|am|due)\b|['’](?:s|re|m)\b", re.I)
+
+
+def _bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    left = max(text.rfind(c, 0, start) for c in ".!?。！？\n") + 1
+    rights = [i for i in (text.find(c, end) for c in ".!?。！？\n") if i >= 0]
+    return left, min(rights) if rights else len(text)
+
+
+def sentence_of(text: str, start: int, end: int) -> str:
+    """The sentence around ``text[start:end]``."""
+    left, right = _bounds(text, start, end)
+    return text[left:right]
+
+
+#: Where a clause of a sentence ends: its tense is its own ("Teo sailed on Saturday and won't be
+#: back until the 20th of February": the 20th is ahead).
+CLAUSE_CUT = re.compile(r"[,;:()—–]|\s-\s|\b(?:and|but|so|which|because|while|whereas)\b", re.I)
+
+
+def cued(text: str) -> bool:
+    return bool(PAST.search(text) or PAST_VERB.search(text) or FUTURE.search(text) or PRESENT.search(text))
+
+
+def clause_of(text: str, start: int, end: int) -> str:
+    """The clause of the sentence around ``text[start:end]`` (cut at :data:`CLAUSE_CUT`)."""
+    left, right = _bounds(text, start, end)
+    cuts = list(CLAUSE_CUT.finditer(text, left, right))
+    lo = max((c.end() for c in cuts if c.end() <= start), default=left)
+    hi = min((c.start() for c in cuts if c.start() >= end), default=right)
+    return text[lo:hi]
+
+
+def scope(text: str, start: int, end: int) -> str:
+    """What tells the tense of a date: its clause when a tense cue is in it, else its sentence."""
+    clause = clause_of(text, start, end)
+    return clause if cued(clause) else sentence_of(text, start, end)
+
+
+def tense(text: str, start: int, end: int) -> str | None:
+    """The tense of the words around ``text[start:end]`` (:func:`scope`): "past" (was, went, ago,
+    last ...), "future" (will, going to, next ...), "present" (is, are, 's, due: a plan as a present
+    fact), else None."""
+    words = scope(text, start, end)
+    if PAST.search(words) or PAST_VERB.search(words):
+        return "past"
+    if FUTURE.search(words):
+        return "future"
+    return "present" if PRESENT.search(words) else None
