@@ -102,3 +102,36 @@ def test_a_memory_holds_the_kind_of_value_asked():
     # "When is ...?" asks a time; a capitalised name is none
     assert not holds("when", "Mum's name is Morag, she still lives in Stornoway.", "When is my mum's birthday?")
     assert holds("when", "Arjun's birthday is the 2nd of August.", "When is Arjun's birthday?")
+
+
+@pytest.mark.parametrize("text, question, held", [
+    # a duration, an amount, a frequency or an ordinal is no age (answers_dev5..7: each had been shown as one)
+    ("User's household came from the rescue in Toruń, Kacper drove 2.5h each way to get Zefir.", "How old is Kacper?", False),
+    ("Matjes swallowed a bit of rubber glove, the bill was 310 euros.", "How old is Matjes?", False),
+    ("User has to give Matjes drops twice a day for 10 days.", "How old is Matjes?", False),
+    ("Zora refused to come back to the glove for twenty good minutes.", "How old is Zora?", False),
+    ("Leonor's birthday is the 23rd of May, not the 28th.", "How old is Leonor?", False),
+    # ages as people say them stay
+    ("Our daughter Inés has four years.", "How old is Inés?", True),  # "Nuestra hija Inés tiene cuatro años." read in English
+    ("My birthday is the 14th of March. 42 this year, don't remind me.", "How old am I turning this year?", True),
+    ("Frieda is 9.", "How old is Frieda?", True),
+    ("Our baby Noa is 3 months old.", "How old is Noa?", True),
+    # a number in a clause about someone else is not the age of the one asked
+    ("My big sister Leonor is a midwife in Porto, and her birthday is in May, which I have managed to forget two years running.",
+     "How old is my sister Leonor?", False),
+    ("My sister Leonor is a midwife in Porto and she turns 41 in May.", "How old is my sister Leonor?", True),
+])  # fmt: skip
+def test_an_age_is_a_number_said_of_the_one_asked(text, question, held):
+    from assistant.memory.retrieval.answer import holds
+
+    assert holds("number", text, question) is held
+
+
+def test_a_breed_asked_needs_a_breed_said():
+    from assistant.memory.retrieval.answer import holds
+    from assistant.memory.retrieval.questions import answer_type
+
+    assert answer_type("What breed is Knopf?") == "breed" and answer_type("What kind of dog is Pilot?") == "breed"
+    assert not holds("breed", "Knopf has already eaten one of Teo's slippers out of protest.", "What breed is Knopf?")
+    assert holds("breed", "User has a beagle named Pretzel.", "What breed is Pretzel?")
+    assert holds("breed", "Forgot to mention Tattie, our ginger tabby cat.", "What breed is Tattie?")

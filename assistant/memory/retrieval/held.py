@@ -11,10 +11,16 @@ from assistant.memory.retrieval.aliases import FAMILY_WORDS, PLACE, episode_of, 
 from assistant.memory.retrieval.answerable import RELATIONS, asked, question_names, relation_words
 from assistant.memory.retrieval.named_forms import JOB, tagged_named_forms
 from assistant.memory.retrieval.terms import _covered, _terms, content_words, words
-from assistant.memory.retrieval.vocabulary import AREA_WORDS, LIGHT_VERBS, COLOUR_CHARS, COLOURS, MODIFIERS as _MODIFIERS, MONTHS
+from assistant.memory.retrieval.vocabulary import AREA_WORDS, CAT_KINDS, DOG_KINDS, LIGHT_VERBS, COLOUR_CHARS, COLOURS, MODIFIERS as _MODIFIERS, MONTHS
 
 _NUMBER_WORD = re.compile(r"\b(?:once|twice|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty|fifty"
                           r"|sixty|seventy|eighty|ninety|hundred|half|dozen)\b", re.I)
+#: A duration or an amount ("twenty good minutes", "2.5h", "310 euros", "€40", "for 10 days", not "3 months
+#: old"), a frequency or an ordinal: no age.
+QUANTITY = re.compile(r"(?:[€$£]\s*)\d[\d.,]*|(?:\d[\d.,]*|" + _NUMBER_WORD.pattern[5:-3] + r")\s*(?:[a-z]+\s+)?(?:minutes?|mins?|hours?|hrs?|h|seconds?|secs?"
+                      r"|km|kilomet(?:re|er)s?|miles?|kg|kilos?|grams?|g|euros?|€|pounds?|£|dollars?|\$|zł|złoty|percent|%|times|met(?:re|er)s?|m|cm"
+                      r"|lit(?:re|er)s?|calories|kcal|steps|pages|floors?|stitches|(?:days?|weeks?|months?)(?!\s+old|\s+of\s+age))(?![\w])"
+                      r"|\b(?:once|twice)\b|\b\d+(?:st|nd|rd|th)\b", re.I)  # "twice a day", "the 28th": no age either
 _WHEN_WORD = re.compile(r"\b(?:morning|afternoon|evening|night|weekend|weekday|daily|weekly|monthly|every|tonight|today|tomorrow"
                         r"|yesterday|spring|summer|autumn|fall|winter|christmas|easter|noon|midnight)s?\b", re.I)
 
@@ -129,6 +135,21 @@ def asked_part(text: str, question: str) -> str:
     return " ".join(parts[i] for i in sorted(set(keep)))
 
 
+def about_whom(text: str, question: str) -> str:
+    """The clauses of ``text`` (pronouns resolved: :func:`~assistant.memory.language.clauses.clauses`)
+    about someone the question names or the relation it asks, where an age is looked for ("How old is my sister Leonor?" /
+    "... her birthday is the 28th of May, which I have managed to forget two years running": the
+    "two" is not said of her); the whole text when it names no one or no clause is about them."""
+    whom = {*question_names(question), *(w for r in asked(question).relations for w in (r, *relation_words(r)))}
+    if not whom:
+        return text
+    from assistant.memory.language.clauses import clauses  # its patterns: only for a question about someone
+
+    parts = clauses(text)
+    mine = [c.resolved for c in parts if any(_covered(w, words(c.resolved)) for w in whom)]
+    return " ".join(mine) if mine and len(parts) > 1 else text
+
+
 def holds(kind: str | None, text: str, question: str) -> bool:
     """The memory holds a value of the kind the question asks for (:func:`~.questions.answer_type`)
     that the question does not already say: a name for "name" (a capitalised word: "What's the
@@ -148,8 +169,10 @@ def holds(kind: str | None, text: str, question: str) -> bool:
         return any(w in COLOURS for w in words(text)) or any(ch in text for ch in COLOUR_CHARS)
     if kind == "year":  # a year the question does not say: "born in 1987", not "March 9th"
         return any(re.fullmatch(r"(?:1[89]|20)\d\d", t) for t in strong)
-    if kind == "number" and _ASKS_AGE.search(question):  # an age: not a date's numbers
-        text = _DATED.sub(" ", text)
+    if kind == "breed":  # a breed or kind of animal ("a beagle", "a ginger tabby"), not just any memory about the pet
+        return any(w in DOG_KINDS or w in CAT_KINDS or w in ("mix", "mixed", "cross", "mutt", "mongrel") for w in words(text))
+    if kind == "number" and _ASKS_AGE.search(question):  # an age: not a date's numbers, nor a duration or an amount
+        text = QUANTITY.sub(" ", _DATED.sub(" ", about_whom(text, question)))
         return any(t[0].isdigit() for t in _terms(text, question)[1]) or _NUMBER_WORD.search(text) is not None
     if kind == "number":
         return any(t[0].isdigit() for t in strong) or _NUMBER_WORD.search(text) is not None

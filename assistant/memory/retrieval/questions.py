@@ -286,6 +286,7 @@ def _owned_direct(m: re.Match) -> str:
 # "Who is my physio?" asks whose name fills the role ("Who is Joost?" asks who he is to the person)
 _ASKS_NAME = re.compile(r"\bnamed?\b|\bcalled\b|\bcall\s+(?:him|her|them|it)\b|^\s*who(?:\s+is|['’]s)\s+(?:my|our)\b", re.I)
 _ASKS_SURNAME = re.compile(r"\b(?:surname|last\s+name|family\s+name)\b", re.I)
+_ASKS_BREED = re.compile(r"\b(?:what|which)\s+(?:breed|kind\s+of\s+(?:dog|cat)|type\s+of\s+(?:dog|cat))\b", re.I)
 _ASKS_COLOUR = re.compile(r"\b(?:what|which)\s+colou?r\b", re.I)
 _ASKS_YEAR = re.compile(r"\b(?:what|which)\s+year\b(?!\s+(?:of|at|in)\s+(?:school|uni|university|college)\b)", re.I)  # not "what year of school"
 _ASKS_NUMBER = re.compile(r"\bhow\s+(?:old|many|much|long|far|tall|fast)\b|\bwhat\s+age\b", re.I)
@@ -297,7 +298,7 @@ def answer_type(question: str) -> str | None:
     """What kind of value the (English) question asks for, when its structure says so: "name"
     ("What's my dog called?", "What's Tom's middle name?"), "year" ("What year was I born?"),
     "number" ("How old is Mila?"), "when" ("Which day is my pottery class?", "What date do we fly?"), "colour"
-    ("What colour is Bolacha?"), "surname" ("What's Piet's last name?"), else None
+    ("What colour is Bolacha?"), "surname" ("What's Piet's last name?"), "breed" ("What breed is Knopf?"), else None
     ("Who is Joost?" asks who he is to the person, not a name)."""
     if _ASKS_YEAR.search(question):
         return "year"
@@ -311,6 +312,8 @@ def answer_type(question: str) -> str | None:
         return "name"
     if _ASKS_COLOUR.search(question):
         return "colour"
+    if _ASKS_BREED.search(question):
+        return "breed"
     return None
 
 
