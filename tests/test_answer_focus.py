@@ -135,3 +135,15 @@ def test_a_breed_asked_needs_a_breed_said():
     assert not holds("breed", "Knopf has already eaten one of Teo's slippers out of protest.", "What breed is Knopf?")
     assert holds("breed", "User has a beagle named Pretzel.", "What breed is Pretzel?")
     assert holds("breed", "Forgot to mention Tattie, our ginger tabby cat.", "What breed is Tattie?")
+
+
+def test_a_language_is_no_one_and_a_glossed_job_may_say_where():
+    from assistant.memory.retrieval.answerable import question_names
+    from assistant.memory.retrieval.held import says_job_of
+
+    # "my Mandarin lesson": no one a memory must name (the lesson is written in Chinese: 每个星期三晚上八点上课)
+    assert question_names("remind me which evening my Mandarin lesson is") == ()
+    assert question_names("What does my Chinese teacher Wang do?") == ("wang",)
+    # "o Rui, que é maquinista do metro do Porto" read in English: the job, then where
+    assert says_job_of("rui", "User: Rui, what is train driver of metro of Porto.")
+    assert not says_job_of("rui", "User: Leonor came for Easter with Rui and the twins.")

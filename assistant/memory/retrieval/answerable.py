@@ -226,14 +226,15 @@ def asks_past(question: str) -> bool:
 
 
 def question_names(question: str) -> tuple[str, ...]:
-    """Capitalised words that are not the first word, "I", a month or a day ("Brazil", "Netflix"),
-    nor, in German (which capitalises every noun), a word of its lexicon ("Beruf", "Arbeit")."""
+    """Capitalised words that are not the first word, "I", a month, a day or a language ("Brazil",
+    "Netflix"), nor, in German (which capitalises every noun), a word of its lexicon ("Beruf", "Arbeit")."""
     out = []
     german = detect(question) == "de"
     for i, m in enumerate(_WORD.finditer(question)):
         w = m.group(0)
         low = w.casefold()
-        if i == 0 or not w[:1].isupper() or low in ("i", "i'm", "i’m", "i've", "i'd", "i'll") or low in _MONTHS_DAYS:
+        if i == 0 or not w[:1].isupper() or low in ("i", "i'm", "i’m", "i've", "i'd", "i'll") or low in _MONTHS_DAYS \
+                or low in V.LANGUAGE_NAMES:  # "my Mandarin lesson": a language, no one
             continue
         if german and known(low, "de"):
             continue

@@ -102,7 +102,9 @@ def says_job_of(name: str, text: str) -> bool:
     if _JOB_WORDS.search(text):
         return True
     # "Beatriz, the wife of Rafael, is architect." (a gloss: Romance languages name a job without an article)
-    if re.search(rf"\b{re.escape(name)}\b[^.!?]*?\b(?:is|was)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){{0,2}}[\w-]+\s*(?:[.!?;]|$)", text, re.I):
+    # "Rui, what is train driver of metro of Porto." ("o Rui, que é maquinista do metro do Porto"): where, after the job
+    if re.search(rf"\b{re.escape(name)}\b[^.!?]*?\b(?:is|was)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){{0,2}}[\w-]+"
+                 r"(?:\s+(?:of|in|at|for|on)\s+[^.!?;]*)?\s*(?:[.!?;]|$)", text, re.I):
         return True
     return any(slot == JOB for part in re.split(r"(?<=[.!?;])\s+|,\s+", text) for _f, slot in tagged_named_forms(part.strip()))
 
