@@ -62,6 +62,7 @@ def texts(message: str) -> dict[str, str | None]:
         ("I started at the Port of Leixões as a flood-risk analyst!!", "User works at the Port of Leixões.", "employer"),
         ("I started at the Port of Leixões as a flood-risk analyst!!", "User works as a flood-risk analyst.", "job_title"),
         ("I started working at Google.", "User works at Google.", "employer"),
+        ("Our new flat in Amager has a balcony.", "User lives in Amager.", "home_city"),  # a home of theirs, new
     ],
 )
 def test_profile_slots(message, fact, slot):
@@ -276,3 +277,19 @@ def test_a_past_perfect_home_or_employer_is_no_slot_of_today():
     # "had been": no longer true, unlike "I've been living in Glasgow"
     assert "home_city" not in texts("I had been living in Paris before the move.").values()
     assert "employer" not in texts("I'd been working at Tesco.").values()
+
+
+def test_a_new_users_job_and_home_said_by_the_way():
+    # a new user's trial (tenth session): a job at "the ...", said after since-when; a home got by its keys
+    found = texts("since Tuesday I'm a bee health inspector at the Bieneninstitut in Kirchhain")
+    assert found.get("User is a bee health inspector at the Bieneninstitut.") == "job_title", found
+    found = texts("We finally got the keys to the old farmhouse in Naumburg last Thursday.")
+    assert found.get("User lives in Naumburg.") == "home_city", found
+
+
+def test_a_verb_with_its_object_is_no_name_and_a_home_bought_for_someone_is_not_theirs():
+    # "since my niece set you up for me" had stored "User's niece is Set."
+    assert not any(slot == "family.niece" for slot in texts("since my niece set you up for me I use it daily.").values())
+    assert texts("my niece lena loves bees")  # a lower-case name after a relation is still read as one
+    assert "home_city" not in texts("I bought a lovely cottage in Wales for my mum.").values()
+    assert "home_city" not in texts("My sister got the keys to her flat in Leeds.").values()

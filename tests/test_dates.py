@@ -313,3 +313,10 @@ def test_other_language_date_words_outside_their_language_are_not_dates(text):
 ])  # fmt: skip
 def test_a_dates_own_clause_tells_its_tense(said_on, text, grounded):
     assert ground(text, datetime.fromisoformat(said_on + "T12:00:00+00:00")).text == grounded
+
+
+def test_since_a_weekday_is_behind():
+    # said on a Monday: "since Tuesday I'm a bee health inspector" began six days before, not tomorrow
+    monday = datetime(2026, 12, 7, 9, tzinfo=timezone.utc)
+    assert ground("since Tuesday I'm a bee health inspector", monday).text == "since 2026-12-01 I'm a bee health inspector"
+    assert ground("see you on Tuesday", monday).text == "see you on 2026-12-08"

@@ -38,6 +38,9 @@ _PLACE_OF_NAME = re.compile(
 )
 
 
+_OBJECT_NEXT = re.compile(r"\s+(?:you|me|him|her|us|them|it)\b", re.I)
+
+
 def written(text: str) -> str:
     """``text`` as written English when it is an English message (module docstring); as it is
     otherwise."""
@@ -48,8 +51,8 @@ def written(text: str) -> str:
 
     def capital(m: re.Match[str]) -> str:
         name = m["n"]
-        if not name.islower() or name in known or name.split("-")[0] in known:
-            return m.group()
+        if not name.islower() or name in known or name.split("-")[0] in known or _OBJECT_NEXT.match(m.string, m.end()):
+            return m.group()  # "my niece set you up": a verb with its object, no name
         return m.group()[: m.start("n") - m.start()] + "-".join(p[:1].upper() + p[1:] for p in name.split("-"))
 
     return _PLACE_OF_NAME.sub(capital, text)

@@ -156,8 +156,9 @@ def _month_day(m: re.Match, obs: date, future: bool) -> _Ask | _Hit | None:
 def _weekday(m: re.Match, obs: date, future: bool) -> _Ask:
     """"on Friday", "see you Friday": the past one only when the sentence speaks of the past
     ("on Friday I went", "it was on Friday"), else the coming one ("is on Friday" said on a
-    Thursday is the next day)."""
-    return _Ask(m["wd"], "en", "day", prefer="past" if tense(m.string, m.start(), m.end()) == "past" else "future")
+    Thursday is the next day); "since Tuesday" is always behind (a state that began then)."""
+    behind = (m.groupdict().get("prep") or "").lower() == "since" or tense(m.string, m.start(), m.end()) == "past"
+    return _Ask(m["wd"], "en", "day", prefer="past" if behind else "future")
 
 
 def _month(m: re.Match, obs: date, future: bool) -> _Hit:

@@ -99,7 +99,7 @@ def _ground_sentence(s: str, observed_at: datetime) -> tuple[str, date | None]:
     for sp in g.spans:
         parts.append(s[pos:sp.start])
         named = re.search(r"[A-Z]", sp.original) or re.search(r"\d(?:st|nd|rd|th)\b", sp.original)  # "on October 14 (2025-10-14)"
-        bare = re.sub(r"^(?:on|in|the week of|since|until|till|by|before|after|from|during)\s+", "", sp.replacement)
+        bare = re.sub(r"^(?i:on|in|the week of|since|until|till|by|before|after|from|during)\s+", "", sp.replacement)
         parts.append(f"{sp.original} ({bare})" if named and sp.replacement != sp.original else sp.replacement)
         pos = sp.end
     parts.append(s[pos:])

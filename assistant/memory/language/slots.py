@@ -58,6 +58,11 @@ def _the(m: re.Match) -> str:
     return m["the"] or ""
 
 
+#: A home ("a flat in Redland", "the old farmhouse in Naumburg"), its place named.
+_DWELLING = (K(r"(?:(?:an?|the|my|our)\s+)?(?:(?:new|old|little|small|tiny|big|lovely)\s+)?(?:flat|house|apartment|place|home|cottage|farmhouse"
+                r"|cabin|bungalow|condo|townhouse)\s+in\s+") + THE + PN())
+
+
 def _a(word: str) -> str:
     return "an" if word[:1].lower() in "aeiou" else "a"
 
@@ -72,9 +77,11 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
          lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
         (SUBJ + PERF + ADV + K(r"\s+(?:moved|relocated)(?:\s+back)?") + r"(?:" + K(r"\s+from\s+") + PN("f") + ")?"
          + K(r"\s+to\s+") + THE + PN(), lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
-        # "just moved into a flat in Redland"
-        (SUBJ + PERF + ADV + K(r"\s+moved\s+into\s+(?:an?|the|my|our)\s+(?:new\s+|little\s+|small\s+)?(?:flat|house|apartment|place|home|cottage)\s+in\s+")
-         + THE + PN(), lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
+        # "just moved into a flat in Redland", "we finally got the keys to the old farmhouse in Naumburg": a home of
+        # their own in a named place; "our new flat in Amager" too
+        (r"(?:\b[Ii]\b|\b[Ww]e\b|\b(?i:and)\b)" + PERF + ADV + K(r"\s+(?:moved\s+into|got\s+the\s+keys\s+(?:to|for)|signed\s+(?:the\s+)?lease\s+(?:on|for))\s+")
+         + _DWELLING, lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
+        (K(r"\b(?:my|our)\s+new\s+") + _DWELLING, lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
         (_IM + K(r"\s+(?:originally\s+)?from\s+") + THE + PN(), lambda m: ("hometown", f"User is from {_the(m)}{m['x']}.")),
         (SUBJ + K(r"\s+grew up in\s+") + THE + PN(), lambda m: ("hometown", f"User grew up in {_the(m)}{m['x']}.")),
         (SUBJ + K(r"\s+was born in\s+") + r"(?!\d|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b)" + THE + PN(),  # not "born in 1987"
@@ -97,8 +104,8 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
          lambda m: ("job_title", f"User works as {(m['art'] or '').strip() + ' ' if m['art'] else ''}{m['role']}.")),
         (SUBJ + ADV + K(r"\s+work\s+as\s+(?P<art>an?\s+)?") + ROLE + _ROLE_END,
          lambda m: ("job_title", f"User works as {(m['art'] or '').strip() + ' ' if m['art'] else ''}{m['role']}.")),
-        (_IM + r"\s+(?P<art>an?)\s+" + ROLE + K(r"\s+(?:at|for)\s+") + PN(),
-         lambda m: ("job_title", f"User is {m['art']} {m['role']} at {m['x']}.")),
+        (_IM + r"\s+(?P<art>an?)\s+" + ROLE + K(r"\s+(?:at|for)\s+") + THE + PN(),  # "a nurse at the Royal Infirmary"
+         lambda m: ("job_title", f"User is {m['art']} {m['role']} at {_the(m)}{m['x']}.")),
         (SUBJ + ADV + K(r"\s+(?:got|was|have been|['’]ve been|just got)\s+promoted\s+to\s+") + ROLE + _ROLE_END
          + r"(?:" + K(r"\s+(?:at|in)\s+") + PN() + ")?",
          lambda m: ("job_title", f"User was promoted to {m['role']}" + (f" at {m['x']}." if m["x"] else "."))),
