@@ -95,6 +95,18 @@ def test_numbers_must_all_be_there():
     assert not reply_check.contains("It expires in March 2026.", answer)
 
 
+def test_one_name_of_a_message_naming_many_is_not_the_answer():
+    # a new user's trial: the reply named the new workplace for "Which town are we living in now?" and the
+    # memory line (the whole message, naming Naumburg) was hidden as "in the reply"
+    said = ("We finally got the keys to the old farmhouse in Naumburg last Thursday, and Brummi is confused. "
+            "And since Tuesday I'm a bee health inspector at the Bieneninstitut in Kirchhain.")  # fmt: skip
+    answer = _answer(said, "Which town are we living in now?")
+    assert not reply_check.contains("The town is called Kirchhain.", answer)
+    assert reply_check.contains("You live in Naumburg now; Brummi is confused and you work in Kirchhain.", answer)
+    # a memory with one or two names: one is enough
+    assert reply_check.contains("Porto.", _answer("User lives in Porto with Ana.", "Where do I live?"))
+
+
 def test_a_contradicting_reply_is_replaced_by_the_memory_and_marked():
     answer = _answer("User works as a nurse.", "What is my job?")
     s = settle("What is my job?", "Your job is a medical doctor.", answer, [])
