@@ -146,3 +146,23 @@ def test_a_typo_in_what_was_said_still_answers_the_question_spelled_right(tmp_pa
     with said_retriever(tmp_path / "m.db", converted_embedder_path, said) as r:
         a = answer(r, "what am i allergic to")
     assert a is not None and "penicilin" in a.text
+
+
+def test_a_message_asking_first_and_telling_after_is_read_as_its_question():
+    from assistant.memory.retrieval.general_shapes import ask_first
+
+    # a new user's trial: the aside after the question had left "User is allergic to penicillin." unshown
+    assert ask_first("Is there any medicine I can't take? The pharmacist asked me today and my mind went blank.") \
+        == "Is there any medicine I can't take?"
+    assert ask_first("I live in Porto. Where do I work?") == "I live in Porto. Where do I work?"  # ends with its question
+    assert ask_first("I moved to Leeds.") == "I moved to Leeds."  # asks nothing
+
+
+def test_the_aside_after_a_question_does_not_hide_its_memory(tmp_path, converted_embedder_path):
+    from said_support import answer, said_retriever
+
+    said = ["Funny thing for someone who gets stung twenty times a summer: I'm not allergic to bees at all, "
+            "but I am allergic to penicillin, so the doctor always makes a big fuss."]  # fmt: skip
+    with said_retriever(tmp_path / "m.db", converted_embedder_path, said) as r:
+        a = answer(r, "Is there any medicine I can't take? The pharmacist asked me today and my mind went blank.")
+    assert a is not None and "penicillin" in a.text

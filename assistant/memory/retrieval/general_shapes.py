@@ -41,6 +41,18 @@ def last_ask(question: str) -> str:
     return question[cuts[-1].end():] if cuts else question
 
 
+_AFTER_ASK = re.compile(r"(?<=[?？])\s+(?=\S)")
+
+
+def ask_first(question: str) -> str:
+    """A message asking first and telling after ("Is there any medicine I can't take? The pharmacist
+    asked me today and my mind went blank.") read up to its last question; the whole message when
+    it ends with one or asks nothing."""
+    if question.rstrip().endswith(("?", "？")) or not re.search(r"[?？]", question):
+        return question
+    return question[: list(_AFTER_ASK.finditer(question))[-1].start()] if _AFTER_ASK.search(question) else question
+
+
 # a short yes/no question closing a statement, judging it: "... in 3 months. Realistic?", "... Is that too much?",
 # "My friend says tomatoes are a fruit. Is he right?" (read in English: "Vale a pena ...?", "这样靠谱吗？")
 _TAG = re.compile(r"(?:^|[.!?,;:]\s+)(?:(?:is|was|does|would|isn't)\s+(?:that|it|this|he|she|they)\s+|(?:are|were)\s+(?:they|you)\s+)?"
