@@ -56,6 +56,19 @@ def test_add_list_show_edit_history(capsys) -> None:
     assert code == 2 and "expected 1" in err
 
 
+def test_edit_sets_when_it_became_true_and_an_end_before_it_says_how(capsys) -> None:
+    # the UI's edit dialog sets "true since" with the text; the CLI does too (a new user's trial could not)
+    m = run_json(capsys, "memory", "add", "User is a bee health inspector.", "--valid-at", "2026-12-07")
+    code, _, err = run(capsys, "memory", "invalidate", str(m["id"]), "--at", "2026-12-01")
+    assert code == 2 and "--valid-at" in err  # ends before it began: what to do, not a bare ValueError
+    edited = run_json(capsys, "memory", "edit", str(m["id"]), "User is a bee health inspector in Kirchhain.", "--valid-at", "2026-11-01")
+    assert edited["version"] == 2 and edited["valid_at"].startswith("2026-11-01")
+    run_json(capsys, "memory", "invalidate", str(m["id"]), "--at", "2026-12-01")
+    assert run_json(capsys, "memory", "list") == []
+    cleared = run_json(capsys, "memory", "edit", str(m["id"]), "User was a bee health inspector.", "--valid-at", "unknown")
+    assert cleared["valid_at"] is None
+
+
 def test_as_of_invalidate_ttl_pin(capsys) -> None:
     old = run_json(capsys, "memory", "add", "Works at Acme", "--valid-at", "2020-01-01")
     run_json(capsys, "memory", "invalidate", str(old["id"]), "--at", "2024-02-01")

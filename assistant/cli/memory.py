@@ -136,6 +136,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("text")
     p.add_argument("--expected-version", type=argtypes.version, help="fail if the memory changed since that version")
     p.add_argument("--forget-old", action="store_true", help="also forget the old wording (earlier versions go for real)")
+    p.add_argument("--valid-at", metavar="D", help="when it became true (as in add; 'unknown' clears it), in the same new version")
     add_json(p)
     p.set_defaults(func=cmd_edit)
 
@@ -251,8 +252,12 @@ def cmd_show(args: argparse.Namespace) -> int:
 @store_command
 def cmd_edit(args: argparse.Namespace) -> int:
     from assistant.memory.language.rules import relink_entities
+    extra = {}  # "true since": the UI's edit dialog sets it with the text, so does this
+    if args.valid_at is not None:
+        extra["valid_at"] = None if args.valid_at.strip().lower() in ("unknown", "none", "") else parse_when(args.valid_at)
     with opened_store(args.services, with_embedder=True) as store:
-        m = relink_entities(store, store.edit(args.id, args.text, expected_version=args.expected_version))
+        m = relink_entities(store, store.update(args.id, text=args.text, expected_version=args.expected_version, action="edit", **extra)
+                            if extra else store.edit(args.id, args.text, expected_version=args.expected_version))
         report = store.purge_versions(args.id) if args.forget_old else None
     if report is not None:
         return forget_cli.finish(args, report, f"#{m.id} is now v{m.version}: {m.text}; the old wording was forgotten")
@@ -264,6 +269,10 @@ def cmd_edit(args: argparse.Namespace) -> int:
 def cmd_invalidate(args: argparse.Namespace) -> int:
     at = parse_when(args.at) if args.at else None
     with opened_store(args.services) as store:
+        since = store.get(args.id).valid_at
+        if at is not None and since is not None and at < since:  # "true since at least" the day it was said
+            raise UserError(f"#{args.id} is true since {fmt_date(since)}, after {fmt_date(at)}; if it began earlier, say when first: "
+                            f"keepsake memory edit {args.id} TEXT --valid-at D")
         m = store.invalidate(args.id, at)
     emit(args, m.to_json(), f"#{m.id} no longer true from {fmt_date(m.invalid_at)}")
     return 0
