@@ -63,6 +63,7 @@ def texts(message: str) -> dict[str, str | None]:
         ("I started at the Port of Leixões as a flood-risk analyst!!", "User works as a flood-risk analyst.", "job_title"),
         ("I started working at Google.", "User works at Google.", "employer"),
         ("Our new flat in Amager has a balcony.", "User lives in Amager.", "home_city"),  # a home of theirs, new
+        ("the 28th is our cousin Duarte's birthday.", "User's cousin is Duarte.", "family.cousin"),  # not "Duarte's"
     ],
 )
 def test_profile_slots(message, fact, slot):

@@ -63,6 +63,9 @@ _DWELLING = (K(r"(?:(?:an?|the|my|our)\s+)?(?:(?:new|old|little|small|tiny|big|l
                 r"|cabin|bungalow|condo|townhouse)\s+in\s+") + THE + PN())
 
 
+_POSSESSIVE = re.compile(r"['’]s$")
+
+
 def _a(word: str) -> str:
     return "an" if word[:1].lower() in "aeiou" else "a"
 
@@ -112,8 +115,8 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
         (K(r"\bmy\s+") + K(_REL_PARTNER) + K(_NAMED) + PN(), lambda m: ("partner", f"User's {m['rel']} is {m['x']}.")),
         (SUBJ + K(r"(?:['’]m|\s+am|\s+got|\s+recently got)\s+(?P<st>married|engaged)\s+to\s+") + PN(),
          lambda m: ("partner", f"User is {m['st'].lower()} to {m['x']}.")),
-        (K(r"\bmy\s+") + K(_REL_FAMILY) + K(_NAMED) + PN(),
-         lambda m: (f"family.{m['rel'].lower()}", f"User's {m['rel']} is {m['x']}.")),
+        (K(r"\bmy\s+") + K(_REL_FAMILY) + K(_NAMED) + PN(),  # "our cousin Duarte's (birthday)": Duarte
+         lambda m: (f"family.{m['rel'].lower()}", f"User's {m['rel']} is {_POSSESSIVE.sub('', m['x'])}.")),
         # "I have a brother called Ravi", "I've got a sister, Ana": the relation with its name
         (SUBJ + K(r"(?:\s+have|['’]ve|\s+have got|['’]ve got|\s+got)\s+(?:an?|one)\s+") + K(_REL_FAMILY) + K(r"(?:,| called| named)\s+") + PN(),
          lambda m: (f"family.{m['rel'].lower()}", f"User's {m['rel']} is {m['x']}.")),

@@ -140,6 +140,7 @@ def validate(fact: str, sources: str | Iterable[str], *, existing: Iterable[str]
         return f"pronoun left: {', '.join(dict.fromkeys(left))}"
     src_words = [w for s in srcs for w in words(s)]
     src_folded = {_fold(w) for w in src_words}
+    src_folded |= {re.sub(r"['’]s$", "", w) for w in src_folded}  # "our cousin Duarte's birthday" names Duarte
     src_stems = {stem(w) for w in src_words}
     src_numbers = set().union(*(numbers(s) for s in srcs)) if srcs else set()
     existing_words = {_fold(w) for e in existing for w in words(e)}
