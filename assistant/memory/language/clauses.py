@@ -25,7 +25,9 @@ Each :class:`Clause` keeps ``text`` (``message[start:end]`` verbatim: the source
   writes it as "User and <partner>" when the message names one partner, else "User's household");
 - ``he/she/they`` (and him/his/her/them/their) -> the one person named in the same or the previous
   sentence, or the one of them a gendered word names (:mod:`.referents`: "a daughter called Tilly,
-  she's 6, and a beagle named Biscuit"); otherwise left, and the validator rejects the fact;
+  she's 6, and a beagle named Biscuit"), or the third person the sentence opened with when the
+  gender fits ("Dad took the train ... and he refused to let me pay", and a sentence opening with
+  "He's ..." after it); otherwise left, and the validator rejects the fact;
 - a clause that opens with a relation and a name ("My partner Joost is a carpenter", or the name
   first: "Kasper, my brother, repairs bicycles") is about the name: ``resolved`` = "Joost is a
   carpenter" (the relation itself is a profile fact of its own).

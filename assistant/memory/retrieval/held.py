@@ -13,11 +13,12 @@ from assistant.memory.retrieval.named_forms import JOB, tagged_named_forms
 from assistant.memory.retrieval.terms import _covered, _terms, content_words, words
 from assistant.memory.retrieval.vocabulary import AREA_WORDS, CAT_KINDS, DOG_KINDS, LIGHT_VERBS, COLOUR_CHARS, COLOURS, MODIFIERS as _MODIFIERS, MONTHS
 
-_NUMBER_WORD = re.compile(r"\b(?:once|twice|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty|fifty"
-                          r"|sixty|seventy|eighty|ninety|hundred|half|dozen)\b", re.I)
+_NUMBER_WORDS = (r"once|twice|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty|fifty"
+                 r"|sixty|seventy|eighty|ninety|hundred|half|dozen")
+_NUMBER_WORD = re.compile(rf"\b(?:{_NUMBER_WORDS})\b", re.I)
 #: A duration or an amount ("twenty good minutes", "2.5h", "310 euros", "€40", "for 10 days", not "3 months
 #: old"), a frequency or an ordinal: no age.
-QUANTITY = re.compile(r"(?:[€$£]\s*)\d[\d.,]*|(?:\d[\d.,]*|" + _NUMBER_WORD.pattern[5:-3] + r")\s*(?:[a-z]+\s+)?(?:minutes?|mins?|hours?|hrs?|h|seconds?|secs?"
+QUANTITY = re.compile(r"(?:[€$£]\s*)\d[\d.,]*|(?:\d[\d.,]*|" + _NUMBER_WORDS + r")\s*(?:[a-z]+\s+)?(?:minutes?|mins?|hours?|hrs?|h|seconds?|secs?"
                       r"|km|kilomet(?:re|er)s?|miles?|kg|kilos?|grams?|g|euros?|€|pounds?|£|dollars?|\$|zł|złoty|percent|%|times|met(?:re|er)s?|m|cm"
                       r"|lit(?:re|er)s?|calories|kcal|steps|pages|floors?|stitches|(?:days?|weeks?|months?)(?!\s+old|\s+of\s+age))(?![\w])"
                       r"|\b(?:once|twice)\b|\b\d+(?:st|nd|rd|th)\b", re.I)  # "twice a day", "the 28th": no age either
@@ -139,9 +140,10 @@ def asked_part(text: str, question: str) -> str:
 
 def about_whom(text: str, question: str) -> str:
     """The clauses of ``text`` (pronouns resolved: :func:`~assistant.memory.language.clauses.clauses`)
-    about someone the question names or the relation it asks, where an age is looked for ("How old is my sister Leonor?" /
-    "... her birthday is the 28th of May, which I have managed to forget two years running": the
-    "two" is not said of her); the whole text when it names no one or no clause is about them."""
+    about someone the question names or the relation it asks, where an age is looked for ("How old
+    is my sister Leonor?" / "... her birthday is the 28th of May, which I have managed to forget two
+    years running": the "two" is not said of her); the whole text when it names no one or no clause
+    is about them."""
     whom = {*question_names(question), *(w for r in asked(question).relations for w in (r, *relation_words(r)))}
     if not whom:
         return text
