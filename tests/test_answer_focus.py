@@ -147,3 +147,10 @@ def test_a_language_is_no_one_and_a_glossed_job_may_say_where():
     # "o Rui, que é maquinista do metro do Porto" read in English: the job, then where
     assert says_job_of("rui", "User: Rui, what is train driver of metro of Porto.")
     assert not says_job_of("rui", "User: Leonor came for Easter with Rui and the twins.")
+
+
+def test_a_name_of_a_kind_is_not_the_persons_name():
+    from assistant.memory.retrieval.questions import qualified_name
+
+    assert qualified_name("remind me what my Chinese name is") and qualified_name("What's my nickname?")
+    assert not qualified_name("What's my name?") and not qualified_name("What's my full name?")

@@ -280,6 +280,14 @@ def test_a_past_perfect_home_or_employer_is_no_slot_of_today():
     assert "employer" not in texts("I'd been working at Tesco.").values()
 
 
+def test_an_introduction_by_full_name_or_by_name_and_age_gives_the_name():
+    # a new user's trial: "I'm Matilde Brandt, I turned 47" had been kept as a fact only
+    assert texts("Olá! Well, hello there. I'm Matilde Brandt, I turned 47 in October.").get("User's name is Matilde Brandt.") == "name"
+    assert texts("I'm Ana, 34, and I live in Porto.").get("User's name is Ana.") == "name"
+    assert "name" not in texts("I'm Roman Catholic.").values()  # words a lexicon knows: no name
+    assert "name" not in texts("I'm Tired, honestly.").values()
+
+
 def test_a_new_users_job_and_home_said_by_the_way():
     # a new user's trial (tenth session): a job at "the ...", said after since-when; a home got by its keys
     found = texts("since Tuesday I'm a bee health inspector at the Bieneninstitut in Kirchhain")

@@ -264,7 +264,9 @@ def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list
         slot_texts = set()
         for pattern, build in SLOT_RULES:
             for m in pattern.finditer(slot_text):
-                slot, fact = build(m)  # type: ignore[operator]
+                if (built := build(m)) is None:  # type: ignore[operator]  # the rule's own second look says no
+                    continue
+                slot, fact = built
                 fact = finish(fact)
                 slot_texts.add(fact.casefold())
                 emit(Candidate(fact, Kind.PROFILE, slot, valid, 0.9, entities=tuple(_entities(fact)), sources=src))

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from assistant.memory.language.gloss import known_words
+
 from assistant.memory.language.phrasing import _APOS, third_person
 
 # ----------------------------------------------------------------------------- slot rules
@@ -74,6 +76,9 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
     R: list[tuple[str, object]] = [
         (K(r"\bmy name(?:['’]s| is)\s+") + PN(), lambda m: ("name", f"User's name is {m['x']}.")),
         (K(r"\bcall me\s+") + PN() + _END, lambda m: ("name", f"User's name is {m['x']}.")),
+        # an introduction by full name, or by name and age: "I'm Matilde Brandt, I turned 47", "I'm Ana, 34, and ..."
+        (_IM + r"\s+(?P<x>[A-Z][\w'’-]+\s+[A-Z][\w'’-]+|[A-Z][\w'’-]+(?=,\s*\d{1,3}\b))(?=\s*(?:[,.!;]|$))",  # not "Roman Catholic"
+         lambda m: None if any(w.casefold() in known_words() for w in m["x"].split()) else ("name", f"User's name is {m['x']}.")),
         (r"^" + K(r"(?:hi|hello|hey)") + r"[,!]?\s+" + _IM + r"\s+" + PN() + r"(?=\s*(?:[,.!]|$))",
          lambda m: ("name", f"User's name is {m['x']}.")),
         (SUBJ + AUX + ADV + K(r"\s+(?:live|living|reside|residing)\s+in\s+") + THE + PN(),

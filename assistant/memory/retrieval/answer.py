@@ -48,7 +48,7 @@ from assistant.memory.retrieval.answer_weights import (EVERY_COSINE, EVERY_WORDS
 from assistant.memory.retrieval.general_shapes import ask_first
 from assistant.memory.retrieval.inject import source_label
 from assistant.memory.retrieval.perspective import first_to_second, rewrite
-from assistant.memory.retrieval.questions import (answer_type, asked_role, asks_advice, asks_before, asks_personal_fact, asks_possessed, computes, direct, explains,
+from assistant.memory.retrieval.questions import (answer_type, asked_role, qualified_name, asks_advice, asks_before, asks_personal_fact, asks_possessed, computes, direct, explains,
                                                   is_question, knows, part_of, recall_core, requests, speaks_of_self, speaks_of_us, unquoted, yes_no)
 from assistant.memory.retrieval.vocabulary import LIGHT_VERBS
 from assistant.memory.retrieval.terms import wording as words_in
@@ -341,8 +341,8 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
             continue  # "Where did I work before ...?": a slot holds what is true now
         if not key and not yes_no(question):
             continue  # "User lives in Glasgow." says nothing "Which part of Glasgow do I live in?" does not
-        if not holds(kind, h.memory.text, question):
-            continue  # "What's Jonas's middle name?" is not answered by "User's son is Jonas."
+        if not holds(kind, h.memory.text, question) or (h.memory.slot == "name" and qualified_name(question)):
+            continue  # "What's Jonas's middle name?" is not answered by "User's son is Jonas.", "my Chinese name" by the name
         rank = (1 - OWN_WEIGHT) * adj + OWN_WEIGHT * (o - penalty) + (SLOT_BONUS if h.slot_answer or slot_form else 0.0) + (0.05 if covers else 0.0) \
             + (TOP_BONUS if h is first else 0.0) + PRED_WEIGHT * pr + (LEX_BONUS if lex and required else 0.0) \
             + (NAMING_BONUS if kind == "name" and NAMES_SOMETHING.search(h.memory.text) else 0.0)

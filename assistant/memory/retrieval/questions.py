@@ -334,6 +334,15 @@ def asked_role(question: str) -> frozenset[str]:
     return frozenset()
 
 
+_QUALIFIED_NAME = re.compile(r"\b(?:my|our)\s+(?!full\b|first\b|real\b|own\b|given\b)[\w-]+\s+name\b|\bnickname\b", re.I)
+
+
+def qualified_name(question: str) -> bool:
+    """The question asks a name of a kind ("my Chinese name", "my middle name", "my nickname"), not
+    the person's name: a name slot ("User's name is Lena.") does not answer it."""
+    return bool(_QUALIFIED_NAME.search(question))
+
+
 def part_of(question: str) -> str | None:
     """The whole a question asks a part of ("Which part of Glasgow do I live in?" -> "Glasgow",
     "Which unit of the hospital am I in?" -> "hospital"; not "what kind of"), else None: a memory
