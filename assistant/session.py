@@ -19,6 +19,7 @@ from assistant.engine.guard import ReplyGuard, guard_generation
 from assistant.memory.retrieval import answer as memanswer
 from assistant.memory.capture import commands
 from assistant.memory.retrieval import inject
+from assistant.memory.retrieval.general_shapes import ask_first
 from assistant.memory.errors import NotFound
 from assistant.memory.forget import topic
 from assistant.memory.wording import found_phrase
@@ -174,7 +175,8 @@ class ChatSession:
             return
         block_text, hits, answer = None, [], None
         if memory_on and self.retriever is not None:
-            found = self.retriever.search(model_text, k=memanswer.POOL, include_rejected=True)  # below the threshold: answer forms may still match
+            # what is asked: "Is there any medicine I can't take? The pharmacist asked me today ..." looks for the question
+            found = self.retriever.search(ask_first(model_text), k=memanswer.POOL, include_rejected=True)  # below the threshold: answer forms may still match
             block = inject.format_block(found, count_tokens=self.model.count_tokens)
             block_text, hits = block.text, block.hits
             answer = memanswer.choose(model_text, found, getattr(self.retriever, "matcher", None))

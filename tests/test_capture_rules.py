@@ -292,6 +292,7 @@ def test_a_new_users_job_and_home_said_by_the_way():
     # a new user's trial (tenth session): a job at "the ...", said after since-when; a home got by its keys
     found = texts("since Tuesday I'm a bee health inspector at the Bieneninstitut in Kirchhain")
     assert found.get("User is a bee health inspector at the Bieneninstitut.") == "job_title", found
+    assert found.get("User works at the Bieneninstitut.") == "employer", found  # "Where am I working these days?"
     found = texts("We finally got the keys to the old farmhouse in Naumburg last Thursday.")
     assert found.get("User lives in Naumburg.") == "home_city", found
 

@@ -44,6 +44,15 @@ def test_dog_question_shows_poppy_from_memory(converted_embedder_path):
     assert not leaks_in(result["reply"], DEFAULT_SYSTEM_PROMPT)
 
 
+def test_an_aside_after_the_question_does_not_hide_its_memory(converted_embedder_path):
+    """A new user's trial: "Is there any medicine I can't take? The pharmacist asked me today ..."
+    searched with its aside and answered "I don't know that yet"; the question is what is looked up."""
+    keepsake("memory", "add", "User is allergic to penicillin.", "--kind", "profile", "--slot", "allergy")
+    result = keepsake("chat", "--once", "Is there any medicine I can't take? The pharmacist asked me today and my mind went blank.")
+    ma = result["memory_answer"]
+    assert ma is not None and "penicillin" in ma["text"]
+
+
 def test_remember_is_confirmed_by_code(converted_embedder_path):
     result = keepsake("chat", "--once", "remember that my passport expires in March 2027")
     assert result["remembered"] and result["notices"] == ["Saved to memory: User's passport expires in March 2027."]

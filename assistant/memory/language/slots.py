@@ -114,6 +114,8 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
          lambda m: ("job_title", f"User works as {(m['art'] or '').strip() + ' ' if m['art'] else ''}{m['role']}.")),
         (_IM + r"\s+(?P<art>an?)\s+" + ROLE + K(r"\s+(?:at|for)\s+") + THE + PN(),  # "a nurse at the Royal Infirmary"
          lambda m: ("job_title", f"User is {m['art']} {m['role']} at {_the(m)}{m['x']}.")),
+        (_IM + r"\s+(?:an?)\s+" + ROLE + K(r"\s+(?:at|for)\s+") + THE + PN(),  # ... and where they work
+         lambda m: ("employer", f"User works at {_the(m)}{m['x']}.")),
         (SUBJ + ADV + K(r"\s+(?:got|was|have been|['’]ve been|just got)\s+promoted\s+to\s+") + ROLE + _ROLE_END
          + r"(?:" + K(r"\s+(?:at|in)\s+") + PN() + ")?",
          lambda m: ("job_title", f"User was promoted to {m['role']}" + (f" at {m['x']}." if m["x"] else "."))),
