@@ -441,6 +441,14 @@ def test_a_reply_about_someone_named_is_grounded_only_by_a_memory_about_them_fak
     assert settle("what does Tom do?", "Tom is a carpenter.", None, hits).correction is None
 
 
+def test_a_reply_about_someone_named_is_grounded_only_by_what_a_message_says_of_them_fake_hits():
+    """A new user's week, replayed: "How old is Jonas?" (never said) got the model's "Jonas is 47
+    years old." unrefused -- 47 was the person's own age, in the message that also named Jonas."""
+    hits = [_hit("I'm Matilde Brandt, I turned 47 in October. My husband Jonas is a piano tuner."), _hit("User's husband is Jonas.", "partner")]
+    assert settle("How old is Jonas?", "Jonas is 47 years old.", None, hits).correction == "unknown"
+    assert settle("What does Jonas do?", "Jonas is a piano tuner.", None, hits).correction is None
+
+
 def test_a_glossed_question_with_its_subject_after_the_verb_is_no_advice():
     """"Wohin fliegen wir nach Weihnachten?" reads "where to fly we to Christmas?": not "where to go ...?" advice."""
     assert not Q.requests("where to fly we to Christmas?")

@@ -20,6 +20,7 @@ from typing import Any, Sequence
 from assistant.memory.retrieval.aliases import aliases_of, names_in
 from assistant.memory.retrieval.answer import MemoryAnswer, ReplyCheck, _pool
 from assistant.memory.retrieval.answerable import question_names
+from assistant.memory.retrieval.held import about_whom
 from assistant.memory.retrieval.questions import speaks_of_self
 from assistant.memory.retrieval.terms import _covered, _terms, focus, same_word, words
 from assistant.memory.retrieval.perspective import first_to_second
@@ -151,7 +152,8 @@ def grounded(reply: str, hits: Sequence[Any], question: str) -> bool:
     """The reply names something (a name, number or other word the question did not contain)
     from an injected memory that is about what the question asks ("my grandmother's name" is not
     answered from "User's name is Dana Reis.": ``grandmother`` is not in it) and, for a question
-    about someone named, about them ("When is Tom's birthday?" is not grounded by Mum's)."""
+    about someone named, about them ("When is Tom's birthday?" is not grounded by Mum's), by what
+    its clauses say of them (:func:`~.held.about_whom`)."""
     rw = words(reply)
     required, _ = focus(question)
     # "When is Tom's birthday?": only a memory about Tom (by name or by the relation he is) grounds it, not Mum's birthday
@@ -162,7 +164,9 @@ def grounded(reply: str, hits: Sequence[Any], question: str) -> bool:
             continue
         if whom and not any(names_in(n, h.memory.text) or (n in aliases and _covered(aliases[n], words(h.memory.text))) for n in whom):
             continue
-        key, strong = _terms(h.memory.text, question)
+        # of a message naming them, only what is said of them: "Jonas is 47 years old." is not grounded by "I'm
+        # Matilde, I turned 47 ... My husband Jonas is a piano tuner" (the 47 is hers)
+        key, strong = _terms(about_whom(h.memory.text, question) if whom else h.memory.text, question)
         if any(_phrase_in(t, rw) for t in strong or key):
             return True
     return False
