@@ -18,7 +18,7 @@ from assistant.cli import argtypes
 from assistant.cli import forget as forget_cli
 from assistant.cli.common import UserError, add_json, emit, opened_store
 from assistant.engine.errors import ModelError
-from assistant.memory.errors import StoreError
+from assistant.memory.errors import EndsBeforeStart, StoreError
 from assistant.memory.wording import TRUE_SINCE, true_since, true_since_phrase
 
 _DATE_HELP = "ISO-8601 (2024-05-01, 2024-05-01T14:30+02:00) or e.g. 'May 1 2024'"
@@ -256,8 +256,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
     if args.valid_at is not None:
         extra["valid_at"] = None if args.valid_at.strip().lower() in ("unknown", "none", "") else parse_when(args.valid_at)
     with opened_store(args.services, with_embedder=True) as store:
-        m = relink_entities(store, store.update(args.id, text=args.text, expected_version=args.expected_version, action="edit", **extra)
-                            if extra else store.edit(args.id, args.text, expected_version=args.expected_version))
+        m = relink_entities(store, store.update(args.id, text=args.text, expected_version=args.expected_version, action="edit", **extra))
         report = store.purge_versions(args.id) if args.forget_old else None
     if report is not None:
         return forget_cli.finish(args, report, f"#{m.id} is now v{m.version}: {m.text}; the old wording was forgotten")
@@ -269,11 +268,11 @@ def cmd_edit(args: argparse.Namespace) -> int:
 def cmd_invalidate(args: argparse.Namespace) -> int:
     at = parse_when(args.at) if args.at else None
     with opened_store(args.services) as store:
-        since = store.get(args.id).valid_at
-        if at is not None and since is not None and at < since:  # "true since at least" the day it was said
-            raise UserError(f"#{args.id} is true since {fmt_date(since)}, after {fmt_date(at)}; if it began earlier, say when first: "
-                            f"keepsake memory edit {args.id} TEXT --valid-at D")
-        m = store.invalidate(args.id, at)
+        try:
+            m = store.invalidate(args.id, at)
+        except EndsBeforeStart as exc:  # "true since at least" the day it was said
+            raise UserError(f"#{args.id} is true since {fmt_date(exc.valid_at)}, after {fmt_date(exc.invalid_at)}; if it began earlier, "
+                            f"say when first: keepsake memory edit {args.id} TEXT --valid-at D") from None
     emit(args, m.to_json(), f"#{m.id} no longer true from {fmt_date(m.invalid_at)}")
     return 0
 

@@ -79,6 +79,15 @@ class NotFound(StoreError, KeyError):
         return str(self.args[0]) if self.args else "not found"
 
 
+class EndsBeforeStart(ValueError):
+    """A memory would stop being true before it became true (``invalid_at`` < ``valid_at``): a
+    mistake in what was asked, so a ValueError, with both instants for a message that says what to do."""
+
+    def __init__(self, valid_at: object, invalid_at: object) -> None:
+        super().__init__("invalid_at is before valid_at")
+        self.valid_at, self.invalid_at = valid_at, invalid_at
+
+
 class VersionConflict(StoreError):
     """Optimistic concurrency: the record changed since the caller read it."""
 

@@ -338,10 +338,10 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
             body = text[a:b]
             # he/she stands for the third person the sentence opened with ("Dad took the train ... and he refused
             # to let me pay"), or, opening a sentence, the one the sentence before opened with ("He's bought himself")
-            topic = opening if first else third_topic(last_subject, names, subject_of)
-            if topic and (g := pronoun_gender(body)) is not None and may_be(topic, g, text) and (first or single != topic) \
+            topic = (opening if PRONOUN_FIRST.match(body) else None) if first else third_topic(last_subject, names, subject_of)
+            if topic and topic != single and (g := pronoun_gender(body)) and may_be(topic, g, text) \
                     and (single is None or not re.match(r"(?i:my|our)\s", topic)):  # "my best pal" is no better than her name
-                single = topic if not first or PRONOUN_FIRST.match(body) else single
+                single = topic
             first = False
             rel = _RELATIVE.search(text, a, b)
             if rel and rel.start("name") == a and "," not in text[rel.end("name"):rel.start("who")]:

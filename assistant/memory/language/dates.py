@@ -38,7 +38,7 @@ from datetime import date, datetime, timedelta
 from typing import Callable
 
 from assistant.memory.language.dates_intl import RULES as INTL_RULES
-from assistant.memory.language.tense import FUTURE, PAST, clause_of, cued, sentence_of, tense
+from assistant.memory.language.tense import FUTURE, PAST, clause_of, scope, tense
 
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
           "September", "October", "November", "December")  # fmt: skip
@@ -305,15 +305,13 @@ def _render(start: date, granularity: str, prep: str | None, zh: bool, subject: 
 
 
 def _span(m: re.Match, rule: _Rule, zh: bool, base: datetime) -> DateSpan | None:
-    clause = clause_of(m.string, m.start(), m.end())
-    sentence = clause if cued(clause) else sentence_of(m.string, m.start(), m.end())
-    future = bool(FUTURE.search(sentence))
+    future = bool(FUTURE.search(scope(m.string, m.start(), m.end())))
     found = rule(m, base.date(), future)
     if isinstance(found, _Ask):
         day = _parse(found.phrase, found.lang, base, found.prefer or ("future" if future else "past"))
-        # a month and day in a clause without a tense of its own ("Booked the flights yesterday -- out on the
-        # 24th of September"): the nearer of the two
-        if found.nearest and day is not None and not future and (not cued(clause) or not PAST.search(sentence)):
+        # a month and day the clause around does not put in the past is the nearer of the two, also when the
+        # sentence does ("Booked the flights yesterday -- out on the 24th of September")
+        if found.nearest and day is not None and not future and not PAST.search(clause_of(m.string, m.start(), m.end())):
             ahead = _parse(found.phrase, found.lang, base, "future")
             if ahead is not None and (ahead - base.date()) < (base.date() - day):
                 day = ahead

@@ -264,12 +264,11 @@ def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list
         slot_texts = set()
         for pattern, build in SLOT_RULES:
             for m in pattern.finditer(slot_text):
-                if (built := build(m)) is None:  # type: ignore[operator]  # the rule's own second look says no
-                    continue
-                slot, fact = built
-                fact = finish(fact)
-                slot_texts.add(fact.casefold())
-                emit(Candidate(fact, Kind.PROFILE, slot, valid, 0.9, entities=tuple(_entities(fact)), sources=src))
+                built = build(m)  # type: ignore[operator]  # (slot, fact), several, or None: the rule's own second look says no
+                for slot, fact in [built] if isinstance(built, tuple) else built or ():
+                    fact = finish(fact)
+                    slot_texts.add(fact.casefold())
+                    emit(Candidate(fact, Kind.PROFILE, slot, valid, 0.9, entities=tuple(_entities(fact)), sources=src))
         if cl.relation and not any(cl.relation[2].casefold() in t for t in slot_texts):
             np, rel, name = cl.relation
             if re.match(r"(?i:my|our)\b", np):  # other languages keep the relation in the clause's own fact

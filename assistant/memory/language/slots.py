@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 from assistant.memory.language.gloss import known_words
-
 from assistant.memory.language.phrasing import _APOS, third_person
 
 # ----------------------------------------------------------------------------- slot rules
@@ -73,6 +72,9 @@ def _a(word: str) -> str:
 
 
 def _slot_rules() -> list[tuple[re.Pattern, object]]:
+    """(pattern, build) pairs: ``build(match)`` gives the (slot, fact) the match states, several of
+    them ("a nurse at the Royal Infirmary": a job title and where they work), or None when a second
+    look says the match states none ("I'm Roman Catholic")."""
     R: list[tuple[str, object]] = [
         (K(r"\bmy name(?:['’]s| is)\s+") + PN(), lambda m: ("name", f"User's name is {m['x']}.")),
         (K(r"\bcall me\s+") + PN() + _END, lambda m: ("name", f"User's name is {m['x']}.")),
@@ -112,10 +114,8 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
          lambda m: ("job_title", f"User works as {(m['art'] or '').strip() + ' ' if m['art'] else ''}{m['role']}.")),
         (SUBJ + ADV + K(r"\s+work\s+as\s+(?P<art>an?\s+)?") + ROLE + _ROLE_END,
          lambda m: ("job_title", f"User works as {(m['art'] or '').strip() + ' ' if m['art'] else ''}{m['role']}.")),
-        (_IM + r"\s+(?P<art>an?)\s+" + ROLE + K(r"\s+(?:at|for)\s+") + THE + PN(),  # "a nurse at the Royal Infirmary"
-         lambda m: ("job_title", f"User is {m['art']} {m['role']} at {_the(m)}{m['x']}.")),
-        (_IM + r"\s+(?:an?)\s+" + ROLE + K(r"\s+(?:at|for)\s+") + THE + PN(),  # ... and where they work
-         lambda m: ("employer", f"User works at {_the(m)}{m['x']}.")),
+        (_IM + r"\s+(?P<art>an?)\s+" + ROLE + K(r"\s+(?:at|for)\s+") + THE + PN(),  # "a nurse at the Royal Infirmary": job and where
+         lambda m: [("job_title", f"User is {m['art']} {m['role']} at {_the(m)}{m['x']}."), ("employer", f"User works at {_the(m)}{m['x']}.")]),
         (SUBJ + ADV + K(r"\s+(?:got|was|have been|['’]ve been|just got)\s+promoted\s+to\s+") + ROLE + _ROLE_END
          + r"(?:" + K(r"\s+(?:at|in)\s+") + PN() + ")?",
          lambda m: ("job_title", f"User was promoted to {m['role']}" + (f" at {m['x']}." if m["x"] else "."))),

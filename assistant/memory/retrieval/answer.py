@@ -48,8 +48,9 @@ from assistant.memory.retrieval.answer_weights import (EVERY_COSINE, EVERY_WORDS
 from assistant.memory.retrieval.general_shapes import ask_first
 from assistant.memory.retrieval.inject import source_label
 from assistant.memory.retrieval.perspective import first_to_second, rewrite
-from assistant.memory.retrieval.questions import (answer_type, asked_role, qualified_name, asks_advice, asks_before, asks_personal_fact, asks_possessed, computes, direct, explains,
-                                                  is_question, knows, part_of, recall_core, requests, speaks_of_self, speaks_of_us, unquoted, yes_no)
+from assistant.memory.retrieval.questions import (answer_type, asked_role, asks_advice, asks_before, asks_personal_fact, asks_possessed, computes, direct, explains,
+                                                  is_question, knows, part_of, qualified_name, recall_core, requests, speaks_of_self, speaks_of_us, unquoted,
+                                                  yes_no)
 from assistant.memory.retrieval.vocabulary import LIGHT_VERBS
 from assistant.memory.retrieval.terms import wording as words_in
 from assistant.memory.retrieval.terms import PREFIX, THEN, _covered, _terms, content_words, focus, owned_phrase, same_word, stem, words  # noqa: F401 (also read as answer.X)

@@ -48,9 +48,10 @@ def ask_first(question: str) -> str:
     """A message asking first and telling after ("Is there any medicine I can't take? The pharmacist
     asked me today and my mind went blank.") read up to its last question; the whole message when
     it ends with one or asks nothing."""
-    if question.rstrip().endswith(("?", "？")) or not re.search(r"[?？]", question):
+    if question.rstrip().endswith(("?", "？")):
         return question
-    return question[: list(_AFTER_ASK.finditer(question))[-1].start()] if _AFTER_ASK.search(question) else question
+    cuts = list(_AFTER_ASK.finditer(question))
+    return question[: cuts[-1].start()] if cuts else question
 
 
 # a short yes/no question closing a statement, judging it: "... in 3 months. Realistic?", "... Is that too much?",

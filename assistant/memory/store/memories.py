@@ -25,6 +25,7 @@ from assistant.memory.records import (
     normalize_text,
     start_kind_of,
 )
+from assistant.memory.errors import EndsBeforeStart
 from assistant.memory.times import to_utc, ts_to_db, ttl_to_expiry
 from assistant.memory.store.core import Repository, StoreCore
 from assistant.memory.store.logs import AuditLog
@@ -57,7 +58,7 @@ def check_text(text: str) -> str:
 
 def check_interval(valid_at: datetime | None, invalid_at: datetime | None) -> None:
     if valid_at is not None and invalid_at is not None and to_utc(invalid_at) < to_utc(valid_at):
-        raise ValueError("invalid_at is before valid_at")
+        raise EndsBeforeStart(valid_at, invalid_at)
 
 
 def check_confidence(confidence: float) -> float:

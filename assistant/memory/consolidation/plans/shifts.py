@@ -143,6 +143,13 @@ def score_shifts(snap: Snapshot, recs: Iterable[Rec], *, taken: set[int] = froze
         if r.row >= 0 and r.kind in (Kind.PROFILE, Kind.FACT, Kind.EXPERIENCE, Kind.EPISODE):
             by_msg.setdefault(_key(r), []).append(r)
     stands = _candidates(by_msg)
+    langs: dict[tuple[int, ...], str] = {}  # each message's language, read once
+
+    def lang_of(key: tuple[int, ...]) -> str:
+        if key not in langs:
+            langs[key] = detect(" ".join(r.text for r in stands[key]))
+        return langs[key]
+
     out: list[Scored] = []
     for key, mine in sorted(stands.items(), key=lambda kv: min(_said(r) for r in kv[1])):
         kinds = {shift_kind(r.text) for r in mine} - {None}
@@ -155,13 +162,15 @@ def score_shifts(snap: Snapshot, recs: Iterable[Rec], *, taken: set[int] = froze
         if not olds:
             continue
         mv = snap.vectors[[r.row for r in mine]]
-        ranked = []
-        for rs in olds.values():
+        ranked, rkeys = [], []
+        for okey, rs in olds.items():
             cos = (snap.vectors[[o.row for o in rs]] @ mv.T).max(axis=1)
             order = sorted(range(len(rs)), key=lambda i: -float(cos[i]))
             ranked.append((float(cos[order[0]]), tuple(rs[i] for i in order)))
+            rkeys.append(okey)
         kind = "now" if "now" in kinds else "begin"
-        if detect(" ".join(r.text for r in mine)) == "en":  # the message's language: a foreign name in one fact is no language
+        lang = lang_of(key)
+        if lang == "en":  # the message's language: a foreign name in one fact is no language
             ranked.sort(key=lambda t: -t[0])
             out.append(Scored(tuple(mine), kind, tuple(ranked)))
             continue
@@ -171,9 +180,8 @@ def score_shifts(snap: Snapshot, recs: Iterable[Rec], *, taken: set[int] = froze
         words = frozenset().union(*(content_words(r.text) for r in mine)) - whom
         # a message in another language shares only names with it ("Pour Wrocław j'ai acheté un vélo cargo"
         # / "User got the job ... at the politechnika workshop in wrocław"): no evidence of the same state
-        lang = detect(" ".join(r.text for r in mine))
-        shared = [len(words & frozenset().union(*(content_words(o.text) for o in rs))) if detect(" ".join(o.text for o in rs)) == lang else 0
-                  for _, rs in ranked]
+        shared = [len(words & frozenset().union(*(content_words(o.text) for o in rs))) if lang_of(okey) == lang else 0
+                  for (_, rs), okey in zip(ranked, rkeys)]
         order = sorted(range(len(ranked)), key=lambda i: (-shared[i], -ranked[i][0]))
         out.append(Scored(tuple(mine), kind, tuple(ranked[i] for i in order), "other", tuple(shared[i] for i in order), words))
     return out
