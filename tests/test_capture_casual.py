@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+import pytest
+
 from assistant.memory.language.clauses import clauses
 from assistant.memory.language.rules import extract, unshout
 
@@ -75,3 +77,26 @@ def test_a_role_held_as_their_x_is_kept():
     # a new user's "i started working for the evangelical church there as their organ curator" was rejected ("pronoun left: their")
     got = [c.text for c in extract("big news: i started working for the evangelical church there as their organ curator", NOW)]
     assert "User started working for the evangelical church there as organ curator." in got
+
+
+@pytest.mark.parametrize("text, want", [
+    # an aside with its own subject leaves the sentence whole and is read after it
+    ("I inspect cable cars (yes really — I'm the one on the rope) for Alpenseil. I live in Martigny.",
+     "I inspect cable cars for Alpenseil. Yes really — I'm the one on the rope. I live in Martigny."),
+    ("I'm taking Pimenta (obviously, she's MY cat).", "I'm taking Pimenta. Obviously, she's MY cat."),
+    ("Bruno (my hawk) is 9", "Bruno, my hawk, is 9"),  # an apposition: between commas
+    ("German originally (from Freiburg) but I live in Porto", "German originally (from Freiburg) but I live in Porto"),  # no subject: stays
+    ("doc says it's low (18 ng/ml — living in Portugal, lol). taking", "doc says it's low (18 ng/ml — living in Portugal, lol). taking"),
+    ("took (2.5h) no", "took (2.5h) no"),  # one word
+])  # fmt: skip
+def test_an_aside_with_a_subject_of_its_own_is_read_after_its_sentence(text, want):
+    from assistant.memory.language.casual import asides_after
+
+    assert asides_after(text) == want
+
+
+def test_a_job_said_around_an_aside_is_kept_whole():
+    got = [c.text for c in extract("I'm Ilda and I inspect cable cars for a living (yes really — I'm the one dangling off the "
+                                   "haul rope) for a small outfit called Alpenseil Prüfdienst.", NOW)]  # fmt: skip
+    assert any("cable cars" in f and "Alpenseil" in f for f in got), got
+    assert not any(f.endswith(") for a small outfit called Alpenseil Prüfdienst.") for f in got), got

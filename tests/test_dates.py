@@ -228,6 +228,8 @@ PLANS = [
     ("We're driving to the south of France in March.", D(2027, 3, 1)),
     ("I'm running the Bath Half in March.", D(2027, 3, 1)),
     ("I'm vegetarian since March.", D(2026, 3, 1)),  # "since": the state began in the last March
+    # "last" of a day's place in a series is no past: the last day at work is ahead (an eighth set had 2025-05-29)
+    ("I handed in my notice — last day there is May 29", D(2027, 5, 29)),
 ]
 
 

@@ -141,3 +141,28 @@ def test_a_german_ordinal_date_ends_no_sentence():
 
     text = "Gestern kam die Zusage: ab dem 1. Mai leite ich die Falknerei am Flughafen Kastrup. Bruno darf mit."
     assert any("1. Mai leite ich die Falknerei" in c.text for c in clauses(text))
+
+
+def test_she_after_a_possessive_opening_is_its_owner():
+    from assistant.memory.language.clauses import clauses
+
+    # found in an eighth set: "she turns 66" had no one to stand for, so "how old is my mother turning?" had no age
+    resolved = [c.resolved for c in clauses("Mum's birthday is April 23rd, she turns 66 — remind me to order the flowers.")]
+    assert any(r.startswith("Mum turns 66") for r in resolved), resolved
+
+
+def test_a_pronoun_never_stands_for_a_name_said_only_after_it_nor_one_of_the_other_gender():
+    from assistant.memory.language.clauses import clauses
+
+    text = ("Jonas and I talked half the night and we're splitting up. No drama, honestly, he just doesn't want to leave "
+            "the Valais, so he's keeping the flat in Martigny and I'm taking Pimenta (obviously, she's MY cat).")  # fmt: skip
+    resolved = [c.resolved for c in clauses(text, ["Jonas", "Pimenta"])]
+    assert not any(r.startswith("Pimenta") and "flat" in r for r in resolved), resolved  # had been "Pimenta's keeping the flat"
+
+
+def test_a_french_pronoun_after_several_names_is_the_one_the_sentence_opened_with():
+    text = ("Mon frère Nilton est papa !! Claudine a accouché hier soir à Lyon. Nilton a dû partir en plein milieu de la "
+            "générale au Théâtre du Quai Rouge (il est ingé son là-bas), il était encore en t-shirt noir.")  # fmt: skip
+    got = facts(text)
+    assert "Nilton est ingé son là-bas." in got, got  # the aside, read as its own sentence
+    assert any("Nilton était encore en t-shirt noir" in f for f in got), got

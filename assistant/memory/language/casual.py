@@ -78,3 +78,40 @@ def unshout(text: str) -> str:
         run = m.group()
         return re.sub(r"\b(?!I\b)\w+", lambda w: w.group().lower(), run) if re.search(r"[A-Z]{2}", run) else run
     return _SHOUT.sub(lower, text)
+
+
+# an aside in brackets of two words or more, inside a sentence: "I inspect cable cars (yes really -- I'm the one on the rope) for Alpenseil."
+_ASIDE = re.compile(r"\s*\((?P<a>[^()\n]*\w[^()\n]*\s[^()\n]*)\)")
+_APPOSITION = re.compile(r"(?i:my|our|mi|mis|mon|ma|mes|mein|meine|meu|minha)\s+\w+(?:\s+\w+){0,2}")
+# an aside with a subject of its own is a clause of its own ("yes really -- I'm the one on the rope", "il est ingé son là-bas")
+_OWN_SUBJECT = re.compile(r"\b(?:I|[Ii]['’](?:m|ve|ll|d)|he|she|we|they|it['’]s|je|j['’]|il|elle|ils|elles|nous|ich|er|sie|wir|yo|él|ella"
+                          r"|nosotros|eu|ele|ela|nós|eles|elas)\b")
+_SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|\n|$")
+
+
+def asides_after(text: str) -> str:
+    """``text`` with each bracketed aside moved out of its sentence to just after it, as a sentence
+    of its own when it has a subject of its own: the sentence reads whole ("I inspect cable cars for a
+    living for a small outfit called Alpenseil.") and the aside is still read ("Yes really -- I'm the
+    one on the rope."). An aside without a subject ("German originally (from Freiburg)") or of one
+    word ("(Bruno)") stays where it is; "Bruno (my hawk) is 9" reads "Bruno, my hawk, is 9"."""
+    out, pos = [], 0
+    while (m := _ASIDE.search(text, pos)) is not None:
+        end = _SENTENCE_END.search(text, m.end())
+        stop = end.end() if end.group() in ".!?。！？" else end.start()
+        aside = m["a"].strip()
+        if _APPOSITION.fullmatch(aside):  # "Bruno (my hawk) is 9": "Bruno, my hawk, is 9"
+            out.append(text[pos:m.start()] + ", " + aside + ",")
+            pos = m.end()
+            continue
+        if not _OWN_SUBJECT.search(aside):  # "German originally (from Freiburg)": a modifier, it stays
+            out.append(text[pos:m.end()])
+            pos = m.end()
+            continue
+        aside = aside[0].upper() + aside[1:] + ("" if aside[-1] in ".!?。！？" else ".")
+        sentence = text[pos:m.start()] + text[m.end():stop]
+        if not sentence.rstrip().endswith(tuple(".!?。！？")):
+            sentence = sentence.rstrip() + "."  # "... and Pimenta (obviously, she's MY cat)": the sentence ends with the aside
+        out.append(sentence + " " + aside)
+        pos = stop
+    return "".join(out) + text[pos:]

@@ -165,6 +165,7 @@ _HEAD_SUBJECT = re.compile(r"^(?:(?P<rel>" + _REL_NP + r")(?:\s+(?P<name>[A-Z][\
 _HEAD_SUBJECT_INTL = re.compile(r"^(?:(?i:o|a|os|as)\s+)?(?i:mi|mis|nuestr[oa]s?|mein|meine|unser|unsere|mon|ma|mes|notre|nos|meu|minha|meus|minhas|noss[oa]s?)"
                                 r"\s+(?:[\wà-ÿäöüß][\w'’-]*\s+[A-ZÀ-Þ][\w'’-]+|(?:[a-zà-ÿäöüß][\w'’-]*\s+){1,2}[A-ZÀ-Þ][\w'’-]+|[\wà-ÿäöüß][\w'’-]*)"
                                 r"(?=[\s,])")  # "Mein Bruder Felix", "mi mejor amiga Priya", "A minha mãe, ..."
+_OWNER = re.compile(r"(?P<n>[A-Z][\w-]+)['’]s\s+[a-z]")  # "Mum's birthday", "Lena's flat"
 # "Dr. Natarajan", "2.5h", "ab dem 1. Mai": one sentence
 _SENT = re.compile(r"(?:[^.!?。！？\n]|" + TITLE_DOT + r"|(?<=\d)[.,](?=\d)|(?<=\b\d)\.(?=" + DE_MONTH + r")|(?<=\b\d\d)\.(?=" + DE_MONTH + r"))+[.!?。！？]*")
 _TRIM = " \t\n,;:，；：—–-.!。！"  # a question keeps its "?"
@@ -312,6 +313,24 @@ def _subject(resolved: str, known: set[str]) -> str | None:
     return m["name"] or m["rel"] or m["pn"]
 
 
+def _who(single: str | None, here: set[str], previous: list[str], text: str, s: int, a: int, b: int, body: str) -> str | None:
+    """Whom the pronouns of the clause ``text[a:b]`` stand for: ``single``, unless it is named only
+    after the clause (then the one the sentence before had: "Jonas and I are splitting up. No drama,
+    he just doesn't want to leave, so I'm taking Pimenta": Jonas) or is known as the other gender
+    ("Pimenta, she's MY cat"); None when no one fits."""
+    if single in here and text.find(single, s) >= b:
+        single = one_referent(previous, text[s:b]) if previous else None
+    g = pronoun_gender(body)
+    return None if single and g and not may_be(single, g, text) else single
+
+
+def _owner(resolved: str, known: set[str]) -> str | None:
+    """The known name or family name owning a clause's subject ("Mum's birthday is ...": Mum), a
+    later he/she's topic; None otherwise."""
+    m = _OWNER.match(resolved)
+    return m["n"] if m and (m["n"] in known or FAMILY_NAME.fullmatch(m["n"])) else None
+
+
 def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
     """The clauses of ``text`` in order, each with its pronouns resolved."""
     names = set(known_names)
@@ -334,15 +353,19 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
         subject_of = ""  # the clause last_subject is the subject of
         it: str | None = None
         first = True
+        owner: str | None = None  # whose thing the clause before was about ("Mum's birthday is April 23rd, she turns 66": Mum)
         for a, b, shared in _split(text, s, e):
             body = text[a:b]
             # he/she stands for the third person the sentence opened with ("Dad took the train ... and he refused
             # to let me pay"), or, opening a sentence, the one the sentence before opened with ("He's bought himself")
-            topic = (opening if PRONOUN_FIRST.match(body) else None) if first else third_topic(last_subject, names, subject_of)
+            near = opening if first else (third_topic(last_subject, names, subject_of) or owner)
+            topic = near if not first or PRONOUN_FIRST.match(body) else None
+            foreign_topic = near if near in names else None  # "Nilton a dû partir ..., il était": a name, not "my sister"
             if topic and topic != single and (g := pronoun_gender(body)) and may_be(topic, g, text) \
                     and (single is None or not re.match(r"(?i:my|our)\s", topic)):  # "my best pal" is no better than her name
                 single = topic
             first = False
+            who = _who(single, here, previous, text, s, a, b, body)
             rel = _RELATIVE.search(text, a, b)
             if rel and rel.start("name") == a and "," not in text[rel.end("name"):rel.start("who")]:
                 rel = None  # "Tendría que llamar ...": a capitalised first word with "que" is no name with its relative clause
@@ -355,22 +378,23 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
                 rel_resolved = f"{ante} {rest}" if english else f"{head}, {rel['who']} {rest}"
                 main = head + (" " + text[tail_s:tail_e] if tail_s < tail_e and re.match(r"[a-zà-ÿ]", text[tail_s]) else "")
                 if main != head or len(head.split()) > len(ante.split()) + 1:
-                    out.append(Clause(main, a, tail_e if main != head else rel.end("name"), resolve(main, single), i, relation(main)))
-                out.append(Clause(rest, rel.start("rest"), rel.end("rest"), resolve(rel_resolved, single), i))
+                    out.append(Clause(main, a, tail_e if main != head else rel.end("name"), resolve(main, who), i, relation(main)))
+                out.append(Clause(rest, rel.start("rest"), rel.end("rest"), resolve(rel_resolved, who), i))
                 last_subject = ante
                 continue
             if last_subject and (shared or _verb_first(body, sentence)) and not _SUBORDINATE_INTL.match(body) \
                     and not OWN_SUBJECT.match(body):  # ", also I'm allergic to ...": its own subject
-                resolved = resolve(f"{last_subject} {body}", single, it)
+                resolved = resolve(f"{last_subject} {body}", who, it)
             else:
-                resolved = resolve(name_it(body, introduced_before), single, it)
+                resolved = resolve(name_it(body, introduced_before), who, it)
             if lang != "en":  # "Oma Gerda ist ... gezogen. Sie ist jetzt 93": Oma Gerda
-                resolved, dropped = resolve_foreign(resolved, text[:a], lang, dropped)
+                resolved, dropped = resolve_foreign(resolved, text[:a], lang, dropped, foreign_topic)
             out.append(Clause(body, a, b, resolved, i, relation(body)))
             single = single or given_name(resolved, introduced_before)  # "Her name's Camille, she plays cello": Camille
             introduced_before = introduced(body)
             if (subj := _subject(resolved, names)) is not None:
                 last_subject, subject_of = subj, resolved
+            owner = _owner(resolved, names) if subj is None else None
             it = thing(resolved) or it
         previous = candidates
         opening = third_topic(last_subject, names, subject_of)

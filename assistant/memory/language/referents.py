@@ -165,17 +165,19 @@ def foreign_referent(before: str, lang: str) -> str | None:
     return subjects.pop() if len(subjects) == 1 else None
 
 
-def resolve_foreign(clause: str, before: str, lang: str, went_on: str | None = None) -> tuple[str, str | None]:
+def resolve_foreign(clause: str, before: str, lang: str, went_on: str | None = None, topic: str | None = None) -> tuple[str, str | None]:
     """The clause with its opening third-person pronoun read as :func:`foreign_referent`; in a
     language that drops the subject (es, pt), a clause opening with a third-person singular verb
     (:func:`_third_person_verb`) gets that name as its subject ("Vive en el tercero" after "Mi
     vecina Carmen tiene un huerto." -> "Carmen vive en el tercero"; "Vivo en Vigo" is the person's),
     or ``went_on``, whom such a clause before it was read as ("Mora no número 47, é reformado da
     Marinha | e adora o Pilot": still Sr. Armando). Returns (the clause, whom a dropped subject
-    was read as, else ``went_on``)."""
+    was read as, else ``went_on``). ``topic``: the name the sentence (or, opening one, the sentence
+    before) opened with, for a pronoun no single name before it gives ("Nilton a dû partir ..., il
+    était encore en t-shirt": Nilton)."""
     pron = _FOREIGN_HE.get(lang)
     if pron is not None and re.match(pron + (r"(?=\S)" if lang == "zh" else r"\b"), clause):
-        who = foreign_referent(before, lang)
+        who = foreign_referent(before, lang) or topic
         return (re.sub(r"^" + pron, who, clause, count=1) if who else clause), went_on
     if lang in _PRO_DROP and _third_person_verb(clause, lang) and (who := went_on or foreign_referent(before, lang)):
         return f"{who} {clause[0].lower()}{clause[1:]}", who

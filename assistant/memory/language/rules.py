@@ -39,7 +39,7 @@ from assistant.memory.language.clauses import WE, clauses
 from assistant.memory.language.clauses import people as named_people
 from assistant.memory.language.dates_intl import MONTH_NAMES
 from assistant.memory.language.match import NOT_ORDINAL_DATE
-from assistant.memory.language.casual import as_their, unshout, written
+from assistant.memory.language.casual import as_their, asides_after, unshout, written
 from assistant.memory.language.cues import NOT_AFTER_TITLE, PERSON, STANDING, has_first_person, imperative, own_names, strip_fillers
 from assistant.memory.language.gloss import LANGS
 from assistant.memory.language.langid import detect
@@ -240,7 +240,7 @@ def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list
             seen.add(key)
             out.append(cand)
 
-    text = as_their(_APPOS_WHO.sub(r"\g<np>, ", _LEAD_NAME.sub("", written(unshout(text)))))  # "oh and Matjes, our ferret, who steals socks": Matjes steals socks
+    text = as_their(_APPOS_WHO.sub(r"\g<np>, ", _LEAD_NAME.sub("", written(unshout(asides_after(text))))))  # "oh and Matjes, our ferret, who steals socks": Matjes steals socks
     people = set(names) | own_names(text) | named_people(text, names)
     partners = list(dict.fromkeys(_PARTNER.findall(text)))
     household = f"User and {partners[0]}" if len(partners) == 1 else "User's household"

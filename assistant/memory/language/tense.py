@@ -14,7 +14,10 @@ import re
 # Words that make an ambiguous date ("on the 5th", "June 5", "on Friday") point forward.
 FUTURE = re.compile(r"\b(?:will|won['’]t|shall|going to|gonna|plan(?:s|ned|ning)? to|upcoming|next|tomorrow"
                     r"|soon)\b|'ll\b|将|(?<![开聚晚例约])会|要|打算|计划|准备|明天|下周|下个月|明年|以后", re.I)
-PAST = re.compile(r"\b(?:was|were|had|did|ago|last|yesterday|went|met|(?<!['’]ve )(?<!have )(?<!has )got|moved|started|finished|left|came|took|bought"
+_LAST = (r"last\s+(?:week|month|year|night|time|weekend|summer|winter|spring|autumn|fall|christmas|easter|monday|tuesday|wednesday"
+         r"|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december)")
+# "last week", "last Friday"; not "last day there is May 29" (the final one, ahead)
+PAST = re.compile(r"\b(?:was|were|had|did|ago|" + _LAST + r"|yesterday|went|met|(?<!['’]ve )(?<!have )(?<!has )got|moved|started|finished|left|came|took|bought"
                   r"|sold|married|visited|flew|arrived|happened|quit|ended|began|graduated|used to|lost|won|broke|found|made|gave|told|saw"
                   r"|ran|fell|sent|spent|paid|built|wrote|ate|drove|became|grew|kept|caught|brought|taught|heard|felt|thought)\b|了|过|去年|上个?月", re.I)
 PAST_VERB = re.compile(r"\b(?:I|we|he|she|they)\s+(?:\w+ly\s+|just\s+|finally\s+|already\s+|also\s+)?\w+ed\b", re.I)  # "I switched", "we finally moved"
