@@ -92,3 +92,25 @@ def test_a_question_typed_fast_is_no_memory(text):
     from assistant.memory.language.statements import Act, classify
 
     assert [u.act for u in classify(text).units] == [Act.QUESTION]
+
+
+@pytest.fixture(scope="module")
+def jobs(tmp_path_factory, converted_embedder_path):
+    said = [
+        ("brother", "Mon frère Nilton est papa !! Nilton a dû partir en plein milieu de la générale au Théâtre du Quai Rouge "
+                    "(il est ingé son là-bas), il était encore en t-shirt noir à la maternité."),
+        ("dad", "My dad Klaus was a carpenter his whole life and he still builds furniture for fun in his garage in Freiburg."),
+        ("mum", "Mum's birthday is April 23rd, she turns 66 — remind me to order the flowers early this year."),
+    ]  # fmt: skip
+    with said_retriever(tmp_path_factory.mktemp("jobs") / "m.db", converted_embedder_path, said, said_on="2026-03-05", key="8e" * 32) as retriever:
+        yield retriever
+
+
+@pytest.mark.parametrize("question, must", [
+    ("Tell me what my brother does for work.", "ingé son"),  # the job of the one the relation names, not the clause about him
+    ("What was my dad's job?", "carpenter"),
+    ("how old is my mother turning this year?", "66"),  # "she turns 66" after "Mum's birthday ..."
+])  # fmt: skip
+def test_a_relation_asked_gets_what_is_said_of_them(jobs, question, must):
+    got = answer(jobs, question)
+    assert got is not None and must in got.text, got

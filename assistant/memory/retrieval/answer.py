@@ -263,7 +263,9 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     owned_by_name = bool(required) and not re.search(r"\b(?:my|our)\b", question, re.I)
     rels = asked(question).relations
     role, others_rel = asked_role(question), others_relation(question)
-    job_of = qnames[:1] if qnames and not self_q and not rels and asks_job_of(question) else []  # "What does Sanne do for work?"
+    # "What does Sanne do for work?", "what does my brother do?" (the names given to the relation: "Nilton est ingé son")
+    job_of = (qnames[:1] if not rels else [*rels, *(n for n, r in aliases.items() if r in rels)]) \
+        if ((qnames and not self_q) or rels) and asks_job_of(question) else []
     # "Which vet does Bracken go to?": what is asked of a named other (not the person) is a word
     # beside the name; a memory that words none of it answers only with a near-identical form
     other_asks = [o for o in optional if o not in qnames and stem(o) not in qnames and o not in LIGHT_VERBS] \

@@ -84,7 +84,11 @@ def others_relation(question: str) -> frozenset[str]:
     return frozenset()
 
 
-_ASKS_JOB = re.compile(r"^\s*what\s+(?:does|did)\s+(?-i:[A-Z])[\w’'-]+\s+do(?:\s+for\s+(?:work|a\s+living|money))?\s*[?.!]*\s*$"
+# "What does Sanne do?", "what does my ex do for a living?", "tell me what my brother does for work"
+_WHO_ASKED = r"(?:(?:my|our)\s+(?:[\w’'-]+\s+){0,3}?[\w’'-]+|(?-i:[A-Z])[\w’'-]+)"
+_ASKS_JOB = re.compile(r"^\s*what\s+(?:does|did)\s+" + _WHO_ASKED + r"\s+do(?:\s+for\s+(?:work|a\s+living|money))?\s*[?.!]*\s*$"
+                       r"|\bwhat\s+(?:does|did)\s+" + _WHO_ASKED + r"\s+do\s+for\s+(?:work|a\s+living|money)\b"
+                       r"|\bwhat\s+" + _WHO_ASKED + r"\s+(?:does|did)\s+for\s+(?:work|a\s+living|money)\b"
                        r"|\b(?:job|profession|occupation|line\s+of\s+work)\b", re.I)
 # a word of work, or a Romance/German copula: "é arquiteta", "es médico", "ist Ärztin" name a job without an article
 _JOB_WORDS = re.compile(r"\b(?:job|jobs|works?|worked|working|profession|career|employed|retired|runs|ran|owns|teaches|taught|studies|"
@@ -107,6 +111,8 @@ def says_job_of(name: str, text: str) -> bool:
     if re.search(rf"\b{re.escape(name)}\b[^.!?]*?\b(?:is|was)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){{0,2}}[\w-]+"
                  r"(?:\s+(?:of|in|at|for|on)\s+[^.!?;]*)?\s*(?:[.!?;]|$)", text, re.I):
         return True
+    if re.search(rf"\b{re.escape(name)}\b[^.!?]*?\b(?:is|was)\s+an?\s+[\w-]+", text, re.I):
+        return True  # "My dad Klaus was a carpenter his whole life and ..."
     return any(slot == JOB for part in re.split(r"(?<=[.!?;])\s+|,\s+", text) for _f, slot in tagged_named_forms(part.strip()))
 
 
