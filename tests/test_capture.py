@@ -74,6 +74,12 @@ def test_episode_with_full_provenance_and_grounded_facts(store):
     assert "Paris" in fact.entities
 
 
+def test_a_birthday_said_as_today_is_stored_by_its_day(store):
+    # "9 July" is not in the words said: the message with its birthday named by its day supports it
+    r = Capturer(store, use_llm=False, tz=UTC, settings=load_settings).capture_message(say(store, "it's my birthday today!!").id)
+    assert "User's birthday is 22 May." in [m.text for m in store.get_many(r.memory_ids)], r  # OBS is 2023-05-22
+
+
 def test_only_user_messages_are_captured(store):
     s = store.create_session("chat")
     r = Capturer(store, use_llm=False, settings=load_settings).capture_message(say(store, "I live in Lyon.", session=s, role="assistant").id)

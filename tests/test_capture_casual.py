@@ -100,3 +100,26 @@ def test_a_job_said_around_an_aside_is_kept_whole():
                                    "haul rope) for a small outfit called Alpenseil Prüfdienst.", NOW)]  # fmt: skip
     assert any("cable cars" in f and "Alpenseil" in f for f in got), got
     assert not any(f.endswith(") for a small outfit called Alpenseil Prüfdienst.") for f in got), got
+
+
+@pytest.mark.parametrize("text, want", [
+    ("it's my birthday today!! 35 🎉", "my birthday is on 22 March!! 35 🎉"),  # NOW is 2026-03-22
+    ("today is our anniversary", "our anniversary is on 22 March"),
+    ("Tomorrow's my bday", "my bday is on 23 March"),
+    ("today is my day off", "today is my day off"),  # no day of the year: it holds for today only
+])  # fmt: skip
+def test_a_birthday_said_as_today_is_named_by_its_day(text, want):
+    from assistant.memory.language.today import annual_dated
+
+    assert annual_dated(text, NOW.date()) == want
+
+
+def test_a_birthday_said_as_today_is_kept_and_a_pet_named_after_an_aside_is_the_pet():
+    got = [(c.slot, c.text) for c in extract("it's my birthday today!! 35 🎉", NOW)]
+    assert ("birthday", "User's birthday is 22 March.") in got, got
+    got = [(c.slot, c.text) for c in extract("adopted a dog!!! rescue from the shelter in Santo da Serra, she's called Bolacha", NOW)]
+    assert ("pet", "User has a dog named Bolacha.") in got, got  # had been "Bolacha's called Bolacha."
+    got = [(c.slot, c.text) for c in extract("I'm flying to Mindelo for my dad Euclides's 70th on the 17th", NOW)]
+    assert ("family.dad", "User's dad is Euclides.") in got, got  # had been "Euclides's 70th"
+    got = [c.text for c in extract("Andrés (her husband now!!) is a firefighter", NOW)]
+    assert any("Andrés, her husband now, is a firefighter" in f for f in got), got

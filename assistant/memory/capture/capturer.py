@@ -71,6 +71,7 @@ from assistant.memory.language.dates import ground
 from assistant.memory.capture.dedupe import one_each
 from assistant.memory.capture.llm import MAX_EXISTING, LlmExtractor
 from assistant.memory.language.statements import classify, own_names
+from assistant.memory.language.today import annual_dated
 from assistant.memory.records import (
     DEFAULT_SCOPE,
     Actor,
@@ -302,7 +303,7 @@ class Capturer:
         said = " ".join(units)  # the episode: what the message states, verbatim, in order
         result.statements = units
         grounded = ground(said, observed)
-        sources_text = [said, grounded.text]
+        sources_text = [said, grounded.text, annual_dated(said, observed.date())]  # "my birthday today" names 9 July
 
         def source(extractor: str, version: str = CAPTURE_VERSION) -> Source:
             return Source(session_id=msg.session_id, message_id=msg.id, speaker="user", extractor=extractor,

@@ -82,7 +82,7 @@ def unshout(text: str) -> str:
 
 # an aside in brackets of two words or more, inside a sentence: "I inspect cable cars (yes really -- I'm the one on the rope) for Alpenseil."
 _ASIDE = re.compile(r"\s*\((?P<a>[^()\n]*\w[^()\n]*\s[^()\n]*)\)")
-_APPOSITION = re.compile(r"(?i:my|our|mi|mis|mon|ma|mes|mein|meine|meu|minha)\s+\w+(?:\s+\w+){0,2}")
+_APPOSITION = re.compile(r"(?i:my|our|his|her|their|mi|mis|mon|ma|mes|mein|meine|meu|minha)\s+\w+(?:\s+\w+){0,2}(?P<p>[!?.]*)")
 # an aside with a subject of its own is a clause of its own ("yes really -- I'm the one on the rope", "il est ingé son là-bas")
 _OWN_SUBJECT = re.compile(r"\b(?:I|[Ii]['’](?:m|ve|ll|d)|he|she|we|they|it['’]s|je|j['’]|il|elle|ils|elles|nous|ich|er|sie|wir|yo|él|ella"
                           r"|nosotros|eu|ele|ela|nós|eles|elas)\b")
@@ -100,8 +100,8 @@ def asides_after(text: str) -> str:
         end = _SENTENCE_END.search(text, m.end())
         stop = end.end() if end.group() in ".!?。！？" else end.start()
         aside = m["a"].strip()
-        if _APPOSITION.fullmatch(aside):  # "Bruno (my hawk) is 9": "Bruno, my hawk, is 9"
-            out.append(text[pos:m.start()] + ", " + aside + ",")
+        if (ap := _APPOSITION.fullmatch(aside)) is not None:  # "Bruno (my hawk) is 9": "Bruno, my hawk, is 9"
+            out.append(text[pos:m.start()] + ", " + aside[:ap.start("p")] + ",")
             pos = m.end()
             continue
         if not _OWN_SUBJECT.search(aside):  # "German originally (from Freiburg)": a modifier, it stays

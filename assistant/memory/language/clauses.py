@@ -165,6 +165,8 @@ _HEAD_SUBJECT = re.compile(r"^(?:(?P<rel>" + _REL_NP + r")(?:\s+(?P<name>[A-Z][\
 _HEAD_SUBJECT_INTL = re.compile(r"^(?:(?i:o|a|os|as)\s+)?(?i:mi|mis|nuestr[oa]s?|mein|meine|unser|unsere|mon|ma|mes|notre|nos|meu|minha|meus|minhas|noss[oa]s?)"
                                 r"\s+(?:[\wà-ÿäöüß][\w'’-]*\s+[A-ZÀ-Þ][\w'’-]+|(?:[a-zà-ÿäöüß][\w'’-]*\s+){1,2}[A-ZÀ-Þ][\w'’-]+|[\wà-ÿäöüß][\w'’-]*)"
                                 r"(?=[\s,])")  # "Mein Bruder Felix", "mi mejor amiga Priya", "A minha mãe, ..."
+_PRONOUN = re.compile(r"\b(?i:he|she|him|her|his)\b")
+_NAMES_ANY = re.compile(r"\b(?:called|named|name)\b")  # a clause naming something
 _OWNER = re.compile(r"(?P<n>[A-Z][\w-]+)['’]s\s+[a-z]")  # "Mum's birthday", "Lena's flat"
 # "Dr. Natarajan", "2.5h", "ab dem 1. Mai": one sentence
 _SENT = re.compile(r"(?:[^.!?。！？\n]|" + TITLE_DOT + r"|(?<=\d)[.,](?=\d)|(?<=\b\d)\.(?=" + DE_MONTH + r")|(?<=\b\d\d)\.(?=" + DE_MONTH + r"))+[.!?。！？]*")
@@ -318,7 +320,8 @@ def _who(single: str | None, here: set[str], previous: list[str], text: str, s: 
     after the clause (then the one the sentence before had: "Jonas and I are splitting up. No drama,
     he just doesn't want to leave, so I'm taking Pimenta": Jonas) or is known as the other gender
     ("Pimenta, she's MY cat"); None when no one fits."""
-    if single in here and text.find(single, s) >= b:
+    pron = _PRONOUN.search(body)
+    if single in here and text.find(single, s) >= (a + pron.start() if pron else b):
         single = one_referent(previous, text[s:b]) if previous else None
     g = pronoun_gender(body)
     return None if single and g and not may_be(single, g, text) else single
@@ -337,6 +340,7 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
     out: list[Clause] = []
     previous: list[str] = []
     introduced_before: str | None = None  # what the clause before introduced, for "It's called ..." (referents.name_it)
+    waited = 0  # clauses since it was introduced
     dropped: str | None = None  # whom an es/pt clause without its subject was read as: the next one goes on with them
     opening: str | None = None  # the third person the sentence before opened with
     for i, sm in enumerate(_SENT.finditer(text)):
@@ -391,7 +395,10 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
                 resolved, dropped = resolve_foreign(resolved, text[:a], lang, dropped, foreign_topic)
             out.append(Clause(body, a, b, resolved, i, relation(body)))
             single = single or given_name(resolved, introduced_before)  # "Her name's Camille, she plays cello": Camille
-            introduced_before = introduced(body)
+            # what a clause introduced waits one clause that names nothing ("adopted a dog!!! rescue from the shelter in
+            # Santo da Serra, she's called Bolacha": the dog)
+            introduced_before = introduced(body) or (introduced_before if waited == 0 and not _NAMES_ANY.search(body) else None)
+            waited = 0 if introduced(body) else waited + 1
             if (subj := _subject(resolved, names)) is not None:
                 last_subject, subject_of = subj, resolved
             owner = _owner(resolved, names) if subj is None else None

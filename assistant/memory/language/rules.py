@@ -44,6 +44,7 @@ from assistant.memory.language.cues import NOT_AFTER_TITLE, PERSON, STANDING, ha
 from assistant.memory.language.gloss import LANGS
 from assistant.memory.language.langid import detect
 from assistant.memory.language.dates import ground
+from assistant.memory.language.today import annual_dated
 from assistant.memory.language.attitude import dependent
 from assistant.memory.language.mood import frame_only, not_asserted
 from assistant.memory.language.shifts import shift_kind
@@ -228,6 +229,14 @@ _APPOS_WHO = re.compile(r"(?P<np>(?:^|(?<=[\s,;(]))[A-Z][\w'’-]+,\s+(?i:my|our
 _LEAD_NAME = re.compile(r"(?:^|(?<=[.!?]\s))" + _LEAD.pattern.removeprefix("^") + r"(?=[A-Z][\w'’-]+,\s+(?i:my|our)\s)", re.I)
 
 
+def _as_written(text: str, observed_at: datetime) -> str:
+    """The message as the clause rules read it: a birthday said as "today" named by its day, asides
+    in brackets after their sentence, shouting and chat typing undone, a lead-in before a name left
+    out, "Matjes, our ferret, who steals socks" as "Matjes, our ferret, steals socks"."""
+    text = written(unshout(asides_after(annual_dated(text, observed_at.date()))))
+    return as_their(_APPOS_WHO.sub(r"\g<np>, ", _LEAD_NAME.sub("", text)))
+
+
 def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list[Candidate]:
     """Profile slots and facts found in a user message, one clause at a time (see the module
     docstring). ``names``: the person's own people and pets already known (from memory)."""
@@ -240,7 +249,7 @@ def extract(text: str, observed_at: datetime, names: Iterable[str] = ()) -> list
             seen.add(key)
             out.append(cand)
 
-    text = as_their(_APPOS_WHO.sub(r"\g<np>, ", _LEAD_NAME.sub("", written(unshout(asides_after(text))))))  # "oh and Matjes, our ferret, who steals socks": Matjes steals socks
+    text = _as_written(text, observed_at)
     people = set(names) | own_names(text) | named_people(text, names)
     partners = list(dict.fromkeys(_PARTNER.findall(text)))
     household = f"User and {partners[0]}" if len(partners) == 1 else "User's household"

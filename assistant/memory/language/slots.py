@@ -64,7 +64,7 @@ _DWELLING = (K(r"(?:(?:an?|the|my|our)\s+)?(?:(?:new|old|little|small|tiny|big|l
                 r"|cabin|bungalow|condo|townhouse)\s+in\s+") + THE + PN())
 
 
-_POSSESSIVE = re.compile(r"['’]s$")
+_POSSESSIVE = re.compile(r"['’]s(?:\s.*)?$")  # "Duarte's", "Euclides's 70th": whose, not the name
 
 
 def _a(word: str) -> str:

@@ -14,6 +14,8 @@ memory; the conversation keeps it. Decided by temporal semantics, not by topic:
         and not a change  -- "I start my new job today" begins a lasting state (shifts.shift_kind)
         and no number -- "my dentist appointment is at 3 today" is dated and kept
         and no name   -- "Hoy adopté un gato, | se llama Simón": a name lasts
+        and no day of the year -- "it's my birthday today": a birthday or an anniversary comes back
+                    every year; :func:`annual_dated` names its day
 
 Pure: no I/O, no model.
 """
@@ -21,6 +23,7 @@ Pure: no I/O, no model.
 from __future__ import annotations
 
 import re
+from datetime import date, timedelta
 
 from assistant.memory.language.cues import past_tense
 from assistant.memory.language.langid import detect
@@ -77,6 +80,30 @@ def today_only(clause: str, sentence: str = "") -> bool:
     before = sentence[: sentence.find(c)] if sentence and c in sentence else ""
     inherited = _TODAY_FIRST.match((sentence or c).strip()) is not None or _TODAY_IN.search(before) is not None
     scoped = _TODAY_IN.search(c) is not None or (inherited and _OTHER_TIME.search(c) is None)
-    if not scoped or re.search(r"\d|[一二三四五六七八九十两]+[点号岁个年天]", c) or _names_someone(c, sentence):
+    if not scoped or re.search(r"\d|[一二三四五六七八九十两]+[点号岁个年天]", c) or _names_someone(c, sentence) or ANNUAL.search(c):
         return False
     return not _past(c) and shift_kind(c) is None
+
+
+#: A day that comes back every year (six languages).
+_ANNUAL_WORDS = (r"birthday|bday|anniversary|name\s*day|cumpleaños|cumple|aniversario|geburtstag|jahrestag|namenstag|anniversaire"
+                 r"|aniversário")
+ANNUAL = re.compile(r"\b(?:" + _ANNUAL_WORDS + r")\b|生日|纪念日", re.I)
+_RELATIVE_DAY = {"today": 0, "tomorrow": 1, "yesterday": -1}
+_WHOSE = r"(?:my|our)\s+(?:[\w-]+\s+){0,3}?"
+# "it's my birthday today", "today is our anniversary", "my birthday is tomorrow", "tomorrow's my bday"
+_ANNUAL_SAID = re.compile(
+    r"\b(?:it['’]s\s+(?P<a>" + _WHOSE + r"(?:" + _ANNUAL_WORDS + r"))\s+(?P<d1>today|tomorrow|yesterday)"
+    r"|(?P<d2>today|tomorrow|yesterday)(?:['’]s|\s+is|\s+was)\s+(?P<b>" + _WHOSE + r"(?:" + _ANNUAL_WORDS + r"))"
+    r"|(?P<c>" + _WHOSE + r"(?:" + _ANNUAL_WORDS + r"))(?:['’]s|\s+is|\s+was)\s+(?P<d3>today|tomorrow|yesterday))\b", re.I)
+
+
+def annual_dated(text: str, day: date) -> str:
+    """``text`` with a birthday or an anniversary said relative to the day it is said on (``day``)
+    named by its day of the year: "it's my birthday today!!" said on 2026-07-09 -> "my birthday is
+    on 9 July!!" (kept, and dated, where a plain "today" holds only for today)."""
+    def named(m: re.Match[str]) -> str:
+        d = day + timedelta(days=_RELATIVE_DAY[(m["d1"] or m["d2"] or m["d3"]).lower()])
+        return f"{m['a'] or m['b'] or m['c']} is on {d.day} {d.strftime('%B')}"
+
+    return _ANNUAL_SAID.sub(named, text)
