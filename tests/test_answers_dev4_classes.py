@@ -101,6 +101,7 @@ def jobs(tmp_path_factory, converted_embedder_path):
                     "(il est ingé son là-bas), il était encore en t-shirt noir à la maternité."),
         ("dad", "My dad Klaus was a carpenter his whole life and he still builds furniture for fun in his garage in Freiburg."),
         ("mum", "Mum's birthday is April 23rd, she turns 66 — remind me to order the flowers early this year."),
+        ("dog", "adopted a dog!!! rescue from the shelter in Santo da Serra, she's called Bolacha and Pimenta is NOT impressed"),
     ]  # fmt: skip
     with said_retriever(tmp_path_factory.mktemp("jobs") / "m.db", converted_embedder_path, said, said_on="2026-03-05", key="8e" * 32) as retriever:
         yield retriever
@@ -110,6 +111,8 @@ def jobs(tmp_path_factory, converted_embedder_path):
     ("Tell me what my brother does for work.", "ingé son"),  # the job of the one the relation names, not the clause about him
     ("What was my dad's job?", "carpenter"),
     ("how old is my mother turning this year?", "66"),  # "she turns 66" after "Mum's birthday ..."
+    ("tell me where I got the dog from", "Santo da Serra"),  # the message names the place "User adopted a dog." does not
+    ("Wie heißt mein Hund?", "Bolacha"),
 ])  # fmt: skip
 def test_a_relation_asked_gets_what_is_said_of_them(jobs, question, must):
     got = answer(jobs, question)

@@ -217,6 +217,14 @@ def home_of_area(question: str, hits: Any) -> set[str]:
     return {n for h in hits if h.memory.slot == "home_city" for n in question_names(h.memory.text)}
 
 
+_WHERE = re.compile(r"\bwhere\b", re.I)
+
+
+def _names_place(text: str) -> bool:
+    """A place named after a preposition of place ("in Santo da Serra"), not the person ("User")."""
+    return any(m["n"] != "User" for m in PLACE.finditer(text))
+
+
 def fuller(hit: Any, hits: Sequence[Any], question: str, kind: str | None, aliases: dict[str, str] | None = None) -> Any:
     """A clause answers with its whole message when the message (its episode, among the hits) holds
     the kind of value asked where the clause does not, or words more of the question: "Remind me
@@ -236,5 +244,7 @@ def fuller(hit: Any, hits: Sequence[Any], question: str, kind: str | None, alias
         pool = words(text)
         return sum(_covered(w, pool) for w in asked_words)
     gains_kind = kind is not None and holds(kind, ep.memory.text, question) and not holds(kind, hit.memory.text, question)
+    # "tell me where I got the dog from" / "User adopted a dog.": the message names the place ("... the shelter in Santo da Serra")
+    gains_kind = gains_kind or (_WHERE.search(question) is not None and _names_place(ep.memory.text) and not _names_place(hit.memory.text))
     return ep if gains_kind or cover(ep.memory.text) > cover(hit.memory.text) else hit
 
