@@ -123,3 +123,11 @@ def test_a_birthday_said_as_today_is_kept_and_a_pet_named_after_an_aside_is_the_
     assert ("family.dad", "User's dad is Euclides.") in got, got  # had been "Euclides's 70th"
     got = [c.text for c in extract("Andrés (her husband now!!) is a firefighter", NOW)]
     assert any("Andrés, her husband now, is a firefighter" in f for f in got), got
+
+
+def test_a_third_person_reflexive_is_no_pronoun_left():
+    from assistant.memory.language.validate import validate
+
+    said = "I've been going into the sea every Saturday with a bunch who call themselves the Blue Toes"
+    assert validate("User has been going into the sea every Saturday with a bunch who call themselves the Blue Toes.", said) is None
+    assert validate("User: he calls himself Blue.", "he calls himself Blue") is not None  # "he" is still left

@@ -109,9 +109,16 @@ def numbers(text: str) -> set[str]:
     return set(_NUMBER.findall(text))
 
 
+#: A third-person reflexive stands for what its own clause names ("a bunch who call themselves the Blue Toes",
+#: "Rainer bought himself a bike"): nothing is left to resolve.
+_THIRD_REFLEXIVE = frozenset("himself herself itself themselves".split())
+
+
 def pronouns_in(text: str) -> list[str]:
-    """Personal pronouns left in ``text`` (an all-caps word such as "IT" is not one)."""
-    found = [w for w in words(text) if re.sub(r"'(?:s|re|ve|ll|d|m)$", "", _fold(w)) in PRONOUNS and not (len(w) > 1 and w.isupper())]
+    """Personal pronouns left in ``text`` (an all-caps word such as "IT" is not one; nor a
+    third-person reflexive: :data:`_THIRD_REFLEXIVE`)."""
+    found = [w for w in words(text) if re.sub(r"'(?:s|re|ve|ll|d|m)$", "", _fold(w)) in PRONOUNS and not (len(w) > 1 and w.isupper())
+             and _fold(w) not in _THIRD_REFLEXIVE]
     m = _DEMONSTRATIVE_END.search(text)
     if m:
         found.append(m.group(1))
