@@ -53,3 +53,9 @@ def test_a_typo_kept_in_a_memory_is_read_into_the_question():
     assert correct("what am i allergic to", vocab) == "what am i alergic to"
     assert correct("when is my dentist appointment", vocab) == "when is my dentist appointment"  # an inflection, no typo
     assert correct("what am i allergic to", {"allergic": 1}) == "what am i allergic to"
+
+
+def test_a_typo_no_memory_word_is_near_is_read_as_the_one_english_word_near_it():
+    # "wats my sistrs husbands name": no memory writes "sisters", the English word one edit away is read
+    assert correct("wats my sistrs husbands name", {"sister": 3, "husband": 2}).startswith("what's my sisters")
+    assert correct("my lesson is", {"zzz": 1}) == "my lesson is"  # a plural in the word list is no fix of its singular

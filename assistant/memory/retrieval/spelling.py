@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from typing import Mapping
 
 from rapidfuzz import process
@@ -61,6 +62,11 @@ def question_word(text: str) -> str:
     return text[: m.start(1)] + fixed + text[m.end(1):]
 
 
+@lru_cache(maxsize=1)
+def _english_list() -> list[str]:
+    return sorted(w for w in english_words() if len(w) >= MIN_LETTERS - 1 and w.isalpha())
+
+
 def correct(text: str, vocab: Mapping[str, int], terms: list[str] | None = None) -> str:
     """``text`` with its typos corrected (module docstring; a fast-typed question word first:
     :func:`question_word`); ``vocab``: memory term -> rows containing it; ``terms``:
@@ -83,8 +89,10 @@ def correct(text: str, vocab: Mapping[str, int], terms: list[str] | None = None)
             return word
         near = [t for t, _score, _i in process.extract(w, choices, scorer=OSA.distance, score_cutoff=1, limit=8)
                 if t[:1] == w[:1]]  # fmt: skip
-        if not near:
-            return word
+        if not near:  # no memory word: the one English word one edit away ("sistrs" -> "sisters")
+            english = [t for t, _score, _i in process.extract(w, _english_list(), scorer=OSA.distance, score_cutoff=1, limit=3)
+                       if t[:1] == w[:1] and not t.startswith(w) and not w.startswith(t)]  # fmt: skip  ("lesson" is no typo of "lessons")
+            return english[0] if len(english) == 1 else word
         best = max(vocab[t] for t in near)
         top = [t for t in near if vocab[t] == best]
         if len(top) != 1:
