@@ -98,6 +98,14 @@ def test_a_memory_holds_the_kind_of_value_asked():
     assert holds("when", "User is taking French lessons on Thursdays, online.", "What day do I have French?")  # a plural weekday
     assert holds(None, "anything", "Who is Joost?")
     assert holds("year", "User was born in 1987.", "What year was I born?")
+    # an amount is no date's number; a town asked needs a place named; a named one's birthday is said of them (eighth set)
+    assert not holds("number", "I said yes to Madeira Cabos — last day there is May 29 and I start on June 15.", "How much do I earn at Madeira Cabos?")
+    assert holds("number", "I earn 2,400 a month at Madeira Cabos.", "How much do I earn at Madeira Cabos?")
+    assert not holds(None, "Mum's birthday is April 23rd, she turns 66.", "Which city does my mum live in?")
+    assert holds(None, "Mum lives in Lyon.", "Which city does my mum live in?")
+    assert holds(None, "我2014到2017年住在静安区。", "Which district of Shanghai did I live in?")
+    assert not holds("when", "It's my birthday on 9 July and Leonor called.", "When's Nilton's birthday?")
+    assert holds("when", "Leonor's birthday is the 23rd of May.", "When's Leonor's birthday?")
     assert not holds("year", "User's birthday is March 9th.", "What year was I born?")  # a date, but no year
     # "When is ...?" asks a time; a capitalised name is none
     assert not holds("when", "Mum's name is Morag, she still lives in Stornoway.", "When is my mum's birthday?")

@@ -7,6 +7,7 @@ import re
 from typing import Any, Sequence
 
 from assistant.memory.language.rules import sentences
+from assistant.memory.language.today import ANNUAL
 from assistant.memory.retrieval.aliases import FAMILY_WORDS, PLACE, episode_of, names_in
 from assistant.memory.retrieval.answerable import RELATIONS, asked, question_names, relation_words
 from assistant.memory.retrieval.named_forms import JOB, tagged_named_forms
@@ -166,7 +167,8 @@ def holds(kind: str | None, text: str, question: str) -> bool:
     name of Pretzel's vet?" is not answered by "User has a beagle named Pretzel."), a number for
     "number", a four-digit year for "year", a date, a day, a month or a time of day for "when". Any memory for no kind."""
     if kind is None:
-        return True
+        # "Which city does my mum live in?": a place named (Chinese names no place by a capital: "住在静安区")
+        return not _ASKS_TOWN.search(question) or _names_place(text) or re.search(r"[\u4e00-\u9fff]", text) is not None
     text = asked_part(text, question)
     key, strong = _terms(text, question)
     if kind == "name":  # a capitalised name, or a word that is no relation nor a verb or adverb form ("cetirizine" for
@@ -184,8 +186,15 @@ def holds(kind: str | None, text: str, question: str) -> bool:
     if kind == "number" and _ASKS_AGE.search(question):  # an age: not a date's numbers, nor a duration or an amount
         text = QUANTITY.sub(" ", _DATED.sub(" ", about_whom(text, question)))
         return any(t[0].isdigit() for t in _terms(text, question)[1]) or _NUMBER_WORD.search(text) is not None
-    if kind == "number":
+    if kind == "number":  # "How much do I earn?": an amount, not a date's numbers ("I start on June 15")
+        if _HOW_MUCH.search(question):
+            text = _DATED.sub(" ", text)
+            strong = _terms(text, question)[1]
         return any(t[0].isdigit() for t in strong) or _NUMBER_WORD.search(text) is not None
+    if kind == "when" and ANNUAL.search(question) and question_names(question):  # "When's Nilton's birthday?": of Nilton
+        text = about_whom(text, question)
+        if not any(names_in(n, text) for n in question_names(question)):
+            return False
     if re.search(r"\bwhat\s+time\b", question, re.I):  # a time of day, not a date
         return _CLOCK.search(text) is not None
     # a date or year (digits), a weekday or a month, a time of day: not just any capitalised word ("Morag")
@@ -218,6 +227,9 @@ def home_of_area(question: str, hits: Any) -> set[str]:
 
 
 _WHERE = re.compile(r"\bwhere\b", re.I)
+_HOW_MUCH = re.compile(r"\bhow\s+(?:much|many)\b", re.I)
+# "Which city does my mum live in?", "what town": a place's name is asked
+_ASKS_TOWN = re.compile(r"\b(?:which|what)\s+(?:city|town|village|country|island|neighbou?rhood|district|street)\b", re.I)
 
 
 def _names_place(text: str) -> bool:
