@@ -162,3 +162,11 @@ def test_a_name_of_a_kind_is_not_the_persons_name():
 
     assert qualified_name("remind me what my Chinese name is") and qualified_name("What's my nickname?")
     assert not qualified_name("What's my name?") and not qualified_name("What's my full name?")
+
+
+def test_a_place_of_several_words_is_a_value_not_a_name_only():
+    from assistant.memory.retrieval.held import names_only
+
+    # "Cape Verde" after "from" is where Dad is from, not two more names of people (an eighth set's "where is my dad from?")
+    assert not names_only("User: Dad's from Cape Verde and Mum's Swiss.", "where is my dad from?", {"dad": "father"})
+    assert names_only("User's older brother is Rafael.", "What does my brother do?", {"rafael": "brother"})

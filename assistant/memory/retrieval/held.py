@@ -201,13 +201,16 @@ def holds(kind: str | None, text: str, question: str) -> bool:
     return any(t[0].isdigit() for t in strong) or _CALENDAR.search(text) is not None or _WHEN_WORD.search(text) is not None
 
 
+_CAPITALS = re.compile(r"[A-ZÀ-Þ][\w’'-]+(?:\s+[A-ZÀ-Þ][\w’'-]+)*")
+
+
 def names_only(text: str, question: str, aliases: dict[str, str]) -> bool:
     """``text`` says no more than who someone is: its key terms (:func:`_terms`) are names (given
     to a relation: :func:`aliases_of`, asked about, or written other than after a preposition of
     place), those relations' words or modifiers ("User's older
     brother is Rafael.", "User's best friend is Julien.")."""
     # people: the relations' names, the question's, and the memory's other than places ("lives on Lewis": a value)
-    places = {m["n"].casefold() for m in PLACE.finditer(text)}
+    places = {w.casefold() for m in PLACE.finditer(text) for w in _CAPITALS.match(text, m.start("n"))[0].split()}  # "from Cape Verde"
     written = {re.sub(r"['’]s$", "", w).casefold() for w in re.findall(r"(?<![\w’'])[A-Z][\w’'-]+", text)} - {"user"}
     names = {n.casefold() for n in aliases} | set(question_names(question)) | (written - places)
     key, _ = _terms(text, question)
