@@ -648,3 +648,17 @@ def test_a_surname_asked_needs_one(text, question, held):
 
     assert answer_type(question) == "surname"
     assert holds("surname", text, question) is held
+
+
+@pytest.mark.parametrize("message", [
+    "My ferret once swallowed rubber - what household things are generally dangerous for ferrets?",
+    "Qual é a capital da Noruega? Quero visitar com a minha família.",
+    "我的儿子对花生过敏，学校午餐时要注意什么？",
+    "Mein Kollege bringt ständig Linsensuppe mit – ist Linsensuppe eigentlich gesund?",
+])  # fmt: skip
+def test_what_a_message_tells_around_a_general_question_does_not_make_it_personal(message):
+    assert not Q.asks_personal_fact(message)
+
+
+def test_a_personal_question_after_a_statement_stays_personal():
+    assert Q.asks_personal_fact("I fly to Lisbon next week - what time is my flight?")

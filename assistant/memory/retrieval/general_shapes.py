@@ -29,7 +29,8 @@ def unquoted(text: str) -> str:
 
 
 # where a message's last question begins after what it tells: "I'm allergic to penicillin, | is amoxicillin safe ...?"
-_ASK_START = re.compile(r"(?:[,;:.!]|\band\b|\bso\b)\s+(?=(?:is|are|can|could|should|would|will|do|does|what|what's|how|which|where|when|any)\b)", re.I)
+_ASK_START = re.compile(r"(?:[,;:.!]|\band\b|\bso\b)\s+(?=(?:is|are|can|could|should|would|will|do|does|what|what's|how|which|where|when|any)\b)"
+                        r"|\s[-–—]\s+(?=\S)|，(?=[^，]+[?？]\s*$)", re.I)  # "... rubber - what things are ...?", "... – ist X gesund?", "我的儿子对花生过敏，学校午餐时要注意什么？"
 
 
 def last_ask(question: str) -> str:

@@ -27,7 +27,7 @@ import unicodedata
 from assistant.memory.language.cues import PAST
 from assistant.memory.language.reading import reading
 from assistant.memory.retrieval import vocabulary as V
-from assistant.memory.retrieval.general_shapes import explains, knows, last_ask, tag_judgement, unquoted  # noqa: F401 (also read as questions.X)
+from assistant.memory.retrieval.general_shapes import ask_first, explains, knows, last_ask, tag_judgement, unquoted  # noqa: F401 (also read as questions.X)
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|\d+(?:[.,]\d+)?", re.UNICODE)
 _ARITH = re.compile(r"\d\s*(?:[-+*/×÷^=x]|plus|minus|times|divided|multiplied|squared|percent|%)\s*\d?", re.I)
@@ -124,6 +124,7 @@ def about_person(question: str) -> bool:
     our dog?", not "our planet": :data:`~.vocabulary.OUR_WORDS`; not "we", which general
     questions use: "Why do we dream?"; see the module docstring); general or not."""
     said = unquoted(question)  # "How do I say 'my name is' in Japanese?": the quoted words are mentioned, not said
+    said = last_ask(ask_first(said))  # what it asks, not what it tells around it ("My ferret once swallowed rubber - what ... ?")
     ws = words(said)
     ours = any(w in V.OUR_WORDS and (i + 1 == len(ws) or ws[i + 1] not in V.EVERYONES) for i, w in enumerate(ws))
     return is_question(question) and (speaks_of_self(said) or ours or bool(_WE_DID.search(said)))
@@ -225,7 +226,8 @@ def requests(question: str) -> bool:
     """Asks the assistant to do something or to judge ("Which medicine should I avoid?", "is
     my plan realistic?"): a memory may help, but the reply is the model's."""
     q = question.strip()
-    return bool(q) and any(_requests(c) or _judgement(c) or tag_judgement(c) or explains(c) or knows(c) for c in dict.fromkeys((q, last_ask(q))))
+    return bool(q) and any(_requests(c) or _judgement(c) or tag_judgement(c) or explains(c) or knows(c)
+                           for c in dict.fromkeys((q, last_ask(q), ask_first(q))))  # "Qual é a capital da Noruega? Quero visitar ..."
 
 
 def general(question: str) -> bool:
