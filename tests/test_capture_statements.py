@@ -219,3 +219,13 @@ def test_a_filler_in_another_language_is_no_fact_and_the_subject_goes_on():
     said = " ".join(u.text for u in classify("Por cierto, mi mejor amiga Priya vive en Manchester y es dentista.").statements)
     got = [c.text for c in extract(said, datetime(2026, 12, 6, tzinfo=timezone.utc))]
     assert got == ["User: mi mejor amiga Priya vive en Manchester.", "User: mi mejor amiga Priya es dentista."], got
+
+
+@pytest.mark.parametrize("text", ["Wo spiele ich sonntags Schach, und mit wem?", "Où est-ce que je travaille, déjà ?"])
+def test_the_first_clause_of_a_question_in_another_language_is_no_statement(text):
+    # a new user's "Wo spiele ich sonntags Schach, und mit wem?" had been saved as "User: Wo spiele ich sonntags Schach."
+    assert classify(text).statements == ()
+
+
+def test_a_statement_before_a_question_is_still_a_statement():
+    assert [u.text for u in classify("Mein Hund heißt Rex, wie alt ist er?").statements] == ["Mein Hund heißt Rex"]

@@ -259,10 +259,20 @@ def classify(text: str, known_names: Iterable[str] = ()) -> Classified:
             piece = text[cs:ce]
             if len(spans) > 1:
                 act, rule = _act(piece, previous, names)
+                if cs == s and _ASKING_INTL.match(piece):  # "Wo spiele ich sonntags Schach, | und mit wem?": the question opens
+                    act, rule = Act.QUESTION, "question"
             previous = Unit(piece, cs, ce, act, rule)
             units.append(previous)
             pasted = pasted or (act in (Act.QUESTION, Act.REQUEST) and cue.PASTE_INTRO.search(piece) is not None)
     return Classified(tuple(_pasted_document(_quoted(text, _leads_in(units)))))
+
+
+# a question sentence in another capture language opening with its question word ("Wo spiele ich ...", "Où est-ce
+# que ...", "Onde é que ..."): its first clause asks, even without the "?" the sentence ends with
+_ASKING_INTL = re.compile(r"(?:wo|wann|wer|wie|warum|wieso|welche\w*|woher|wohin|was)\s+\w+\s+(?:ich|du|wir|er|sie|es|man|mein\w*)\b"
+                          r"|(?:où|quand|comment|pourquoi|quel\w*|combien|qui)\s+(?:est-ce|est|sont|as|a|ai|avons|je|j['’]|tu|on|nous|vous)\b"
+                          r"|(?:onde|quando|quem|qual|quais|quanto|como)\s+(?:é|está|estão|são|fica|eu|tu|você|a gente)\b"
+                          r"|(?:dónde|cuándo|quién|cuál|cuánto|cómo|qué)\b", re.I)
 
 
 # a clause, not an interjection ("Heads up.", "Quick update!"): a verb of being or having, or a past tense
