@@ -177,6 +177,13 @@ def memory_line(memory_answer: dict[str, Any]) -> str:
     return f"From your memory: {text}{in_english(memory_answer)} ({', '.join(bits)}){also}"
 
 
+def source_line(memory_answer: dict[str, Any]) -> str:
+    """Where a reply that says the memory answer got it, kept short: "(from your memory: memory
+    #27, true since 30 November 2026)" -- the reply already says what it holds."""
+    bits = [f"memory #{memory_answer['memory_id']}", true_since_phrase(memory_answer.get("valid_at"), memory_answer.get("start_kind"))]
+    return f"(from your memory: {', '.join(b for b in bits if b)})"
+
+
 def in_english(memory: dict[str, Any]) -> str:
     """' [in English: ...]' after a memory said in another language (its ``english`` reading),
     else ''."""

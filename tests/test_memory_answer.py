@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from assistant.answering import UNKNOWN, UNKNOWN_RELATED, memory_line, settle, show_memory_line
+from assistant.answering import UNKNOWN, UNKNOWN_RELATED, memory_line, settle, show_memory_line, source_line
 from assistant.bench.answers import SET_PATH, seed
 from assistant.engine.embedder import LlamaEmbedder
 from assistant.memory.retrieval import answer as A
@@ -69,6 +69,8 @@ def test_answer_json_has_the_fields_and_the_date_it_became_true(seeded):
     quoted = dict(j, text="I live in Porto.", episode=True, also=[{"memory_id": 7, "text": "User's sister is Lucía."}])
     assert memory_line(quoted).startswith("From your memory: you said \u201cI live in Porto.\u201d (true since 2025-03-01")
     assert memory_line(quoted).endswith("+ User's sister is Lucía. (memory #7)")
+    # a reply that says the answer keeps a short source line in the CLI (a new user saw no source under 11 of 12 answers)
+    assert source_line(answer.to_json(in_reply=True)) == f"(from your memory: memory #{j['memory_id']}, true since 2025-03-01)"
 
 
 def _answer(text, question):

@@ -266,12 +266,14 @@ LOOKED_AT = 5
 
 def _after_reply(turn) -> None:
     """What code adds under a reply: why it was corrected, the memory answer, notices."""
-    from assistant.answering import CORRECTION_NOTES, memory_line, show_memory_line  # deferred: the store (SQLCipher, numpy)
+    from assistant.answering import CORRECTION_NOTES, memory_line, show_memory_line, source_line  # deferred: the store (SQLCipher, numpy)
 
     if turn.correction in CORRECTION_NOTES and turn.correction != "empty":
         print(f"  ({CORRECTION_NOTES[turn.correction]})")
     if show_memory_line(turn.memory_answer):
         print(f"  {memory_line(turn.memory_answer)}")
+    elif turn.memory_answer:  # the reply says it: where it came from, in a few words
+        print(f"  {source_line(turn.memory_answer)}")
     if turn.correction == "unknown" and turn.injected_memories:  # "... The memories I looked at are listed under this reply."
         print("  Memories looked at:")
         for m in turn.injected_memories[:LOOKED_AT]:
