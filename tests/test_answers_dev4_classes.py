@@ -102,6 +102,8 @@ def jobs(tmp_path_factory, converted_embedder_path):
         ("dad", "My dad Klaus was a carpenter his whole life and he still builds furniture for fun in his garage in Freiburg."),
         ("mum", "Mum's birthday is April 23rd, she turns 66 — remind me to order the flowers early this year."),
         ("dog", "adopted a dog!!! rescue from the shelter in Santo da Serra, she's called Bolacha and Pimenta is NOT impressed"),
+        ("moved", "Sorry for the silence: the removal van dropped the last of our boxes at the new place in Amager on Tuesday, and "
+                  "Teo's loving the new kitchen."),
     ]  # fmt: skip
     with said_retriever(tmp_path_factory.mktemp("jobs") / "m.db", converted_embedder_path, said, said_on="2026-03-05", key="8e" * 32) as retriever:
         yield retriever
@@ -113,6 +115,7 @@ def jobs(tmp_path_factory, converted_embedder_path):
     ("how old is my mother turning this year?", "66"),  # "she turns 66" after "Mum's birthday ..."
     ("tell me where I got the dog from", "Santo da Serra"),  # the message names the place "User adopted a dog." does not
     ("Wie heißt mein Hund?", "Bolacha"),
+    ("so where am I actually living these days?", "Amager"),  # the new place is the home; the question asks its slot by meaning
 ])  # fmt: skip
 def test_a_relation_asked_gets_what_is_said_of_them(jobs, question, must):
     got = answer(jobs, question)

@@ -131,3 +131,8 @@ def test_a_third_person_reflexive_is_no_pronoun_left():
     said = "I've been going into the sea every Saturday with a bunch who call themselves the Blue Toes"
     assert validate("User has been going into the sea every Saturday with a bunch who call themselves the Blue Toes.", said) is None
     assert validate("User: he calls himself Blue.", "he calls himself Blue") is not None  # "he" is still left
+
+
+def test_the_new_place_their_boxes_went_to_is_their_home():
+    got = [(c.slot, c.text) for c in extract("the removal van dropped the last of our boxes at the new place in Amager on Tuesday", NOW)]
+    assert ("home_city", "User lives in Amager.") in got, got  # not "Amager on Tuesday"

@@ -59,3 +59,9 @@ def test_a_typo_no_memory_word_is_near_is_read_as_the_one_english_word_near_it()
     # "wats my sistrs husbands name": no memory writes "sisters", the English word one edit away is read
     assert correct("wats my sistrs husbands name", {"sister": 3, "husband": 2}).startswith("what's my sisters")
     assert correct("my lesson is", {"zzz": 1}) == "my lesson is"  # a plural in the word list is no fix of its singular
+
+
+def test_a_regular_form_of_an_english_word_is_no_typo_either_way():
+    # "living" had been read as the memory's "loving" ("Teo's loving the new kitchen"): a form of "love" is no typo
+    assert correct("so where am I actually living these days?", {"loving": 2}) == "so where am I actually living these days?"
+    assert correct("What does Fabrice's wife do for a living?", {"loving": 1}).endswith("for a living?")

@@ -16,11 +16,13 @@ def K(p: str) -> str:
 
 _CAP = r"(?:[A-Z](?:[\w'’&-]|\.(?=\w))*|\d[\w-]*)"
 _CONNECT = r"(?:de|da|do|di|du|del|la|le|van|von|der|den|of|on|upon|am|im|y|&)"
+# a day or a month after "on"/"in" is no part of a place's name ("the new place in Amager on Tuesday")
+_DAY_NAME = r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|September|October|November|December)\b"
 
 
 def PN(name: str = "x") -> str:
     """A proper-noun phrase: "New York", "Rio de Janeiro", "Ferrari 488 GTB"."""
-    return rf"(?P<{name}>{_CAP}(?:\s+(?:{_CAP}|{_CONNECT}(?=\s+[A-Z])))*)"
+    return rf"(?P<{name}>{_CAP}(?:\s+(?:{_CAP}|{_CONNECT}(?=\s+[A-Z])(?!\s+{_DAY_NAME})))*)"
 
 
 _END = r"(?=\s*(?:[,.;:!?()]|$|\s(?i:because|but|since|and then|so that|which|who|when|though|although|and)\b))"
@@ -92,6 +94,8 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
         (r"(?:\b[Ii]\b|\b[Ww]e\b|\b(?i:and)\b)" + PERF + ADV + K(r"\s+(?:moved\s+into|got\s+the\s+keys\s+(?:to|for)|signed\s+(?:the\s+)?lease\s+(?:on|for))\s+")
          + _DWELLING, lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
         (K(r"\b(?:my|our)\s+new\s+") + _DWELLING, lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
+        # "the removal van dropped the last of our boxes at the new place in Amager": the new home, in a clause of their own
+        (r"(?=.*\b(?:our|my|we|I)\b)" + K(r".*?\bthe\s+new\s+") + _DWELLING, lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
         (_IM + K(r"\s+(?:originally\s+)?from\s+") + THE + PN(), lambda m: ("hometown", f"User is from {_the(m)}{m['x']}.")),
         (SUBJ + K(r"\s+grew up in\s+") + THE + PN(), lambda m: ("hometown", f"User grew up in {_the(m)}{m['x']}.")),
         (SUBJ + K(r"\s+was born in\s+") + r"(?!\d|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b)" + THE + PN(),  # not "born in 1987"

@@ -67,6 +67,28 @@ def _english_list() -> list[str]:
     return sorted(w for w in english_words() if len(w) >= MIN_LETTERS - 1 and w.isalpha())
 
 
+def _lemmas(w: str) -> tuple[str, ...]:
+    """The stems a regular English ending leaves ("loving" -> "lov", "love"; "lessons" -> "lesson";
+    "studies" -> "study"; "stopped" -> "stop")."""
+    out = [w]
+    for end in ("ing", "ed"):
+        if w.endswith(end) and len(w) > len(end) + 2:
+            b = w[: -len(end)]
+            out += [b, b + "e"] + ([b[:-1]] if len(b) > 2 and b[-1] == b[-2] else [])
+    if w.endswith("ies"):
+        out.append(w[:-3] + "y")
+    if w.endswith("es"):
+        out.append(w[:-2])
+    if w.endswith("s"):
+        out.append(w[:-1])
+    return tuple(out)
+
+
+def _known(w: str, known: frozenset[str] | set[str]) -> bool:
+    """An English word, or a regular form of one (the word list holds "love" but not "loving")."""
+    return any(f in known for f in _lemmas(w))
+
+
 def correct(text: str, vocab: Mapping[str, int], terms: list[str] | None = None) -> str:
     """``text`` with its typos corrected (module docstring; a fast-typed question word first:
     :func:`question_word`); ``vocab``: memory term -> rows containing it; ``terms``:
@@ -82,10 +104,10 @@ def correct(text: str, vocab: Mapping[str, int], terms: list[str] | None = None)
         w = unaccented(word)
         if len(w) >= MIN_LETTERS and w in known and w not in vocab:  # the memory holds the typo: "allergic" / "alergic"
             typos = [t for t, _score, _i in process.extract(w, choices, scorer=OSA.distance, score_cutoff=1, limit=8)
-                     if t[:1] == w[:1] and t not in known and t not in foreign and len(t) >= MIN_LETTERS
+                     if t[:1] == w[:1] and not _known(t, known) and t not in foreign and len(t) >= MIN_LETTERS
                      and not t.startswith(w) and not w.startswith(t)]  # fmt: skip  ("dentists" is no typo of "dentist")
             return typos[0] if len(typos) == 1 else word
-        if len(w) < MIN_LETTERS or w in vocab or w in known or w in foreign:
+        if len(w) < MIN_LETTERS or w in vocab or _known(w, known) or w in foreign:
             return word
         near = [t for t, _score, _i in process.extract(w, choices, scorer=OSA.distance, score_cutoff=1, limit=8)
                 if t[:1] == w[:1]]  # fmt: skip
