@@ -71,3 +71,13 @@ def test_an_embedder_wrapped_reads_each_text_in_english_model_independent_fake_e
 def test_a_text_is_glossed_only_when_most_of_its_words_are_the_languages():
     assert gloss("User works as a pharmacist.") is None                # "as", "a": Portuguese words, English text
     assert gloss("Mi hermana Lucía Fernández García") == "my sister Lucía Fernández García"  # names left out of the count
+
+
+@pytest.mark.parametrize("text, want", [
+    ("Quem é que me dá aulas de cavaquinho?", "who me teaches ukulele?"),  # "é que" after a question word says nothing
+    ("Com quem é que vivo?", "with who I live?"),  # a first-person verb names its subject, as Spanish "vivo" -> "I live"
+    ("Quando é que comecei no emprego novo?", "when I started in job new?"),
+    ("Eu moro em Lisboa.", "I live in Lisbon."),  # "Eu" and the verb's "I" are read once
+])  # fmt: skip
+def test_portuguese_questions_read_with_their_subject(text, want):
+    assert gloss(text) == want
