@@ -170,3 +170,12 @@ def test_a_place_of_several_words_is_a_value_not_a_name_only():
     # "Cape Verde" after "from" is where Dad is from, not two more names of people (an eighth set's "where is my dad from?")
     assert not names_only("User: Dad's from Cape Verde and Mum's Swiss.", "where is my dad from?", {"dad": "father"})
     assert names_only("User's older brother is Rafael.", "What does my brother do?", {"rafael": "brother"})
+
+
+def test_a_role_asked_who_is_worded_with_a_name_after_it():
+    from assistant.memory.retrieval.held import names_role
+
+    text = "tore the meniscus in my left knee bouldering last week 🙄 the physio, Rui Matos, says no climbing for 8 weeks"
+    assert names_role(text, "Who is my physiotherapist?", ("physiotherapist",))
+    assert not names_role("the physio says no climbing for 8 weeks", "Who is my physiotherapist?", ("physiotherapist",))  # no name
+    assert not names_role(text, "What did my physiotherapist say?", ("physiotherapist",))  # not asking who

@@ -42,7 +42,7 @@ from assistant.memory.retrieval.aliases import (PLACE, about_life, aliases_of, a
                                                question_names_known, runner_up, told_of, whole, written_names)
 from assistant.memory.retrieval.answerable import asked, question_names, relation_names, states_something
 from assistant.memory.retrieval.held import (NAMES_SOMETHING, asks_job_of, fuller, holds, home_of_area, names_only as _names_only,  # noqa: F401
-                                            only_owner, others_relation, says_job_of)  # (holds is also read as answer.holds)
+                                            names_role, only_owner, others_relation, says_job_of)  # (holds is also read as answer.holds)
 from assistant.memory.retrieval.answer_weights import (EVERY_COSINE, EVERY_WORDS, FOCUS_MARGIN, LANG_PENALTY, LEX_BONUS, NAMED_MARGIN, NAMING_BONUS, OWN_WEIGHT, PRED_WEIGHT,
                                                       SLOT_BONUS, TOP_BONUS, UNIQUE_COSINE)
 from assistant.memory.retrieval.general_shapes import ask_first
@@ -324,8 +324,8 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
                 or (lex and english and wording and wording <= msgs[i] and s >= UNIQUE_COSINE)
         else:
             ok = lex
-        if not ok and use_sem and english and every and every <= msgs[i] and s >= EVERY_COSINE and not asks_help:
-            ok = True  # the one message that words all the question asks
+        if not ok and use_sem and english and ((every and every <= msgs[i] and s >= EVERY_COSINE and not asks_help) or names_role(h.memory.text, question, required)):
+            ok = True  # the one message that words all the question asks; "the physio, Rui Matos" for "Who is my physiotherapist?"
         if not ok and use_sem and english and (self_q or shares) and not asks_help and s >= forms.STANDOUT_COSINE:  # stands out
             ok = s - runner_up(i, sem, msgs) >= forms.STANDOUT_MARGIN and covers and said \
                 and not matcher.asks_other_slot(forms_q, h.memory.text, h.memory.slot)

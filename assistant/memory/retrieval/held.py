@@ -204,6 +204,20 @@ def holds(kind: str | None, text: str, question: str) -> bool:
 _CAPITALS = re.compile(r"[A-ZÀ-Þ][\w’'-]+(?:\s+[A-ZÀ-Þ][\w’'-]+)*")
 
 
+_NAME_AFTER = re.compile(r",?\s+(?:(?:called|named|is)\s+)?(?:(?:Dr|Mr|Mrs|Ms|Sr|Sra)\.?\s+)?(?-i:[A-ZÀ-Þ])[\w’'-]+")
+_WHO_IS = re.compile(r"^\s*who(?:['’]s|\s+is)\s+(?:my|our)\b", re.I)
+
+
+def names_role(text: str, question: str, required: Sequence[str]) -> bool:
+    """A "Who is my X?" question's X is worded in ``text`` with a name right after it: "the physio,
+    Rui Matos, says ..." for "Who is my physiotherapist?" (MiniLM reads the long message far from the
+    short question: 0.22)."""
+    if not required or not _WHO_IS.match(question):
+        return False
+    return any(_covered(r, [w]) and _NAME_AFTER.match(text, m.end())
+               for r in required for m in re.finditer(r"[^\W\d_]+", text) for w in [m.group().casefold()])
+
+
 def names_only(text: str, question: str, aliases: dict[str, str]) -> bool:
     """``text`` says no more than who someone is: its key terms (:func:`_terms`) are names (given
     to a relation: :func:`aliases_of`, asked about, or written other than after a preposition of
