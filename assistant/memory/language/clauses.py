@@ -45,7 +45,8 @@ from assistant.memory.language.cues import CALLED_ONLY, FAMILY_NAME, OWN_NAME, O
 from assistant.memory.language.gloss import english_words
 from assistant.memory.language.langid import detect
 from assistant.memory.language.match import DE_MONTH
-from assistant.memory.language.referents import (PRONOUN_FIRST, given_name, introduced, may_be, name_it, one_referent, pronoun_gender, resolve_foreign,
+from assistant.memory.language.referents import (PRONOUN_FIRST, given_name, introduced, may_be, name_it, one_referent, owner_of, pronoun_gender,
+                                                 pronoun_target, resolve_foreign,
                                                  resolve_it, resolve_third, thing, third_topic)
 from assistant.memory.language.mood import ASKING_START, COMMENT_START, CONDITION_AHEAD, CONDITION_START, HEARSAY_START, WORLD_SUBJECT
 
@@ -165,9 +166,7 @@ _HEAD_SUBJECT = re.compile(r"^(?:(?P<rel>" + _REL_NP + r")(?:\s+(?P<name>[A-Z][\
 _HEAD_SUBJECT_INTL = re.compile(r"^(?:(?i:o|a|os|as)\s+)?(?i:mi|mis|nuestr[oa]s?|mein|meine|unser|unsere|mon|ma|mes|notre|nos|meu|minha|meus|minhas|noss[oa]s?)"
                                 r"\s+(?:[\wà-ÿäöüß][\w'’-]*\s+[A-ZÀ-Þ][\w'’-]+|(?:[a-zà-ÿäöüß][\w'’-]*\s+){1,2}[A-ZÀ-Þ][\w'’-]+|[\wà-ÿäöüß][\w'’-]*)"
                                 r"(?=[\s,])")  # "Mein Bruder Felix", "mi mejor amiga Priya", "A minha mãe, ..."
-_PRONOUN = re.compile(r"\b(?i:he|she|him|her|his)\b")
 _NAMES_ANY = re.compile(r"\b(?:called|named|name)\b")  # a clause naming something
-_OWNER = re.compile(r"(?P<n>[A-Z][\w-]+)['’]s\s+[a-z]")  # "Mum's birthday", "Lena's flat"
 # "Dr. Natarajan", "2.5h", "ab dem 1. Mai": one sentence
 _SENT = re.compile(r"(?:[^.!?。！？\n]|" + TITLE_DOT + r"|(?<=\d)[.,](?=\d)|(?<=\b\d)\.(?=" + DE_MONTH + r")|(?<=\b\d\d)\.(?=" + DE_MONTH + r"))+[.!?。！？]*")
 _TRIM = " \t\n,;:，；：—–-.!。！"  # a question keeps its "?"
@@ -315,25 +314,6 @@ def _subject(resolved: str, known: set[str]) -> str | None:
     return m["name"] or m["rel"] or m["pn"]
 
 
-def _who(single: str | None, here: set[str], previous: list[str], text: str, s: int, a: int, b: int, body: str) -> str | None:
-    """Whom the pronouns of the clause ``text[a:b]`` stand for: ``single``, unless it is named only
-    after the clause (then the one the sentence before had: "Jonas and I are splitting up. No drama,
-    he just doesn't want to leave, so I'm taking Pimenta": Jonas) or is known as the other gender
-    ("Pimenta, she's MY cat"); None when no one fits."""
-    pron = _PRONOUN.search(body)
-    if single in here and text.find(single, s) >= (a + pron.start() if pron else b):
-        single = one_referent(previous, text[s:b]) if previous else None
-    g = pronoun_gender(body)
-    return None if single and g and not may_be(single, g, text) else single
-
-
-def _owner(resolved: str, known: set[str]) -> str | None:
-    """The known name or family name owning a clause's subject ("Mum's birthday is ...": Mum), a
-    later he/she's topic; None otherwise."""
-    m = _OWNER.match(resolved)
-    return m["n"] if m and (m["n"] in known or FAMILY_NAME.fullmatch(m["n"])) else None
-
-
 def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
     """The clauses of ``text`` in order, each with its pronouns resolved."""
     names = set(known_names)
@@ -369,7 +349,7 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
                     and (single is None or not re.match(r"(?i:my|our)\s", topic)):  # "my best pal" is no better than her name
                 single = topic
             first = False
-            who = _who(single, here, previous, text, s, a, b, body)
+            who = pronoun_target(single, here, previous, text, (s, a, b), body)
             rel = _RELATIVE.search(text, a, b)
             if rel and rel.start("name") == a and "," not in text[rel.end("name"):rel.start("who")]:
                 rel = None  # "Tendría que llamar ...": a capitalised first word with "que" is no name with its relative clause
@@ -401,7 +381,7 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
             waited = 0 if introduced(body) else waited + 1
             if (subj := _subject(resolved, names)) is not None:
                 last_subject, subject_of = subj, resolved
-            owner = _owner(resolved, names) if subj is None else None
+            owner = owner_of(resolved, names) if subj is None else None
             it = thing(resolved) or it
         previous = candidates
         opening = third_topic(last_subject, names, subject_of)

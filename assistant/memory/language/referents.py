@@ -243,3 +243,28 @@ def third_topic(subject: str | None, names: set[str], clause: str) -> str | None
     if re.search(re.escape(subject) + r"\s*(?:,|&|\b(?:and|y|e|und|et)\b)", clause, re.I):
         return None
     return subject if subject in names or FAMILY_NAME.fullmatch(subject) or re.match(r"(?i:my|our)\s", subject) else None
+
+
+# -- whom a clause's pronouns stand for, given the sentence's candidates (:func:`~.clauses.clauses`)
+_PRONOUN = re.compile(r"\b(?i:he|she|him|her|his)\b")
+_OWNER = re.compile(r"(?P<n>[A-Z][\w-]+)['’]s\s+[a-z]")  # "Mum's birthday", "Lena's flat"
+
+
+def pronoun_target(single: str | None, here: set[str], previous: list[str], text: str, span: tuple[int, int, int], body: str) -> str | None:
+    """Whom the pronouns of the clause ``text[a:b]`` stand for: ``single``, unless it is named only
+    after the clause (then the one the sentence before had: "Jonas and I are splitting up. No drama,
+    he just doesn't want to leave, so I'm taking Pimenta": Jonas) or is known as the other gender
+    ("Pimenta, she's MY cat"); None when no one fits. ``span``: (sentence start, clause start, clause end)."""
+    s, a, b = span
+    pron = _PRONOUN.search(body)
+    if single in here and text.find(single, s) >= (a + pron.start() if pron else b):
+        single = one_referent(previous, text[s:b]) if previous else None
+    g = pronoun_gender(body)
+    return None if single and g and not may_be(single, g, text) else single
+
+
+def owner_of(resolved: str, known: set[str]) -> str | None:
+    """The known name or family name owning a clause's subject ("Mum's birthday is ...": Mum), a
+    later he/she's topic; None otherwise."""
+    m = _OWNER.match(resolved)
+    return m["n"] if m and (m["n"] in known or FAMILY_NAME.fullmatch(m["n"])) else None
