@@ -109,11 +109,10 @@ def says_job_of(name: str, text: str) -> bool:
         return True
     # "Beatriz, the wife of Rafael, is architect." (a gloss: Romance languages name a job without an article)
     # "Rui, what is train driver of metro of Porto." ("o Rui, que é maquinista do metro do Porto"): where, after the job
-    if re.search(rf"\b{re.escape(name)}\b[^.!?]*?\b(?:is|was)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){{0,2}}[\w-]+"
-                 r"(?:\s+(?:of|in|at|for|on)\s+[^.!?;]*)?\s*(?:[.!?;]|$)", text, re.I):
+    # "My dad Klaus was a carpenter his whole life and ...": after an article, whatever follows
+    if re.search(rf"\b{re.escape(name)}\b[^.!?]*?\b(?:is|was)\s+(?:an?\s+[\w-]+|(?:the\s+)?(?:[\w-]+\s+){{0,2}}[\w-]+"
+                 r"(?:\s+(?:of|in|at|for|on)\s+[^.!?;]*)?\s*(?:[.!?;]|$))", text, re.I):
         return True
-    if re.search(rf"\b{re.escape(name)}\b[^.!?]*?\b(?:is|was)\s+an?\s+[\w-]+", text, re.I):
-        return True  # "My dad Klaus was a carpenter his whole life and ..."
     return any(slot == JOB for part in re.split(r"(?<=[.!?;])\s+|,\s+", text) for _f, slot in tagged_named_forms(part.strip()))
 
 
@@ -201,9 +200,7 @@ def holds(kind: str | None, text: str, question: str) -> bool:
     return any(t[0].isdigit() for t in strong) or _CALENDAR.search(text) is not None or _WHEN_WORD.search(text) is not None
 
 
-_CAPITALS = re.compile(r"[A-ZÀ-Þ][\w’'-]+(?:\s+[A-ZÀ-Þ][\w’'-]+)*")
-
-
+_CAPITALS = re.compile(r"[A-ZÀ-Þ][\w’'-]+(?:\s+[A-ZÀ-Þ][\w’'-]+)*")  # a name of several words ("Cape Verde")
 _NAME_AFTER = re.compile(r",?\s+(?:(?:called|named|is)\s+)?(?:(?:Dr|Mr|Mrs|Ms|Sr|Sra)\.?\s+)?(?-i:[A-ZÀ-Þ])[\w’'-]+")
 _WHO_IS = re.compile(r"^\s*who(?:['’]s|\s+is)\s+(?:my|our)\b", re.I)
 
