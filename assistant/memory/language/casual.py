@@ -97,8 +97,6 @@ def asides_after(text: str) -> str:
     word ("(Bruno)") stays where it is; "Bruno (my hawk) is 9" reads "Bruno, my hawk, is 9"."""
     out, pos = [], 0
     while (m := _ASIDE.search(text, pos)) is not None:
-        end = _SENTENCE_END.search(text, m.end())
-        stop = end.end() if end.group() in ".!?。！？" else end.start()
         aside = m["a"].strip()
         if (ap := _APPOSITION.fullmatch(aside)) is not None:  # "Bruno (my hawk) is 9": "Bruno, my hawk, is 9"
             out.append(text[pos:m.start()] + ", " + aside[:ap.start("p")] + ",")
@@ -108,6 +106,8 @@ def asides_after(text: str) -> str:
             out.append(text[pos:m.end()])
             pos = m.end()
             continue
+        end = _SENTENCE_END.search(text, m.end())
+        stop = end.end() if end.group() in ".!?。！？" else end.start()
         aside = aside[0].upper() + aside[1:] + ("" if aside[-1] in ".!?。！？" else ".")
         sentence = text[pos:m.start()] + text[m.end():stop]
         if not sentence.rstrip().endswith(tuple(".!?。！？")):

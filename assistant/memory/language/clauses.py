@@ -320,7 +320,7 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
     out: list[Clause] = []
     previous: list[str] = []
     introduced_before: str | None = None  # what the clause before introduced, for "It's called ..." (referents.name_it)
-    waited = 0  # clauses since it was introduced
+    fresh = True  # the clause before introduced it
     dropped: str | None = None  # whom an es/pt clause without its subject was read as: the next one goes on with them
     opening: str | None = None  # the third person the sentence before opened with
     for i, sm in enumerate(_SENT.finditer(text)):
@@ -377,8 +377,9 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
             single = single or given_name(resolved, introduced_before)  # "Her name's Camille, she plays cello": Camille
             # what a clause introduced waits one clause that names nothing ("adopted a dog!!! rescue from the shelter in
             # Santo da Serra, she's called Bolacha": the dog)
-            introduced_before = introduced(body) or (introduced_before if waited == 0 and not _NAMES_ANY.search(body) else None)
-            waited = 0 if introduced(body) else waited + 1
+            new = introduced(body)
+            introduced_before = new or (introduced_before if fresh and not _NAMES_ANY.search(body) else None)
+            fresh = new is not None
             if (subj := _subject(resolved, names)) is not None:
                 last_subject, subject_of = subj, resolved
             owner = owner_of(resolved, names) if subj is None else None

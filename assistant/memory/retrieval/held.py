@@ -190,9 +190,9 @@ def holds(kind: str | None, text: str, question: str) -> bool:
             text = _DATED.sub(" ", text)
             strong = _terms(text, question)[1]
         return any(t[0].isdigit() for t in strong) or _NUMBER_WORD.search(text) is not None
-    if kind == "when" and ANNUAL.search(question) and question_names(question):  # "When's Nilton's birthday?": of Nilton
+    if kind == "when" and ANNUAL.search(question) and (named := question_names(question)):  # "When's Nilton's birthday?": of Nilton
         text = about_whom(text, question)
-        if not any(names_in(n, text) for n in question_names(question)):
+        if not any(names_in(n, text) for n in named):
             return False
     if re.search(r"\bwhat\s+time\b", question, re.I):  # a time of day, not a date
         return _CLOCK.search(text) is not None
