@@ -38,6 +38,10 @@ _PLACE_OF_NAME = re.compile(
 )
 
 
+#: a family word opening a clause in lower case, "my" left out ("mum lives in Taraz", "mums birthday is ...",
+#: "dad says hi"): "my mum lives ...", "my mum's birthday ..." (a plural "mums are ..." is no possessive)
+_BARE_FAMILY = re.compile(r"(?P<pre>(?:^|[.!?;:,(]\s*|\s[-–—]\s+|\b(?:and|but|so|also)\s+))(?P<f>mum|mom|mam|dad|grandma|grandpa|granny|nana)"
+                          r"(?:(?P<s>s)(?=\s+(?!are\b|were\b|have\b)[a-z])|(?=\s+\w))")
 _OBJECT_NEXT = re.compile(r"\s+(?:you|me|him|her|us|them|it)\b", re.I)
 
 
@@ -47,6 +51,7 @@ def written(text: str) -> str:
     if detect(text) != "en":
         return text
     text = _WORD.sub(lambda m: _CONTRACTIONS.get(m.group(), "I"), text)
+    text = _BARE_FAMILY.sub(lambda m: m["pre"] + "my " + m["f"] + ("'s" if m["s"] else ""), text)
     known = known_words()
 
     def capital(m: re.Match[str]) -> str:
@@ -89,15 +94,29 @@ _OWN_SUBJECT = re.compile(r"\b(?:I|[Ii]['’](?:m|ve|ll|d)|he|she|we|they|it['�
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|\n|$")
 
 
+#: a name in brackets right after a relation ("my mum (Gulnara) lives in Taraz"): the relation's name
+_NAME_ASIDE = re.compile(r"\b(?P<r>(?i:" + PERSON[3:-1] + r"))\s*\(\s*(?P<n>[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)\s*\)")
+#: an aside opening with a bare relation ("Madina (best friend, pharmacist)"): the person's own
+_BARE_RELATION = re.compile(r"(?:best\s+|old\s+|little\s+|big\s+|older\s+|younger\s+)?(?i:" + PERSON[3:-1] + r")\b(?!['’])")
+
+
 def asides_after(text: str) -> str:
     """``text`` with each bracketed aside moved out of its sentence to just after it, as a sentence
     of its own when it has a subject of its own: the sentence reads whole ("I inspect cable cars for a
     living for a small outfit called Alpenseil.") and the aside is still read ("Yes really -- I'm the
     one on the rope."). An aside without a subject ("German originally (from Freiburg)") or of one
-    word ("(Bruno)") stays where it is; "Bruno (my hawk) is 9" reads "Bruno, my hawk, is 9"."""
+    word ("(Bruno)") stays where it is; "Bruno (my hawk) is 9" reads "Bruno, my hawk, is 9", "Madina (best
+    friend, pharmacist) is coming" "Madina, my best friend, pharmacist, is coming", and a name in brackets
+    after a relation is its name ("my mum (Gulnara) lives in Taraz": "my mum Gulnara lives in Taraz")."""
+    text = _NAME_ASIDE.sub(lambda m: ("" if re.search(r"\b(?i:my|our|his|her|their|the|a|an)\s+(?:\w+\s+)?$", text[:m.start()]) else "my ")
+                           + m["r"] + " " + m["n"], text)  # "my mum (Gulnara)", "Dad (Angus) is 72": "my mum Gulnara", "my Dad Angus"
     out, pos = [], 0
     while (m := _ASIDE.search(text, pos)) is not None:
         aside = m["a"].strip()
+        if _BARE_RELATION.match(aside) and re.search(r"[A-Z][\w'’-]+$", text[pos:m.start()]):  # "Madina (best friend, ...)"
+            out.append(text[pos:m.start()] + ", my " + aside + ",")
+            pos = m.end()
+            continue
         if (ap := _APPOSITION.fullmatch(aside)) is not None:  # "Bruno (my hawk) is 9": "Bruno, my hawk, is 9"
             out.append(text[pos:m.start()] + ", " + aside[:ap.start("p")] + ",")
             pos = m.end()

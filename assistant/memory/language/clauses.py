@@ -45,7 +45,7 @@ from assistant.memory.language.cues import CALLED_ONLY, FAMILY_NAME, OWN_NAME, O
 from assistant.memory.language.gloss import english_words
 from assistant.memory.language.langid import detect
 from assistant.memory.language.match import DE_MONTH
-from assistant.memory.language.referents import (PRONOUN_FIRST, given_name, introduced, may_be, name_it, one_referent, owner_of, pronoun_gender,
+from assistant.memory.language.referents import (PRONOUN_FIRST, given_name, introduced, may_be, name_it, one_referent, own_subject, owner_of, pronoun_gender,
                                                  pronoun_target, resolve_foreign,
                                                  resolve_it, resolve_third, thing, third_topic)
 from assistant.memory.language.mood import ASKING_START, COMMENT_START, CONDITION_AHEAD, CONDITION_START, HEARSAY_START, WORLD_SUBJECT
@@ -132,6 +132,13 @@ def _verb_first(body: str, sentence: str) -> bool:
     first = body.split(maxsplit=1)[0] if body.split() else ""
     lang = detect(sentence)
     return first.islower() and lang in ("es", "pt", "fr") and _glossed_verb(first.strip(",;"), lang)
+
+
+def _disagrees(subject: str, body: str) -> bool:
+    """A third-person singular subject cannot go on into a clause opening with a plain present verb
+    ("my mum's birthday is March 14, | need to post something": the person needs to, not Mum)."""
+    w = body.split(maxsplit=1)[0] if body.split() else ""
+    return subject not in ("I", WE) and " and " not in subject and w in _VERBS
 
 
 _EN_FINITE = frozenset("is was has goes are were does".split())
@@ -349,7 +356,7 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
                     and (single is None or not re.match(r"(?i:my|our)\s", topic)):  # "my best pal" is no better than her name
                 single = topic
             first = False
-            who = pronoun_target(single, here, previous, text, (s, a, b), body)
+            who = own_subject(body, names, text) or pronoun_target(single, here, previous, text, (s, a, b), body)
             rel = _RELATIVE.search(text, a, b)
             if rel and rel.start("name") == a and "," not in text[rel.end("name"):rel.start("who")]:
                 rel = None  # "Tendría que llamar ...": a capitalised first word with "que" is no name with its relative clause
@@ -367,7 +374,7 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
                 last_subject = ante
                 continue
             if last_subject and (shared or _verb_first(body, sentence)) and not _SUBORDINATE_INTL.match(body) \
-                    and not OWN_SUBJECT.match(body):  # ", also I'm allergic to ...": its own subject
+                    and not OWN_SUBJECT.match(body) and not _disagrees(last_subject, body):  # ", also I'm allergic": its own
                 resolved = resolve(f"{last_subject} {body}", who, it)
             else:
                 resolved = resolve(name_it(body, introduced_before), who, it)

@@ -118,14 +118,35 @@ class Lexicon:
                 head_en = self.get((head[: len(head) - len(link)],)) if len(head) - len(link) >= 3 else None
                 if head_en:
                     return f"{head_en} {tail}"
+        # a head no lexicon knows before a known noun of 5+ letters: the compound is a kind of its last part
+        # ("Steppenschildkröte" -> "steppen turtle"), as German compounds are
+        for cut in range(3, len(w) - 4):
+            tail = self.get((w[cut:],))
+            if tail:
+                return f"{w[:cut]} {tail}"
         return None
+
+
+#: Portuguese verb forms that are the first person singular by their ending: the preterite/future
+#: -ei ("mudei", "farei") and the -er/-ir preterite -i after a consonant ("conheci", "vivi"); a word
+#: with an accent ("táxi", "vôlei") or glossed as a pronoun/adverb ("ti", "ali") is none.
+_PT_FIRST_PERSON = re.compile(r"^[a-zç]+(?:ei|[^aeiouq]i)$")
+
+
+def _first_person(lang: str, line: str) -> str:
+    """A lexicon line whose form is a first-person verb by its ending glossed with its subject:
+    "conheci<TAB>met" -> "conheci<TAB>I met" (so the English reading says who did it)."""
+    src, _, en = line.partition("\t")
+    if lang != "pt" or not _PT_FIRST_PERSON.match(src) or en.strip() in ("", "~", "you", "there") or en.startswith("I "):
+        return line
+    return f"{src}\tI {en.strip()}"
 
 
 @lru_cache(maxsize=None)
 def lexicon(lang: str) -> Lexicon:
     """The lexicon of ``lang`` (one of :data:`LANGS`), read once from the package data."""
     text = resources.files(__package__).joinpath("lexicon", f"{lang}.tsv").read_text(encoding="utf-8")
-    return Lexicon(text.splitlines())
+    return Lexicon([_first_person(lang, line) for line in text.splitlines()])
 
 
 def _zh(run: str, lex: Lexicon) -> list[str]:

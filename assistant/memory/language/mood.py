@@ -119,6 +119,11 @@ _POSSESSIVE = re.compile(r"\b(?:my|our|mi|mis|nuestr[oa]s?|mein\w*|unser\w*|mon|
 _ZH_FRAME = re.compile(r"^(?P<subj>[\u4e00-\u9fff]{1,6}?)(?P<v>觉得|认为|以为|说|告诉我|让我|叫我|要我|建议我)(?P<rest>.*)$")
 
 
+# what a subject never ends with: an infinitive's "to"/"zu" or a preposition (the verb after it has no subject of its own)
+_NO_SUBJECT = re.compile(r"(?:had|have|has|need|needs|needed|want|wants|wanted|got|going|tried|try|used|ought|forgot|decided|plan|planned)"
+                         r"\s+to|(?:[\w'’-]+\s+)*(?:of|for|about|with|zu|von|mit|über|für|à|pour|de|para|por|sobre)", re.I)
+
+
 def _frame(clause: str) -> tuple[str, str, str] | None:
     """(subject, verb, what follows) of a clause of thinking or saying whose subject is not the
     person, else None."""
@@ -131,6 +136,9 @@ def _frame(clause: str) -> tuple[str, str, str] | None:
         return None
     if re.search(r"[.!?]", m["subj"]) or has_first_person(_POSSESSIVE.sub(" ", m["subj"])):
         return None  # the person is a subject before the verb ("Vivo en Valencia y dicen que ...")
+    if _NO_SUBJECT.fullmatch(m["subj"].strip()) or (m["v"].casefold() == "meinen" and re.match(r"\s+[A-ZÄÖÜ]", m["rest"])):
+        return None  # an infinitive or a preposition's object, no subject ("had to say goodbye", "Kurz zu meinen Tieren";
+        # "Amaia rang to say ..." has one)
     return m["subj"], m["v"], m["rest"]
 
 

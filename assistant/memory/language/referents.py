@@ -141,6 +141,10 @@ _NOT_NAMES = frozenset("""Ich Wir Mein Meine Unser Unsere Der Die Das Ein Eine J
     Um Uma Yo Nosotros Mi Mis El Los Las Una Sie Er Elle Il Ela Ele Ella Él""".split())
 
 
+#: a preposition of place right before a capitalised word: a place, never whom "il"/"ele" stands for ("aqui em Almaty")
+_AT_PLACE = re.compile(r"\b(?:em|en|in|im|nach|aus|à|au|dans)\s+$", re.I)
+
+
 def foreign_referent(before: str, lang: str) -> str | None:
     """Whom a third-person pronoun opening a clause in another capture language stands for: the
     one name the text before it gives ("Oma Gerda ist ... gezogen. | Sie ist jetzt 93" -> "Oma
@@ -149,13 +153,15 @@ def foreign_referent(before: str, lang: str) -> str | None:
     if lang == "de":  # nouns are capitalised: the subject a sentence opens with
         sentences = [s for s in re.split(r"(?<=[.!?])\s+", before) if s.strip()]
         m = _DE_LEAD.match(re.sub(r"^[^:]{0,30}:\s*", "", sentences[-1])) if sentences else None
+        if m and (g := re.fullmatch(r"([A-ZÄÖÜ][a-zäöüß]+)s\s+[A-ZÄÖÜ][a-zäöüß]+", m["n"])):
+            return g[1]  # "Filips Geburtstag war toll, | er ist jetzt 10": the one whose birthday it was
         return m["n"] if m and m["n"].split()[0] not in _NOT_NAMES else None
     if lang == "zh":  # no spaces: a Latin name stands between characters
         names = re.findall(r"[A-ZÀ-Ý][a-zà-ÿ'’-]+", before)
         return names[-1] if names else None
     # a capitalised word inside a sentence (one opening it is any word: "Coucou !", "Petit truc ...")
     found = [m for m in _LATIN_NAME.finditer(before) if m.group().split()[0] not in _NOT_NAMES
-             and not re.search(r"(?:^|[.!?:]\s*)$", before[:m.start()])]
+             and not re.search(r"(?:^|[.!?:]\s*)$", before[:m.start()]) and not _AT_PLACE.search(before[:m.start()])]
     names = [m.group() for m in found]
     if len(set(names)) == 1:
         return names[-1]
@@ -268,3 +274,20 @@ def owner_of(resolved: str, known: set[str]) -> str | None:
     later he/she's topic; None otherwise."""
     m = _OWNER.match(resolved)
     return m["n"] if m and (m["n"] in known or FAMILY_NAME.fullmatch(m["n"])) else None
+
+
+#: a clause opening with a named subject ("my older sister Aizhan lives ...", "Nurlan is ..."), then his/her after its verb
+_NAMED_HEAD = re.compile(r"(?:(?i:my|our)\s+(?:[\w'’-]+\s+){0,2}?)?(?P<n>[A-Z][\w'’-]+)\s+(?!and\b|&)[a-z][\w'’-]*\b")
+_POSSESSIVE_PRON = re.compile(r"\b(?:his|her)\b")
+
+
+def own_subject(body: str, names: set[str], text: str) -> str | None:
+    """The named subject of the clause a possessive his/her after its verb belongs to ("my older
+    sister Aizhan lives in Karaganda with her two boys": Aizhan's, whoever the sentence opened with)."""
+    m = _NAMED_HEAD.match(body)
+    p = _POSSESSIVE_PRON.search(body, m.end()) if m else None
+    if m is None or p is None or m["n"] not in names or set(re.findall(r"\b[A-Z][\w'’-]+", body[m.end():p.start()])) & names:
+        return None  # "Jonas sent a video of my nephew Emil taking his first steps": Emil's, the nearer
+    g = pronoun_gender(body)
+    return m["n"] if g is None or may_be(m["n"], g, text) else None
+

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from assistant.memory.language.cues import PERSON
 from assistant.memory.language.gloss import known_words
 from assistant.memory.language.phrasing import _APOS, third_person
 
@@ -95,7 +96,10 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
          + _DWELLING, lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
         (K(r"\b(?:my|our)\s+new\s+") + _DWELLING, lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
         # "the removal van dropped the last of our boxes at the new place in Amager": the new home, in a clause of their own
-        (r"(?=.*\b(?:our|my|we|I)\b)" + K(r".*?\bthe\s+new\s+") + _DWELLING, lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
+        # (or where they are, in a clause of no one else: "first night in the new flat in Almaty")
+        (r"(?!.*\b(?i:he|she|they|his|her|their)\b)(?!.*\b(?i:my|our)\s+(?:\w+\s+)?(?i:" + PERSON[3:-1] + r")\b)"
+         r"(?=.*\b(?:our|my|we|I)\b|.*\b(?i:in|at|into)\s+the\s+new\b)" + K(r".*?\bthe\s+new\s+")
+         + _DWELLING, lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
         (_IM + K(r"\s+(?:originally\s+)?from\s+") + THE + PN(), lambda m: ("hometown", f"User is from {_the(m)}{m['x']}.")),
         (SUBJ + K(r"\s+grew up in\s+") + THE + PN(), lambda m: ("hometown", f"User grew up in {_the(m)}{m['x']}.")),
         (SUBJ + K(r"\s+was born in\s+") + r"(?!\d|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b)" + THE + PN(),  # not "born in 1987"

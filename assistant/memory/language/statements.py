@@ -63,6 +63,7 @@ from typing import Iterable
 
 from assistant.memory.language import cues as cue
 from assistant.memory.language import mood
+from assistant.memory.language.casual import asides_after, written
 from assistant.memory.language.cues import own_names
 from assistant.memory.language.gloss import gloss
 from assistant.memory.language.langid import detect
@@ -208,8 +209,8 @@ def _act(text: str, previous: Unit | None, names: re.Pattern | None = None, rere
         return Act.OTHER, not_theirs
     if cue.ABOUT_ME.match(core):
         return Act.OTHER, "about-me header"
-    if cue.has_first_person(core) or cue.FAMILY_NAME.search(core):
-        return Act.STATEMENT, "first person"
+    if cue.has_first_person(core) or cue.FAMILY_NAME.search(core) or cue.has_first_person(written(asides_after(core))):
+        return Act.STATEMENT, "first person"  # also as chat typing reads: "mum lives in Taraz", "Madina (best friend)"
     if names is not None and names.search(core):
         return Act.STATEMENT, "their people"
     if cue.THIRD_PERSON.search(core):
@@ -281,12 +282,13 @@ _CLAUSE = re.compile(r"\b(?:is|are|was|were|has|have|had|got|gets|\w{3,}ed)\b|\w
 
 def _leads_in(units: list[Unit]) -> list[Unit]:
     """A declarative with no subject of its own ("Munro count is up to 57! Did Ben Lomond last
-    Saturday.") right before a statement about the person's life leads into it: a statement too,
+    Saturday."; in another language read by its English gloss) right before a statement about the person's life leads into it: a statement too,
     as one that follows a statement continues it. Talk of the world (weather, capitals) does not."""
     out = list(units)
     for i in range(len(out) - 2, -1, -1):
         u, nxt = out[i], out[i + 1]
-        if u.rule == "not about the person" and nxt.act is Act.STATEMENT and not cue.WORLD.search(u.text) and _CLAUSE.search(u.text):
+        if (u.rule == "not about the person" and nxt.act is Act.STATEMENT and not cue.WORLD.search(u.text)
+                and (_CLAUSE.search(u.text) or _CLAUSE.search(gloss(u.text) or ""))):  # "... terminée !": "... finished!"
             out[i] = Unit(u.text, u.start, u.end, Act.STATEMENT, "leads in")
     return out
 
