@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
+from assistant.memory.language.cues import PERSON
+from assistant.memory.language.gloss import gloss
 from assistant.memory.language.rules import sentences
 from assistant.memory.language.today import ANNUAL
 from assistant.memory.retrieval.aliases import FAMILY_WORDS, PLACE, episode_of, names_in
@@ -160,14 +162,35 @@ def about_whom(text: str, question: str) -> str:
     return " ".join(mine) if mine and len(parts) > 1 else text
 
 
+_OWN_ANNUAL = re.compile(r"\b(?:my|our|your|User['’]s)\s+(?:\w+\s+)?(?:" + ANNUAL.pattern + ")", re.I)  # the person's own birthday
+
+
+_MY_THING = re.compile(r"\b(?:my|our)\s+(?P<t>[a-z]{3,})\b(?!['’])", re.I)
+_OTHERS_OWNER = re.compile(r"(?:\b(?!User['’]s)[\w’'-]+['’]s?|\b(?:his|her|their|" + PERSON + r"s))\s+(?:[\w-]+\s+)?$", re.I)  # "mums birthday"
+
+
+def someone_elses(text: str, question: str) -> bool:
+    """The question asks the person's own thing ("When is my birthday?") and ``text`` words it only
+    as someone else's ("User's mum's birthday is March 14.", "her birthday"): no answer."""
+    m = _MY_THING.search(question)
+    if m is None or m["t"].casefold() in _RELATION_WORDS | FAMILY_WORDS:
+        return False
+    found = list(re.finditer(rf"\b{re.escape(m['t'])}s?\b", text, re.I))
+    return bool(found) and all(_OTHERS_OWNER.search(text[max(0, f.start() - 40):f.start()]) for f in found)
+
+
 def holds(kind: str | None, text: str, question: str) -> bool:
     """The memory holds a value of the kind the question asks for (:func:`~.questions.answer_type`)
     that the question does not already say: a name for "name" (a capitalised word: "What's the
     name of Pretzel's vet?" is not answered by "User has a beagle named Pretzel."), a number for
     "number", a four-digit year for "year", a date, a day, a month or a time of day for "when". Any memory for no kind."""
+    if someone_elses(text, question):
+        return False
     if kind is None:
         # "Which city does my mum live in?": a place named (Chinese names no place by a capital: "住在静安区")
-        return not _ASKS_TOWN.search(question) or _names_place(text) or re.search(r"[\u4e00-\u9fff]", text) is not None
+        if _ASKS_WHERE.match(question) and not _LOCATIVE.search(text) and not _LOCATIVE.search(gloss(text) or ""):
+            return False  # "where's claudines wedding" / "La boda de Claudine fue preciosa.": no place said
+        return not _ASKS_TOWN.search(question) or _names_place(text, question) or re.search(r"[\u4e00-\u9fff]", text) is not None
     text = asked_part(text, question)
     key, strong = _terms(text, question)
     if kind == "name":  # a capitalised name, or a word that is no relation nor a verb or adverb form ("cetirizine" for
@@ -192,8 +215,8 @@ def holds(kind: str | None, text: str, question: str) -> bool:
         return any(t[0].isdigit() for t in strong) or _NUMBER_WORD.search(text) is not None
     if kind == "when" and ANNUAL.search(question) and (named := question_names(question)):  # "When's Nilton's birthday?": of Nilton
         text = about_whom(text, question)
-        if not any(names_in(n, text) for n in named):
-            return False
+        if not any(names_in(n, text) for n in named) or (ANNUAL.search(text) and not ANNUAL.search(_OWN_ANNUAL.sub(" ", text))):
+            return False  # not said of them, or only the person's own ("erlan is taking me away for my birthday")
     if re.search(r"\bwhat\s+time\b", question, re.I):  # a time of day, not a date
         return _CLOCK.search(text) is not None
     # a date or year (digits), a weekday or a month, a time of day: not just any capitalised word ("Morag")
@@ -246,9 +269,17 @@ _HOW_MUCH = re.compile(r"\bhow\s+(?:much|many)\b", re.I)
 _ASKS_TOWN = re.compile(r"\b(?:which|what)\s+(?:city|town|village|country|island|neighbou?rhood|district|street)\b", re.I)
 
 
-def _names_place(text: str) -> bool:
-    """A place named after a preposition of place ("in Santo da Serra"), not the person ("User")."""
-    return any(m["n"] != "User" for m in PLACE.finditer(text))
+def _names_place(text: str, question: str = "") -> bool:
+    """A place named after a preposition of place ("in Santo da Serra"), not the person ("User"),
+    nor one the question already says ("What street is my Almaty flat on?" / "... in Almaty")."""
+    return any(m["n"] != "User" and not re.search(rf"\b{re.escape(m['n'])}\b", question) for m in PLACE.finditer(text))
+
+
+_ASKS_WHERE = re.compile(r"^(?!.*\bfrom\b)\s*where\b", re.I)  # "Where is my mother from?": a nationality answers too
+#: a preposition of place before what it places, in the capture languages ("in der Kletterhalle", "à Annecy", 在)
+_LOCATIVE = re.compile(r"\bto\s+(?:the\s+)?[A-Z]|\bon\s+(?!(?:the\s+)?\d|(?i:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)"  # not "on March 3rd"
+                       r"|\b(?:in|at|near|from|into|inside|outside|behind|under|en|à|au|aux|dans|chez|em|no|na|nos|nas|im|am|bei"
+                       r"|auf|nach|zu|aus|here|there|aquí|aqui|ici|hier|home|abroad)\b|[在于]", re.I)
 
 
 def fuller(hit: Any, hits: Sequence[Any], question: str, kind: str | None, aliases: dict[str, str] | None = None) -> Any:

@@ -42,7 +42,7 @@ _TRANSLATE = re.compile(
 _SPANISH_SELF_VERB = re.compile(r"^[¿¡]?\s*(?:a\s+)?(?:qué|que|dónde|donde|cuándo|cuando|cómo|como|cuál|cual|con\s+quién|de\s+dónde|en\s+qué)\s+(?:\w+\s+)?(?P<v>\w+(?:[oé]|oy))\b", re.I)  # "soy", "estoy": -oy
 # what a non-English request says in its English reading: tips, ideas, a gift to choose ("Was schenke ich meiner
 # Schwester ...?" -> "what give I my sister ...?"); not the question shapes, which glosses bend ("Wohin" -> "where to")
-_ADVICE_READ = re.compile(r"\b(?:tips?|ideas?|advice|suggest\w*|recommend\w*)\b|\bwhat\s+(?:give|gift|buy)\s+(?:i\s+|to\s+)?(?:my|for)\b", re.I)
+_ADVICE_READ = re.compile(r"\b(?:tips?|ideas?|advice|suggest\w*|recommend\w*|precautions?)\b|\b(?:watch|look)\s+out\s+for\b|\bbe\s+careful\b|\bwhat\s+(?:give|gift|buy)\s+(?:i\s+|to\s+)?(?:my|for)\b", re.I)
 _ADVICE = re.compile(
     r"\bhow\s+(?:do|can|could|should|would|might|to)\s+i\b|\b(?:what|where|when|which)\s+(?:can|could|should|would|might)\s+i\b"
     r"|\b(?:what|where|when|which)\s+do\s+i\s+(?:need|find|get|go\s+to|make|fix|start|cook|bake|install|change|set|turn|write"
