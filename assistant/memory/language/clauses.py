@@ -41,10 +41,11 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from assistant.memory.language.cues import CALLED_ONLY, FAMILY_NAME, OWN_NAME, OWN_SUBJECT, PAST, PERSON, REL_IS_NAME, TITLE_DOT
+from assistant.memory.language.cues import CALLED_ONLY, FAMILY_NAME, OWN_NAME, OWN_SUBJECT, PERSON, REL_IS_NAME, TITLE_DOT
 from assistant.memory.language.gloss import english_words
 from assistant.memory.language.langid import detect
 from assistant.memory.language.match import DE_MONTH
+from assistant.memory.language.verbs import disagrees, verb_first, verbish
 from assistant.memory.language.referents import (PRONOUN_FIRST, given_name, introduced, may_be, name_it, one_referent, own_subject, owner_of, pronoun_gender,
                                                  pronoun_target, resolve_foreign,
                                                  resolve_it, resolve_third, thing, third_topic)
@@ -91,74 +92,10 @@ _SPLIT = re.compile(
     r"|\s*，\s*(?:而且|并且|但是|可是|所以|不过)?\s*(?=我|他|她|我们|他们|她们)"
     r"|\s*，\s*(?:而且|并且|但是|可是|所以|不过)?\s*"
 )
-_VERBS = frozenset(
-    """live work study teach drive own have love like hate play run walk take use need want go visit cook make read write
-    train speak sing sell buy volunteer coach help look care spend plan hope try swim cycle ride knit paint do enjoy
-    prefer manage run lead build fix grow keep raise breed collect bake garden hike climb dance commute earn pay save
-    attend belong suffer struggle miss get feel""".split()
-)  # fmt: skip
 # a verb right after "and"/"und"/"e"/"y"/"et" with the subject left out: "I live in Cardiff and work in Newport"
 # (an adverb may come first: "and honestly feel great", "and also teach yoga")
 _SHARED = re.compile(r"(?:\s*,\s*(?:(?i:and|y|e|und|et|sowie)\s+)?|\s+(?i:and|y|e|und|et|sowie)\s+)"
                      r"(?=(?:(?:[a-z]+ly|also|still|now|just|often|always|never|sometimes|usually)\s+)?(?P<w>[a-zà-ÿäöüß][\w'’-]*)\s+\w)")
-_DE_FUNCTION = frozenset("der die das den dem des ein eine einen einem einer im in am an auf mit zu zum zur von bei für"
-                         " nach aus über unter vor so sehr auch noch nicht".split())  # fmt: skip
-
-
-def _verbish(word: str, sentence: str, joined: bool = True) -> bool:
-    """Whether ``word`` (after "and", or after a comma when not ``joined``) is a verb whose
-    subject is left out (see :data:`_SHARED`)."""
-    w = word.lower()
-    if re.search(r"\b(?:ich|und|der|die|das|ist|wir)\b", sentence, re.I) and re.search(r"\b(?:ich|wir|mein\w*|unser\w*)\b", sentence, re.I):
-        return w not in _DE_FUNCTION  # German: nouns are capitalised, so a lower-case word there is a verb
-    if w in _VERBS or w[:-1] in _VERBS or w[:-2] in _VERBS or w in PAST or (w.endswith("ed") and len(w) > 4):
-        return True
-    if len(w) > 3 and w.endswith("o") and w not in ("como", "pero", "todo", "tanto", "mucho", "muito"):
-        return True  # es/pt: 1st person
-    # es/pt/fr: a third person present or past ("y usa un inhalador", "e começa na escolinha", "et veut faire
-    # médecine", "y viene a casa"): a verb ending, then a word a verb takes (an article, a preposition, an
-    # infinitive); nouns there take an article first, and a determiner or a pronoun is no verb
-    lang = detect(sentence)
-    if lang not in ("es", "pt", "fr"):
-        return False
-    # a short verb after a bare comma is the verb of an apposition's head ("mon mari, Thomas, est boulanger")
-    return (joined and _glossed_verb(w, lang)) or (len(w) > 2 and re.search(r"(?:a|e|ó|ou|eu|iu|it|ut|ait)$", w) is not None
-                                      and w not in _ROMANCE_FUNCTION)
-
-
-def _verb_first(body: str, sentence: str) -> bool:
-    """An es/pt/fr clause that opens with a finite verb by the lexicon ("es profesora jubilada"
-    after "mi madre Rosa vive cerca,"): its subject is the one of the clause before."""
-    first = body.split(maxsplit=1)[0] if body.split() else ""
-    lang = detect(sentence)
-    return first.islower() and lang in ("es", "pt", "fr") and _glossed_verb(first.strip(",;"), lang)
-
-
-def _disagrees(subject: str, body: str) -> bool:
-    """A third-person singular subject cannot go on into a clause opening with a plain present verb
-    ("my mum's birthday is March 14, | need to post something": the person needs to, not Mum)."""
-    w = body.split(maxsplit=1)[0] if body.split() else ""
-    return subject not in ("I", WE) and " and " not in subject and w in _VERBS
-
-
-_EN_FINITE = frozenset("is was has goes are were does".split())
-
-
-def _glossed_verb(word: str, lang: str) -> bool:
-    """``word`` of ``lang`` is a verb by its English in the lexicon (:mod:`.gloss`): a finite form
-    ("va" -> "goes", "tem" -> "has", "a" -> "has" in French, "es" -> "is"), so the short and
-    irregular verbs the ending rule cannot see split too ("Lucía tiene siete años | y va a la escuela")."""
-    from assistant.memory.language.gloss import lexicon  # deferred: read the lexicon only when a sentence needs it
-
-    en = lexicon(lang).word(word, lang)
-    return bool(en) and (en in _EN_FINITE or en in PAST or (en.endswith("s") and (en[:-1] in _VERBS or en[:-2] in _VERBS)))
-
-
-_ROMANCE_FUNCTION = frozenset("""una une este esta ese esa aquella cette cet entre sobre sempre siempre toute toda tudo nada rien
-    muy mucha muita poca pouca otra outra autre cada chaque quelque alguna alguma ninguna nenhuma nuestra nossa notre votre
-    vuestra leur dela dele mientras enquanto pendant ainda encore aussi toujours jamais nunca tambe aquí aqui ahora agora ya
-    que qui quoi cuya mesma misma même elle ella ela nosotra cette tarde noche noite semana fecha date hora heure madre mère
-    padre père mae mãe casa escuela escola école empresa entreprise oficina offre""".split())  # fmt: skip
 
 
 _SUBORDINATE = re.compile(r"^(?:if|when|whether|because|since|although|though|unless|while|once|before|after|as soon as"
@@ -207,7 +144,7 @@ def _breaks(text: str, s: int, e: int) -> list[tuple[re.Match, bool]]:
     for m in _SHARED.finditer(text, s, e):
         if any(a <= m.start() < b for a, b in appositions):
             continue
-        if _verbish(m["w"], sentence, re.search(r"\w", m.group()) is not None) and not any(o.start() <= m.start() < o.end() for o, _ in found):
+        if verbish(m["w"], sentence, re.search(r"\w", m.group()) is not None) and not any(o.start() <= m.start() < o.end() for o, _ in found):
             found.append((m, True))
     return sorted(found, key=lambda t: t[0].start())
 
@@ -373,8 +310,8 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
                 out.append(Clause(rest, rel.start("rest"), rel.end("rest"), resolve(rel_resolved, who), i))
                 last_subject = ante
                 continue
-            if last_subject and (shared or _verb_first(body, sentence)) and not _SUBORDINATE_INTL.match(body) \
-                    and not OWN_SUBJECT.match(body) and not _disagrees(last_subject, body):  # ", also I'm allergic": its own
+            if last_subject and (shared or verb_first(body, sentence)) and not _SUBORDINATE_INTL.match(body) \
+                    and not OWN_SUBJECT.match(body) and not disagrees(last_subject, body):  # ", also I'm allergic": its own
                 resolved = resolve(f"{last_subject} {body}", who, it)
             else:
                 resolved = resolve(name_it(body, introduced_before), who, it)
