@@ -157,6 +157,10 @@ def test_whom_a_record_is_about():
     assert whose("Morven lives for volleyball.") == "morven"
     assert whose("User: Finally moved the piano.") is None  # an adverb, no name
     assert whose("User: These days User's only pet is a parrot.") is None
+    # another capture language by its English gloss, a lead before a colon left out (dev9: "Nurlan started
+    # at the zoo" had ended the person's "Kurz zu meinen Tieren: ich habe ... eine Schildkröte namens Bublik")
+    assert whose("Nurlan hat am Montag im Zoo Almaty angefangen.") == "nurlan"
+    assert whose("User: Kurz zu meinen Tieren: ich habe eine Schildkröte namens Bublik.") == "user"
 
 
 def test_a_quoted_clause_with_its_own_subject_is_not_the_persons_claim():

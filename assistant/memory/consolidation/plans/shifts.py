@@ -56,7 +56,7 @@ from typing import Iterable
 
 from assistant.memory.language.clauses import people
 from assistant.memory.language.cues import KIN, PERSON_WORD
-from assistant.memory.language.gloss import LANGS, lexicon
+from assistant.memory.language.gloss import LANGS, gloss, lexicon
 from assistant.memory.language.claims import NAME_SLOTS, claims, ends_something
 from assistant.memory.language.langid import detect
 from assistant.memory.language.shifts import content_words, shift_kind
@@ -218,8 +218,18 @@ _NO_NAME = STOPWORDS | frozenset("these those days today yesterday tonight since
 
 def whose(text: str) -> str | None:
     """Whom a record's text is about: "user" (the person, their household), a name's folded word
-    ("Noé calls me 'Lu' now" -> "noé"), or None when it does not say."""
+    ("Noé calls me 'Lu' now" -> "noé"), or None when it does not say. A text in another capture
+    language is read in its English gloss ("Nurlan hat im Zoo angefangen" -> "Nurlan has ...
+    started"), a lead before a colon left out ("Kurz zu meinen Tieren: ich habe ..." -> "I have ...")."""
     text = re.sub(r"^User:\s+", "", text)
+    english = gloss(text) or text
+    for t in dict.fromkeys((text, english, re.sub(r"^[^:]{0,40}:\s+", "", english))):
+        if (who := _whose(t)) is not None:
+            return who
+    return None
+
+
+def _whose(text: str) -> str | None:
     if _SELF.match(text):
         return "user"
     if _USER_REL_NAME.match(text):  # "User's partner is Tom.": who the person's partner is, theirs
