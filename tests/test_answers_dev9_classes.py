@@ -27,6 +27,9 @@ from said_support import answer, said_retriever  # noqa: I001 - tests/ is on sys
     ("when", "erlan is taking me away for my birthday - turning 35 on the 31st!!", "When is Erlan's birthday?", False),
     ("when", "Erlan's birthday is on the 3rd of May.", "When is Erlan's birthday?", True),
     ("when", "my son Filip turns 10 on March 3rd", "When is Filip's birthday?", True),  # no birthday word: still his
+    # the number before the emoji ends the person's own sentence: nothing dates Nilton's birthday
+    ("when", "it's my birthday today!! 35 🎉 Nilton sent a video of Tiago", "When is Nilton's birthday?", False),
+    ("when", "it's my birthday today!! 35 🎉 Nilton sent a video of Tiago", "When is the birthday of Nilton?", False),
     (None, "La boda de Claudine fue preciosa.", "where's claudines wedding", False),  # no place said
     (None, "Claudine se marie le 12 septembre à Annecy.", "where's claudines wedding", True),
     (None, "Filip turns 10 on March 3rd.", "where did we have Filip's party?", False),  # "on" a date is no place
@@ -45,6 +48,13 @@ def test_holds_what_is_asked(kind, text, question, held):
 ])
 def test_watch_out_for_asks_advice(question):
     assert asks_advice(question)
+
+
+def test_cest_quand_asks_when():
+    from assistant.memory.retrieval import crosslang
+    from assistant.memory.retrieval.questions import answer_type
+
+    assert answer_type(crosslang.english_of("C'est quand l'anniversaire de Nilton ?")) == "when"
 
 
 def test_question_words_typed_without_an_apostrophe():

@@ -146,6 +146,9 @@ def asked_part(text: str, question: str) -> str:
     return " ".join(parts[i] for i in sorted(set(keep)))
 
 
+_EMOJI_BREAK = re.compile(r"\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s+")
+
+
 def about_whom(text: str, question: str) -> str:
     """The clauses of ``text`` (pronouns resolved: :func:`~assistant.memory.language.clauses.clauses`)
     about someone the question names or the relation it asks, where an age is looked for ("How old
@@ -157,7 +160,7 @@ def about_whom(text: str, question: str) -> str:
         return text
     from assistant.memory.language.clauses import clauses  # its patterns: only for a question about someone
 
-    parts = clauses(text)
+    parts = clauses(_EMOJI_BREAK.sub(". ", text))  # "it's my birthday!! 35 🎉 Nilton sent a video": the 35 is not said of Nilton
     mine = [c.resolved for c in parts if any(_covered(w, words(c.resolved)) for w in whom)]
     return " ".join(mine) if mine and len(parts) > 1 else text
 
@@ -217,6 +220,7 @@ def holds(kind: str | None, text: str, question: str) -> bool:
         text = about_whom(text, question)
         if not any(names_in(n, text) for n in named) or (ANNUAL.search(text) and not ANNUAL.search(_OWN_ANNUAL.sub(" ", text))):
             return False  # not said of them, or only the person's own ("erlan is taking me away for my birthday")
+        strong = _terms(text, question)[1]  # a date said of them ("it's my birthday!! 35 | Nilton sent a video": not his)
     if re.search(r"\bwhat\s+time\b", question, re.I):  # a time of day, not a date
         return _CLOCK.search(text) is not None
     # a date or year (digits), a weekday or a month, a time of day: not just any capitalised word ("Morag")
