@@ -75,3 +75,19 @@ def test_whose_birthday_through_the_real_capture(tmp_path, converted_embedder_pa
         assert mine is not None and "31st" in mine.text, mine and mine.text
         assert answer(r, "When is Erlan's birthday?") is None  # never said
         assert "Gulnara" in answer(r, "What's my mother's name?").text
+
+
+SAID_LATER = [
+    ("serik", "¡Empecé clases de dombra! Los jueves por la tarde, con un maestro mayor que se llama Serik."),
+    ("aruzhan", "found a new dombra teacher in almaty - Aruzhan, she's at the conservatory. saturday mornings now"),
+    ("cat", "Kurz zu meinen Tieren: meine alte Katze Mysh liegt den ganzen Tag auf der Heizung."),
+    ("goodbye", "had to say goodbye to Mysh this morning. kidneys. she was 19. the flat feels wrong without her on the radiator"),
+]  # fmt: skip
+
+
+def test_the_new_one_and_an_age_said_by_a_pronoun(tmp_path, converted_embedder_path):
+    with said_retriever(tmp_path / "m.db", converted_embedder_path, SAID_LATER, said_on="2026-09-24") as r:
+        # a role named after a dash is the person's; "new" prefers the memory that says it over the first teacher
+        assert "Aruzhan" in answer(r, "What's my new dombra teacher called?").text
+        # "her" in the question is no word the answer must have: "she was 19" is the sentence that answers
+        assert "19" in answer(r, "How old was my cat when I lost her?").text

@@ -43,7 +43,7 @@ from assistant.memory.retrieval.aliases import (PLACE, about_life, aliases_of, a
 from assistant.memory.retrieval.answerable import asked, question_names, relation_names, states_something
 from assistant.memory.retrieval.held import (NAMES_SOMETHING, asks_job_of, fuller, holds, home_of_area, names_only as _names_only,  # noqa: F401
                                             names_role, only_owner, others_relation, says_job_of)  # (holds is also read as answer.holds)
-from assistant.memory.retrieval.answer_weights import (EVERY_COSINE, EVERY_WORDS, FOCUS_MARGIN, LANG_PENALTY, LEX_BONUS, NAMED_MARGIN, NAMING_BONUS, OWN_WEIGHT, PRED_WEIGHT,
+from assistant.memory.retrieval.answer_weights import (EVERY_COSINE, EVERY_WORDS, FOCUS_MARGIN, LANG_PENALTY, LEX_BONUS, NAMED_MARGIN, NAMING_BONUS, NOW_BONUS, NOW_WORDS, OWN_WEIGHT, PRED_WEIGHT,
                                                       SLOT_BONUS, TOP_BONUS, UNIQUE_COSINE)
 from assistant.memory.retrieval.general_shapes import ask_first
 from assistant.memory.retrieval.inject import source_label
@@ -286,6 +286,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     asked_words = content_words(question)  # all of them worded: lexical evidence where MiniLM scores a long message low
     every = words_in(asked_words, pools, msgs) if len(asked_words) >= EVERY_WORDS else set()
     best: tuple[float, Any] | None = None
+    now_asked = [w for w in NOW_WORDS if re.search(rf"\b{w}\b", question, re.I)]  # "my new dombra teacher": the later one
     for i, (h, s, o, pool, pr, (_c, slot_cos)) in enumerate(zip(cands, sem, own, pools, pred, scored)):
         slot_form = slot_cos >= cs.answer and not h.memory.slot  # a slot's form of its structure is close
         lex = qualifies(question, h, aliases)
@@ -348,7 +349,8 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
             continue  # "What's Jonas's middle name?" is not answered by "User's son is Jonas.", "my Chinese name" by the name
         rank = (1 - OWN_WEIGHT) * adj + OWN_WEIGHT * (o - penalty) + (SLOT_BONUS if h.slot_answer or slot_form else 0.0) + (0.05 if covers else 0.0) \
             + (TOP_BONUS if h is first else 0.0) + PRED_WEIGHT * pr + (LEX_BONUS if lex and required else 0.0) \
-            + (NAMING_BONUS if kind == "name" and NAMES_SOMETHING.search(h.memory.text) else 0.0)
+            + (NAMING_BONUS if kind == "name" and NAMES_SOMETHING.search(h.memory.text) else 0.0) \
+            + (NOW_BONUS if any(_covered(w, pool) for w in now_asked) else 0.0)
         if best is None or rank > best[0]:
             best = (rank, h)
     return _answer(fuller(whole(best[1], hits), hits, question, kind, aliases), question, hits, aliases) if best is not None else None

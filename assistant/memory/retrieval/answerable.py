@@ -262,7 +262,9 @@ def _has_patterns(relation: str) -> tuple[re.Pattern[str], ...]:
     ]
     if relation in _ROLES:  # "the teacher is from Valencia", "dentist (Dr. Sofia Pinheiro) says ...", "with a tutor
         # called Margaux": a particular person in the person's life
-        pats += [rf"\bthe\s+{_MOD}(?:{words})\b", rf"^(?:{words})\b", rf"\ban?\s+{_MOD}(?:{words})\s+(?:called|named)\s+(?-i:[A-Z])"]
+        # "found a new dombra teacher in almaty - Aruzhan": named after a dash or a comma too, a place between
+        pats += [rf"\bthe\s+{_MOD}(?:{words})\b", rf"^(?:{words})\b",
+                 rf"\ban?\s+{_MOD}(?:[\w-]+\s+)?(?:{words})(?:\s+(?:in|at|from)\s+[\w-]+)?(?:\s+(?:called|named)\s+|\s*[,–—-]\s*)(?-i:[A-Z])"]
     if relation in ("mother", "father", "grandmother", "grandfather"):
         pats.append(rf"(?:^|[.!?]\s+)(?-i:{'|'.join(w.capitalize() for w in relation_words(relation))})\b")
         # a pet name for them used as a name, anywhere: "Called Mum today" (not "Father Christmas")

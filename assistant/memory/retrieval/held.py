@@ -126,6 +126,9 @@ _GOES_ON = re.compile(r"^(?:it|it['’]s|its|he|he['’]s|his|she|she['’]s|her
 FRAGMENT_WORDS = 4
 
 
+_PRONOUNS = frozenset("he she him her his hers it its they them their theirs".split())
+
+
 def asked_part(text: str, question: str) -> str:
     """The sentences of a message that word the most of what the question asks (at least one of its
     content words), each with a next one that goes on about it (opens with a pronoun, or is a
@@ -134,7 +137,7 @@ def asked_part(text: str, question: str) -> str:
     (la verte) ... Pour Wrocław j'ai acheté ... un Urban Arrow."). The whole text when no sentence
     words any, or it is one sentence."""
     parts = sentences(text)
-    wanted = [w for w in content_words(question) if w not in LIGHT_VERBS]
+    wanted = [w for w in content_words(question) if w not in LIGHT_VERBS and w not in _PRONOUNS]  # "... when I lost her?"
     if len(parts) < 2 or not wanted:
         return text
     cover = [sum(_covered(w, words(p)) for w in wanted) for p in parts]
