@@ -123,6 +123,7 @@ class CaptureResult:
     llm_error: str | None = None
     llm_prompt: str | None = None  # what the model was shown (for inspection and tests)
     retired: list[int] = field(default_factory=list)  # earlier states this message ended (hot path)
+    corrected: list[int] = field(default_factory=list)  # earlier memories its "X, not Y" rewrote (hot path)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -135,6 +136,7 @@ class CaptureResult:
             "command": {"kind": self.command.kind, "text": self.command.text} if self.command else None,
             "statements": list(self.statements),
             "retired": list(self.retired),
+            "corrected": list(self.corrected),
             "llm": {"proposed": self.llm_proposed, "accepted": self.llm_accepted, "error": self.llm_error},
         }
 
@@ -230,6 +232,7 @@ class Capturer:
             todo = [p for p in plans if p.specs and p.actor is actor]
             if not todo:
                 continue
+            from assistant.memory.capture.corrected import correct_after_capture
             from assistant.memory.consolidation.hotpath import retire_after_capture  # deferred (see the imports)
 
             added = iter(self.store.add_many([spec for p in todo for spec in p.specs], actor=actor))
@@ -240,6 +243,8 @@ class Capturer:
                 for p in todo:
                     if ch.winner in p.result.created_ids or ch.memory_id in p.result.created_ids:
                         p.result.retired.append(ch.memory_id)
+            for p in todo:  # "actually it's the 9th not the 6th": the earlier memories say the 9th (a new version)
+                p.result.corrected = correct_after_capture(self.store, " ".join(p.result.statements), p.result.created_ids)
         return [p.result for p in plans]
 
     def _plan(self, message_id: int, off: str | None, trust: Trust | None, use_llm: bool | None) -> _Plan:

@@ -64,6 +64,7 @@ from typing import Iterable
 from assistant.memory.language import cues as cue
 from assistant.memory.language import mood
 from assistant.memory.language.casual import asides_after, written
+from assistant.memory.language.corrections import said_instead
 from assistant.memory.language.cues import own_names
 from assistant.memory.language.gloss import gloss
 from assistant.memory.language.langid import detect
@@ -195,6 +196,8 @@ def _act(text: str, previous: Unit | None, names: re.Pattern | None = None, rere
         return Act.STATEMENT, "remember"
     if cue.QUESTION.search(core):
         return Act.QUESTION, "question"
+    if any(c.cue for c in said_instead(text)):  # "actually its the 12th not the 10th": corrects what was said
+        return Act.STATEMENT, "correction"
     if cue.STANDING.search(core):
         return Act.STATEMENT, "instruction"
     if cue.REACTION.match(core):

@@ -1,0 +1,83 @@
+"""A value said instead of another rewrites the earlier memories that said it (issue 28, twelfth
+session: "actually it's the 9th not the 6th" had left the 6th the answer on every fresh set).
+The reading and the rewrite are pure (assistant.memory.language.corrections,
+assistant.memory.capture.corrected.plan_corrections); the last test runs the real capture, store
+and MiniLM."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.memory.capture.corrected import plan_corrections
+from assistant.memory.language.corrections import corrected, said_instead
+from assistant.memory.language.statements import Act, classify
+from said_support import answer, said_retriever  # noqa: I001 - tests/ is on sys.path (rootdir conftest)
+
+
+@pytest.mark.parametrize("text, new, old, cue", [
+    ("ugh the clinic called, actually it's the 9th not the 6th. same time", "9th", "6th", True),
+    ("Leonor's birthday is the 23rd of May, not the 28th; the 28th is our cousin Duarte's", "23rd of May", "28th", False),
+    ("sorry, surgery is the 12th not the 14th. misread the letter", "12th", "14th", True),
+    ("the meeting is on Tuesday, not Monday", "Tuesday", "Monday", False),
+    ("it's not at 3pm but at 4pm", "4pm", "3pm", False),
+])  # fmt: skip
+def test_a_value_said_instead_of_another(text, new, old, cue):
+    [c] = said_instead(text)
+    assert (c.new, c.old, c.cue) == (new, old, cue)
+
+
+@pytest.mark.parametrize("text", ["I drink tea not coffee", "we have 2 cats not 3 dogs", "I live in Porto, not Lisbon"])
+def test_no_correction_without_two_values_of_one_kind(text):
+    assert said_instead(text) == []  # a taste or a place said "not" is as often a contrast: left to the tidy-up
+
+
+@pytest.mark.parametrize("earlier, said, want", [
+    ("booked the dentist for april 6 at 10am, dr. Omarova", "actually it's the 9th not the 6th", "april 9 at 10am"),
+    ("User booked the dentist for 2026-04-06 at 10am.", "actually it's the 9th not the 6th", "2026-04-09"),  # a grounded date
+    ("Leonor's birthday is the 28th of May.", "her birthday is the 23rd of May, not the 28th", "the 23rd of May"),
+    # a day of the month is replaced where a date is written, never in "14 km"
+    ("It's on the 14th of March in Sion, 14 km away", "surgery is the 12th not the 14th", "the 12th of March in Sion, 14 km"),
+    ("User has a meeting on Monday at 3.", "the meeting is on Tuesday, not Monday", "on Tuesday at 3"),
+])  # fmt: skip
+def test_the_earlier_text_takes_the_new_value_in_its_own_form(earlier, said, want):
+    assert want in corrected(earlier, said_instead(said)[0])
+
+
+def test_a_correction_with_a_cue_is_a_statement():
+    assert classify("actually its the 12th not the 10th").units[0].act is Act.STATEMENT
+
+
+class _Mem:  # plan_corrections reads id, text and the source message only (a pure planner; no store here)
+    def __init__(self, id_, text, message_id):
+        from assistant.memory.records import Source
+
+        self.id, self.text, self.version = id_, text, 1
+        self.sources = (Source(session_id=1, message_id=message_id, speaker="user", extractor="rules", extractor_version="1"),)
+
+
+def test_plan_corrections_picks_the_topic_then_the_latest_message_with_fake_records():
+    earlier = [_Mem(1, "User's dentist appointment is on April 6.", 10), _Mem(2, "Filip's party is on the 6th of June.", 11),
+               _Mem(3, "User: lunch with Ana on the 6th of May.", 12)]
+    [(m, new, reason)] = plan_corrections("sorry, the dentist is the 9th not the 6th", earlier)
+    assert m.id == 1 and "April 9" in new and reason == "corrected: 9th, not 6th"  # the topic word decides
+    # no topic word shared, a cue: the latest message that said the 6th
+    [(m, new, _r)] = plan_corrections("actually it's the 9th not the 6th", earlier)
+    assert m.id == 3 and "9th of May" in new
+    assert plan_corrections("the party is the 9th not the 6th", earlier[:1]) == []  # no cue, no shared word: nothing
+
+
+SAID = [
+    ("booked", "booked the dentist for april 6 at 10am, dr. Omarova, the back molar is killing me"),
+    ("fixed", "ugh the clinic called, actually it's the 9th not the 6th. same time"),
+]  # fmt: skip
+
+
+def test_a_correction_through_the_real_capture(tmp_path, converted_embedder_path):
+    with said_retriever(tmp_path / "m.db", converted_embedder_path, SAID, said_on="2026-03-18") as r:
+        store = r.store
+        said = [m.text for m in store.list_memories(kind=("fact", "episode"))]
+        assert not any("april 6" in t or "04-06" in t for t in said), said
+        edited = [m for m in store.list_memories(kind="fact") if "Omarova" in m.text]
+        assert edited and edited[0].version == 2 and "2026-04-09" in edited[0].text  # the old text stays in its history
+        a = answer(r, "remind me what date the dentist ended up being")
+        assert a is not None and ("april 9" in a.text or "04-09" in a.text), a and a.text
