@@ -37,6 +37,11 @@ from said_support import answer, said_retriever  # noqa: I001 - tests/ is on sys
     (None, "User's mother is Brazilian.", "Where is my mother from?", True),  # a nationality answers "from"
     (None, "User got an offer from the genebank in Almaty.", "What street is my Almaty flat on?", False),
     (None, "The new flat is on Rua da Carreira in Funchal.", "What street is my flat on?", True),
+    # "which school/band/airline" asks a name: a date ("the 10th") or a shouted word ("PLEASE") is none
+    (None, "luzias school play is on the 10th of march, shes playing a jellyfish", "which school does Luzia go to?", False),
+    (None, "the airline moved our flights. also PLEASE remember i hate dill", "which airline did we fly with?", False),
+    (None, "Radiohead is my favourite band", "which band do I like best?", True),
+    (None, "filip starts 4th grade at primary school no. 45 there", "Which school does Filip go to?", True),
 ])  # fmt: skip
 def test_holds_what_is_asked(kind, text, question, held):
     assert holds(kind, text, question) is held

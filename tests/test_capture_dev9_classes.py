@@ -66,6 +66,13 @@ def test_a_portuguese_first_person_verb_and_a_german_compound_read_in_english():
      "Aizhan lives in Karaganda with Aizhan's two boys."),
     ("Filips Geburtstag war toll, er ist jetzt 10!! Wir waren in der Kletterhalle in Oliwa.", "User: Filip ist jetzt 10."),
     ("the movers came yesterday - first night in the new flat in Almaty, 7th floor, I can see the mountains", "User lives in Almaty."),
+    # a new-user trial: "im" read as German hid the name and the job; ", also my wife ..." glued two facts;
+    # the aside's "she" is the one named before it, not the wife named after
+    ("hi im Marisol, im a museum taxidermist", "User's name is Marisol."),
+    ("hi im Marisol, im a museum taxidermist", "User is a museum taxidermist."),
+    ("my daughter Luzia is 7 (she's obsessed with octopuses), also my wife Ines is a tugboat captain", "Luzia is 7."),
+    ("my daughter Luzia is 7 (she's obsessed with octopuses), also my wife Ines is a tugboat captain", "Ines is a tugboat captain."),
+    ("my daughter Luzia is 7 (she's obsessed with octopuses), also my wife Ines is a tugboat captain", "Luzia's obsessed with octopuses."),
 ])  # fmt: skip
 def test_dev9_capture_classes(message, fact):
     assert fact in facts(message), facts(message)
@@ -79,3 +86,27 @@ def test_dev9_capture_classes(message, fact):
 ])  # fmt: skip
 def test_dev9_capture_classes_do_not_overreach(message, not_fact):
     assert not any(not_fact in f for f in facts(message)), facts(message)
+
+
+@pytest.mark.parametrize("text, grounded", [
+    ("luzias school play is on the 10th of march", "on 2027-03-10"),  # a month in lower case next to a day
+    ("booked the dentist for april 6 at 10am", "for 2027-04-06"),
+    ("on 10 april", "on 2027-04-10"),
+])  # fmt: skip
+def test_a_month_typed_in_lower_case_next_to_a_day_is_a_date(text, grounded):
+    from assistant.memory.language.dates import ground
+
+    assert grounded in ground(text, datetime(2026, 12, 7, 12, tzinfo=timezone.utc)).text
+
+
+@pytest.mark.parametrize("text", ["I may 2 be late", "we march 3 miles on saturdays"])
+def test_may_and_march_in_lower_case_are_words(text):
+    from assistant.memory.language.dates import ground
+
+    assert ground(text, datetime(2026, 12, 7, 12, tzinfo=timezone.utc)).text == text
+
+
+def test_a_month_of_another_language_is_not_cut_to_an_english_abbreviation():
+    from assistant.memory.language.dates import ground
+
+    assert "septembre" in ground("Claudine se marie le 12 septembre", datetime(2026, 3, 1, 12, tzinfo=timezone.utc)).text

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from assistant.memory.language.cues import PERSON
-from assistant.memory.language.gloss import known_words
+from assistant.memory.language.gloss import LANGS, english_words, known_words, lexicon
 from assistant.memory.language.langid import detect
 
 _CONTRACTIONS = {
@@ -45,10 +45,20 @@ _BARE_FAMILY = re.compile(r"(?P<pre>(?:^|[.!?;:,(]\s*|\s[-–—]\s+|\b(?:and|bu
 _OBJECT_NEXT = re.compile(r"\s+(?:you|me|him|her|us|them|it)\b", re.I)
 
 
+def _mostly_english(text: str, lang: str) -> bool:
+    """As many of the lower-case words are English ones as words of ``lang`` (the language guess):
+    "hi im marisol, im a museum taxidermist" is English though its "im" reads as German; "Ich bin
+    im Urlaub" is German."""
+    ws = [w for w in re.findall(r"[^\W\d_]+", text) if w.islower() and w not in _CONTRACTIONS]  # "im" is both
+    english, other = english_words(), lexicon(lang) if lang in LANGS else None
+    en = sum(w in english for w in ws)
+    return bool(ws) and other is not None and en >= 1 and en > sum(other.get((w,)) is not None for w in ws)
+
+
 def written(text: str) -> str:
     """``text`` as written English when it is an English message (module docstring); as it is
     otherwise."""
-    if detect(text) != "en":
+    if (lang := detect(text)) != "en" and not _mostly_english(text, lang):
         return text
     text = _WORD.sub(lambda m: _CONTRACTIONS.get(m.group(), "I"), text)
     text = _BARE_FAMILY.sub(lambda m: m["pre"] + "my " + m["f"] + ("'s" if m["s"] else ""), text)
@@ -127,6 +137,9 @@ def asides_after(text: str) -> str:
             continue
         end = _SENTENCE_END.search(text, m.end())
         stop = end.end() if end.group() in ".!?。！？" else end.start()
+        before = re.findall(r"(?<![.!?]\s)\b(?!I\b)[A-Z][\w'’-]+", text[pos:m.start()])
+        if before and (he := re.match(r"(?:she|he)(?=['’]s\b|\s)", aside, re.I)):  # "Luzia is 7 (she's obsessed ...)": Luzia,
+            aside = before[-1] + aside[he.end():]  # whoever the sentence names after it
         aside = aside[0].upper() + aside[1:] + ("" if aside[-1] in ".!?。！？" else ".")
         sentence = text[pos:m.start()] + text[m.end():stop]
         if not sentence.rstrip().endswith(tuple(".!?。！？")):

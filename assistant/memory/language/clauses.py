@@ -77,7 +77,7 @@ _SPLIT = re.compile(
     r"\s*[;；]\s*"
     r"|\s*,\s*(?i:" + COORD + r")\s+"
     r"|\s+(?i:" + COORD + r")\s+(?=" + SUBJECT + r"|(?i:" + HEARSAY_START + r"|" + CONDITION_START + r"|" + ASKING_START + r")|" + WORLD_SUBJECT + r")"
-    r"|\s*,\s*(?=" + SUBJECT + r"|" + COMMENT_START + r"|" + CONDITION_AHEAD + r")"
+    r"|\s*,\s*(?:(?i:also|plus|oh and|oh)\s+)?(?=" + SUBJECT + r"|" + COMMENT_START + r"|" + CONDITION_AHEAD + r")"  # ", also my wife ..."
     r"|\s*,\s*(?i:although|though|aunque|obwohl|bien que|même si|embora)\s+"
     # a lead-in's colon, an emoji between two clauses: "I think I can say it now: I'm seeing someone 😊 Her name's Camille"
     r"|\s*:\s+(?=(?:I|I['’](?:m|ve|d)|[Ww]e|[Mm]y|[Oo]ur)\b)|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s+(?=" + SUBJECT + r"|(?:been|was|were|had|so|lol)\b)"

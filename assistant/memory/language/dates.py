@@ -53,6 +53,7 @@ _EN_NUM = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5
 _N = r"(?P<n>\d{1,3}|" + "|".join(_EN_NUM) + r")"
 _UNIT = r"(?P<unit>day|week|month|year)s?"
 _PREP = r"(?:\b(?P<prep>on|since|until|till|by|before|after|from|during)\s+)?"
+_PREP_DAY = r"(?:\b(?P<prep>on|for|since|until|till|by|before|after|from|during)\s+)?"  # "booked the dentist for april 6"
 # What may follow "on the 5th", so that "on the 5th floor" is not a date (a line break ends it, as the text's end does).
 _AFTER_ORDINAL = re.compile(r"[ \t]*\n|\s*(?:$|[^\w\s]|(?:i|we|you|he|she|they|it|my|our|and|or|at|in|"
                             r"but|so|when|because|was|were|is|will|to|for|with|the|a|of)\b)", re.I)
@@ -147,7 +148,7 @@ def _zh_int(s: str) -> int:
 
 
 def _month_day(m: re.Match, obs: date, future: bool) -> _Ask | _Hit | None:
-    month = int(m["mon"]) if m["mon"].isdigit() else 1 + [n[:3] for n in MONTHS].index(m["mon"][:3])
+    month = int(m["mon"]) if m["mon"].isdigit() else 1 + [n[:3] for n in MONTHS].index(m["mon"][:3].title())
     if m.groupdict().get("year"):
         return _Hit(date(int(m["year"]), month, int(m["day"])), "day", absolute=True)
     return _Ask(f"{MONTHS[month - 1]} {int(m['day'])}", "en", "day", nearest=True)
@@ -257,8 +258,11 @@ _EN_RULES: list[tuple[str, _Rule]] = [
     # "from the 14th to the 17th of August": the first day takes the month said after the second
     (r"\b(?P<prep>from|between)\s+the\s+" + _DAY + _ORD + r"?(?=\s+(?:to|and|until|till|through|[-–])\s+(?:the\s+)?\d{1,2}"
      + _ORD + r"?\s+(?:of\s+)?(?-i:" + _MON + r")\b)", _month_day),
-    (_PREP + r"\b(?-i:" + _MON + r")\s+" + _DAY + _ORD + r"?\b" + _YEAR, _month_day),
-    (_PREP + r"\b(?:the\s+)?" + _DAY + _ORD + r"?\s+(?:of\s+)?(?-i:" + _MON + ")" + _YEAR,
+    # a month's name next to a day is the month in lower case too ("april 6", "on the 10th of march"): the day says so,
+    # but "may"/"march" before a number are words ("I may 2 ...") unless capitalised
+    (_PREP_DAY + r"\b(?:(?=(?-i:May|March)\b)|(?!(?:may|march)\b))" + _MON + r"(?![a-zà-ÿ])\s+" + _DAY + _ORD + r"?\b" + _YEAR, _month_day),
+    (_PREP_DAY + r"\b(?:the\s+)?" + _DAY + _ORD + r"\s+(?:of\s+)?" + _MON + r"(?![a-zà-ÿ])" + _YEAR, _month_day),
+    (_PREP_DAY + r"\b(?:the\s+)?" + _DAY + r"\s+(?:of\s+)?(?:(?=(?-i:May|March)\b)|(?!(?:may|march)\b))" + _MON + r"(?![a-zà-ÿ])" + _YEAR,
      _month_day),
     (_PREP + r"\bthe\s+" + _DAY + _ORD + r"\b", _ordinal),
 ]

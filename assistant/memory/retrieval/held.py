@@ -7,7 +7,7 @@ import re
 from typing import Any, Sequence
 
 from assistant.memory.language.cues import PERSON
-from assistant.memory.language.gloss import gloss
+from assistant.memory.language.gloss import english_words, gloss
 from assistant.memory.language.rules import sentences
 from assistant.memory.language.today import ANNUAL
 from assistant.memory.retrieval.aliases import FAMILY_WORDS, PLACE, episode_of, names_in
@@ -196,6 +196,8 @@ def holds(kind: str | None, text: str, question: str) -> bool:
         # "Which city does my mum live in?": a place named (Chinese names no place by a capital: "住在静安区")
         if _ASKS_WHERE.match(question) and not _LOCATIVE.search(text) and not _LOCATIVE.search(gloss(text) or ""):
             return False  # "where's claudines wedding" / "La boda de Claudine fue preciosa.": no place said
+        if _ASKS_NAMED.search(question) and not _names_one(text, question):
+            return False  # "which school does Luzia go to?" / "luzias school play is on the 10th": no school named
         return not _ASKS_TOWN.search(question) or _names_place(text, question) or re.search(r"[\u4e00-\u9fff]", text) is not None
     text = asked_part(text, question)
     key, strong = _terms(text, question)
@@ -282,6 +284,19 @@ def _names_place(text: str, question: str = "") -> bool:
     return any(m["n"] != "User" and not re.search(rf"\b{re.escape(m['n'])}\b", question) for m in PLACE.finditer(text))
 
 
+#: "which school/company/team ...": a name is the answer (a capitalised word or a number the question does not say)
+_ASKS_NAMED = re.compile(r"\b(?:which|what)\s+(?:school|college|university|uni|company|firm|hospital|clinic|team|club|gym|restaurant"
+                         r"|bar|caf[eé]|shop|store|museum|church|airline|band|choir|studio|bakery|pub|hotel|agency|lab)\b", re.I)
+def _names_one(text: str, question: str) -> bool:
+    """``text`` names something the question does not: a capitalised word (a sentence's first too:
+    "Radiohead is my favourite band") or a number that is no date ("school no. 45")."""
+    asked = {w.casefold() for w in words(question)}
+    caps = {w for w in re.findall(r"\b[A-Z][\w'’-]+", text) if w.casefold() not in asked and w not in ("User", "I", "User's")
+            and not (w.isupper() and w.casefold() in english_words())}  # "PLEASE remember": shouted, no name
+    return bool(caps) or any(not _DATE_TERM.fullmatch(t) for t in re.findall(r"\b\d[\w:]*", text) if t.casefold() not in asked)
+
+
+_DATE_TERM = re.compile(r"\d+(?:st|nd|rd|th)|\d{4}(?:-\d\d){0,2}|\d{1,2}(?::\d\d)?(?:am|pm)", re.I)
 _ASKS_WHERE = re.compile(r"^(?!.*\bfrom\b)\s*where\b", re.I)  # "Where is my mother from?": a nationality answers too
 #: a preposition of place before what it places, in the capture languages ("in der Kletterhalle", "à Annecy", 在)
 _LOCATIVE = re.compile(r"\bto\s+(?:the\s+)?[A-Z]|\bon\s+(?!(?:the\s+)?\d|(?i:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)"  # not "on March 3rd"
