@@ -96,3 +96,20 @@ def test_the_new_one_and_an_age_said_by_a_pronoun(tmp_path, converted_embedder_p
         assert "Aruzhan" in answer(r, "What's my new dombra teacher called?").text
         # "her" in the question is no word the answer must have: "she was 19" is the sentence that answers
         assert "19" in answer(r, "How old was my cat when I lost her?").text
+
+
+TRIAL = [
+    "my twin brother Caetano blows glass in Murano and my daughter Luzia is 7 (she's obsessed with octopuses), also my wife "
+    "Ines is a tugboat captain",
+    "luzias school play is on the 10th of march, shes playing a jellyfish",
+    "actually its the 12th not the 10th",
+]  # fmt: skip
+
+
+def test_a_new_users_trial_through_the_real_capture(tmp_path, converted_embedder_path):
+    with said_retriever(tmp_path / "m.db", converted_embedder_path, TRIAL, said_on="2026-12-06") as r:
+        # "tell me" asks; Caetano's job is what he does ("blows glass"), not who he is to the person
+        assert "glass" in answer(r, "tell me what Caetano does for a living").text
+        assert "tugboat" in answer(r, "what does my wife do for work?").text  # not "Luzia is 7, also ... Ines is a tugboat captain"
+        assert "12th" in answer(r, "when is luzias school play?").text  # the correction rewrote the 10th
+        assert answer(r, "which school does Luzia go to?") is None  # never said: neither the play nor "Luzia is 7" names one

@@ -227,8 +227,9 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     question = ask_first(question)  # "Is there any medicine I can't take? The pharmacist asked me today ...": the question
     if computes(question) or tells(question) or produces(question, matcher) or ((unq := unquoted(question)) != question and not speaks_of_self(unq)):
         return None  # ... or about words it quotes ("What's the Spanish for 'I'm allergic to peanuts'?")
-    self_q, us = speaks_of_self(question), speaks_of_us(question)  # "When do we fly to Japan?": the household's
     named = question_names_known(question, hits)  # "who is joost": a name the memories write
+    # "When do we fly to Japan?": the household's; "tell me what Caetano does": Caetano's, the "me" only asks
+    self_q, us = speaks_of_self(recall_core(question) if named else question), speaks_of_us(question)
     if not isinstance(hits, crosslang.View) and language.detect(question) == "en" and not about_life(question, named, hits, self_q) \
             and not (matcher is not None and getattr(matcher, "available", False) and told_of(question, hits, matcher.vectors)):
         return None  # "Who discovered penicillin?" with "User is allergic to penicillin." (English: other languages drop "I")

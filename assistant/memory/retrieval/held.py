@@ -289,14 +289,14 @@ _ASKS_NAMED = re.compile(r"\b(?:which|what)\s+(?:school|college|university|uni|c
                          r"|bar|caf[eé]|shop|store|museum|church|airline|band|choir|studio|bakery|pub|hotel|agency|lab)\b", re.I)
 def _names_one(text: str, question: str) -> bool:
     """``text`` names something the question does not: a capitalised word (a sentence's first too:
-    "Radiohead is my favourite band") or a number that is no date ("school no. 45")."""
+    "Radiohead is my favourite band") or a number given as one ("school no. 45"; not "Luzia is 7")."""
     asked = {w.casefold() for w in words(question)}
     caps = {w for w in re.findall(r"\b[A-Z][\w'’-]+", text) if w.casefold() not in asked and w not in ("User", "I", "User's")
             and not (w.isupper() and w.casefold() in english_words())}  # "PLEASE remember": shouted, no name
-    return bool(caps) or any(not _DATE_TERM.fullmatch(t) for t in re.findall(r"\b\d[\w:]*", text) if t.casefold() not in asked)
+    numbered = re.findall(r"\b(?:no|nr|number|n[º°])\.?\s*(\d+)|#\s*(\d+)", text, re.I)  # "primary school no. 45"
+    return bool(caps) or any(n not in asked for pair in numbered for n in pair if n)
 
 
-_DATE_TERM = re.compile(r"\d+(?:st|nd|rd|th)|\d{4}(?:-\d\d){0,2}|\d{1,2}(?::\d\d)?(?:am|pm)", re.I)
 _ASKS_WHERE = re.compile(r"^(?!.*\bfrom\b)\s*where\b", re.I)  # "Where is my mother from?": a nationality answers too
 #: a preposition of place before what it places, in the capture languages ("in der Kletterhalle", "à Annecy", 在)
 _LOCATIVE = re.compile(r"\bto\s+(?:the\s+)?[A-Z]|\bon\s+(?!(?:the\s+)?\d|(?i:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)"  # not "on March 3rd"
