@@ -50,6 +50,7 @@ def test_someone_who_rang_to_say_something_is_still_reported():
 def test_a_portuguese_first_person_verb_and_a_german_compound_read_in_english():
     assert gloss("Conheci um cara").startswith("I met")  # the -i preterite is the person's ("ele conheceu" is not)
     assert "turtle named Bublik" in gloss("eine Steppenschildkröte namens Bublik")  # a kind of its last part
+    assert "turtle called Bolacha" in gloss("Tenho uma tartaruga chamada Bolacha")  # a new-user trial's source line
 
 
 @pytest.mark.parametrize("message, fact", [
