@@ -113,3 +113,12 @@ def test_a_new_users_trial_through_the_real_capture(tmp_path, converted_embedder
         assert "tugboat" in answer(r, "what does my wife do for work?").text  # not "Luzia is 7, also ... Ines is a tugboat captain"
         assert "12th" in answer(r, "when is luzias school play?").text  # the correction rewrote the 10th
         assert answer(r, "which school does Luzia go to?") is None  # never said: neither the play nor "Luzia is 7" names one
+
+
+def test_relation_words_of_the_other_languages_come_from_the_lexicons():
+    from assistant.memory.retrieval.answerable import RELATIONS, has_relation
+
+    # "Ma cheffe s'appelle Lyazzat Bekova" had been gated as "no memory says the person has a boss"
+    assert {"cheffe", "jefa", "chefe"} <= set(RELATIONS["boss"]) and {"vecina", "vizinho"} <= set(RELATIONS["neighbour"])
+    assert "chef" not in RELATIONS["boss"]  # an English word ("my favourite chef") is no boss
+    assert has_relation("Ma cheffe s'appelle Lyazzat Bekova.", "boss")

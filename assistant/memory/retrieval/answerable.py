@@ -75,8 +75,21 @@ RELATIONS: dict[str, tuple[str, ...]] = {
     "fish": ("fish", "goldfish"),
     "pet": ("pet",),
 }  # fmt: skip
+def _lexicon_words(english: tuple[str, ...]) -> tuple[str, ...]:
+    """The single words of the other capture languages' lexicons glossed as one of ``english`` and
+    no English word themselves ("cheffe", "jefa", "Chefin", "chefe" for the boss; not "chef")."""
+    from assistant.memory.language.gloss import LANGS, english_words, lexicon
+
+    wanted, known = set(english), english_words()
+    return tuple(sorted({k[0] for lang in LANGS if lang != "zh" for k, en in lexicon(lang).forms.items()
+                         if len(k) == 1 and en in wanted and k[0] not in known and k[0].isalpha()}))
+
+
 for _rel, _words in V.RELATION_WORDS_INTL.items():
     RELATIONS[_rel] = tuple(dict.fromkeys(RELATIONS.get(_rel, ()) + _words))
+for _rel in ("boss", "colleague", "neighbour", "landlord", "dentist", "doctor", "vet", "teacher", "coach", "therapist", "cousin",
+             "aunt", "uncle", "niece", "nephew"):  # the lexicons know these in the other languages: read from them
+    RELATIONS[_rel] = tuple(dict.fromkeys(RELATIONS[_rel] + _lexicon_words(RELATIONS[_rel])))
 _ANIMALS = ("dog", "puppy", "pup", "cat", "kitten", "fish", "goldfish", "hamster", "rabbit", "bunny", "parrot", "budgie",
             "bird", "turtle", "tortoise", "snake", "lizard", "gecko", "horse", "pony", "guinea pig", "ferret")  # fmt: skip
 _ROLES = frozenset({"boss", "colleague", "landlord", "dentist", "doctor", "vet", "teacher", "coach", "therapist"})
