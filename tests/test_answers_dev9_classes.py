@@ -55,6 +55,14 @@ def test_watch_out_for_asks_advice(question):
     assert asks_advice(question)
 
 
+@pytest.mark.parametrize("question", ["I was wondering when that concert Camille is playing in is",
+                                      "Do you remember the date of Nacho's wedding?", "I forgot when my dentist appointment is"])
+def test_a_time_asked_indirectly_asks_when(question):
+    from assistant.memory.retrieval.questions import answer_type
+
+    assert answer_type(question) == "when"
+
+
 def test_cest_quand_asks_when():
     from assistant.memory.retrieval import crosslang
     from assistant.memory.retrieval.questions import answer_type

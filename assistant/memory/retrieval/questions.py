@@ -293,7 +293,9 @@ _ASKS_COLOUR = re.compile(r"\b(?:what|which)\s+colou?r\b", re.I)
 _ASKS_YEAR = re.compile(r"\b(?:what|which)\s+year\b(?!\s+(?:of|at|in)\s+(?:school|uni|university|college)\b)", re.I)  # not "what year of school"
 _ASKS_NUMBER = re.compile(r"\bhow\s+(?:old|many|much|long|far|tall|fast)\b|\bwhat\s+age\b", re.I)
 # "When do I need my glasses?" may be an occasion; "When is Mum's birthday?" asks a time
-_ASKS_WHEN = re.compile(r"\b(?:what|which)\s+(?:date|day|month|time)\b|^\s*when(?:['’]s|\s+(?:is|are|was|were)\b)", re.I)
+_ASKS_WHEN = re.compile(r"\b(?:what|which)\s+(?:date|day|month|time)\b|^\s*when(?:['’]s|\s+(?:is|are|was|were)\b)"
+                        # asked indirectly: "the date of Nacho's wedding", "I was wondering when that concert ... is"
+                        r"|\bthe\s+(?:date|day)\s+of\b|\b(?:wondering|forgot|forget|remember|know|idea|sure|tell\s+me|remind\s+me)\s+when\b", re.I)
 
 
 def answer_type(question: str) -> str | None:
