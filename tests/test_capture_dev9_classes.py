@@ -51,6 +51,8 @@ def test_a_portuguese_first_person_verb_and_a_german_compound_read_in_english():
     assert gloss("Conheci um cara").startswith("I met")  # the -i preterite is the person's ("ele conheceu" is not)
     assert "turtle named Bublik" in gloss("eine Steppenschildkröte namens Bublik")  # a kind of its last part
     assert "turtle called Bolacha" in gloss("Tenho uma tartaruga chamada Bolacha")  # a new-user trial's source line
+    assert gloss("Vamos jantar na sexta!") == "we go dinner on Friday!"  # the weekday said short, as in chat
+    assert gloss("¿Cómo se llamaba mi gata?") == "what was the name of my cat?"
 
 
 @pytest.mark.parametrize("message, fact", [
