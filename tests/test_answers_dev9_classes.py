@@ -79,48 +79,44 @@ SAID = [
     ("family", "ok family stuff so you know it: mum (Gulnara) lives in Taraz, she used to be a seamstress"),
     ("mum", "mums birthday is march 14, need to post something to taraz before then."),
     ("own", "erlan is taking me to the Kolsay lakes next weekend for my birthday - turning 35 on the 31st!!"),
-]  # fmt: skip
-
-
-def test_whose_birthday_through_the_real_capture(tmp_path, converted_embedder_path):
-    with said_retriever(tmp_path / "m.db", converted_embedder_path, SAID, said_on="2026-10-20") as r:
-        mine = answer(r, "When is my birthday?")
-        assert mine is not None and "31st" in mine.text, mine and mine.text
-        assert answer(r, "When is Erlan's birthday?") is None  # never said
-        assert "Gulnara" in answer(r, "What's my mother's name?").text
-
-
-SAID_LATER = [
     ("serik", "¡Empecé clases de dombra! Los jueves por la tarde, con un maestro mayor que se llama Serik."),
     ("aruzhan", "found a new dombra teacher in almaty - Aruzhan, she's at the conservatory. saturday mornings now"),
     ("cat", "Kurz zu meinen Tieren: meine alte Katze Mysh liegt den ganzen Tag auf der Heizung."),
     ("goodbye", "had to say goodbye to Mysh this morning. kidneys. she was 19. the flat feels wrong without her on the radiator"),
+    # a new-user trial's messages
+    ("family2", "my twin brother Caetano blows glass in Murano and my daughter Luzia is 7 (she's obsessed with octopuses), "
+                "also my wife Ines is a tugboat captain"),
+    ("play", "luzias school play is on the 10th of march, shes playing a jellyfish"),
+    ("fixed", "actually its the 12th not the 10th"),
 ]  # fmt: skip
 
 
-def test_the_new_one_and_an_age_said_by_a_pronoun(tmp_path, converted_embedder_path):
-    with said_retriever(tmp_path / "m.db", converted_embedder_path, SAID_LATER, said_on="2026-09-24") as r:
-        # a role named after a dash is the person's; "new" prefers the memory that says it over the first teacher
-        assert "Aruzhan" in answer(r, "What's my new dombra teacher called?").text
-        # "her" in the question is no word the answer must have: "she was 19" is the sentence that answers
-        assert "19" in answer(r, "How old was my cat when I lost her?").text
+@pytest.fixture(scope="module")
+def said(tmp_path_factory, converted_embedder_path):
+    with said_retriever(tmp_path_factory.mktemp("dev9") / "m.db", converted_embedder_path, SAID, said_on="2026-12-06") as r:
+        yield r
 
 
-TRIAL = [
-    "my twin brother Caetano blows glass in Murano and my daughter Luzia is 7 (she's obsessed with octopuses), also my wife "
-    "Ines is a tugboat captain",
-    "luzias school play is on the 10th of march, shes playing a jellyfish",
-    "actually its the 12th not the 10th",
-]  # fmt: skip
+def test_whose_birthday_through_the_real_capture(said):
+    mine = answer(said, "When is my birthday?")
+    assert mine is not None and "31st" in mine.text, mine and mine.text
+    assert answer(said, "When is Erlan's birthday?") is None  # never said
+    assert "Gulnara" in answer(said, "What's my mother's name?").text
 
 
-def test_a_new_users_trial_through_the_real_capture(tmp_path, converted_embedder_path):
-    with said_retriever(tmp_path / "m.db", converted_embedder_path, TRIAL, said_on="2026-12-06") as r:
-        # "tell me" asks; Caetano's job is what he does ("blows glass"), not who he is to the person
-        assert "glass" in answer(r, "tell me what Caetano does for a living").text
-        assert "tugboat" in answer(r, "what does my wife do for work?").text  # not "Luzia is 7, also ... Ines is a tugboat captain"
-        assert "12th" in answer(r, "when is luzias school play?").text  # the correction rewrote the 10th
-        assert answer(r, "which school does Luzia go to?") is None  # never said: neither the play nor "Luzia is 7" names one
+def test_the_new_one_and_an_age_said_by_a_pronoun(said):
+    # a role named after a dash is the person's; "new" prefers the memory that says it over the first teacher
+    assert "Aruzhan" in answer(said, "What's my new dombra teacher called?").text
+    # "her" in the question is no word the answer must have: "she was 19" is the sentence that answers
+    assert "19" in answer(said, "How old was my cat when I lost her?").text
+
+
+def test_a_new_users_trial_through_the_real_capture(said):
+    # "tell me" asks; Caetano's job is what he does ("blows glass"), not who he is to the person
+    assert "glass" in answer(said, "tell me what Caetano does for a living").text
+    assert "tugboat" in answer(said, "what does my wife do for work?").text  # not "Luzia is 7, also ... Ines is a tugboat captain"
+    assert "12th" in answer(said, "when is luzias school play?").text  # the correction rewrote the 10th
+    assert answer(said, "which school does Luzia go to?") is None  # never said: neither the play nor "Luzia is 7" names one
 
 
 def test_relation_words_of_the_other_languages_come_from_the_lexicons():
