@@ -20,6 +20,7 @@ from said_support import answer, said_retriever  # noqa: I001 - tests/ is on sys
     ("sorry, surgery is the 12th not the 14th. misread the letter", "12th", "14th", True),
     ("the meeting is on Tuesday, not Monday", "Tuesday", "Monday", False),
     ("it's not at 3pm but at 4pm", "4pm", "3pm", False),
+    ("sorry, the trip is in June, not July", "June", "July", True),
 ])  # fmt: skip
 def test_a_value_said_instead_of_another(text, new, old, cue):
     [c] = said_instead(text)

@@ -64,7 +64,8 @@ def said_instead(text: str) -> list[Instead]:
     for sentence in re.split(r"(?<=[.!?;])\s+|\s+[—–]\s+", text):
         for m in _INSTEAD.finditer(sentence):
             new, old = (m["new"], m["old"]) if m["new"] else (m["new2"], m["old2"])
-            if _kind(new) != _kind(old) or _digits(new) == _digits(old) and _kind(new) != "day":
+            same = _digits(new) == _digits(old) if _kind(new) in ("number", "time") else _bare(new).casefold() == _bare(old).casefold()
+            if _kind(new) != _kind(old) or same:
                 continue
             rest = sentence[: m.start()] + " " + sentence[m.end():]
             topic = frozenset(w.casefold().removesuffix("'s").removesuffix("’s") for w in _WORD.findall(rest)) - _FILLER

@@ -169,8 +169,6 @@ def about_whom(text: str, question: str) -> str:
 
 
 _OWN_ANNUAL = re.compile(r"\b(?:my|our|your|User['’]s)\s+(?:\w+\s+)?(?:" + ANNUAL.pattern + ")", re.I)  # the person's own birthday
-
-
 _MY_THING = re.compile(r"\b(?:my|our)\s+(?P<t>[a-z]{3,})\b(?!['’])", re.I)
 _OTHERS_OWNER = re.compile(r"(?:\b(?!User['’]s)[\w’'-]+['’]s?|\b(?:his|her|their|" + PERSON + r"s))\s+(?:[\w-]+\s+)?$", re.I)  # "mums birthday"
 
@@ -287,6 +285,8 @@ def _names_place(text: str, question: str = "") -> bool:
 #: "which school/company/team ...": a name is the answer (a capitalised word or a number the question does not say)
 _ASKS_NAMED = re.compile(r"\b(?:which|what)\s+(?:school|college|university|uni|company|firm|hospital|clinic|team|club|gym|restaurant"
                          r"|bar|caf[eé]|shop|store|museum|church|airline|band|choir|studio|bakery|pub|hotel|agency|lab)\b", re.I)
+
+
 def _names_one(text: str, question: str) -> bool:
     """``text`` names something the question does not: a capitalised word (a sentence's first too:
     "Radiohead is my favourite band") or a number given as one ("school no. 45"; not "Luzia is 7")."""
@@ -299,7 +299,7 @@ def _names_one(text: str, question: str) -> bool:
 
 _ASKS_WHERE = re.compile(r"^(?!.*\bfrom\b)\s*where\b", re.I)  # "Where is my mother from?": a nationality answers too
 #: a preposition of place before what it places, in the capture languages ("in der Kletterhalle", "à Annecy", 在)
-_LOCATIVE = re.compile(r"\bto\s+(?:the\s+)?[A-Z]|\bon\s+(?!(?:the\s+)?\d|(?i:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)"  # not "on March 3rd"
+_LOCATIVE = re.compile(r"\bto\s+(?:the\s+)?(?-i:[A-Z])|\bon\s+(?!(?:the\s+)?\d|(?i:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)"  # not "on March 3rd"
                        r"|\b(?:in|at|near|from|into|inside|outside|behind|under|en|à|au|aux|dans|chez|em|no|na|nos|nas|im|am|bei"
                        r"|auf|nach|zu|aus|here|there|aquí|aqui|ici|hier|home|abroad)\b|[在于]", re.I)
 
