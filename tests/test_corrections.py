@@ -80,5 +80,8 @@ def test_a_correction_through_the_real_capture(tmp_path, converted_embedder_path
         assert not any("april 6" in t or "04-06" in t for t in said), said
         edited = [m for m in store.list_memories(kind="fact") if "Omarova" in m.text]
         assert edited and edited[0].version == 2 and "2026-04-09" in edited[0].text  # the old text stays in its history
+        # the correcting message is a source of what it corrected: its "Saved: ..." notice lists it
+        fixed_by = [s.message_id for s in edited[0].sources]
+        assert len(set(fixed_by)) == 2 and edited[0] in store.kept_from(max(fixed_by))
         a = answer(r, "remind me what date the dentist ended up being")
         assert a is not None and ("april 9" in a.text or "04-09" in a.text), a and a.text

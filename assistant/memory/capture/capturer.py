@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import collections
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, time, tzinfo
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
@@ -68,6 +68,7 @@ from assistant.config import Settings
 from assistant.engine import control
 from assistant.memory.capture.commands import REMEMBER_EXTRACTOR, Command, keyword_search, parse_command, remember_text
 from assistant.memory.language.dates import ground
+from assistant.memory.capture.corrected import correct_after_capture
 from assistant.memory.capture.dedupe import one_each
 from assistant.memory.capture.llm import MAX_EXISTING, LlmExtractor
 from assistant.memory.language.statements import classify, own_names
@@ -232,19 +233,18 @@ class Capturer:
             todo = [p for p in plans if p.specs and p.actor is actor]
             if not todo:
                 continue
-            from assistant.memory.capture.corrected import correct_after_capture
             from assistant.memory.consolidation.hotpath import retire_after_capture  # deferred (see the imports)
 
             added = iter(self.store.add_many([spec for p in todo for spec in p.specs], actor=actor))
-            for p in todo:
+            for p in todo:  # then a change said in plain words ends the earlier state now (issue 23), as a run would
                 self._apply(p, [next(added) for _ in p.specs])
-            # a change said in plain words ends the earlier state now (issue 23), as a run would
             for ch in retire_after_capture(self.store, [i for p in todo for i in p.result.created_ids]):
                 for p in todo:
                     if ch.winner in p.result.created_ids or ch.memory_id in p.result.created_ids:
                         p.result.retired.append(ch.memory_id)
-            for p in todo:  # "actually it's the 9th not the 6th": the earlier memories say the 9th (a new version)
-                p.result.corrected = correct_after_capture(self.store, " ".join(p.result.statements), p.result.created_ids)
+            for p in todo:  # "actually it's the 9th not the 6th": the earlier memories say the 9th (the message a source)
+                p.result.corrected = correct_after_capture(self.store, " ".join(p.result.statements), p.result.created_ids,
+                                                           replace(p.specs[0].sources[0], extractor="correction"))
         return [p.result for p in plans]
 
     def _plan(self, message_id: int, off: str | None, trust: Trust | None, use_llm: bool | None) -> _Plan:

@@ -21,7 +21,7 @@ import re
 from typing import Any, Iterable, Sequence
 
 from assistant.memory.language.corrections import Instead, corrected, said_instead, says_old
-from assistant.memory.records import Actor, Kind, Memory
+from assistant.memory.records import Actor, Kind, Memory, Source
 
 _KINDS = (Kind.FACT, Kind.PROFILE, Kind.EPISODE)
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
@@ -56,9 +56,11 @@ def _reason(c: Instead) -> str:
     return f"corrected: {c.new}, not {c.old}"
 
 
-def correct_after_capture(store: Any, text: str, new_ids: Iterable[int]) -> list[int]:
+def correct_after_capture(store: Any, text: str, new_ids: Iterable[int], source: Source | None = None) -> list[int]:
     """Apply :func:`plan_corrections` for a message just captured (``new_ids``: the memories it
-    gave) to the store's current memories written before them; the ids rewritten."""
+    gave) to the store's current memories written before them; the ids rewritten. ``source``: the
+    correcting message, added to each rewritten memory's sources (so its "Saved: ..." notice
+    lists the corrected memory, and the memory shows where its new value came from)."""
     found = said_instead(text)
     new = set(new_ids)
     if not found or not new:
@@ -73,5 +75,7 @@ def correct_after_capture(store: Any, text: str, new_ids: Iterable[int]) -> list
     edited = []
     for m, new_text, reason in plan_corrections(text, sorted(earlier.values(), key=lambda m: m.id)):
         store.edit(m.id, new_text, expected_version=m.version, actor=Actor.CAPTURE, reason=reason)
+        if source is not None:
+            store.add_source(m.id, source)
         edited.append(m.id)
     return edited
