@@ -40,8 +40,12 @@ def _shares(text: str, topic: frozenset[str]) -> bool:
 def plan_corrections(text: str, earlier: Sequence[Memory]) -> list[tuple[Memory, str, str]]:
     """The rewrites the corrections of ``text`` make to ``earlier`` (memories stored before it),
     with the reason to audit (module docstring). Pure."""
+    return _plan(said_instead(text), earlier)
+
+
+def _plan(found: Sequence[Instead], earlier: Sequence[Memory]) -> list[tuple[Memory, str, str]]:
     out: dict[int, tuple[Memory, str, str]] = {}
-    for c in said_instead(text):
+    for c in found:
         saying = [m for m in earlier if says_old(m.text, c)]
         on_topic = [m for m in saying if _shares(m.text, c.topic)]
         chosen = on_topic or (saying if c.cue else [])
@@ -73,7 +77,7 @@ def correct_after_capture(store: Any, text: str, new_ids: Iterable[int], source:
             if m.id < first_new and m.id not in new:
                 earlier[m.id] = m
     edited = []
-    for m, new_text, reason in plan_corrections(text, sorted(earlier.values(), key=lambda m: m.id)):
+    for m, new_text, reason in _plan(found, sorted(earlier.values(), key=lambda m: m.id)):
         store.edit(m.id, new_text, expected_version=m.version, actor=Actor.CAPTURE, reason=reason)
         if source is not None:
             store.add_source(m.id, source)

@@ -23,8 +23,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from assistant.memory.language.dates import MONTHS
+
 _DAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-_MONTHS = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
+_MONTHS = "(?:" + "|".join(m.casefold() for m in MONTHS) + ")"
 #: one value: a time of day, a number (an ordinal suffix allowed, "the" before it), a weekday or a month
 _VALUE = (r"(?:the\s+)?(?:\d{1,2}(?::\d\d)?\s*(?:am|pm)|\d{1,4}(?:st|nd|rd|th)?(?:\s+of\s+" + _MONTHS + r")?|" + _DAYS + r"s?|"
           + _MONTHS + r")")
@@ -33,6 +35,7 @@ _INSTEAD = re.compile(r"(?P<new>" + _VALUE + r")\s*,?\s+(?:and\s+)?not\s+(?:on\s
 _CUE = re.compile(r"\b(?:actually|sorry|wrong|correction|i\s+mean|my\s+bad|oops|turns\s+out|misread|mixed\s+(?:it|them)\s+up|changed"
                   r"|moved|rescheduled|postponed|brought\s+forward)\b", re.I)
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
+_NOT = re.compile(r"\bnot\b", re.I)
 _FILLER = frozenset("""a an the it it's its is are was were be been to of on at in for and or but not no so just that this
     i i'm me my we our you your he she his her they their same time ugh oh ok okay sorry actually wrong correction mean
     bad oops turns out called said says got letter misread""".split())  # fmt: skip
@@ -60,6 +63,8 @@ def _kind(value: str) -> str:
 
 def said_instead(text: str) -> list[Instead]:
     """The corrections of ``text`` (module docstring), in order."""
+    if not _NOT.search(text):  # every message is read on capture: most say no "not"
+        return []
     out = []
     for sentence in re.split(r"(?<=[.!?;])\s+|\s+[—–]\s+", text):
         for m in _INSTEAD.finditer(sentence):
@@ -95,7 +100,8 @@ def _old_pattern(old: str) -> re.Pattern[str]:
     return re.compile(r"\b" + word + r"\b", re.I)
 
 
-_MONTH_BEFORE = re.compile(r"(?:\bthe|\b" + _MONTHS + r"|\b(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec))\.?\s+$", re.I)
+_ABBREVIATED = "(?:" + "|".join(m[:3].casefold() for m in MONTHS if m != "May").replace("sep", "sep|sept") + ")"
+_MONTH_BEFORE = re.compile(r"(?:\bthe|\b" + _MONTHS + r"|\b" + _ABBREVIATED + r")\.?\s+$", re.I)
 _MONTH_AFTER = re.compile(r"\s+(?:of\s+)?" + _MONTHS + r"\b", re.I)
 
 
@@ -103,9 +109,10 @@ def _places(text: str, old: str) -> list[re.Match[str]]:
     """The occurrences of ``old`` in ``text``; of a day of the month ("6th", "the 28th"), only
     those written as a date ("april 6", "the 14th of March", "6th"), never "14 km"."""
     found = list(_old_pattern(old).finditer(text))
-    if _kind(old) != "number" or re.fullmatch(r"\d+", old) or int(re.match(r"\d+", old).group()) > 31:
+    day = int(re.match(r"\d+", old).group()) if _kind(old) == "number" else None
+    if day is None or re.fullmatch(r"\d+", old) or day > 31:
         return found
-    iso = re.finditer(r"(?<=\b\d{4}-\d\d-)(?P<iso>%02d)\b" % int(re.match(r"\d+", old).group()), text)  # "for 2026-04-06"
+    iso = re.finditer(r"(?<=\b\d{4}-\d\d-)(?P<iso>%02d)\b" % day, text)  # "for 2026-04-06"
     dated = [m for m in found if m["suffix"] or _MONTH_BEFORE.search(text[: m.start()]) or _MONTH_AFTER.match(text, m.end())]
     return sorted([*dated, *iso], key=lambda m: m.start())
 

@@ -52,8 +52,9 @@ _EN_NUM = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5
            "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}  # fmt: skip
 _N = r"(?P<n>\d{1,3}|" + "|".join(_EN_NUM) + r")"
 _UNIT = r"(?P<unit>day|week|month|year)s?"
-_PREP = r"(?:\b(?P<prep>on|since|until|till|by|before|after|from|during)\s+)?"
-_PREP_DAY = r"(?:\b(?P<prep>on|for|since|until|till|by|before|after|from|during)\s+)?"  # "booked the dentist for april 6"
+_PREPS = "since|until|till|by|before|after|from|during"
+_PREP = r"(?:\b(?P<prep>on|" + _PREPS + r")\s+)?"
+_PREP_DAY = r"(?:\b(?P<prep>on|for|" + _PREPS + r")\s+)?"  # "booked the dentist for april 6"
 # What may follow "on the 5th", so that "on the 5th floor" is not a date (a line break ends it, as the text's end does).
 _AFTER_ORDINAL = re.compile(r"[ \t]*\n|\s*(?:$|[^\w\s]|(?:i|we|you|he|she|they|it|my|our|and|or|at|in|"
                             r"but|so|when|because|was|were|is|will|to|for|with|the|a|of)\b)", re.I)
@@ -241,6 +242,8 @@ _ZH_WORDS = {w: (w, "day") for w in ("大前天", "前天", "昨天", "今天", 
 }  # fmt: skip
 _Rule = Callable[[re.Match, date, bool], "_Ask | _Hit | None"]
 _ORD = r"(?:st|nd|rd|th)"
+# a month's name in any case, whole ("octobre" is no "oct"), but "may"/"march" only capitalised ("I may 2 ...")
+_MON_CASED = r"(?:(?=(?-i:May|March)\b)|(?!(?:may|march)\b))" + _MON + r"(?![a-zà-ÿ])"
 _EN_RULES: list[tuple[str, _Rule]] = [
     (_PREP + r"\b(?P<w>the day before yesterday|the day after tomorrow|yesterday|today|tonight|"
      r"tomorrow|last night|this (?:morning|afternoon|evening))\b", _day_word),
@@ -260,10 +263,9 @@ _EN_RULES: list[tuple[str, _Rule]] = [
      + _ORD + r"?\s+(?:of\s+)?(?-i:" + _MON + r")\b)", _month_day),
     # a month's name next to a day is the month in lower case too ("april 6", "on the 10th of march"): the day says so,
     # but "may"/"march" before a number are words ("I may 2 ...") unless capitalised
-    (_PREP_DAY + r"\b(?:(?=(?-i:May|March)\b)|(?!(?:may|march)\b))" + _MON + r"(?![a-zà-ÿ])\s+" + _DAY + _ORD + r"?\b" + _YEAR, _month_day),
+    (_PREP_DAY + r"\b" + _MON_CASED + r"\s+" + _DAY + _ORD + r"?\b" + _YEAR, _month_day),
     (_PREP_DAY + r"\b(?:the\s+)?" + _DAY + _ORD + r"\s+(?:of\s+)?" + _MON + r"(?![a-zà-ÿ])" + _YEAR, _month_day),
-    (_PREP_DAY + r"\b(?:the\s+)?" + _DAY + r"\s+(?:of\s+)?(?:(?=(?-i:May|March)\b)|(?!(?:may|march)\b))" + _MON + r"(?![a-zà-ÿ])" + _YEAR,
-     _month_day),
+    (_PREP_DAY + r"\b(?:the\s+)?" + _DAY + r"\s+(?:of\s+)?" + _MON_CASED + _YEAR, _month_day),
     (_PREP + r"\bthe\s+" + _DAY + _ORD + r"\b", _ordinal),
 ]
 _ZH_RULES: list[tuple[str, _Rule]] = [
