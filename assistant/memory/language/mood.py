@@ -124,6 +124,10 @@ _NO_SUBJECT = re.compile(r"(?:had|have|has|need|needs|needed|want|wants|wanted|g
                          r"\s+to|(?:[\w'’-]+\s+)*(?:of|for|about|with|zu|von|mit|über|für|à|pour|de|para|por|sobre)", re.I)
 
 
+# a subject that already has its verb before "and"/"but": the verb of saying belongs to the clause after it
+_OWN_CLAUSE = re.compile(r"\b(?:is|are|was|were|am|has|have|had)\b.*\b(?:and|but)\s*$", re.I)
+
+
 def _frame(clause: str) -> tuple[str, str, str] | None:
     """(subject, verb, what follows) of a clause of thinking or saying whose subject is not the
     person, else None."""
@@ -136,7 +140,8 @@ def _frame(clause: str) -> tuple[str, str, str] | None:
         return None
     if re.search(r"[.!?]", m["subj"]) or has_first_person(_POSSESSIVE.sub(" ", m["subj"])):
         return None  # the person is a subject before the verb ("Vivo en Valencia y dicen que ...")
-    if _NO_SUBJECT.fullmatch(m["subj"].strip()) or (m["v"].casefold() == "meinen" and re.match(r"\s+[A-ZÄÖÜ]", m["rest"])):
+    if _NO_SUBJECT.fullmatch(m["subj"].strip()) or (m["v"].casefold() == "meinen" and re.match(r"\s+[A-ZÄÖÜ]", m["rest"])) \
+            or _OWN_CLAUSE.search(m["subj"]):  # "our parrot Kiwi is 23 and | says 'tere'": a clause of its own first
         return None  # an infinitive or a preposition's object, no subject ("had to say goodbye", "Kurz zu meinen Tieren";
         # "Amaia rang to say ..." has one)
     return m["subj"], m["v"], m["rest"]
