@@ -41,7 +41,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from assistant.memory.language.cues import CALLED_ONLY, FAMILY_NAME, OWN_NAME, OWN_SUBJECT, PERSON, REL_IS_NAME, TITLE_DOT
+from assistant.memory.language.cues import CALLED_ONLY, FAMILY_NAME, OWN_NAME, OWN_SUBJECT, PAST, PERSON, REL_IS_NAME, TITLE_DOT
 from assistant.memory.language.gloss import english_words
 from assistant.memory.language.langid import detect
 from assistant.memory.language.match import DE_MONTH
@@ -312,13 +312,16 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
                 continue
             if last_subject and (shared or verb_first(body, sentence)) and not _SUBORDINATE_INTL.match(body) \
                     and not OWN_SUBJECT.match(body) and not disagrees(last_subject, body):  # ", also I'm allergic": its own
-                resolved = resolve(f"{last_subject} {body}", who, it)
+                goes_on = last_subject[:-2] if last_subject.endswith(("'s", "’s")) and body.split()[0] in PAST else last_subject
+                resolved = resolve(f"{goes_on} {body}", who, it)  # "Zefir's 4 | and came from ...": Zefir came
             else:
                 resolved = resolve(name_it(body, introduced_before), who, it)
             if lang != "en":  # "Oma Gerda ist ... gezogen. Sie ist jetzt 93": Oma Gerda
                 resolved, dropped = resolve_foreign(resolved, text[:a], lang, dropped, foreign_topic)
             out.append(Clause(body, a, b, resolved, i, relation(body)))
-            single = single or given_name(resolved, introduced_before)  # "Her name's Camille, she plays cello": Camille
+            if given := given_name(resolved, introduced_before):  # "Her name's Camille, she plays cello": Camille
+                single = given
+                names.add(given)
             # what a clause introduced waits one clause that names nothing ("adopted a dog!!! rescue from the shelter in
             # Santo da Serra, she's called Bolacha": the dog)
             new = introduced(body)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from assistant.memory.language.cues import FAMILY_NAME
+from assistant.memory.language.cues import FAMILY_NAME, PAST
 
 FEMALE = frozenset("""mother mum mom mummy mommy wife daughter sister girlfriend fiancee aunt niece grandmother grandma
     granny nan girl stepmother stepdaughter""".split())
@@ -54,10 +54,16 @@ def pronoun_gender(clause: str) -> frozenset[str] | None:
     return None if she == he else FEMALE if she else MALE
 
 
+#: A relation of several people: no he/she/him/her stands for it.
+_PLURAL = re.compile(r"\b(?i:parents|kids|children|twins|boys|girls|grandparents|in-laws|folks|friends|cousins|siblings|neighbours|neighbors)\b")
+
+
 def may_be(candidate: str, gender: frozenset[str], text: str) -> bool:
     """``candidate`` may be the one a pronoun of ``gender`` stands for: it is not known as the
     other gender, by its own words ("Dad") or by the gendered word nearest its name in ``text``
     ("my big sister Leonor")."""
+    if _PLURAL.search(candidate):  # "my parents" is never "him"
+        return False
     toks = [t.casefold() for t in _TOKEN.findall(text)]
     other = MALE if gender is FEMALE else FEMALE
     return not _gendered(candidate, other, toks) or _gendered(candidate, gender, toks)
@@ -97,7 +103,9 @@ def resolve_it(text: str, it: str | None) -> str:
 # -- naming what the clause before introduced ("I've joined a choir! It's called Coro da Ribeira.")
 _INDEFINITE = re.compile(r"\b(?:an?|some)\s+(?P<np>(?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)\s*[.!?]*\s*$|\b(?P<one>someone|somebody)\b")
 _ROMANCE = re.compile(r"\b(?:seeing|dating|going out with|in love with|falling for)\s+(?:someone|somebody)\b", re.I)
-_NAMING = re.compile(r"^(?:(?i:it|she|he)(?:['’]s|\s+is)\s+(?:called|named)|(?i:her|his|its)\s+name(?:['’]s|\s+is))\s+(?=[A-Z])")
+# an emoji may open it ("adopted a dog!!! 🐶 her name is bolacha"); after "name is" a word in lower case is a name too
+_NAMING = re.compile(r"^[\U0001F300-\U0001FAFF\u2600-\u27BF\s]*(?:(?:(?i:it|she|he)(?:['’]s|\s+is)\s+(?:called|named)|(?i:her|his|its)\s+name(?:['’]s|\s+is))\s+(?=[A-Z])"
+                     r"|(?i:her|his|its)\s+name(?:['’]s|\s+is)\s+(?!(?:the|a|an|my|our|your|so|very|really|not|just|like|too|also)\b)(?=[a-zà-ÿ]+\b(?!\s+(?:is|was|a|an|the)\b)))")
 _ASIDE = re.compile(r"\s*[\U0001F300-\U0001FAFF\u2600-\u27BF].*$")  # after an emoji: an aside ("a greyhound 😭💕 retired racer")
 _NAMED_IT = re.compile(r"\b(?:named|called)\s+it\b(?=\s+[A-Z])")
 
@@ -109,6 +117,8 @@ def introduced(sentence: str) -> str | None:
     if _ROMANCE.search(sentence):
         return "partner"
     m = _INDEFINITE.search(_ASIDE.sub("", sentence))
+    if m and m["one"] and (v := re.search(r"\b(?P<v>[a-z]+ed|met|saw|found)\s+(?:someone|somebody)\b", sentence, re.I)):
+        return f"{v['v'].lower()} someone"  # "met someone at a fado night. his name is caio": "I met someone called Caio"
     return m["np"] if m and m["np"] else None
 
 
@@ -118,15 +128,18 @@ def name_it(clause: str, thing: str | None) -> str:
     "my partner's name is Camille"; "She named it Bolacha" -> "She named the leopard gecko Bolacha")."""
     if thing is None:
         return clause
-    if _NAMING.match(clause):
-        return _NAMING.sub(f"my {thing}'s name is " if thing == "partner" else f"my {thing} is called ", clause, count=1)
+    if m := _NAMING.match(clause):
+        rest = clause[m.end():]
+        if thing.endswith(" someone"):
+            return f"I {thing} called " + rest[:1].upper() + rest[1:]
+        return (f"my {thing}'s name is " if thing == "partner" else f"my {thing} is called ") + rest[:1].upper() + rest[1:]
     return _NAMED_IT.sub(f"named the {thing}", clause, count=1)
 
 
 def given_name(resolved: str, thing: str | None) -> str | None:
     """The name a clause gave what the clause before introduced ("my partner's name is Camille"),
     for a "she"/"he" after it in the sentence, else None."""
-    m = re.match(r"my [\w' -]+?(?:'s name is|is called) (?P<n>[A-Z][\w'’-]+)", resolved) if thing else None
+    m = re.match(r"(?:my [\w' -]+?(?:'s name is|is called)|I [a-z]+ someone called) (?P<n>[A-Z][\w'’-]+)", resolved) if thing else None
     return m["n"] if m else None
 
 
@@ -208,6 +221,8 @@ def _third_person_verb(clause: str, lang: str) -> bool:
     return en is not None and _THIRD_EN.fullmatch(en) is not None
 
 
+#: after "he's": the participles of "has" that cues.PAST does not list
+_HAS_PARTICIPLES = frozenset("got been had done gone left seen made taken put bought brought".split())
 _HE_ANY = re.compile(r"\b(?P<w>[Hh]e|[Ss]he|[Hh]im|[Hh]is|[Hh]er)\b(?P<c>['’](?:s|re|ve|ll|d)\b)?")  # "they" is never one name
 _THEY_VERB = {"are": "is", "were": "was", "have": "has", "do": "does", "don't": "doesn't", "don’t": "doesn’t"}
 
@@ -228,6 +243,9 @@ def resolve_third(text: str, name: str | None) -> str:
             return f"{name} has"
         if c == "'ll":
             return f"{name} will"
+        nxt = re.match(r"\s+(?:(?:already|just|never|finally|recently|also)\s+)?(?P<v>\d|[a-z]+)", text[m.end():m.end() + 40])
+        if c == "'s" and nxt and not (nxt["v"][0].isdigit() or nxt["v"] in PAST or nxt["v"].endswith(("ed", "en")) or nxt["v"] in _HAS_PARTICIPLES):
+            return f"{name} is"  # "hes brazilian and plays cello": Caio is, so "plays" goes on with Caio
         if c in ("'s", "'d"):
             return f"{name}{m['c']}"
         return name
