@@ -125,6 +125,12 @@ def pronouns_in(text: str) -> list[str]:
     return found
 
 
+#: A fact about the person whose first clause has a thing (four words or more, no pronoun) and an
+#: "it"/"its" after a comma or a dash: the thing the clause before it names ("User got a secondhand
+#: Cube e-bike instead, its bright green"), not something outside the fact.
+_IT_WITHIN = re.compile(r"^User (?![^,;—–]*\b(?:it|its|it's|they|them|he|she|him|her)\b)(?:[^\s,;—–]+\s+){3,}[^\s,;—–]+\s*(?:,|;|\s[—–-])\s.*\b(?i:it|its|it's)\b", re.S)
+
+
 def validate(fact: str, sources: str | Iterable[str], *, existing: Iterable[str] = (), people: Iterable[str] = ()) -> str | None:
     """``None`` when ``fact`` is supported by ``sources`` (the message text, and optionally the
     same text with grounded dates); otherwise the reason it is rejected. ``existing``: texts of
@@ -143,6 +149,8 @@ def validate(fact: str, sources: str | Iterable[str], *, existing: Iterable[str]
     left = pronouns_in(text)
     if text.startswith("User: "):  # the person's own clause in another language: "me", "he" ("he vivido") are not English there
         left = [w for w in left if _fold(w) != "me" and not (_fold(w) == "he" and _ROMANCE_HE.search(text))]
+    if left and _IT_WITHIN.match(text):  # "User got a Cube e-bike instead, its bright green": the e-bike
+        left = [w for w in left if _fold(w).replace("'s", "") not in ("it", "its")]
     if left:
         return f"pronoun left: {', '.join(dict.fromkeys(left))}"
     src_words = [w for s in srcs for w in words(s)]
