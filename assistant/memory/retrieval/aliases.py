@@ -191,11 +191,14 @@ def written_names(hits: Sequence[Any]) -> tuple[set[str], set[str]]:
     of place."""
     named: set[str] = set()
     places: set[str] = set()
+    someone: set[str] = set()  # written as one who does something or is called so: no place ("la orquesta de Caio" / "Caio plays cello")
     for h in hits:
         text = h.memory.text
         named |= set(question_names(text)) | {m.group(1).casefold() for m in _SUBJECT.finditer(text)}
         places |= {m["n"].casefold() for m in PLACE.finditer(text)}
-    return named - {"user", "user's", "i"}, places
+        someone |= {m.group(1).casefold() for m in _SUBJECT.finditer(re.sub(r"^User:\s+", "", text))} \
+            | {m.group(1).casefold() for m in re.finditer(r"\b(?:called|named)\s+([A-Z][\w’'-]+)", text)}
+    return named - {"user", "user's", "i"}, places - someone
 
 
 def owned_things(hits: Sequence[Any]) -> set[str]:
