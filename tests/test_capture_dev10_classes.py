@@ -66,3 +66,18 @@ def test_an_it_after_the_clause_that_names_the_thing_is_kept():
     assert validate("User got a secondhand Cube e-bike instead, its bright green and ridiculous.", msg) is None
     assert validate("User loves it.", msg) == "pronoun left: it"  # nothing in the fact says what "it" is
     assert validate("User: it's officially done now, its great.", "it's officially done now, its great") is not None
+
+
+def test_a_lower_case_word_no_lexicon_knows_before_a_past_verb_is_a_name():
+    from assistant.memory.language.casual import written
+
+    assert written("jonas picked me up after") == "Jonas picked me up after"
+    assert written("fennas wedding was perfect. caio came and charmed my mum") == "fennas wedding was perfect. Caio came and charmed my mum"
+    assert written("walked home and cooked dinner") == "walked home and cooked dinner"  # verbs the lexicon knows
+
+
+def test_he_after_a_name_that_did_something_is_that_name_not_the_role_before():
+    # "he" had been read as "my boss" (Gerlinde, the sentence before): "User's boss is still on night shifts"
+    got = facts("gerlinde (my boss, head of the wig dept) says i knot too tight. jonas picked me up after, hes still on night shifts at the bakery.")
+    assert any("Jonas is still on night shifts at the bakery" in f for f in got), got
+    assert not any("boss is still on night shifts" in f for f in got)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.memory.language.cues import PERSON
+from assistant.memory.language.cues import PAST, PERSON
 from assistant.memory.language.gloss import LANGS, english_words, known_words, lexicon
 from assistant.memory.language.langid import detect
 
@@ -70,7 +70,13 @@ def written(text: str) -> str:
             return m.group()  # "my niece set you up": a verb with its object, no name
         return m.group()[: m.start("n") - m.start()] + "-".join(p[:1].upper() + p[1:] for p in name.split("-"))
 
-    return _PLACE_OF_NAME.sub(capital, text)
+    return _OPENING_NAME.sub(capital, _PLACE_OF_NAME.sub(capital, text))
+
+
+#: a word no lexicon knows opening a sentence or a clause after "and"/"but", then a past verb: a name
+#: ("jonas picked me up after", "caio came and charmed my mum"); "walked home" opens with a verb the lexicon knows
+_OPENING_NAME = re.compile(r"(?:^|(?<=[.!?;]\s)|(?<=\b(?:and|but)\s))" + _NAME
+                           + r"(?=\s+(?:[a-z]{2,}ed|" + "|".join(sorted(PAST)) + r")\b(?!\s+(?:by|to)\b))")
 
 
 # words in capitals in a row, two or more: shouting, not names ("WE ADOPTED A GREYHOUND", "BIG NEWS!!!"; "MPK" alone stays)

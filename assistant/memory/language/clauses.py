@@ -240,6 +240,10 @@ def _referents(sentence: str, here: list[str]) -> list[str]:
     return list(dict.fromkeys(m.group().lower() for m in re.finditer(r"\b" + _REL_NP, sentence)))
 
 
+#: an English past verb after a capitalised first word: that word is its subject ("Jonas picked me up")
+_PAST_AFTER = re.compile(r"\s+(?:[a-z]+ed|" + "|".join(sorted(PAST)) + r")\b")
+
+
 def _subject(resolved: str, known: set[str]) -> str | None:
     """The subject a clause hands on to a shared-subject clause after it ("I", "WE", "Oscar")."""
     if resolved.startswith(WE):
@@ -253,6 +257,7 @@ def _subject(resolved: str, known: set[str]) -> str | None:
     # a capitalised first word that is no known name ("Moro em ..."); "Tilly's 6 | and obsessed with": Tilly's
     if m is None or (m["pn"] and m["pn"][0].isupper() and m["pn"] not in ("I", "We", "He", "She", "They") and m["pn"] not in known
                      and not FAMILY_NAME.fullmatch(m["pn"])  # "Dad took the train ... and he refused": Dad
+                     and not _PAST_AFTER.match(resolved, m.end())  # "Jonas picked me up after, | hes still on nights": Jonas
                      and not (m["pn"][:-2] in known and re.match(r"[\w-]+['’]s\s+\d", resolved))):
         return None
     return m["name"] or m["rel"] or m["pn"]
@@ -329,6 +334,8 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
             fresh = new is not None
             if (subj := _subject(resolved, names)) is not None:
                 last_subject, subject_of = subj, resolved
+                if _PAST_AFTER.match(resolved, len(subj)) and re.fullmatch(r"[A-Z][a-zà-ÿ-]+", subj) and subj not in ("We", "He", "She", "They"):
+                    names.add(subj)  # "Jonas picked me up after, | hes still on night shifts": Jonas
             owner = owner_of(resolved, names) if subj is None else None
             it = thing(resolved) or it
         previous = candidates
