@@ -327,3 +327,46 @@ def fuller(hit: Any, hits: Sequence[Any], question: str, kind: str | None, alias
     gains_kind = gains_kind or (_WHERE.search(question) is not None and _names_place(ep.memory.text) and not _names_place(hit.memory.text))
     return ep if gains_kind or cover(ep.memory.text) > cover(hit.memory.text) else hit
 
+
+
+#: Relations named by the slot rules' "a dog called X" / breeds: not read by :func:`gives_name`.
+PETS = frozenset({"dog", "cat", "fish", "pet"})
+PET_WORDS = frozenset(w for p in PETS for w in relation_words(p))
+
+
+def gives_name(text: str, relations: Sequence[str]) -> bool:
+    """``text`` gives a name to one of ``relations`` by apposition or a copula, in any capture
+    language's relation words: "my mum Gulnara", "mum (Gulnara)", "Gulnara, my mum", "my boss is
+    Tiago", "new boss is tiago" (a lower-case word no lexicon knows), "Mum's name is Morag", "ma
+    cheffe s'appelle Lyazzat". Naming someone near the word is not enough: "caio came and charmed
+    my mum" names no mum; "What's my mum's name?" is not answered by it."""
+    if re.search(r"[\u3400-\u9fff]", text):
+        return True  # Chinese is written without spaces: not read here ("我的老师姓王")
+    ws = "|".join(re.escape(w) for r in relations for w in sorted({r, *relation_words(r)}, key=len, reverse=True))
+    if not ws:
+        return False
+    name = r"(?P<n>(?:(?i:Dr|Dra|Frau|Herr|Mme|Sr|Sra)\.?\s+)?[\w'’-]+)"
+    links = (r"\s+",  # "my mum Pilar"
+             r"(?:\s+[\w'’-]+){0,2}?(?:\s*[,(:]\s*|\s+[-–—]\s+)",  # "mum (Gulnara)", "teacher in almaty - Aruzhan"
+             r"(?:\s+[\w'’-]+){0,3}?(?:\s+(?:s['’]appelle|se\s+llama|se\s+chama|hei(?:ß|ss)t|ist)\s+|['’]s\s+name\s+is\s+"
+             r"|\s+(?:is|was)\s+(?:called\s+|named\s+)?|\s+(?:called|named)\s+)")  # "my new manager at the port is called Henrique"
+    for m in re.finditer(rf"(?i:\b(?:{ws})(?:s|es)?)\b", text):
+        for i, link in enumerate(links):
+            f = re.match(rf"(?:{link}){name}", text[m.end():m.end() + 80])
+            if f and _a_name(f["n"], lower=i > 0):  # "mum complained": a bare word after it is a name only if capitalised
+                return True
+    return any(_a_name(m["n"]) for m in re.finditer(rf"{name}\s*(?:,\s*|\s+is\s+|\s*\()(?i:my|our|user['’]s|her|his|their|mi|mon|ma|mein|meine|meu|minha)\s+(?:\w+\s+)?(?i:{ws})\b", text))
+
+
+def _a_name(word: str, lower: bool = True) -> bool:
+    """A capitalised word that is no pronoun or sentence word, or (``lower``) a lower-case one no lexicon knows."""
+    from assistant.memory.language.gloss import known_words
+
+    w = re.sub(r"^(?i:Dr|Dra|Frau|Herr|Mme|Sr|Sra)\.?\s+", "", word)
+    if w[:1].isupper():
+        return w.casefold() not in english_words() or w.casefold() in ("will", "may", "rose", "grace")
+    if not lower:
+        return False
+    known = known_words()
+    forms = {w, *((w[:-2], w[:-1]) if w.endswith("ed") else (w[:-3], w[:-3] + "e") if w.endswith("ing") else ())}  # "complained"
+    return w.isalpha() and not forms & known

@@ -364,7 +364,11 @@ def asks_before(question: str) -> bool:
 def asks_possessed(question: str) -> bool:
     """Something of the person's relation is asked, not its name ("my girl's school", "our son's
     teacher"; not "my mum's name")."""
-    return bool(_POSSESSED.search(question))
+    return bool(_POSSESSED.search(question) or _OF_MY.search(question))
+
+
+#: "the name of the gecko of my daughter" (another language's word order in English): the gecko's
+_OF_MY = re.compile(r"\b(?:the|a)\s+(?!name\b)[\w-]+\s+of\s+(?:my|our)\s+\w+", re.I)
 
 
 _YES_NO = re.compile(r"^\s*(?:am|is|are|was|were|do|does|did|have|has|had|can|will)\b", re.I)
