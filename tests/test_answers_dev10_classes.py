@@ -3,18 +3,25 @@ rule) showed, run through the real capture, store and MiniLM (one module store):
 
 - a name given casually ("adopted a dog!!! 🐶 her name is bolacha") answers "what's my dog's name";
 - a name written after "de" ("la orquesta de Caio") is still someone when the memories also write
-  them doing something ("Caio plays cello"): the question about them is about the person's life.
+  them doing something ("Caio plays cello"): the question about them is about the person's life;
+- the name of a relation ("What's my mum's name?", "Wie heißt Tiagos Frau?") is answered only by a
+  memory that gives one to it (apposition or copula: :func:`~assistant.memory.retrieval.held.gives_name`),
+  not by one naming someone near the word ("caio came and charmed my mum").
 """
 
 from __future__ import annotations
 
 import pytest
 
+from assistant.memory.retrieval.held import gives_name
+from assistant.memory.retrieval.questions import asks_possessed
 from said_support import answer, said_retriever  # noqa: I001 - tests/ is on sys.path (rootdir conftest)
 
 SAID = [
     ("dog", "adopted a dog!!! 🐶 her name is pipoca, shes a 2 yr old mutt from the shelter in matosinhos."),
     ("met", "met someone at a jazz night at a tiny bar called the blue cellar. his name is ruben, hes dutch and plays trombone in a brass band."),
+    ("wedding", "fennas wedding was perfect, she arrived on a tram. ruben came and charmed my mum in 5 min."),
+    ("boss", "first day at the studio ✂️ new boss is tiago, head of hair & makeup, wears crocs to work"),
     ("plans", "Cambio de planes: la banda de Ruben tiene gira por Francia en mayo, así que nos vamos a Sevilla en junio."),
 ]  # fmt: skip
 
@@ -33,3 +40,34 @@ def test_a_name_given_casually_answers_the_pets_name(said):
 def test_someone_written_after_de_is_still_someone(said):
     got = answer(said, "What instrument does Ruben play?")
     assert got is not None and "trombone" in got.text, got and got.text
+
+
+@pytest.mark.parametrize("text, relations, gives", [
+    ("ok family stuff: mum (Gulnara) lives in Taraz", ["mother"], True),
+    ("Mum's name is Morag — she's retired", ["mother"], True),
+    ("My mum Pilar is retired", ["mother"], True),
+    ("Gulnara, my mum, lives in Taraz", ["mother"], True),
+    ("my new manager at the port is called Henrique Lobo", ["boss"], True),  # words between, "manager" is a boss word
+    ("found a new dombra teacher in almaty - Aruzhan, she's at the conservatory", ["teacher"], True),
+    ("new boss is tiago, head of hair", ["boss"], True),  # a lower-case name after "is"
+    ("Ma cheffe s'appelle Lyazzat Bekova.", ["boss"], True),
+    ("my new boss is dr. Henrik Aalto, finnish", ["boss"], True),
+    ("A minha cunhada Beatriz, a mulher do Rafael, é arquiteta.", ["sister-in-law"], True),
+    ("Andrés (her husband now!!) is a firefighter", ["husband"], True),
+    ("ruben came and charmed my mum in 5 min.", ["mother"], False),  # someone near the word, not her name
+    ("User's mum complained every single time.", ["mother"], False),  # a bare lower-case word after it is no name
+    ("my mum is retired", ["mother"], False),
+])  # fmt: skip
+def test_gives_name(text, relations, gives):
+    assert gives_name(text, relations) is gives
+
+
+def test_the_thing_of_a_relation_is_asked_not_the_relations_name():
+    assert asks_possessed("what is the name of the gecko of my daughter?")  # "el gecko de mi hija", read in English
+    assert not asks_possessed("what is the name of my daughter?")
+
+
+def test_a_relations_name_never_given_is_not_answered(said):
+    assert answer(said, "What's my mum's name?") is None  # was the wedding message ("charmed my mum")
+    got = answer(said, "What is my boss called?")
+    assert got is not None and "tiago" in got.text.casefold(), got and got.text

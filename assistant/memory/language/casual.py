@@ -40,7 +40,8 @@ _PLACE_OF_NAME = re.compile(
 
 #: a family word opening a clause in lower case, "my" left out ("mum lives in Taraz", "mums birthday is ...",
 #: "dad says hi"): "my mum lives ...", "my mum's birthday ..." (a plural "mums are ..." is no possessive)
-_BARE_FAMILY = re.compile(r"(?P<pre>(?:^|[.!?;:,(]\s*|\s[-–—]\s+|\b(?:and|but|so|also)\s+))(?P<f>mum|mom|mam|dad|grandma|grandpa|granny|nana)"
+_BARE_FAMILY = re.compile(r"(?P<pre>(?:^|[.!?;:,(]\s*|\s[-–—]\s+|[\U0001F300-\U0001FAFF\u2600-\u27BF]\ufe0f?\s+|\b(?:and|but|so|also)\s+))"
+                          r"(?P<f>mum|mom|mam|dad|grandma|grandpa|granny|nana|(?:new\s+|old\s+)?(?:boss|manager|landlord|landlady|flatmate|roommate|therapist|physio))"
                           r"(?:(?P<s>s)(?=\s+(?!are\b|were\b|have\b)[a-z])|(?=\s+\w))")
 _OBJECT_NEXT = re.compile(r"\s+(?:you|me|him|her|us|them|it)\b", re.I)
 
