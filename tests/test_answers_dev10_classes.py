@@ -71,3 +71,20 @@ def test_a_relations_name_never_given_is_not_answered(said):
     assert answer(said, "What's my mum's name?") is None  # was the wedding message ("charmed my mum")
     got = answer(said, "What is my boss called?")
     assert got is not None and "tiago" in got.text.casefold(), got and got.text
+
+
+def test_how_much_is_never_an_age_or_a_year():
+    from assistant.memory.retrieval.held import holds
+
+    said = "im wiebke, 34, i make wigs for the opera in leipzig. been at oper leipzig since 2019. my cat pfeffer who is 16"
+    assert not holds("number", said, "How much did I earn at the opera in Leipzig?")  # 34, 2019 and 16 are no pay
+    assert holds("number", "pay goes up to 5,400 a month gross", "How much will I be making?")
+
+
+def test_a_named_ones_relation_typed_without_the_apostrophe():
+    from assistant.memory.retrieval.held import others_relation
+
+    # "Wie heißt Tiagos Frau?" read in English (spelling may drop the s): the wife is asked, not Tiago
+    assert "wife" in others_relation("what is the name of Tiagos wife?")
+    assert "wife" in others_relation("what is the name of Tiago wife?")
+    assert not others_relation("When is Tiago birthday?") and not others_relation("What does James do?")

@@ -74,7 +74,7 @@ def only_owner(name: str, text: str, question: str) -> bool:
 
 _REL_WORD = {w: rel for rel, ws in RELATIONS.items() for w in ws if " " not in w}
 # "Finlay's partner", "the husband of Clara" (a gloss of "el marido de Clara")
-_OTHERS_REL = re.compile(r"(?<![.?!] )(?<!^)\b(?-i:[A-Z][\w’'-]+)['’]s?\s+(?:(?:" + _MODIFIER_RX + r")\s+)*(?P<r>[\w-]+)|\bthe\s+(?P<r2>[\w-]+)\s+(?:of|de|da|do|von|du|di)\s+(?=(?-i:[A-Z]))", re.I)
+_OTHERS_REL = re.compile(r"(?<![.?!] )(?<!^)\b(?-i:[A-Z][\w’'-]+)(?:['’]s?|(?<=s))?\s+(?:(?:" + _MODIFIER_RX + r")\s+)*(?P<r>[\w-]+)|\bthe\s+(?P<r2>[\w-]+)\s+(?:of|de|da|do|von|du|di)\s+(?=(?-i:[A-Z]))", re.I)
 
 
 def others_relation(question: str) -> frozenset[str]:
@@ -215,8 +215,8 @@ def holds(kind: str | None, text: str, question: str) -> bool:
         text = QUANTITY.sub(" ", _DATED.sub(" ", about_whom(text, question)))
         return any(t[0].isdigit() for t in _terms(text, question)[1]) or _NUMBER_WORD.search(text) is not None
     if kind == "number":  # "How much do I earn?": an amount, not a date's numbers ("I start on June 15")
-        if _HOW_MUCH.search(question):
-            text = _DATED.sub(" ", text)
+        if _HOW_MUCH.search(question):  # nor a year or an age ("im wiebke, 34, ... since 2019" earns nothing)
+            text = _AGE_SAID.sub(" ", _YEAR.sub(" ", _DATED.sub(" ", text)))
             strong = _terms(text, question)[1]
         return any(t[0].isdigit() for t in strong) or _NUMBER_WORD.search(text) is not None
     if kind == "when" and ANNUAL.search(question) and (named := question_names(question)):  # "When's Nilton's birthday?": of Nilton
@@ -271,6 +271,8 @@ def home_of_area(question: str, hits: Any) -> set[str]:
 
 
 _WHERE = re.compile(r"\bwhere\b", re.I)
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_AGE_SAID = re.compile(r"\b(?:I['’]?m|im|is|was|turned|turns|turning|aged?)\s+\d{1,2}\b|,\s*\d{1,2}\s*,|\b\d{1,2}\s*(?:yrs?|years?)\s+old\b", re.I)
 _HOW_MUCH = re.compile(r"\bhow\s+(?:much|many)\b", re.I)
 # "Which city does my mum live in?", "what town": a place's name is asked
 _ASKS_TOWN = re.compile(r"\b(?:which|what)\s+(?:city|town|village|country|island|neighbou?rhood|district|street)\b", re.I)
