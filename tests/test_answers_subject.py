@@ -135,7 +135,7 @@ def test_she_is_the_relation_named_after_is_and_a_nationality_is_no_name():
     def texts(t):
         return [c.text for c in extract(t, datetime(2025, 1, 1, tzinfo=timezone.utc))]
 
-    assert "Shona's a midwife." in texts("My best pal is Shona and she's a midwife.")
+    assert "Shona is a midwife." in texts("My best pal is Shona and she's a midwife.")
     assert "Dave is a plumber." in texts("My mate Dave is a plumber.")
     assert not any(t.startswith("Japanese") for t in texts("My wife is Japanese. She teaches piano."))
     # an employer after "the", and after the job: "as X for the Y"
