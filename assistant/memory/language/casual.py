@@ -34,7 +34,7 @@ _NAME = r"(?P<n>[^\W\d_][^\W\d_'’]*(?:-[^\W\d_]+)*)"  # any alphabet's letters
 #: A name's place, the lower-case name after it.
 _PLACE_OF_NAME = re.compile(
     r"(?:\bI['’]m(?=\s+[^\W\d_'’-][\w'’-]*(?:\s*[,.!?;]|\s*$|\s+and\b|\s+\d))|\bmy\s+name\s+is|\b(?:called|named)|\b(?:my|our)\s+(?:[a-z]+\s+)?(?i:" + PERSON[3:-1] + r")"
-    r"|\b(?:live|lives|living|lived|moved|moving|move|based|born|grew\s+up|from)\s+(?:in|to|from)?)\s+" + _NAME + r"\b"
+    r"|\b(?:live|lives|living|lived|moved|moving|move|based|born|grew\s+up|from)\s+(?:in|to|from)?|\bfirst\s+(?:full\s+)?(?:day|week|shift)\s+at)\s+" + _NAME + r"\b"
 )
 
 

@@ -111,6 +111,9 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
          lambda m: ("employer", f"User works {m['p'].lower()} {_the(m)}{m['x']}.")),
         (SUBJ + ADV + K(r"\s+(?:got|started|began|accepted)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role)\s+(?:at|with)\s+") + PN(),
          lambda m: ("employer", f"User works at {m['x']}.")),
+        # "first day at ribeira", "my first full week at Kastrup is done": a new job said by its first days (not "Tobi's first day at ...")
+        (r"(?<!['’]s )(?<!\bhis )(?<!\bher )(?<!\btheir )" + K(r"\b(?:my\s+)?first\s+(?:full\s+)?(?:day|week|shift)\s+(?:at|with)\s+") + THE + PN(),
+         lambda m: ("employer", f"User works at {_the(m)}{m['x']}.")),
         # "I started at the Port of Leixões last Monday as a flood-risk analyst": a new job's employer and title
         (_STARTED_AT + THE + PN(),
          lambda m: ("employer", f"User works at {_the(m)}{m['x']}.")),
