@@ -84,7 +84,7 @@ def test_he_after_a_name_that_did_something_is_that_name_not_the_role_before():
 
 
 def test_a_new_job_said_by_its_first_days_is_the_employer():
-    assert "User works at Ribeira." in facts("first day at ribeira ✂️ theyre shooting a period drama set in 1890s lisbon")
+    assert "User works at Ribeira." in facts("first day at ribeira ✂️ im doing the wigs for the lead actress")
     assert "User works at Kastrup." in facts("I've just finished my first full week at Kastrup and I love it")
     assert not any("works at" in f for f in facts("Tobi's first day at Elbschule went fine"))  # his, not the person's
     assert not any("works at" in f for f in facts("first day at the gym today, ouch"))  # no name: no employer
