@@ -63,7 +63,7 @@ def written(text: str) -> str:
         return text
     text = _WORD.sub(lambda m: _CONTRACTIONS.get(m.group(), "I"), text)
     text = _BARE_FAMILY.sub(lambda m: m["pre"] + "my " + m["f"] + ("'s" if m["s"] else ""), text)
-    known = known_words()
+    known = english_words()  # an English message: "my cat pfeffer" is named, though German knows "Pfeffer"
 
     def capital(m: re.Match[str]) -> str:
         name = m["n"]

@@ -197,7 +197,7 @@ THIRD_PERSON = re.compile(r"^(?:he|she|his|her)(?:\b|['’](?:s|ll|d)\b)|\b(?:hi
 PAST = frozenset(
     """went got had made took bought saw met ran came left found felt gave told thought knew lost won began became brought
     built sold spent kept held drove flew ate wrote broke chose fell forgot grew hurt quit sat stood taught woke wore paid
-    said slept swam sang spoke threw sent lent dug hung heard did""".split()
+    said slept swam sang spoke threw sent lent dug hung heard did died fed led""".split()
 )  # fmt: skip
 NARRATIVE = re.compile(
     r"\b(?:today|tonight|yesterday|tomorrow|this (?:morning|afternoon|evening|week|weekend|month|year)"
