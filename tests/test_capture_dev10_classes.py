@@ -88,3 +88,12 @@ def test_a_new_job_said_by_its_first_days_is_the_employer():
     assert "User works at Kastrup." in facts("I've just finished my first full week at Kastrup and I love it")
     assert not any("works at" in f for f in facts("Tobi's first day at Elbschule went fine"))  # his, not the person's
     assert not any("works at" in f for f in facts("first day at the gym today, ouch"))  # no name: no employer
+
+
+def test_a_question_with_a_fast_typed_question_word_is_no_statement():
+    from assistant.memory.language.statements import Act
+
+    # the new-user trial's "wat does my sistr do for work" had been saved as a memory
+    for text in ("wat does my sistr do for work", "wher do i live now", "hw old is mila"):
+        assert [u.act for u in classify(text).units] == [Act.QUESTION], text
+    assert [u.act for u in classify("were going to porto in may").units] == [Act.STATEMENT]  # an English word stays

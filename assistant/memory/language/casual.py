@@ -11,7 +11,7 @@ language ("im" is German "in the": only in an English message; "wont", "ill", "i
 (before a comma, "and" or an age: "im mirela, 38") or "my name is", after a relation ("my husband
 sorin"), after "called"/"named", after a verb of living or moving and its preposition ("live in",
 "moved to", "from") -- and only when no lexicon knows it
-(:func:`~assistant.memory.language.gloss.known_words`): "im tired", "my husband works", "moved to a
+(:func:`~assistant.memory.language.gloss.english_words`): "im tired", "my husband works", "moved to a
 flat" keep their words.
 """
 
@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import re
 
+from rapidfuzz.distance import OSA
+
 from assistant.memory.language.cues import PAST, PERSON
-from assistant.memory.language.gloss import LANGS, english_words, known_words, lexicon
+from assistant.memory.language.gloss import LANGS, english_words, lexicon
 from assistant.memory.language.langid import detect
 
 _CONTRACTIONS = {
@@ -154,3 +156,33 @@ def asides_after(text: str) -> str:
         out.append(sentence + " " + aside)
         pos = stop
     return "".join(out) + text[pos:]
+
+
+#: A question's first word as typed fast ("wats my job again", "wen is my interview"): the one
+#: question word one edit away, when the typed word is no English word.
+QUESTION_WORDS = ("what", "whats", "when", "whens", "where", "wheres", "who", "whos", "which", "how", "hows")
+_FIRST = re.compile(r"^\s*([^\W\d_]+)")
+
+
+def question_word(text: str) -> str:
+    """``text`` with a fast-typed question word at its start spelled out ("wats my job" ->
+    "what's my job"; "wat", "wen", "wher", "hw", "wich"; "whens" -> "when's"); an English word ("were") or one starting
+    with another letter ("hat") stays."""
+    m = _FIRST.match(text)
+    if m is None:
+        return text
+    w = m.group(1).casefold()
+    if w in QUESTION_WORDS:
+        near = [w]  # "whens filips bday": "when's" (no apostrophe typed)
+    elif w in english_words() or len(w) < 2:
+        return text
+    else:
+        near = [q for q in QUESTION_WORDS if q[0] == w[0] and OSA.distance(w, q, score_cutoff=1) <= 1]
+    if len(near) > 1:  # "wher": "where" (a letter short) before "when"
+        near = [q for q in near if q.startswith(w)] or near
+    if len(near) != 1:
+        return text
+    fixed = near[0].replace("s", "'s") if near[0].endswith("s") and near[0] != "whos" else near[0]
+    fixed = "who's" if near[0] == "whos" else fixed
+    fixed = fixed[0].upper() + fixed[1:] if m.group(1)[0].isupper() else fixed
+    return text[: m.start(1)] + fixed + text[m.end(1):]

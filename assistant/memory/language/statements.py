@@ -63,7 +63,7 @@ from typing import Iterable
 
 from assistant.memory.language import cues as cue
 from assistant.memory.language import mood
-from assistant.memory.language.casual import asides_after, written
+from assistant.memory.language.casual import asides_after, question_word, written
 from assistant.memory.language.corrections import said_instead
 from assistant.memory.language.cues import own_names
 from assistant.memory.language.gloss import gloss
@@ -194,7 +194,7 @@ def _act(text: str, previous: Unit | None, names: re.Pattern | None = None, rere
         return Act.OTHER, "too long"
     if cue.REMEMBER.match(core):
         return Act.STATEMENT, "remember"
-    if cue.QUESTION.search(core):
+    if cue.QUESTION.search(core) or cue.QUESTION.search(question_word(core)):  # "wat does my sistr do for work"
         return Act.QUESTION, "question"
     if any(c.cue for c in said_instead(text)):  # "actually its the 12th not the 10th": corrects what was said
         return Act.STATEMENT, "correction"

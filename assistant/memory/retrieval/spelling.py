@@ -25,6 +25,7 @@ from typing import Mapping
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
+from assistant.memory.language.casual import question_word  # noqa: F401 (read as spelling.question_word)
 from assistant.memory.language.gloss import english_words, lexicon_words
 
 MIN_LETTERS = 6
@@ -34,36 +35,6 @@ _WORD = re.compile(r"[^\W\d_]+")
 def unaccented(word: str) -> str:
     """``word`` casefolded without accents ("Lucía" -> "lucia")."""
     return "".join(c for c in unicodedata.normalize("NFD", word.casefold()) if not unicodedata.combining(c))
-
-
-#: A question's first word as typed fast ("wats my job again", "wen is my interview"): the one
-#: question word one edit away, when the typed word is no English word.
-QUESTION_WORDS = ("what", "whats", "when", "whens", "where", "wheres", "who", "whos", "which", "how", "hows")
-_FIRST = re.compile(r"^\s*([^\W\d_]+)")
-
-
-def question_word(text: str) -> str:
-    """``text`` with a fast-typed question word at its start spelled out ("wats my job" ->
-    "what's my job"; "wat", "wen", "wher", "hw", "wich"; "whens" -> "when's"); an English word ("were") or one starting
-    with another letter ("hat") stays."""
-    m = _FIRST.match(text)
-    if m is None:
-        return text
-    w = m.group(1).casefold()
-    if w in QUESTION_WORDS:
-        near = [w]  # "whens filips bday": "when's" (no apostrophe typed)
-    elif w in english_words() or len(w) < 2:
-        return text
-    else:
-        near = [q for q in QUESTION_WORDS if q[0] == w[0] and OSA.distance(w, q, score_cutoff=1) <= 1]
-    if len(near) > 1:  # "wher": "where" (a letter short) before "when"
-        near = [q for q in near if q.startswith(w)] or near
-    if len(near) != 1:
-        return text
-    fixed = near[0].replace("s", "'s") if near[0].endswith("s") and near[0] != "whos" else near[0]
-    fixed = "who's" if near[0] == "whos" else fixed
-    fixed = fixed[0].upper() + fixed[1:] if m.group(1)[0].isupper() else fixed
-    return text[: m.start(1)] + fixed + text[m.end(1):]
 
 
 @lru_cache(maxsize=1)
