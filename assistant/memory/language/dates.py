@@ -310,6 +310,9 @@ def _render(start: date, granularity: str, prep: str | None, zh: bool, subject: 
     return f"{lead} {body}" if lead else body
 
 
+_IS_ON = re.compile(r"\b(?:is|are|['’]s)\s+(?:(?:on|for)\s+)?$", re.I)
+
+
 def _span(m: re.Match, rule: _Rule, zh: bool, base: datetime) -> DateSpan | None:
     future = bool(FUTURE.search(scope(m.string, m.start(), m.end())))
     found = rule(m, base.date(), future)
@@ -319,7 +322,9 @@ def _span(m: re.Match, rule: _Rule, zh: bool, base: datetime) -> DateSpan | None
         # sentence does ("Booked the flights yesterday -- out on the 24th of September")
         if found.nearest and day is not None and not future and not PAST.search(clause_of(m.string, m.start(), m.end())):
             ahead = _parse(found.phrase, found.lang, base, "future")
-            if ahead is not None and (ahead - base.date()) < (base.date() - day):
+            # "my recital is on june 12" said in December: what "is on" a day is planned, so the next one
+            planned = _IS_ON.search(m.string, 0, m.start()) is not None
+            if ahead is not None and (planned or (ahead - base.date()) < (base.date() - day)):
                 day = ahead
         found = _Hit(day + timedelta(days=found.offset_days), found.granularity) if day else None
     if found is None:
