@@ -73,6 +73,17 @@ SAID = [
 ]  # fmt: skip
 
 
+def test_the_day_a_memory_became_true_moves_with_its_corrected_day():
+    from datetime import datetime, timezone
+
+    from assistant.memory.capture.corrected import moved_valid_at
+
+    at = datetime(2026, 6, 12, 12, tzinfo=timezone.utc)
+    assert moved_valid_at(at, "recital is on 2026-06-12, playing", "recital is on 2026-06-14, playing") == at.replace(day=14)
+    assert moved_valid_at(at, "the dentist at 10am", "the dentist at 11am") is None  # no day corrected
+    assert moved_valid_at(None, "on 2026-06-12", "on 2026-06-14") is None
+
+
 def test_a_correction_through_the_real_capture(tmp_path, converted_embedder_path):
     with said_retriever(tmp_path / "m.db", converted_embedder_path, SAID, said_on="2026-03-18") as r:
         store = r.store
@@ -83,5 +94,21 @@ def test_a_correction_through_the_real_capture(tmp_path, converted_embedder_path
         # the correcting message is a source of what it corrected: its "Saved: ..." notice lists it
         fixed_by = [s.message_id for s in edited[0].sources]
         assert len(set(fixed_by)) == 2 and edited[0] in store.kept_from(max(fixed_by))
+        assert edited[0].valid_at.date().isoformat() == "2026-03-18"  # booked that day: no corrected day to follow
         a = answer(r, "remind me what date the dentist ended up being")
         assert a is not None and ("april 9" in a.text or "04-09" in a.text), a and a.text
+
+
+def test_a_corrected_day_moves_when_the_memory_became_true(tmp_path, converted_embedder_path):
+    # the new-user trial: v2 said the 14th but "true since 2026-06-12"; and "is on june 12" said in
+    # December is next June's recital, not last June's
+    said = [("recital", "my first big recital at the dom is on june 12, playing a bach arrangement i wrote myself"),
+            ("moved", "we moved into the flat on Oudegracht on june 3"),
+            ("fixed", "oops, actually its the 14th not the 12th"),
+            ("fixed2", "sorry, we moved in on the 5th not the 3rd")]  # fmt: skip
+    with said_retriever(tmp_path / "m.db", converted_embedder_path, said, said_on="2026-12-01") as r:
+        facts = r.store.list_memories(kind="fact")
+        recital = [m for m in facts if "recital" in m.text]
+        assert recital and "2027-06-14" in recital[0].text, [m.text for m in facts]
+        moved = [m for m in facts if "Oudegracht" in m.text and "2026-06-05" in m.text]
+        assert moved and moved[0].valid_at.date().isoformat() == "2026-06-05", [(m.text, m.valid_at) for m in facts]

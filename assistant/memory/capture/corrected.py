@@ -18,10 +18,11 @@ every day ever said). A correction with no cue and no shared topic word changes 
 from __future__ import annotations
 
 import re
+from datetime import date, datetime
 from typing import Any, Iterable, Sequence
 
 from assistant.memory.language.corrections import Instead, corrected, said_instead, says_old
-from assistant.memory.records import Actor, Kind, Memory, Source
+from assistant.memory.records import Actor, Kind, Memory, Source, UpdateType
 
 _KINDS = (Kind.FACT, Kind.PROFILE, Kind.EPISODE)
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
@@ -78,8 +79,29 @@ def correct_after_capture(store: Any, text: str, new_ids: Iterable[int], source:
                 earlier[m.id] = m
     edited = []
     for m, new_text, reason in _plan(found, sorted(earlier.values(), key=lambda m: m.id)):
-        store.edit(m.id, new_text, expected_version=m.version, actor=Actor.CAPTURE, reason=reason)
+        if (when := moved_valid_at(m.valid_at, m.text, new_text)) is not None:  # "true since" follows the corrected day
+            store.update(m.id, text=new_text, valid_at=when, expected_version=m.version, actor=Actor.CAPTURE,
+                         update_type=UpdateType.USER_EDIT, reason=reason, action="edit")  # fmt: skip
+        else:
+            store.edit(m.id, new_text, expected_version=m.version, actor=Actor.CAPTURE, reason=reason)
         if source is not None:
             store.add_source(m.id, source)
         edited.append(m.id)
     return edited
+
+
+_ISO_DAY = re.compile(r"\b\d{4}-\d\d-\d\d\b")
+
+
+def moved_valid_at(valid_at: datetime | None, old_text: str, new_text: str) -> datetime | None:
+    """When a memory became true, moved with its day corrected: ``valid_at`` is the day the old text
+    says (2026-06-12) and the new text says another in its place (2026-06-14) -> 2026-06-14 at the same
+    time of day; else None (nothing to move). Pure."""
+    if valid_at is None:
+        return None
+    old_days, new_days = _ISO_DAY.findall(old_text), _ISO_DAY.findall(new_text)
+    day = valid_at.date().isoformat()
+    if day not in old_days or len(old_days) != len(new_days):
+        return None
+    new_day = date.fromisoformat(new_days[old_days.index(day)])
+    return None if new_day.isoformat() == day else valid_at.replace(year=new_day.year, month=new_day.month, day=new_day.day)
