@@ -97,3 +97,9 @@ def test_a_question_with_a_fast_typed_question_word_is_no_statement():
     for text in ("wat does my sistr do for work", "wher do i live now", "hw old is mila"):
         assert [u.act for u in classify(text).units] == [Act.QUESTION], text
     assert [u.act for u in classify("were going to porto in may").units] == [Act.STATEMENT]  # an English word stays
+
+
+def test_got_the_job_at_names_the_employer():
+    # the new-user trial's "got the job at the dom tower in utrecht" had been no employer
+    assert "User works at the Dom Tower." in facts("I got the job at the Dom Tower in Utrecht!!")
+    assert "User works at Kastrup." in facts("I got the job at Kastrup")

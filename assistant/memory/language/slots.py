@@ -109,8 +109,8 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
         # "I work as a court stenographer for the Multnomah County Circuit Court", "I work in the ICU at the QEUH"
         (SUBJ + AUX + ADV + K(r"\s+work(?:ing)?\s+(?:as|in|on)\s+") + r"(?:[\w'’&-]+\s+){1,5}?" + K(r"(?P<p>at|for)\s+") + THE + PN(),
          lambda m: ("employer", f"User works {m['p'].lower()} {_the(m)}{m['x']}.")),
-        (SUBJ + ADV + K(r"\s+(?:got|started|began|accepted)\s+(?:a\s+)?(?:new\s+)?(?:job|position|role)\s+(?:at|with)\s+") + PN(),
-         lambda m: ("employer", f"User works at {m['x']}.")),
+        (SUBJ + ADV + K(r"\s+(?:got|started|began|accepted)\s+(?:a\s+|the\s+)?(?:new\s+)?(?:job|position|role)\s+(?:at|with)\s+") + THE + PN(),
+         lambda m: ("employer", f"User works at {_the(m)}{m['x']}.")),
         # "first day at ribeira", "my first full week at Kastrup is done": a new job said by its first days (not "Tobi's first day at ...")
         (r"(?<!['’]s )(?<!\bhis )(?<!\bher )(?<!\btheir )" + K(r"\b(?:my\s+)?first\s+(?:full\s+)?(?:day|week|shift)\s+(?:at|with)\s+") + THE + PN(),
          lambda m: ("employer", f"User works at {_the(m)}{m['x']}.")),
