@@ -41,7 +41,7 @@ from assistant.memory.retrieval import crosslang, forms, language, predicate
 from assistant.memory.retrieval.aliases import (PLACE, about_life, aliases_of, ask_forms, messages, names_in, names_relation,
                                                question_names_known, runner_up, told_of, whole, written_names)
 from assistant.memory.retrieval.answerable import asked, question_names, relation_names, states_something
-from assistant.memory.retrieval.held import (NAMES_SOMETHING, PET_WORDS, PETS, asks_job_of, fuller, gives_name, holds, home_of_area, names_only as _names_only,  # noqa: F401
+from assistant.memory.retrieval.held import (NAMES_SOMETHING, asks_job_of, fuller, holds, home_of_area, names_asked, names_only as _names_only,  # noqa: F401
                                             names_role, only_owner, others_relation, says_job_of)  # (holds is also read as answer.holds)
 from assistant.memory.retrieval.answer_weights import (EVERY_COSINE, EVERY_WORDS, FOCUS_MARGIN, LANG_PENALTY, LEX_BONUS, NAMED_MARGIN, NAMING_BONUS, NOW_BONUS, NOW_WORDS, OWN_WEIGHT, PRED_WEIGHT,
                                                       SLOT_BONUS, TOP_BONUS, UNIQUE_COSINE)
@@ -346,8 +346,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
             continue  # "Where did I work before ...?": a slot holds what is true now
         if not key and not yes_no(question):
             continue  # "User lives in Glasgow." says nothing "Which part of Glasgow do I live in?" does not
-        if kind == "name" and not asks_possessed(question) and (people_asked := [r for r in rels if r not in PETS] + ([] if others_rel & PET_WORDS else [*others_rel])) \
-                and not gives_name(h.memory.text, people_asked):
+        if kind == "name" and not asks_possessed(question) and not names_asked(h.memory.text, rels, others_rel):
             continue  # "What's my mum's name?" / "... caio came and charmed my mum": no name given to her
         if not holds(kind, h.memory.text, question) or (h.memory.slot == "name" and qualified_name(question)):
             continue  # "What's Jonas's middle name?" is not answered by "User's son is Jonas.", "my Chinese name" by the name

@@ -336,6 +336,14 @@ PETS = frozenset({"dog", "cat", "fish", "pet"})
 PET_WORDS = frozenset(w for p in PETS for w in relation_words(p))
 
 
+def names_asked(text: str, relations: Sequence[str], others: frozenset[str]) -> bool:
+    """``text`` gives a name to the person's ``relations`` or the words of a named one's relation
+    (``others``) a "name" question asks about (:func:`gives_name`); pets are named by the slot rules
+    ("a dog called X", a breed) and always pass, as does a question asking no one's name."""
+    asked = [r for r in relations if r not in PETS] + ([] if others & PET_WORDS else [*others])
+    return not asked or gives_name(text, asked)
+
+
 def gives_name(text: str, relations: Sequence[str]) -> bool:
     """``text`` gives a name to one of ``relations`` by apposition or a copula, in any capture
     language's relation words: "my mum Gulnara", "mum (Gulnara)", "Gulnara, my mum", "my boss is
