@@ -103,3 +103,9 @@ def test_got_the_job_at_names_the_employer():
     # the new-user trial's "got the job at the dom tower in utrecht" had been no employer
     assert "User works at the Dom Tower." in facts("I got the job at the Dom Tower in Utrecht!!")
     assert "User works at Kastrup." in facts("I got the job at Kastrup")
+
+
+def test_a_time_after_what_was_introduced_is_not_part_of_it():
+    # a check in new words: "User's cat the week of 2026-11-30 is called Mispel." (and no pet slot)
+    assert "User has a cat named Mispel." in facts("adopted a cat last week!! 🐱 her name is mispel")
+    assert "User has a puppy named Bruno." in facts("got a puppy yesterday. his name is Bruno")

@@ -107,6 +107,8 @@ _ROMANCE = re.compile(r"\b(?:seeing|dating|going out with|in love with|falling f
 _NAMING = re.compile(r"^[\U0001F300-\U0001FAFF\u2600-\u27BF\s]*(?:(?:(?i:it|she|he)(?:['’]s|\s+is)\s+(?:called|named)|(?i:her|his|its)\s+name(?:['’]s|\s+is))\s+(?=[A-Z])"
                      r"|(?i:her|his|its)\s+name(?:['’]s|\s+is)\s+(?!(?:the|a|an|my|our|your|so|very|really|not|just|like|too|also)\b)(?=[a-zà-ÿ]+\b(?!\s+(?:is|was|a|an|the)\b)))")
 _ASIDE = re.compile(r"\s*[\U0001F300-\U0001FAFF\u2600-\u27BF].*$")  # after an emoji: an aside ("a greyhound 😭💕 retired racer")
+_WHEN_AFTER = re.compile(r"\s+(?:(?:last|this|next)\s+(?:week|weekend|month|year|night|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+                         r"|yesterday|today|tonight|this\s+morning|(?:a\s+)?(?:few\s+)?(?:days?|weeks?|months?)\s+ago)(?=\s*[.!?]*\s*$)", re.I)
 _NAMED_IT = re.compile(r"\b(?:named|called)\s+it\b(?=\s+[A-Z])")
 
 
@@ -116,7 +118,7 @@ def introduced(sentence: str) -> str | None:
     -> "choir"; "we adopted a greyhound 😭💕 retired racer" -> "greyhound"), else None."""
     if _ROMANCE.search(sentence):
         return "partner"
-    m = _INDEFINITE.search(_ASIDE.sub("", sentence))
+    m = _INDEFINITE.search(_WHEN_AFTER.sub("", _ASIDE.sub("", sentence)))  # "adopted a cat last week!!": the cat
     if m and m["one"] and (v := re.search(r"\b(?P<v>[a-z]+ed|met|saw|found)\s+(?:someone|somebody)\b", sentence, re.I)):
         return f"{v['v'].lower()} someone"  # "met someone at a fado night. his name is caio": "I met someone called Caio"
     return m["np"] if m and m["np"] else None
