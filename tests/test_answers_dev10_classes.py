@@ -22,6 +22,7 @@ SAID = [
     ("met", "met someone at a jazz night at a tiny bar called the blue cellar. his name is ruben, hes dutch and plays trombone in a brass band."),
     ("wedding", "fennas wedding was perfect, she arrived on a tram. ruben came and charmed my mum in 5 min."),
     ("boss", "first day at the studio ✂️ new boss is tiago, head of hair & makeup, wears crocs to work"),
+    ("sister", "my sister renata is a ferry engineer and keeps texting me to quit the bells"),
     ("plans", "Cambio de planes: la banda de Ruben tiene gira por Francia en mayo, así que nos vamos a Sevilla en junio."),
 ]  # fmt: skip
 
@@ -88,3 +89,14 @@ def test_a_named_ones_relation_typed_without_the_apostrophe():
     assert "wife" in others_relation("what is the name of Tiagos wife?")
     assert "wife" in others_relation("what is the name of Tiago wife?")
     assert not others_relation("When is Tiago birthday?") and not others_relation("What does James do?")
+
+
+def test_a_relation_typed_fast_after_my_is_the_relation(said):
+    from assistant.memory.retrieval.spelling import correct
+
+    assert correct("wat does my sistr do for work", {}) == "what does my sister do for work"
+    assert correct("whats my dauhgter called", {}) == "what's my daughter called"
+    assert correct("my tram is late", {}) == "my tram is late"  # an English word stays
+    # the new-user trial: "User's sister is Renata." had answered (her name, not her job)
+    got = answer(said, "wat does my sistr do for work")
+    assert got is not None and "ferry engineer" in got.text, got and got.text

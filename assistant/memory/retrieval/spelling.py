@@ -68,7 +68,7 @@ def correct(text: str, vocab: Mapping[str, int], terms: list[str] | None = None)
     """``text`` with its typos corrected (module docstring; a fast-typed question word first:
     :func:`question_word`); ``vocab``: memory term -> rows containing it; ``terms``:
     ``list(vocab)`` (passed to spare building it each time)."""
-    text = question_word(text)
+    text = _MY_WORD.sub(_relation_typo, question_word(text))
     if not vocab:
         return text
     known, foreign = english_words(), lexicon_words()
@@ -97,3 +97,26 @@ def correct(text: str, vocab: Mapping[str, int], terms: list[str] | None = None)
         return top[0][:1].upper() + top[0][1:] if word[:1].isupper() else top[0]  # "Filips" -> "Filip": still a name
 
     return _WORD.sub(fix, text)
+
+
+_MY_WORD = re.compile(r"\b(?P<my>[Mm]y|[Oo]ur)\s+(?P<w>[^\W\d_]{4,})\b")
+
+
+@lru_cache(maxsize=1)
+def _relation_words() -> tuple[str, ...]:
+    """The English words of the person's relations ("sister", "husband", "boss"), from :data:`.answerable.RELATIONS`."""
+    from assistant.memory.retrieval.answerable import RELATIONS
+
+    known = english_words()
+    return tuple(sorted({w for ws in RELATIONS.values() for w in ws if " " not in w and len(w) >= 4 and w in known}))
+
+
+def _relation_typo(m: re.Match[str]) -> str:
+    """A relation typed fast after "my" ("my sistr", "my brothr"): the one relation word one edit
+    away with the same first letter, when the typed word is no English or capture-language word.
+    Shorter than :data:`MIN_LETTERS` too: after "my" the word is most likely a relation."""
+    w = m["w"].casefold()
+    if _known(w, english_words()) or w in lexicon_words():
+        return m.group(0)
+    near = [r for r in _relation_words() if r[0] == w[0] and OSA.distance(w, r, score_cutoff=1) <= 1]
+    return f"{m['my']} {near[0]}" if len(near) == 1 else m.group(0)
