@@ -21,7 +21,7 @@ import re
 
 from rapidfuzz.distance import OSA
 
-from assistant.memory.language.cues import PAST, PERSON
+from assistant.memory.language.cues import EMOJI, PAST_WORD, PERSON
 from assistant.memory.language.gloss import LANGS, english_words, lexicon
 from assistant.memory.language.langid import detect
 
@@ -42,7 +42,7 @@ _PLACE_OF_NAME = re.compile(
 
 #: a family word opening a clause in lower case, "my" left out ("mum lives in Taraz", "mums birthday is ...",
 #: "dad says hi"): "my mum lives ...", "my mum's birthday ..." (a plural "mums are ..." is no possessive)
-_BARE_FAMILY = re.compile(r"(?P<pre>(?:^|[.!?;:,(]\s*|\s[-–—]\s+|[\U0001F300-\U0001FAFF\u2600-\u27BF]\ufe0f?\s+|\b(?:and|but|so|also)\s+))"
+_BARE_FAMILY = re.compile(r"(?P<pre>(?:^|[.!?;:,(]\s*|\s[-–—]\s+|" + EMOJI + r"\ufe0f?\s+|\b(?:and|but|so|also)\s+))"
                           r"(?P<f>mum|mom|mam|dad|grandma|grandpa|granny|nana|(?:new\s+|old\s+)?(?:boss|manager|landlord|landlady|flatmate|roommate|therapist|physio))"
                           r"(?:(?P<s>s)(?=\s+(?!are\b|were\b|have\b)[a-z])|(?=\s+\w))")
 _OBJECT_NEXT = re.compile(r"\s+(?:you|me|him|her|us|them|it)\b", re.I)
@@ -79,7 +79,7 @@ def written(text: str) -> str:
 #: a word no lexicon knows opening a sentence or a clause after "and"/"but", then a past verb: a name
 #: ("jonas picked me up after", "caio came and charmed my mum"); "walked home" opens with a verb the lexicon knows
 _OPENING_NAME = re.compile(r"(?:^|(?<=[.!?;]\s)|(?<=\b(?:and|but)\s))" + _NAME
-                           + r"(?=\s+(?:[a-z]{2,}ed|" + "|".join(sorted(PAST)) + r")\b(?!\s+(?:by|to)\b))")
+                           + r"(?=\s+" + PAST_WORD + r"\b(?!\s+(?:by|to)\b))")
 
 
 # words in capitals in a row, two or more: shouting, not names ("WE ADOPTED A GREYHOUND", "BIG NEWS!!!"; "MPK" alone stays)

@@ -41,7 +41,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from assistant.memory.language.cues import CALLED_ONLY, FAMILY_NAME, OWN_NAME, OWN_SUBJECT, PAST, PERSON, REL_IS_NAME, TITLE_DOT
+from assistant.memory.language.cues import CALLED_ONLY, EMOJI, FAMILY_NAME, OWN_NAME, OWN_SUBJECT, PAST, PAST_WORD, PERSON, REL_IS_NAME, TITLE_DOT
 from assistant.memory.language.gloss import english_words
 from assistant.memory.language.langid import detect
 from assistant.memory.language.match import DE_MONTH
@@ -80,7 +80,7 @@ _SPLIT = re.compile(
     r"|\s*,\s*(?:(?i:also|plus|oh and|oh)\s+)?(?=" + SUBJECT + r"|" + COMMENT_START + r"|" + CONDITION_AHEAD + r")"  # ", also my wife ..."
     r"|\s*,\s*(?i:although|though|aunque|obwohl|bien que|même si|embora)\s+"
     # a lead-in's colon, an emoji between two clauses: "I think I can say it now: I'm seeing someone 😊 Her name's Camille"
-    r"|\s*:\s+(?=(?:I|I['’](?:m|ve|d)|[Ww]e|[Mm]y|[Oo]ur)\b)|\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s+(?=" + SUBJECT + r"|(?:been|was|were|had|so|lol)\b)"
+    r"|\s*:\s+(?=(?:I|I['’](?:m|ve|d)|[Ww]e|[Mm]y|[Oo]ur)\b)|\s*" + EMOJI + r"+\s+(?=" + SUBJECT + r"|(?:been|was|were|had|so|lol)\b)"
     r"|\s+[—–-]\s+(?=(?i:i|i['’](?:m|ve|d))\s)"  # a dash before "I": "I'm a glassblower — I make condensers" ("— we ..." goes on)
     r"|\s+(?i:because|cause|coz|weil|porque|parce que|car|pois|因为)\s+(?=" + SUBJECT + r")"
     # "and honestly the side effects are rough": a new subject (a noun phrase with its verb) after "and"
@@ -241,7 +241,7 @@ def _referents(sentence: str, here: list[str]) -> list[str]:
 
 
 #: an English past verb after a capitalised first word: that word is its subject ("Jonas picked me up")
-_PAST_AFTER = re.compile(r"\s+(?:[a-z]+ed|" + "|".join(sorted(PAST)) + r")\b")
+_PAST_AFTER = re.compile(r"\s+" + PAST_WORD + r"\b")
 
 
 def _subject(resolved: str, known: set[str]) -> str | None:

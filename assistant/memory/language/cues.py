@@ -199,6 +199,10 @@ PAST = frozenset(
     built sold spent kept held drove flew ate wrote broke chose fell forgot grew hurt quit sat stood taught woke wore paid
     said slept swam sang spoke threw sent lent dug hung heard did died fed led""".split()
 )  # fmt: skip
+#: An English past verb as a regex alternative: a regular "-ed" form (two letters or more before it) or an irregular one.
+PAST_WORD = r"(?:[a-z]{2,}ed|" + "|".join(sorted(PAST)) + r")"
+#: One emoji (the pictographs and the dingbats/symbols blocks), as a regex character class.
+EMOJI = r"[\U0001F300-\U0001FAFF\u2600-\u27BF]"
 NARRATIVE = re.compile(
     r"\b(?:today|tonight|yesterday|tomorrow|this (?:morning|afternoon|evening|week|weekend|month|year)"
     r"|last (?:night|week|weekend|month|year|time)|next (?:week|weekend|month|year)|ago|finally"

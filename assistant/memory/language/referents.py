@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from assistant.memory.language.cues import FAMILY_NAME, PAST
+from assistant.memory.language.cues import EMOJI, FAMILY_NAME, PAST
 
 FEMALE = frozenset("""mother mum mom mummy mommy wife daughter sister girlfriend fiancee aunt niece grandmother grandma
     granny nan girl stepmother stepdaughter""".split())
@@ -104,9 +104,9 @@ def resolve_it(text: str, it: str | None) -> str:
 _INDEFINITE = re.compile(r"\b(?:an?|some)\s+(?P<np>(?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)\s*[.!?]*\s*$|\b(?P<one>someone|somebody)\b")
 _ROMANCE = re.compile(r"\b(?:seeing|dating|going out with|in love with|falling for)\s+(?:someone|somebody)\b", re.I)
 # an emoji may open it ("adopted a dog!!! 🐶 her name is bolacha"); after "name is" a word in lower case is a name too
-_NAMING = re.compile(r"^[\U0001F300-\U0001FAFF\u2600-\u27BF\s]*(?:(?:(?i:it|she|he)(?:['’]s|\s+is)\s+(?:called|named)|(?i:her|his|its)\s+name(?:['’]s|\s+is))\s+(?=[A-Z])"
+_NAMING = re.compile(r"^(?:" + EMOJI + r"|\s)*(?:(?:(?i:it|she|he)(?:['’]s|\s+is)\s+(?:called|named)|(?i:her|his|its)\s+name(?:['’]s|\s+is))\s+(?=[A-Z])"
                      r"|(?i:her|his|its)\s+name(?:['’]s|\s+is)\s+(?!(?:the|a|an|my|our|your|so|very|really|not|just|like|too|also)\b)(?=[a-zà-ÿ]+\b(?!\s+(?:is|was|a|an|the)\b)))")
-_ASIDE = re.compile(r"\s*[\U0001F300-\U0001FAFF\u2600-\u27BF].*$")  # after an emoji: an aside ("a greyhound 😭💕 retired racer")
+_ASIDE = re.compile(r"\s*" + EMOJI + r".*$")  # after an emoji: an aside ("a greyhound 😭💕 retired racer")
 _WHEN_AFTER = re.compile(r"\s+(?:(?:last|this|next)\s+(?:week|weekend|month|year|night|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
                          r"|yesterday|today|tonight|this\s+morning|(?:a\s+)?(?:few\s+)?(?:days?|weeks?|months?)\s+ago)(?=\s*[.!?]*\s*$)", re.I)
 _NAMED_IT = re.compile(r"\b(?:named|called)\s+it\b(?=\s+[A-Z])")

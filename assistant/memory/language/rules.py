@@ -40,7 +40,7 @@ from assistant.memory.language.clauses import people as named_people
 from assistant.memory.language.dates_intl import MONTH_NAMES
 from assistant.memory.language.match import NOT_ORDINAL_DATE
 from assistant.memory.language.casual import as_their, asides_after, unshout, written
-from assistant.memory.language.cues import NOT_AFTER_TITLE, PERSON, STANDING, has_first_person, imperative, own_names, strip_fillers
+from assistant.memory.language.cues import EMOJI, NOT_AFTER_TITLE, PERSON, STANDING, has_first_person, imperative, own_names, strip_fillers
 from assistant.memory.language.gloss import LANGS
 from assistant.memory.language.langid import detect
 from assistant.memory.language.dates import ground
@@ -196,7 +196,7 @@ def _generic(grounded: str, had_date: bool, people: set[str] = frozenset(), hous
     if _COMMENT.match(s) or ((_THING_SUBJECT.match(s) or thing_intl) and not has_first_person(s)
                              and not _HOUSEHOLD_NP.match(s) and not _HOUSEHOLD_INTL.match(s)):
         return None  # "the house is chaos", "which works well", "was ehrlich gesagt super ist": a comment, not the person
-    if re.search(r"\b(?:I|I['’]m|I['’]ve|my)\b", s) and re.sub(r"[\U0001F300-\U0001FAFF\u2600-\u27BF\ufe0f]", "", s).isascii():  # "first day ✂️ my new boss is ..." too
+    if re.search(r"\b(?:I|I['’]m|I['’]ve|my)\b", s) and re.sub(EMOJI + "|\ufe0f", "", s).isascii():  # "first day ✂️ my new boss is ..." too
         s = third_person(s)  # an English clause without its subject: "eczema flares up when I'm stressed"
     return finish("User: " + re.sub(r"\bWE\b", household, s))
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from assistant.memory.language.cues import PERSON
-from assistant.memory.language.gloss import english_words, gloss
+from assistant.memory.language.cues import EMOJI, PERSON
+from assistant.memory.language.gloss import english_words, gloss, known_words
 from assistant.memory.language.rules import sentences
 from assistant.memory.language.today import ANNUAL
 from assistant.memory.retrieval.aliases import FAMILY_WORDS, PLACE, episode_of, names_in
@@ -149,7 +149,7 @@ def asked_part(text: str, question: str) -> str:
     return " ".join(parts[i] for i in sorted(set(keep)))
 
 
-_EMOJI_BREAK = re.compile(r"\s*[\U0001F300-\U0001FAFF\u2600-\u27BF]+\s+")
+_EMOJI_BREAK = re.compile(r"\s*" + EMOJI + r"+\s+")
 
 
 def about_whom(text: str, question: str) -> str:
@@ -370,8 +370,6 @@ def gives_name(text: str, relations: Sequence[str]) -> bool:
 
 def _a_name(word: str, lower: bool = True) -> bool:
     """A capitalised word that is no pronoun or sentence word, or (``lower``) a lower-case one no lexicon knows."""
-    from assistant.memory.language.gloss import known_words
-
     w = re.sub(r"^(?i:Dr|Dra|Frau|Herr|Mme|Sr|Sra)\.?\s+", "", word)
     if w[:1].isupper():
         return w.casefold() not in english_words() or w.casefold() in ("will", "may", "rose", "grace")
