@@ -323,7 +323,7 @@ def _span(m: re.Match, rule: _Rule, zh: bool, base: datetime) -> DateSpan | None
         if found.nearest and day is not None and not future and not PAST.search(clause_of(m.string, m.start(), m.end())):
             ahead = _parse(found.phrase, found.lang, base, "future")
             # "my recital is on june 12" said in December: what "is on" a day is planned, so the next one
-            planned = _IS_ON.search(m.string, 0, m.start()) is not None
+            planned = _IS_ON.search(m.string, max(0, m.start() - 16), m.start()) is not None  # the words right before it
             if ahead is not None and (planned or (ahead - base.date()) < (base.date() - day)):
                 day = ahead
         found = _Hit(day + timedelta(days=found.offset_days), found.granularity) if day else None
