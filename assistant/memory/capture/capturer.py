@@ -13,11 +13,12 @@ For one user message, :meth:`Capturer.capture_message`:
    :mod:`assistant.memory.capture.commands`);
 2. keeps only what the message states about the person: :func:`assistant.memory.language.statements.classify`
    cuts it into sentences/clauses and keeps the statements (the person's life, people, plans,
-   preferences, instructions). Questions, requests, commands and chit-chat stay in the conversation
-   (the message row, searchable with ``keepsake sessions search``) and become no memory: a message
-   with no statement is skipped (``CaptureResult.skipped``), so a question never retrieves itself;
-3. stores the statements as one **episode** (kind ``episode``: the statement units verbatim, in
-   message order, joined by a space; the whole message when all of it is statements), ``valid_at``
+   preferences, instructions); a message with no statement is skipped (``CaptureResult.skipped``:
+   it stays in the conversation, searchable with ``keepsake sessions search``), so a question never
+   retrieves itself;
+3. stores the message as one **episode** (kind ``episode``: its units verbatim, pasted text left
+   out; a request keeps what is said in passing, "help me write to my landlord Mr Tremblay", and
+   what the statements stand on, "a message for Lucía? Es la novia de mi hermano"), ``valid_at``
    = its first grounded date if that is earlier than when it was said, else when it was said (a
    plan for March said in January is known from January), with the message as its source; and extracts
    profile slots and facts from the statements only, with the deterministic rules
@@ -73,19 +74,7 @@ from assistant.memory.capture.dedupe import one_each
 from assistant.memory.capture.llm import MAX_EXISTING, LlmExtractor
 from assistant.memory.language.statements import classify, own_names
 from assistant.memory.language.today import annual_dated
-from assistant.memory.records import (
-    DEFAULT_SCOPE,
-    Actor,
-    AddResult,
-    Kind,
-    LinkType,
-    Memory,
-    NewMemory,
-    Role,
-    Scope,
-    Source,
-    Trust,
-)
+from assistant.memory.records import DEFAULT_SCOPE, Actor, AddResult, Kind, LinkType, Memory, NewMemory, Role, Scope, Source, Trust
 from assistant.memory.language.validate import validate
 from assistant.memory.store import capture_reads
 
@@ -101,7 +90,7 @@ log = logging.getLogger(__name__)
 SettingsSource = Settings | Callable[[], Settings]
 
 EPISODE_EXTRACTOR = "episode"
-CAPTURE_VERSION = "2"  # 2: episodes and facts come from the message's statements only
+CAPTURE_VERSION = "3"  # 2: episodes and facts come from the message's statements only; 3: the episode is the message told
 RULES_WINDOW = 4000
 NOT_A_STATEMENT = "no statement about the person (questions, requests and chit-chat stay in the conversation)"
 
@@ -297,7 +286,8 @@ class Capturer:
         names = self.known_names()
         from assistant.memory.language import rules as extract_rules
 
-        units = [u.text for u in classify(window, names).statements if not control.instruction_shaped(u.text)]
+        found = classify(window, names)
+        units = [u.text for u in found.statements if not control.instruction_shaped(u.text)]
         names.update(own_names(" ".join(units)))
         units = [u for u in units if extract_rules.asserts_something(u, names)]  # "Suppose I moved ...", "tired today ..."
         if not units and cmd is not None and cmd.kind == "remember" and window.strip():
@@ -314,8 +304,9 @@ class Capturer:
             return Source(session_id=msg.session_id, message_id=msg.id, speaker="user", extractor=extractor,
                           extractor_version=version, observed_at=msg.observed_at)  # fmt: skip
 
+        told = " ".join(t for t in found.told if not control.instruction_shaped(t)) or said
         specs = [NewMemory(
-            said, kind=Kind.EPISODE, scope=self.scope, sources=(source(EPISODE_EXTRACTOR),),
+            told, kind=Kind.EPISODE, scope=self.scope, sources=(source(EPISODE_EXTRACTOR),),
             valid_at=_valid_from(grounded.valid_at, observed.tzinfo, msg.observed_at), trust=base_trust,
             confidence=1.0,
         )]  # fmt: skip

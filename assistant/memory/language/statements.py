@@ -102,6 +102,31 @@ class Classified:
         """The statement units, verbatim, in message order, joined by a space ("" if none)."""
         return " ".join(u.text for u in self.statements)
 
+    @property
+    def told(self) -> tuple[str, ...]:
+        """What the person told in the message, in order: its statements, its other declaratives
+        (not pasted text), and a question or request that names one of their own people ("help me
+        write to my landlord Mr Tremblay") or that the statement after it stands on ("a message for
+        Lucía? | Es la novia de mi hermano", "stretches for tendinitis? | my physio says it's from
+        the chainsaw")."""
+        units, out = self.units, []
+        for i, u in enumerate(units):
+            nxt = units[i + 1] if i + 1 < len(units) else None
+            if u.rule in ("pasted text", "too long") or u.act is Act.CHITCHAT:
+                continue
+            if u.act in (Act.QUESTION, Act.REQUEST) and not (
+                    own_names(u.text) or own_names(gloss(u.text) or "")
+                    or (nxt is not None and nxt.act in (Act.STATEMENT, Act.OTHER) and nxt.rule not in ("pasted text", "too long")
+                        and _STANDS_ON.search(nxt.text))):  # fmt: skip
+                continue
+            out.append(u.text)
+        return tuple(out)
+
+
+# a statement that stands on what was said before it: a third person pronoun, or (es, pt) a verb with its subject left out
+_STANDS_ON = re.compile(r"\b(?i:he|she|it|they|him|them|his|its|their|er|sie|ihn|ihm|il|elle|ils|elles|lui|él|ella|ele|ela|dele|dela)\b"
+                        r"|^(?i:es|está|era|fue|vive|é|foi|mora|c['’]est)\b|[他她它]")
+
 
 MAX_UNIT_CHARS = 600  # longer "sentences" are pasted text, not the person talking
 
