@@ -30,3 +30,32 @@ def test_a_question_nothing_stands_on_is_not_told():
     # a considered option is no fact: "Should I move to Paris for the job at Renault?" stays out
     assert told("I live in Lyon. Should I move to Paris for the job at Renault?") == "I live in Lyon."
     assert told("thanks!! I run a bakery in Ghent. Any tips for sourdough?") == "I run a bakery in Ghent."
+
+
+def test_an_emoji_before_a_question_ends_the_statement():
+    units = classify("Travemünde update: our sand dragon took 1st place 🏆🐉 how do I write a short thank-you note in german?").units
+    assert [u.act.value for u in units] == ["statement", "question"]  # the question had swallowed the win
+    assert units[0].text.startswith("our sand dragon took 1st place")
+    # an emoji inside a sentence goes on with it
+    assert len(classify("first day at ribeira ✂️ theyre shooting a period drama, im doing the wigs").units) == 1
+
+
+def test_a_first_night_or_day_somewhere_is_the_persons_life():
+    said = classify("first night in the sillery house on maguire!! boxes everywhere. what can I make with a kettle?")
+    assert said.statements[0].text.startswith("first night in the sillery house")
+    assert classify("first day at Madeira Cabos done.").statements  # had been "not about the person"
+
+
+def test_a_day_written_after_its_month_is_corrected():
+    from assistant.memory.language.corrections import corrected, said_instead
+
+    (c,) = said_instead("small correction on the wedding — it's june 27, not june 20, Cataraqui was already booked on the 20th.")
+    assert (c.new, c.old, c.cue) == ("june 27", "june 20", True)
+    assert corrected("we're thinking june 20 2027 at Domaine Cataraqui.", c) == "we're thinking june 27 2027 at Domaine Cataraqui."
+    assert said_instead("the party is july 2, not june 28") == []  # two dates, not one day said instead of another
+
+
+def test_a_lower_case_name_and_i_keep_their_plural_verb():
+    from assistant.memory.language.phrasing import third_person
+
+    assert third_person("jules and i are house hunting") == "jules and User are house hunting"  # was "User ares"

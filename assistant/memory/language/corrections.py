@@ -7,8 +7,8 @@ twelfth session: every fresh answers set had one, and the earlier day stayed the
     # "It's on the 12th of March at the Hôpital."
 
 A correction is ``X, not Y`` / ``X not Y`` / ``not Y but X`` where X and Y are values of one kind:
-a day of the month or a number (digits, an ordinal suffix allowed), a time of day, a weekday or a
-month. Other words ("tea not coffee", "Porto, not Lisbon") are left to the tidy-up: a place or a
+a day of the month or a number (digits, an ordinal suffix allowed, a month before it: "june 27,
+not june 20"), a time of day, a weekday or a month. Other words ("tea not coffee", "Porto, not Lisbon") are left to the tidy-up: a place or a
 taste said "not" is as often a contrast as a correction. ``cue``: the message says it corrects
 ("actually", "sorry", "wrong", "correction", "I mean", "my bad", "turns out", "changed",
 "moved", "rescheduled"); ``topic``: the content words of its sentence besides the values, which
@@ -28,7 +28,8 @@ from assistant.memory.language.dates import MONTHS
 _DAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _MONTHS = "(?:" + "|".join(m.casefold() for m in MONTHS) + ")"
 #: one value: a time of day, a number (an ordinal suffix allowed, "the" before it), a weekday or a month
-_VALUE = (r"(?:the\s+)?(?:\d{1,2}(?::\d\d)?\s*(?:am|pm)|\d{1,4}(?:st|nd|rd|th)?(?:\s+of\s+" + _MONTHS + r")?|" + _DAYS + r"s?|"
+_VALUE = (r"(?:the\s+)?(?:\d{1,2}(?::\d\d)?\s*(?:am|pm)|(?:" + _MONTHS + r"\s+(?=\d))?\d{1,4}(?:st|nd|rd|th)?(?:\s+of\s+" + _MONTHS + r")?|"
+          + _DAYS + r"s?|"
           + _MONTHS + r")")
 _INSTEAD = re.compile(r"(?P<new>" + _VALUE + r")\s*,?\s+(?:and\s+)?not\s+(?:on\s+|at\s+)?(?P<old>" + _VALUE + r")\b"
                       r"|\bnot\s+(?:on\s+|at\s+)?(?P<old2>" + _VALUE + r")\s*,?\s+but\s+(?:on\s+|at\s+)?(?P<new2>" + _VALUE + r")\b", re.I)
@@ -70,7 +71,8 @@ def said_instead(text: str) -> list[Instead]:
         for m in _INSTEAD.finditer(sentence):
             new, old = (m["new"], m["old"]) if m["new"] else (m["new2"], m["old2"])
             same = _digits(new) == _digits(old) if _kind(new) in ("number", "time") else _bare(new).casefold() == _bare(old).casefold()
-            if _kind(new) != _kind(old) or same:
+            months = {mo.casefold() for mo in re.findall(_MONTHS, f"{new} {old}", re.I)}
+            if _kind(new) != _kind(old) or same or (_kind(new) == "number" and len(months) > 1):  # "july 2, not june 28": two dates
                 continue
             rest = sentence[: m.start()] + " " + sentence[m.end():]
             topic = frozenset(w.casefold().removesuffix("'s").removesuffix("’s") for w in _WORD.findall(rest)) - _FILLER
@@ -94,7 +96,7 @@ def _old_pattern(old: str) -> re.Pattern[str]:
     """Where ``old`` may be written in an earlier text: its number as a word of its own (an ordinal
     suffix or not: "6th" finds "april 6"), or its weekday/month/time as written."""
     if _kind(old) == "number":
-        n = re.match(r"\d+", old).group()
+        n = re.search(r"\d+", old).group()
         return re.compile(r"(?<![\d:.,/-])" + n + r"(?P<suffix>st|nd|rd|th)?(?![\d:.,/]\d|\s*(?:am|pm|h)\b|\s*%)", re.I)
     word = re.escape(re.sub(r"\s+of\s+.*$", "", old, flags=re.I))
     return re.compile(r"\b" + word + r"\b", re.I)
@@ -109,7 +111,7 @@ def _places(text: str, old: str) -> list[re.Match[str]]:
     """The occurrences of ``old`` in ``text``; of a day of the month ("6th", "the 28th"), only
     those written as a date ("april 6", "the 14th of March", "6th"), never "14 km"."""
     found = list(_old_pattern(old).finditer(text))
-    day = int(re.match(r"\d+", old).group()) if _kind(old) == "number" else None
+    day = int(re.search(r"\d+", old).group()) if _kind(old) == "number" else None
     if day is None or re.fullmatch(r"\d+", old) or day > 31:
         return found
     iso = re.finditer(r"(?<=\b\d{4}-\d\d-)(?P<iso>%02d)\b" % day, text)  # "for 2026-04-06"
@@ -129,7 +131,7 @@ def corrected(text: str, c: Instead) -> str | None:
     if not places:
         return None
     if _kind(c.old) == "number":
-        n = int(re.match(r"\d+", c.new).group())
+        n = int(re.search(r"\d+", c.new).group())
         new = ["%02d" % n if m.groupdict().get("iso") else str(n) + (_ordinal(n) if m.groupdict().get("suffix") else "") for m in places]
     else:
         word = re.sub(r"\s+of\s+.*$", "", c.new, flags=re.I)

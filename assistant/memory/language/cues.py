@@ -148,7 +148,8 @@ WANT_CONTENT_INTL = re.compile(
 SUBJECT_DROPPED = re.compile(
     r"^(?:(?:just|finally|recently|also|officially)\s+)?(?:got|moved|started|finished|bought|sold|adopted|quit|joined"
     r"|left|graduated|married|passed|failed|broke|lost|won|went|came back|arrived|landed|booked|signed|retired|turned"
-    r"|spent|visited|flew|drove|ran|moving|starting|heading|flying|leaving)\s+(?!it\b|that\b|this\b|them\b)\w",
+    r"|spent|visited|flew|drove|ran|moving|starting|heading|flying|leaving)\s+(?!it\b|that\b|this\b|them\b)\w"
+    r"|^(?:first|last)\s+(?:full\s+)?(?:day|night|week|month|shift|morning)\s+(?:at|in|as|of)\s+\w",  # "first night in the new place"
     re.I,
 )
 ABOUT_ME = re.compile(r"^(?:(?:a (?:bit|little)|some (?:facts|things)|quick facts|more|something)\s+)?(?:about me|about myself)"

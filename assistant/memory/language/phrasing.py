@@ -64,7 +64,7 @@ def third_person(text: str, household: str = "User's household") -> str:
                 return f"User {aux}{rest}"
             return "User " + {"m": "is", "ve": "has", "ll": "will"}[c] + rest
         if m["ii"]:  # "Tom and I run ...": a plural subject keeps its verb
-            plural = re.search(r"(?:\b[A-Z][\w'’-]*|\b" + PERSON + r")\s+(?:and|&)\s*$", m.string[: m.start()]) is not None
+            plural = re.search(r"(?:\b[A-Z][\w'’-]*|\b" + PERSON + r"|^\s*[^\W\d_][\w'’-]*)\s+(?:and|&)\s*$", m.string[: m.start()]) is not None
             return f"User{m['advs']}{m['sp']}{m['verb'] if plural else conjugate(m['verb'])}"
         if m["poss"]:
             return "User's"

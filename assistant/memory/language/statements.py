@@ -133,7 +133,7 @@ MAX_UNIT_CHARS = 600  # longer "sentences" are pasted text, not the person talki
 # ----------------------------------------------------------------------------- splitting
 
 _ABBREV = re.compile(r"(?:\b(?:mr|mrs|ms|dr|st|prof|sr|jr|vs|etc|approx|no|e\.g|i\.e|a\.m|p\.m)\.|\b[A-Z]\.|^\s*\d{1,3}\.)$", re.I)
-_SENT_END = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s)|[。！？]+[”’」』)]*|\n+")
+_SENT_END = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s)|[。！？]+[”’」』)]*|\n+|(?P<emoji>" + cue.EMOJI + r"+[\ufe0f\u200d]*(?=\s+\S))")
 
 
 def _sentences(text: str) -> list[tuple[int, int]]:
@@ -143,10 +143,21 @@ def _sentences(text: str) -> list[tuple[int, int]]:
         end = m.end()
         if m.group().strip() == "." and _ABBREV.search(text[start:end]):
             continue  # "Dr. Smith", "e.g. this"
+        if m["emoji"] and not _asks_after(text, end):
+            continue  # an emoji inside a sentence ("first day at ribeira ✂️ theyre shooting ...")
         spans.append((start, end))
         start = end
     spans.append((start, len(text)))
     return trimmed(text, spans)
+
+
+def _asks_after(text: str, at: int) -> bool:
+    """An emoji typed in place of a full stop: what follows it up to the sentence end is a question
+    or a request ("our sand dragon took 1st place 🏆🐉 how do I write a thank-you note?"), which
+    would otherwise swallow the statement before it."""
+    nxt = re.search(r"[.!?…。！？\n]", text[at:])
+    tail = text[at : at + nxt.end() if nxt else len(text)].strip()
+    return bool(tail) and _act(tail, None)[0] in (Act.QUESTION, Act.REQUEST)
 
 
 def trimmed(text: str, spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
