@@ -231,15 +231,17 @@ def holds(kind: str | None, text: str, question: str) -> bool:
 
 
 _CAPITALS = re.compile(r"[A-ZÀ-Þ][\w’'-]+(?:\s+[A-ZÀ-Þ][\w’'-]+)*")  # a name of several words ("Cape Verde")
-_NAME_AFTER = re.compile(r",?\s+(?:(?:called|named|is)\s+)?(?:(?:Dr|Mr|Mrs|Ms|Sr|Sra)\.?\s+)?(?-i:[A-ZÀ-Þ])[\w’'-]+")
-_WHO_IS = re.compile(r"^\s*who(?:['’]s|\s+is)\s+(?:my|our)\b", re.I)
+# a name after the role: capitalised, or any word after a title as typed fast ("my physio dr nadeau says")
+_NAME_AFTER = re.compile(r",?\s+(?:(?:called|named|is)\s+)?(?:(?:(?:Dr|Mr|Mrs|Ms|Sr|Sra)\.?\s+)?(?-i:[A-ZÀ-Þ])[\w’'-]+|(?i:dr|mr|mrs|ms)\.?\s+[^\W\d_]{3,})")
+# who the person's X is, or X's name: "Who is my physio?", "I keep forgetting my physio's name, who is it?"
+_WHO_IS = re.compile(r"^\s*who(?:['’]s|\s+is)\s+(?:my|our)\b|\b(?:my|our)\b.*(?:\bname\b|\bwho(?:['’]s|\s+is|\s+was)\b)", re.I)
 
 
 def names_role(text: str, question: str, required: Sequence[str]) -> bool:
-    """A "Who is my X?" question's X is worded in ``text`` with a name right after it: "the physio,
-    Rui Matos, says ..." for "Who is my physiotherapist?" (MiniLM reads the long message far from the
-    short question: 0.22)."""
-    if not required or not _WHO_IS.match(question):
+    """A "Who is my X?" question's X (or "my X's name") is worded in ``text`` with a name right after
+    it: "the physio, Rui Matos, says ..." for "Who is my physiotherapist?", "my physio dr nadeau says"
+    (MiniLM reads the long message far from the short question: 0.22)."""
+    if not required or not _WHO_IS.search(question):
         return False
     return any(_covered(r, [w]) and _NAME_AFTER.match(text, m.end())
                for r in required for m in re.finditer(r"[^\W\d_]+", text) for w in [m.group().casefold()])
