@@ -112,3 +112,16 @@ def test_a_corrected_day_moves_when_the_memory_became_true(tmp_path, converted_e
         assert recital and "2027-06-14" in recital[0].text, [m.text for m in facts]
         moved = [m for m in facts if "Oudegracht" in m.text and "2026-06-05" in m.text]
         assert moved and moved[0].valid_at.date().isoformat() == "2026-06-05", [(m.text, m.valid_at) for m in facts]
+
+
+def test_a_day_something_was_moved_to_is_ahead_and_corrects_before_a_change_ends(tmp_path, converted_embedder_path):
+    # dev11: "moved our closing to june 29" said in May had been dated 2025-06-29 (the moving is
+    # past, the day is not); and the hot path's change had ended "closing is june 19" before the
+    # correction could rewrite it, so the 19th stayed in the answer to "when did we close"
+    said = [("house", "offer accepted on the Maguire place, closing is june 19."),
+            ("moved", "ugh the notary moved our closing to june 29, not the 19th anymore.")]  # fmt: skip
+    with said_retriever(tmp_path / "m.db", converted_embedder_path, said, said_on="2026-05-27") as r:
+        facts = r.store.list_memories(kind="fact")
+        assert any("closing to 2026-06-29" in m.text for m in facts), [m.text for m in facts]
+        earlier = [m for m in facts if "Maguire" in m.text]
+        assert earlier and "2026-06-29" in earlier[0].text and earlier[0].invalid_at is None, [(m.text, m.invalid_at) for m in facts]

@@ -227,13 +227,13 @@ class Capturer:
             added = iter(self.store.add_many([spec for p in todo for spec in p.specs], actor=actor))
             for p in todo:  # then a change said in plain words ends the earlier state now (issue 23), as a run would
                 self._apply(p, [next(added) for _ in p.specs])
-            for ch in retire_after_capture(self.store, [i for p in todo for i in p.result.created_ids]):
+            for p in todo:  # "actually it's the 9th not the 6th": the earlier memories say the 9th (the message a source),
+                p.result.corrected = correct_after_capture(self.store, " ".join(p.result.statements), p.result.created_ids,
+                                                           replace(p.specs[0].sources[0], extractor="correction"))
+            for ch in retire_after_capture(self.store, [i for p in todo for i in p.result.created_ids]):  # before a change ends them
                 for p in todo:
                     if ch.winner in p.result.created_ids or ch.memory_id in p.result.created_ids:
                         p.result.retired.append(ch.memory_id)
-            for p in todo:  # "actually it's the 9th not the 6th": the earlier memories say the 9th (the message a source)
-                p.result.corrected = correct_after_capture(self.store, " ".join(p.result.statements), p.result.created_ids,
-                                                           replace(p.specs[0].sources[0], extractor="correction"))
         return [p.result for p in plans]
 
     def _plan(self, message_id: int, off: str | None, trust: Trust | None, use_llm: bool | None) -> _Plan:

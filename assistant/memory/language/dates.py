@@ -38,7 +38,7 @@ from datetime import date, datetime, timedelta
 from typing import Callable
 
 from assistant.memory.language.dates_intl import RULES as INTL_RULES
-from assistant.memory.language.tense import FUTURE, PAST, clause_of, scope, tense
+from assistant.memory.language.tense import FUTURE, PAST, clause_of, moved_to, scope, tense
 
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
           "September", "October", "November", "December")  # fmt: skip
@@ -314,7 +314,7 @@ _IS_ON = re.compile(r"\b(?:is|are|['’]s)\s+(?:(?:on|for)\s+)?$", re.I)
 
 
 def _span(m: re.Match, rule: _Rule, zh: bool, base: datetime) -> DateSpan | None:
-    future = bool(FUTURE.search(scope(m.string, m.start(), m.end())))
+    future = bool(FUTURE.search(scope(m.string, m.start(), m.end()))) or moved_to(m.string, m.start())
     found = rule(m, base.date(), future)
     if isinstance(found, _Ask):
         day = _parse(found.phrase, found.lang, base, found.prefer or ("future" if future else "past"))

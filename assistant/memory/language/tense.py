@@ -60,10 +60,23 @@ def scope(text: str, start: int, end: int) -> str:
     return clause if cued(clause) else sentence_of(text, start, end)
 
 
+# a date something was moved to is when it now happens, whatever tense the moving was told in
+# ("the notary moved our closing to june 29", "the dentist postponed it until the 3rd")
+_MOVED_TO = re.compile(r"\b(?:moved|postponed|pushed(?:\s+back)?|rescheduled|delayed|changed|brought\s+forward|put\s+off|bumped)\b"
+                       r"[^.!?,;]{0,40}?\b(?:to|until|till|for)\s+(?:the\s+|on\s+)?$", re.I)
+
+
+def moved_to(text: str, start: int) -> bool:
+    """The date at ``start`` is one something was moved to ("moved our closing to june 29")."""
+    return _MOVED_TO.search(text, max(0, start - 60), start) is not None
+
+
 def tense(text: str, start: int, end: int) -> str | None:
     """The tense of the words around ``text[start:end]`` (:func:`scope`): "past" (was, went, ago,
-    last ...), "future" (will, going to, next ...), "present" (is, are, 's, due: a plan as a present
-    fact), else None."""
+    last ...), "future" (will, going to, next ...; a date something was moved to), "present" (is,
+    are, 's, due: a plan as a present fact), else None."""
+    if moved_to(text, start):
+        return "future"
     words = scope(text, start, end)
     if PAST.search(words) or PAST_VERB.search(words):
         return "past"
