@@ -59,3 +59,14 @@ def test_a_lower_case_name_and_i_keep_their_plural_verb():
     from assistant.memory.language.phrasing import third_person
 
     assert third_person("jules and i are house hunting") == "jules and User are house hunting"  # was "User ares"
+
+
+def test_he_typed_fast_opening_an_aside_is_the_one_named_before_it_not_a_place():
+    from assistant.memory.language.casual import asides_after
+
+    # had been "User: Hes a paramedic." and, with the apostrophe, "Winnipeg's a paramedic."
+    assert asides_after("my brother Anders is flying in from Winnipeg (hes a paramedic).") == \
+        "my brother Anders is flying in from Winnipeg. Anders is a paramedic."
+    assert asides_after("my brother Anders is flying in for the weekend (he's a paramedic so he had to swap shifts).") == \
+        "my brother Anders is flying in for the weekend. Anders is a paramedic so Anders had to swap shifts."
+    assert asides_after("Luzia is 7 (she's obsessed with horses) and loves school.") == "Luzia is 7 and loves school. Luzia's obsessed with horses."

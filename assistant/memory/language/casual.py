@@ -24,6 +24,7 @@ from rapidfuzz.distance import OSA
 from assistant.memory.language.cues import EMOJI, PAST_WORD, PERSON
 from assistant.memory.language.gloss import LANGS, english_words, lexicon
 from assistant.memory.language.langid import detect
+from assistant.memory.language.referents import resolve_third
 
 _CONTRACTIONS = {
     "im": "I'm", "ive": "I've", "dont": "don't", "doesnt": "doesn't", "didnt": "didn't", "cant": "can't", "isnt": "isn't",
@@ -31,7 +32,7 @@ _CONTRACTIONS = {
     "couldnt": "couldn't", "wouldnt": "wouldn't", "shouldnt": "shouldn't", "hes": "he's", "shes": "she's",
     "thats": "that's", "theyre": "they're", "youre": "you're", "weve": "we've", "theyve": "they've",
 }  # fmt: skip
-_WORD = re.compile(r"\b(?:" + "|".join(_CONTRACTIONS) + r"|i)\b")
+_WORD = re.compile(r"\b(?:(?i:" + "|".join(_CONTRACTIONS) + r")|i)\b")  # "Hes a paramedic" opening an aside too
 _NAME = r"(?P<n>[^\W\d_][^\W\d_'’]*(?:-[^\W\d_]+)*)"  # any alphabet's letters: "klaipėda", "gdańsk" (lower case: see capital)
 #: A name's place, the lower-case name after it.
 _PLACE_OF_NAME = re.compile(
@@ -58,12 +59,18 @@ def _mostly_english(text: str, lang: str) -> bool:
     return bool(ws) and other is not None and en >= 1 and en > sum(other.get((w,)) is not None for w in ws)
 
 
+def _contracted(m: re.Match[str]) -> str:
+    word = m.group()
+    full = _CONTRACTIONS.get(word.casefold(), "I")
+    return full[:1].upper() + full[1:] if word[:1].isupper() else full
+
+
 def written(text: str) -> str:
     """``text`` as written English when it is an English message (module docstring); as it is
     otherwise."""
     if (lang := detect(text)) != "en" and not _mostly_english(text, lang):
         return text
-    text = _WORD.sub(lambda m: _CONTRACTIONS.get(m.group(), "I"), text)
+    text = _WORD.sub(_contracted, text)
     text = _BARE_FAMILY.sub(lambda m: m["pre"] + "my " + m["f"] + ("'s" if m["s"] else ""), text)
     known = english_words()  # an English message: "my cat pfeffer" is named, though German knows "Pfeffer"
 
@@ -108,7 +115,7 @@ def unshout(text: str) -> str:
 _ASIDE = re.compile(r"\s*\((?P<a>[^()\n]*\w[^()\n]*\s[^()\n]*)\)")
 _APPOSITION = re.compile(r"(?i:my|our|his|her|their|mi|mis|mon|ma|mes|mein|meine|meu|minha)\s+\w+(?:\s+\w+){0,2}(?P<p>[!?.]*)")
 # an aside with a subject of its own is a clause of its own ("yes really -- I'm the one on the rope", "il est ingé son là-bas")
-_OWN_SUBJECT = re.compile(r"\b(?:I|[Ii]['’](?:m|ve|ll|d)|he|she|we|they|it['’]s|je|j['’]|il|elle|ils|elles|nous|ich|er|sie|wir|yo|él|ella"
+_OWN_SUBJECT = re.compile(r"\b(?:I|[Ii]['’](?:m|ve|ll|d)|he|she|hes|shes|we|they|it['’]s|je|j['’]|il|elle|ils|elles|nous|ich|er|sie|wir|yo|él|ella"
                           r"|nosotros|eu|ele|ela|nós|eles|elas)\b")
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)|\n|$")
 
@@ -146,9 +153,10 @@ def asides_after(text: str) -> str:
             continue
         end = _SENTENCE_END.search(text, m.end())
         stop = end.end() if end.group() in ".!?。！？" else end.start()
-        before = re.findall(r"(?<![.!?]\s)\b(?!I\b)[A-Z][\w'’-]+", text[pos:m.start()])
-        if before and (he := re.match(r"(?:she|he)(?=['’]s\b|\s)", aside, re.I)):  # "Luzia is 7 (she's obsessed ...)": Luzia,
-            aside = before[-1] + aside[he.end():]  # whoever the sentence names after it
+        # whoever the sentence names before it, not a place ("Anders is flying in from Winnipeg (hes a paramedic)": Anders)
+        before = re.findall(r"(?<![.!?]\s)(?<!\bin\s)(?<!\bat\s)(?<!\bto\s)(?<!\bon\s)(?<!\bof\s)(?<!\bnear\s)(?<!\bfrom\s)\b(?!I\b)[A-Z][\w'’-]+", text[pos:m.start()])
+        if before and re.match(r"(?:she|he)(?=['’]?s\b|\s)", aside, re.I):  # "Luzia is 7 (she's obsessed ...)": Luzia
+            aside = resolve_third(re.sub(r"^(s?he)s\b", r"\1's", aside, flags=re.I), before[-1])  # "hes a paramedic": "Anders is a paramedic"
         aside = aside[0].upper() + aside[1:] + ("" if aside[-1] in ".!?。！？" else ".")
         sentence = text[pos:m.start()] + text[m.end():stop]
         if not sentence.rstrip().endswith(tuple(".!?。！？")):
