@@ -70,3 +70,16 @@ def test_he_typed_fast_opening_an_aside_is_the_one_named_before_it_not_a_place()
     assert asides_after("my brother Anders is flying in for the weekend (he's a paramedic so he had to swap shifts).") == \
         "my brother Anders is flying in for the weekend. Anders is a paramedic so Anders had to swap shifts."
     assert asides_after("Luzia is 7 (she's obsessed with horses) and loves school.") == "Luzia is 7 and loves school. Luzia's obsessed with horses."
+
+
+def test_owning_a_business_is_where_one_works_and_as_of_takes_the_bare_date():
+    from datetime import datetime, timezone
+
+    from assistant.memory.language.dates import ground
+    from assistant.memory.language.rules import extract
+
+    said = datetime(2026, 10, 5, 12, tzinfo=timezone.utc)
+    got = {c.slot: c.text for c in extract("as of today I'm officially the sole owner of Frost & Grain.", said)}
+    assert got.get("employer") == "User works at Frost & Grain as the sole owner."  # the later employer: "Where do I work?"
+    assert ground("as of today I'm officially the sole owner", said).text.startswith("as of 2026-10-05 ")  # was "as of on 2026-10-05"
+    assert "employer" not in {c.slot for c in extract("I'm the proud owner of a new bike", said)}

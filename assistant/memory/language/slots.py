@@ -114,6 +114,9 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
         # "first day at ribeira", "my first full week at Kastrup is done": a new job said by its first days (not "Tobi's first day at ...")
         (r"(?<!['’]s )(?<!\bhis )(?<!\bher )(?<!\btheir )" + K(r"\b(?:my\s+)?first\s+(?:full\s+)?(?:day|week|shift)\s+(?:at|with)\s+") + THE + PN(),
          lambda m: ("employer", f"User works at {_the(m)}{m['x']}.")),
+        # "as of today I'm officially the sole owner of Frost & Grain": a business of their own is where they work
+        (_IM + ADV + r"\s+(?P<o>" + K(r"(?:the\s+|an?\s+)?(?:(?:sole|proud|new|co|joint)[\s-]+)?(?:owner|co-?owner)") + r")" + K(r"\s+of\s+") + THE + PN(),
+         lambda m: ("employer", f"User works at {_the(m)}{m['x']} as {m['o']}.")),
         # "I started at the Port of Leixões last Monday as a flood-risk analyst": a new job's employer and title
         (_STARTED_AT + THE + PN(),
          lambda m: ("employer", f"User works at {_the(m)}{m['x']}.")),
