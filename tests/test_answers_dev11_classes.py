@@ -15,3 +15,22 @@ def test_a_role_named_after_a_title_typed_fast_answers_who_it_is():
     assert names_role("the physio, Rui Matos, says no climbing for 8 weeks", "Who is my physio?", ("physio",))
     assert not names_role("my physio says my wrist is way better.", q, required)  # no name after the role
     assert not names_role("my physio dr nadeau says my wrist is way better.", "What did my physio say about climbing?", ("physio",))
+
+
+def test_a_search_knows_the_names_given_to_the_asked_relation_from_all_of_memory(tmp_path, converted_embedder_path):
+    # dev12: "What does my partner do for work?" with "My boyfriend Thiago ..." said months before
+    # "Thiago works as a physiotherapist.": the naming memory was not among the hits, so nothing
+    # said the physiotherapist was the partner. The search carries the names, and a view in
+    # English (another language among the hits) keeps them.
+    from said_support import said_retriever  # tests/ is on sys.path (rootdir conftest)
+
+    from assistant.memory.retrieval.crosslang import english_view
+
+    said = ["My boyfriend Thiago is Brazilian, from Curitiba.", "Thiago works as a physiotherapist.",
+            "Eu e o Thiago vamos a Lisboa no dia 14 de maio."]  # fmt: skip
+    with said_retriever(tmp_path / "m.db", converted_embedder_path, said) as r:
+        hits = r.search("What does my partner do for work?", k=10, include_rejected=True)
+        assert hits.aliases == {"thiago": "partner"}
+        view = english_view("What does my partner do for work?", hits)
+        assert view is not None and view[1].aliases == {"thiago": "partner"}
+        assert r.search("What's my favourite colour?", k=10, include_rejected=True).aliases == {}  # no relation asked

@@ -244,7 +244,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     cands = [h for h in hits if _eligible(h, stating)]
     if not cands:
         return None
-    aliases = aliases_of(hits)
+    aliases = {**getattr(hits, "aliases", {}), **aliases_of(hits)}  # "Thiago" for "my partner", known from all of memory
     forms_q = ask_forms(question, aliases)
     use_sem = matcher is not None and getattr(matcher, "available", False)
     cs = getattr(matcher, "cosines", None) or forms.Cosines()  # the embedder's (MiniLM's by default)

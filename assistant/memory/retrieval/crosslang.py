@@ -32,6 +32,7 @@ class View(list):
     llama Amparo y es alérgica a los gatos" -> "is called Amparo and is allergic to cats")."""
 
     stating: frozenset[int] = frozenset()
+    aliases: dict[str, str] = {}  # the search's (:class:`~.scoring.Hits`), carried over
 
 
 def english_view(question: str, hits: Sequence[Any]) -> tuple[str, View] | None:
@@ -43,6 +44,7 @@ def english_view(question: str, hits: Sequence[Any]) -> tuple[str, View] | None:
     changed = q is not None
     view = View()
     view.stating = frozenset(h.memory.id for h in hits if states_something(h.memory.text))
+    view.aliases = dict(getattr(hits, "aliases", {}))
     for h in hits:
         g = gloss(h.memory.text)
         changed = changed or g is not None

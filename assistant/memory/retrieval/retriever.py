@@ -74,7 +74,7 @@ from assistant.memory.store import search_reads as reads
 from assistant.memory.store.filters import MemoryFilter, select_sql
 from assistant.memory.records import Kind, Scope, Status
 from assistant.memory.store.rows import MEMORY_COLUMNS, hydrate
-from assistant.memory.retrieval.scoring import (Hit, EntityMatch, Signal, bm25_signal, entity_signal, fuse,
+from assistant.memory.retrieval.scoring import (Hit, Hits, EntityMatch, Signal, bm25_signal, entity_signal, fuse,
                                                 passes_threshold, semantic_signal)  # fmt: skip
 from assistant.memory.store.vecscan.cache import cache_for
 from assistant.memory.language.reading import english_embed
@@ -276,7 +276,7 @@ class Retriever:
         for mid, score, passed, _tier, sigs in top:
             why = "" if passed else gate.reasons.get(mid) or f"semantic score below the threshold {self.threshold}"
             out.append(Hit(mems[mid], score, sigs, passed, why))
-        return out
+        return Hits(out, {n: rel for rel in asked.relations for n in sorted(known(rel)[1])})
 
     def _rescore_old_versions(self, rows: dict[int, Any], cos: dict[int, float], qv: np.ndarray) -> set[int]:
         """known_at: a version that differs from today's is scored on its own text (cosine of

@@ -189,3 +189,13 @@ class Hit:
                 for s in self.signals
             ]
         return d
+
+
+class Hits(list):
+    """The hits of one search, best first, and ``aliases``: the names the person gave the
+    relations the query asks about, from all of memory ({"thiago": "partner"} for "What does my
+    partner do?" with "User's boyfriend is Thiago." stored, whether or not that memory is a hit)."""
+
+    def __init__(self, hits: Any = (), aliases: dict[str, str] | None = None) -> None:
+        super().__init__(hits)
+        self.aliases = dict(aliases or {})
