@@ -83,3 +83,18 @@ def test_owning_a_business_is_where_one_works_and_as_of_takes_the_bare_date():
     assert got.get("employer") == "User works at Frost & Grain as the sole owner."  # the later employer: "Where do I work?"
     assert ground("as of today I'm officially the sole owner", said).text.startswith("as of 2026-10-05 ")  # was "as of on 2026-10-05"
     assert "employer" not in {c.slot for c in extract("I'm the proud owner of a new bike", said)}
+
+
+def test_a_new_job_accepted_as_a_title_and_a_flat_shared_somewhere_fill_their_slots():
+    # dev12 (the held-out's design): both had been facts only, so "Where do I work these days?" kept the old employer
+    from datetime import datetime, timezone
+
+    from assistant.memory.language.rules import extract
+
+    said = datetime(2026, 6, 2, 12, tzinfo=timezone.utc)
+    got = {c.slot: c.text for c in extract("Big news: I've accepted a job as logistics coordinator at Van Dijk Shipping, starting on the 1st of July.", said)}
+    assert got.get("employer") == "User works at Van Dijk Shipping." and got.get("job_title") == "User works as logistics coordinator."
+    got = {c.slot: c.text for c in extract("We've moved! Thiago and I now share a flat in Delfshaven, still in Rotterdam.", said)}
+    assert got.get("home_city") == "User lives in Delfshaven."
+    assert "home_city" not in {c.slot for c in extract("we're renting a cottage in Kinsale for the summer", said)}  # a holiday's
+    assert "employer" not in {c.slot for c in extract("she accepted a job as a nurse at St Mary's", said)}  # not the person's

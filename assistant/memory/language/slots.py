@@ -95,6 +95,9 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
         (r"(?:\b[Ii]\b|\b[Ww]e\b|\b(?i:and)\b)" + PERF + ADV + K(r"\s+(?:moved\s+into|got\s+the\s+keys\s+(?:to|for)|signed\s+(?:the\s+)?lease\s+(?:on|for))\s+")
          + _DWELLING, lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
         (K(r"\b(?:my|our)\s+new\s+") + _DWELLING, lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
+        # "Thiago and I now share a flat in Delfshaven", "we're renting a cottage in Kinsale": where they live
+        (r"(?:\b[Ii]\b|\b[Ww]e\b)" + AUX + ADV + K(r"\s+(?:share|sharing|rent|renting)\s+") + _DWELLING + r"\b(?!\s+(?i:for|over)\s+(?:the|a|two|three)\b)",  # not a holiday's
+         lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
         # "the removal van dropped the last of our boxes at the new place in Amager": the new home, in a clause of their own
         # (or where they are, in a clause of no one else: "first night in the new flat in Almaty")
         (r"(?!.*\b(?i:he|she|they|his|her|their)\b)(?!.*\b(?i:my|our)\s+(?:\w+\s+)?(?i:" + PERSON[3:-1] + r")\b)"
@@ -111,6 +114,10 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
          lambda m: ("employer", f"User works {m['p'].lower()} {_the(m)}{m['x']}.")),
         (SUBJ + ADV + K(r"\s+(?:got|started|began|accepted)\s+(?:a\s+|the\s+)?(?:new\s+)?(?:job|position|role)\s+(?:at|with)\s+") + THE + PN(),
          lambda m: ("employer", f"User works at {_the(m)}{m['x']}.")),
+        # "I've accepted a job as logistics coordinator at Van Dijk Shipping": the new job's title and employer
+        (SUBJ + PERF + ADV + K(r"\s+(?:got|accepted|took|landed|was\s+offered)\s+(?:a\s+|the\s+)?(?:new\s+)?(?:job|position|role)\s+as\s+")
+         + r"(?P<art>(?i:an?)\s+)?" + ROLE + K(r"\s+(?:at|with)\s+") + THE + PN(),
+         lambda m: [("job_title", f"User works as {(m['art'] or '')}{m['role']}."), ("employer", f"User works at {_the(m)}{m['x']}.")]),
         # "first day at ribeira", "my first full week at Kastrup is done": a new job said by its first days (not "Tobi's first day at ...")
         (r"(?<!['’]s )(?<!\bhis )(?<!\bher )(?<!\btheir )" + K(r"\b(?:my\s+)?first\s+(?:full\s+)?(?:day|week|shift)\s+(?:at|with)\s+") + THE + PN(),
          lambda m: ("employer", f"User works at {_the(m)}{m['x']}.")),
