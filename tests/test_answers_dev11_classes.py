@@ -34,3 +34,23 @@ def test_a_search_knows_the_names_given_to_the_asked_relation_from_all_of_memory
         view = english_view("What does my partner do for work?", hits)
         assert view is not None and view[1].aliases == {"thiago": "partner"}
         assert r.search("What's my favourite colour?", k=10, include_rejected=True).aliases == {}  # no relation asked
+
+
+def test_a_favourite_asked_in_other_words_is_named_by_meaning(tmp_path, converted_embedder_path):
+    # dev12: "What's my favourite novel?" had gated out "My favourite book is ..." (no word of the
+    # question named it); the embedder reads "favourite novel" as "favourite book" (MiniLM 0.93),
+    # not "favourite film" as "favourite book" (0.75)
+    from said_support import said_retriever  # tests/ is on sys.path (rootdir conftest)
+
+    from assistant.memory.retrieval.gates import favourite_alike
+
+    said = ["My favourite book is One Hundred Years of Solitude; I reread it every couple of years.",
+            "My favourite dish is my grandmother's arroz al horno."]  # fmt: skip
+    with said_retriever(tmp_path / "m.db", converted_embedder_path, said) as r:
+        assert favourite_alike(said[0], ("novel",), r.embed_query)
+        assert not favourite_alike(said[0], ("film",), r.embed_query)
+        assert not favourite_alike(said[0], ("novel",), None)  # no embedder: words only
+        why = {h.memory.text: h.why_not for h in r.search("What's my favourite novel?", k=10, include_rejected=True)}
+        assert not why.get(said[0], "").startswith("does not name the favourite"), why
+        why = {h.memory.text: h.why_not for h in r.search("What's my favourite film?", k=10, include_rejected=True)}
+        assert why.get(said[0], "does not name").startswith("does not name the favourite"), why

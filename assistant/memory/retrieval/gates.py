@@ -53,14 +53,30 @@ class Gate:
     claimed: set[int] = field(default_factory=set)  # states the relation a slot question asks
 
 
+#: "my favourite meal" / "my favourite dish" (MiniLM 0.81), "novel" / "book" 0.93, "movie" / "film" 0.95; not
+#: "book" / "film" 0.75, "author" / "book" 0.79, "film" / "band" 0.61
+FAVOURITE_ALIKE = 0.80
+_FAVOURITE_OF = re.compile(r"\bfavou?rite\s+([^\W\d_]+(?:\s+[^\W\d_]+)?)\s+(?:is|are|was|were|has\s+to\s+be)\b", re.I)
+
+
+def favourite_alike(text: str, thing: tuple[str, ...], embed: Callable[[str], Any] | None) -> bool:
+    """``text`` names a favourite whose thing means what was asked, by the embedder: cos("my
+    favourite <asked>", "my favourite <said>") >= :data:`FAVOURITE_ALIKE`."""
+    said = [m[1] for m in _FAVOURITE_OF.finditer(text)]
+    if embed is None or not said:
+        return False
+    asked = embed("my favourite " + " ".join(thing))
+    return any(float(asked @ embed("my favourite " + s)) >= FAVOURITE_ALIKE for s in said)
+
+
 def gate(c: Any, rows: dict[int, Any], cos: dict[int, float], slot_ids: set[int], asked: ans.Asked,
          slots: tuple[str, ...], *, threshold: float, names: tuple[str, ...],
          known: Callable[[str], tuple[bool, set[str]]], doc_freq: Callable[[list[str]], dict[str, int]],
-         n_rows: Callable[[], int]) -> Gate:  # fmt: skip
+         n_rows: Callable[[], int], embed: Callable[[str], Any] | None = None) -> Gate:  # fmt: skip
     """Which candidates (``rows``: id -> memory row, ``cos``: their cosines) cannot answer the
     question and which may pass below ``threshold``; slot answers are never gated. ``names``:
     the person's own names (:func:`person_names_in`); ``known(relation)``: :func:`relation_known`
-    for the search's filter."""
+    for the search's filter; ``embed``: the unit query vector of a text (:func:`favourite_alike`)."""
     g = Gate()
     for mid, r in rows.items():
         if mid not in slot_ids and r[_KIND] == Kind.EPISODE.value and not any(map(ans.states_something, readings(r[1]))):
@@ -80,7 +96,8 @@ def gate(c: Any, rows: dict[int, Any], cos: dict[int, float], slot_ids: set[int]
                 g.reasons.setdefault(mid, f"not about the person's {rel}")
     if asked.favourite:
         for mid, r in rows.items():
-            if mid not in slot_ids and not any(ans.mentions_favourite(t, asked.favourite) for t in readings(r[1])):
+            if mid not in slot_ids and not any(ans.mentions_favourite(t, asked.favourite) or favourite_alike(t, asked.favourite, embed)
+                                               for t in readings(r[1])):
                 g.reasons.setdefault(mid, f"does not name the favourite {' '.join(asked.favourite)} asked for")
     if asked.names:
         # a name, or a word written capitalised ("my GP"), that no memory has, nor any word for the same thing ("doctor")

@@ -263,8 +263,8 @@ class Retriever:
         # ... and against "What does Rafael do?" (gates.read_with_names): below the threshold, they come first by it
         first = gates.named_cosines(named, gates.read_with_names(text, asked, known), self.cache.cosines, self.embed_query) \
             if self._embed is not None else {}
-        gate = gates.gate(c, rows, cos, set(slot_ids), asked, slots, threshold=self.threshold, names=names, known=known,
-                          doc_freq=lambda terms: self._doc_freq(c, terms), n_rows=lambda: self._n_rows(c))
+        gate = gates.gate(c, rows, cos, set(slot_ids), asked, slots, threshold=self.threshold, names=names, known=known, n_rows=lambda: self._n_rows(c),
+                          doc_freq=lambda terms: self._doc_freq(c, terms), embed=self.embed_query if self._embed is not None else None)
         scored = self._score(c, text, rows, cos, set(slot_ids), include_rejected, gate, old)
         first.update(dict.fromkeys(role_ids, 1.0))  # a job by its structure, for a job question: first below the threshold
         order = sorted(scored, key=lambda h: (not h[2], h[3], -(first.get(h[0], 0.0) if not h[2] else 0.0), -h[1],
