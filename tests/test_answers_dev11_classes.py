@@ -54,3 +54,20 @@ def test_a_favourite_asked_in_other_words_is_named_by_meaning(tmp_path, converte
         assert not why.get(said[0], "").startswith("does not name the favourite"), why
         why = {h.memory.text: h.why_not for h in r.search("What's my favourite film?", k=10, include_rejected=True)}
         assert why.get(said[0], "does not name").startswith("does not name the favourite"), why
+
+
+def test_a_surname_from_the_full_name_and_a_professionals_name_from_their_title():
+    from assistant.memory.retrieval.held import gives_name, holds
+
+    # dev12: "my surname" is in the person's full name; "What's my dentist's name?" in "with Dr. Bakker"
+    assert holds("surname", "I'm Marisol Vidal Keller, but everyone just calls me Mari.", "Remind me what my surname is.")
+    assert not holds("surname", "I'm Mari, and I live in Rotterdam.", "Remind me what my surname is.")  # one name: no surname
+    assert gives_name("I've got a dentist appointment on the 12th of April with Dr. Bakker.", ["dentist"])
+    assert not gives_name("I've got a dentist appointment on the 12th of April.", ["dentist"])
+    assert not gives_name("My sister had a check-up with Dr. Bakker.", ["sister"])  # a titled name is no family name
+
+
+def test_a_mate_is_a_friend():
+    from assistant.memory.retrieval.answerable import asked
+
+    assert asked("I forget what my best mate does for work.").relations == ("friend",)

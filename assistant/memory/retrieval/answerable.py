@@ -59,7 +59,7 @@ RELATIONS: dict[str, tuple[str, ...]] = {
                 "other half", "better half", "hubby", "missus", "wifey"),
     "boss": ("boss", "manager", "supervisor", "line manager"),
     "colleague": ("colleague", "coworker", "co-worker"),
-    "friend": ("friend", "bestie", "pal", "buddy"),
+    "friend": ("friend", "bestie", "pal", "buddy", "mate"),
     "neighbour": ("neighbour", "neighbor"),
     "landlord": ("landlord", "landlady"),
     "dentist": ("dentist",),

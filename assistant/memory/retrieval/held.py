@@ -40,6 +40,8 @@ _CLOCK = re.compile(r"\b\d{1,2}(?:[:.h]\d\d|\s*(?:[ap]\.m\.?|(?:am|pm|o['’]clo
                     r"|midnight|lunchtime|dawn|tonight|abends?|morgens?|mittags?|nachts?|soir|matin|midi|nuit|tarde|noche|mañana|manhã|noite)s?\b"
                     r"|[早晚上下中]午|晚上|早上|点", re.I)
 _SURNAME_SAID = re.compile(r"\b(?:surname|last\s+name|family\s+name|apellidos?|nachname|nom\s+de\s+famille|sobrenome)\b|姓", re.I)
+_MY_SURNAME = re.compile(r"\bmy\s+(?:sur|last\s+|family\s+)name\b", re.I)
+_FULL_NAME = re.compile(r"(?:\bI['’]m|\bI\s+am|\bmy\s+name\s+is|\bUser['’]s\s+name\s+is)\s+(?-i:[A-Z])[\w’'-]+\s+(?-i:[A-Z])[\w’'-]+", re.I)
 _ASKS_AGE = re.compile(r"\bhow\s+old\b|\bwhat\s+age\b", re.I)
 #: A verb or adverb form ("joined", "finally", "going"): no name of a thing.
 _INFLECTED = re.compile(r"\w{3}(?:ed|ly|ing)$")
@@ -203,8 +205,9 @@ def holds(kind: str | None, text: str, question: str) -> bool:
         # "my allergy medication"; not "joined" in "User has joined a choir." for "What's the name of my choir?")
         return any(not t[0].isdigit() for t in strong) or any(k not in _RELATION_WORDS and not k.isdigit() and not _INFLECTED.search(k)
                                                               for k in key)
-    if kind == "surname":  # the surname said ("我的老师姓王"), or a capitalised word after a name asked ("Claudine Martin")
-        return _SURNAME_SAID.search(text) is not None or any(re.search(rf"\b{re.escape(n)}\s+(?-i:[A-Z])[\w’'-]+", text, re.I) for n in question_names(question))
+    if kind == "surname":  # the surname said ("我的老师姓王"), or a capitalised word after a name asked ("Claudine Martin"),
+        return _SURNAME_SAID.search(text) is not None or any(re.search(rf"\b{re.escape(n)}\s+(?-i:[A-Z])[\w’'-]+", text, re.I) for n in question_names(question)) \
+            or (_MY_SURNAME.search(question) is not None and _FULL_NAME.search(text) is not None)  # or the person's full name for theirs
     if kind == "colour":  # a colour word ("a ginger tabby"), not just any memory about the one asked
         return any(w in COLOURS for w in words(text)) or any(ch in text for ch in COLOUR_CHARS)
     if kind == "year":  # a year the question does not say: "born in 1987", not "March 9th"
@@ -367,7 +370,12 @@ def gives_name(text: str, relations: Sequence[str]) -> bool:
             f = re.match(rf"(?:{link}){name}", text[m.end():m.end() + 80])
             if f and _a_name(f["n"], lower=i > 0):  # "mum complained": a bare word after it is a name only if capitalised
                 return True
-    return any(_a_name(m["n"]) for m in re.finditer(rf"{name}\s*(?:,\s*|\s+is\s+|\s*\()(?i:my|our|user['’]s|her|his|their|mi|mon|ma|mein|meine|meu|minha)\s+(?:\w+\s+)?(?i:{ws})\b", text))
+    return any(_a_name(m["n"]) for m in re.finditer(rf"{name}\s*(?:,\s*|\s+is\s+|\s*\()(?i:my|our|user['’]s|her|his|their|mi|mon|ma|mein|meine|meu|minha)\s+(?:\w+\s+)?(?i:{ws})\b", text)) \
+        or (bool(_PROFESSIONAL & set(relations)) and _TITLED.search(text) is not None)  # "a dentist appointment ... with Dr. Bakker"
+
+
+_PROFESSIONAL = frozenset({"dentist", "doctor", "vet", "therapist", "teacher", "coach", "physio"})
+_TITLED = re.compile(r"\b(?:Dr|Dra|Prof)\.?\s+(?-i:[A-Z])[\w’'-]+")
 
 
 def _a_name(word: str, lower: bool = True) -> bool:
