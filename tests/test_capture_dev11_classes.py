@@ -98,3 +98,13 @@ def test_a_new_job_accepted_as_a_title_and_a_flat_shared_somewhere_fill_their_sl
     assert got.get("home_city") == "User lives in Delfshaven."
     assert "home_city" not in {c.slot for c in extract("we're renting a cottage in Kinsale for the summer", said)}  # a holiday's
     assert "employer" not in {c.slot for c in extract("she accepted a job as a nurse at St Mary's", said)}  # not the person's
+
+
+def test_a_verb_the_third_person_rewrite_conjugated_is_the_persons_word():
+    from assistant.memory.language.validate import validate
+
+    # dev12: "User goes to the climbing gym ..." had been rejected, "goes" not being in "I go to ..."
+    said = ["I go to the climbing gym every Tuesday evening after work."]
+    assert validate("User goes to the climbing gym every Tuesday evening after work.", said) is None
+    assert validate("User flies to Oslo every month.", ["I fly to Oslo every month."]) is None
+    assert validate("User goes to the climbing gym every Tuesday evening after work.", ["I like the climbing gym."]) is not None

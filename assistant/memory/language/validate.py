@@ -46,6 +46,19 @@ STOPWORDS = frozenset(
     that this these those""".split()
 )
 # The vocabulary extractors use to phrase facts; it need not occur in the message.
+def _as_said(word: str) -> set[str]:
+    """The first-person forms the third-person rewrite (:func:`~.phrasing.conjugate`) made ``word``
+    from: "goes" <- "go", "does" <- "do", "has" <- "have", "flies" <- "fly" ("I go to the climbing
+    gym" -> "User goes to ...")."""
+    fixed = {"goes": "go", "does": "do", "has": "have", "doesn't": "don't", "doesn’t": "don’t", "hasn't": "haven't", "hasn’t": "haven’t"}
+    out = {fixed[word]} if word in fixed else set()
+    if word.endswith("ies"):
+        out.add(word[:-3] + "y")
+    if word.endswith("es"):
+        out.add(word[:-2])
+    return out
+
+
 TEMPLATE_WORDS = frozenset(
     """user user's lives live living works work working worked named called name name's is's favourite
     favorite moved switched promoted married allergic allergy birthday diet eats eat drinks drink
@@ -177,7 +190,7 @@ def validate(fact: str, sources: str | Iterable[str], *, existing: Iterable[str]
         f = _fold(w)
         if w[0].isdigit() or f in STOPWORDS or f in TEMPLATE_WORDS or (len(f) < 3 and not re.match(f"[{_CJK}]", f)) or f in src_folded:
             continue
-        if stem(w) not in src_stems:
+        if stem(w) not in src_stems and not _as_said(f) & src_folded:
             unsupported.append(w)
     if unsupported:
         unsupported = list(dict.fromkeys(unsupported))
