@@ -71,3 +71,19 @@ def test_a_mate_is_a_friend():
     from assistant.memory.retrieval.answerable import asked
 
     assert asked("I forget what my best mate does for work.").relations == ("friend",)
+
+
+def test_the_thing_of_a_relation_asked_by_name_must_be_spoken_of():
+    from assistant.memory.retrieval.held import says_possessed
+    from assistant.memory.retrieval.questions import possessed
+    from assistant.memory.retrieval.terms import words
+
+    # dev12: "What is my brother's dog called?" had been answered "User's younger brother is Pablo."
+    assert possessed("What is my brother's dog called?") == "dog"
+    assert possessed("what is the name of the dog of my brother?") == "dog"  # another language read in English
+    assert possessed("What's my mum's name?") is None
+    text = "User's younger brother is Pablo."
+    assert not says_possessed("dog", text, words(text))
+    text = "Pablo has a beagle called Toby and a dog bed in every room."
+    assert says_possessed("dog", text, words(text))
+    assert says_possessed("husband", "my sister Fenna and her fiancé Pieter", words("my sister Fenna and her fiancé Pieter"))  # a word of the relation

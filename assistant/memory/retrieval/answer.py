@@ -42,7 +42,7 @@ from assistant.memory.retrieval.aliases import (PLACE, about_life, aliases_of, a
                                                question_names_known, runner_up, told_of, whole, written_names)
 from assistant.memory.retrieval.answerable import asked, question_names, relation_names, states_something
 from assistant.memory.retrieval.held import (NAMES_SOMETHING, asks_job_of, fuller, holds, home_of_area, names_asked, names_only as _names_only,  # noqa: F401
-                                            names_role, only_owner, others_relation, says_job_of)  # (holds is also read as answer.holds)
+                                            names_role, only_owner, others_relation, says_job_of, says_possessed)  # (holds is also read as answer.holds)
 from assistant.memory.retrieval.answer_weights import (EVERY_COSINE, EVERY_WORDS, FOCUS_MARGIN, LANG_PENALTY, LEX_BONUS, NAMED_MARGIN, NAMING_BONUS, NOW_BONUS, NOW_WORDS, OWN_WEIGHT, PRED_WEIGHT,
                                                       SLOT_BONUS, TOP_BONUS, UNIQUE_COSINE)
 from assistant.memory.retrieval.general_shapes import ask_first
@@ -50,7 +50,7 @@ from assistant.memory.retrieval.inject import source_label
 from assistant.memory.retrieval.perspective import first_to_second, rewrite
 from assistant.memory.retrieval.questions import (answer_type, asked_role, asks_advice, asks_before, asks_personal_fact, asks_possessed, computes, direct, explains,
                                                   is_question, knows, part_of, qualified_name, recall_core, requests, speaks_of_self, speaks_of_us, unquoted,
-                                                  yes_no)
+                                                  possessed, yes_no)
 from assistant.memory.retrieval.vocabulary import LIGHT_VERBS
 from assistant.memory.retrieval.terms import wording as words_in
 from assistant.memory.retrieval.terms import PREFIX, THEN, _covered, _terms, content_words, focus, owned_phrase, same_word, stem, words  # noqa: F401 (also read as answer.X)
@@ -346,8 +346,8 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
             continue  # "Where did I work before ...?": a slot holds what is true now
         if not key and not yes_no(question):
             continue  # "User lives in Glasgow." says nothing "Which part of Glasgow do I live in?" does not
-        if kind == "name" and not asks_possessed(question) and not names_asked(h.memory.text, rels, others_rel):
-            continue  # "What's my mum's name?" / "... caio came and charmed my mum": no name given to her
+        if kind == "name" and not (says_possessed(thing, h.memory.text, pool, matcher) if (thing := possessed(question)) else names_asked(h.memory.text, rels, others_rel)):
+            continue  # "What's my mum's name?" / "... caio came and charmed my mum": no name given to her; "my brother's dog" / no dog
         if not holds(kind, h.memory.text, question) or (h.memory.slot == "name" and qualified_name(question)):
             continue  # "What's Jonas's middle name?" is not answered by "User's son is Jonas.", "my Chinese name" by the name
         rank = (1 - OWN_WEIGHT) * adj + OWN_WEIGHT * (o - penalty) + (SLOT_BONUS if h.slot_answer or slot_form else 0.0) + (0.05 if covers else 0.0) \

@@ -388,3 +388,13 @@ def _a_name(word: str, lower: bool = True) -> bool:
     known = known_words()
     forms = {w, *((w[:-2], w[:-1]) if w.endswith("ed") else (w[:-3], w[:-3] + "e") if w.endswith("ing") else ())}  # "complained"
     return w.isalpha() and not forms & known
+
+
+def says_possessed(thing: str, text: str, pool: Sequence[str], matcher: Any = None) -> bool:
+    """``text`` speaks of the ``thing`` of a relation a "name" question asks ("What's my brother's
+    dog called?" is not answered by "User's younger brother is Pablo."): by its word, by a word of
+    the relation it is ("husband" / "ihr Verlobter Pieter"), or by meaning (the matcher's
+    :meth:`~.forms.AnswerMatcher.about`: "my girl's school" / "the Deutsche Schule")."""
+    if _covered(thing, pool) or any(_covered(w, pool) for r in asked(f"my {thing}").relations for w in (r, *relation_words(r))):
+        return True
+    return matcher is not None and getattr(matcher, "available", False) and matcher.about((thing,), text)

@@ -323,7 +323,7 @@ def answer_type(question: str) -> str | None:
 
 _PART_OF = re.compile(r"\b(?:which|what)\s+(?!kind\b|type\b|sort\b)[\w-]+\s+of\s+(?:the\s+|my\s+|our\s+)?(?P<y>[\w'’-]+)", re.I)
 _BEFORE = re.compile(r"\b(?:before|previous(?:ly)?|former(?:ly)?|used\s+to|prior)\b", re.I)
-_POSSESSED = re.compile(r"\b(?:my|our)\s+(?:[\w-]+\s+)?[\w-]+['’]s\s+(?!(?:full\s+|first\s+|last\s+)?names?\b)\w", re.I)
+_POSSESSED = re.compile(r"\b(?:my|our)\s+(?:[\w-]+\s+)?[\w-]+['’]s\s+(?!(?:full\s+|first\s+|last\s+)?names?\b)(?P<thing>[\w-]+)", re.I)
 
 
 def asked_role(question: str) -> frozenset[str]:
@@ -364,11 +364,18 @@ def asks_before(question: str) -> bool:
 def asks_possessed(question: str) -> bool:
     """Something of the person's relation is asked, not its name ("my girl's school", "our son's
     teacher"; not "my mum's name")."""
-    return bool(_POSSESSED.search(question) or _OF_MY.search(question))
+    return possessed(question) is not None
+
+
+def possessed(question: str) -> str | None:
+    """The thing of the person's relation asked about ("my brother's dog", "the dog of my
+    brother" -> "dog"), else None."""
+    m = _POSSESSED.search(question) or _OF_MY.search(question)
+    return m["thing"].casefold() if m else None
 
 
 #: "the name of the gecko of my daughter" (another language's word order in English): the gecko's
-_OF_MY = re.compile(r"\b(?:the|a)\s+(?!name\b)[\w-]+\s+of\s+(?:my|our)\s+\w+", re.I)
+_OF_MY = re.compile(r"\b(?:the|a)\s+(?!name\b)(?P<thing>[\w-]+)\s+of\s+(?:my|our)\s+\w+", re.I)
 
 
 _YES_NO = re.compile(r"^\s*(?:am|is|are|was|were|do|does|did|have|has|had|can|will)\b", re.I)
