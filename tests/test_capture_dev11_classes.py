@@ -108,3 +108,17 @@ def test_a_verb_the_third_person_rewrite_conjugated_is_the_persons_word():
     assert validate("User goes to the climbing gym every Tuesday evening after work.", said) is None
     assert validate("User flies to Oslo every month.", ["I fly to Oslo every month."]) is None
     assert validate("User goes to the climbing gym every Tuesday evening after work.", ["I like the climbing gym."]) is not None
+
+
+def test_from_the_new_user_trial_an_interjection_is_no_one_and_a_quoted_request_leaves_what_follows():
+    from datetime import datetime, timezone
+
+    from assistant.memory.language.rules import extract
+
+    said = datetime(2026, 12, 3, 12, tzinfo=timezone.utc)
+    got = [c.text for c in extract("ugh need a gift idea for my mom hilde, her birthday is on the 22nd of febuary and she's into birdwatchng now lol", said)]
+    assert "User's mom is Hilde." in got and not any("Ugh" in t for t in got), got  # "Ugh's birthday" had ended the daughter
+    units = classify("Translate 'I am allergic to peanuts' into Portuguese please, I'm flying to Lisbon on the 3rd of March for a conference").statements
+    assert [u.text for u in units] == ["I'm flying to Lisbon on the 3rd of March for a conference"]  # the message had been skipped whole
+    got = [c.text for c in extract("Oh and we adopted a grey cat from the shelter, we called him Pim.", said)]
+    assert any("grey cat Pim" in t for t in got), got  # "him" had been left, the name lost

@@ -59,6 +59,9 @@ def _mostly_english(text: str, lang: str) -> bool:
     return bool(ws) and other is not None and en >= 1 and en > sum(other.get((w,)) is not None for w in ws)
 
 
+_INTERJECTION = re.compile(r"(?:^|(?<=[.!?;]\s))(?i:ugh+|omg|argh+|meh|yay|oops|phew|sigh|welp|lol|haha+|hmm+)\b[\s,!.]*(?=\w)")
+
+
 def _contracted(m: re.Match[str]) -> str:
     word = m.group()
     full = _CONTRACTIONS.get(word.casefold(), "I")
@@ -70,7 +73,7 @@ def written(text: str) -> str:
     otherwise."""
     if (lang := detect(text)) != "en" and not _mostly_english(text, lang):
         return text
-    text = _WORD.sub(_contracted, text)
+    text = _INTERJECTION.sub("", _WORD.sub(_contracted, text))  # "ugh need a gift idea for my mom": no one called Ugh
     text = _BARE_FAMILY.sub(lambda m: m["pre"] + "my " + m["f"] + ("'s" if m["s"] else ""), text)
     known = english_words()  # an English message: "my cat pfeffer" is named, though German knows "Pfeffer"
 

@@ -11,6 +11,7 @@ FILLER = re.compile(
     r"^(?:(?:ok(?:ay)?|so|oh|ah|well|um+|uh+|hmm+|haha+|hah|lol|lmao|yes|yeah|yep|no|nope|hey|hi|hello|"
     r"good (?:morning|afternoon|evening)|morning|thanks(?: a lot| so much)?|thank you(?: so much)?|cool|great|nice|"
     r"wow|btw|by the way|also|and|but|anyway|anyways|actually|honestly|fyi|fun fact|guess what|just so you know|"
+    r"ugh+|omg|argh+|meh|yay|oops|phew|sigh|welp|"
     r"for context|for the record|quick update|update|oh and|right|alright|sure|"
     r"por cierto|a propósito|übrigens|au fait|d['’]ailleurs|aliás|já agora)\b[\s,:;!.\-–—]*)+",
     re.I,

@@ -101,7 +101,8 @@ def resolve_it(text: str, it: str | None) -> str:
 
 
 # -- naming what the clause before introduced ("I've joined a choir! It's called Coro da Ribeira.")
-_INDEFINITE = re.compile(r"\b(?:an?|some)\s+(?P<np>(?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)\s*[.!?]*\s*$|\b(?P<one>someone|somebody)\b")
+_INDEFINITE = re.compile(r"\b(?:an?|some)\s+(?P<np>(?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)(?:\s+from\s+(?:the|a)\s+[a-z]+)?\s*[.!?]*\s*$"
+                         r"|\b(?P<one>someone|somebody)\b")  # "adopted a grey cat from the shelter": the cat
 _ROMANCE = re.compile(r"\b(?:seeing|dating|going out with|in love with|falling for)\s+(?:someone|somebody)\b", re.I)
 # an emoji may open it ("adopted a dog!!! 🐶 her name is bolacha"); after "name is" a word in lower case is a name too
 _NAMING = re.compile(r"^(?:" + EMOJI + r"|\s)*(?:(?:(?i:it|she|he)(?:['’]s|\s+is)\s+(?:called|named)|(?i:her|his|its)\s+name(?:['’]s|\s+is))\s+(?=[A-Z])"
@@ -109,7 +110,7 @@ _NAMING = re.compile(r"^(?:" + EMOJI + r"|\s)*(?:(?:(?i:it|she|he)(?:['’]s|\s+
 _ASIDE = re.compile(r"\s*" + EMOJI + r".*$")  # after an emoji: an aside ("a greyhound 😭💕 retired racer")
 _WHEN_AFTER = re.compile(r"\s+(?:(?:last|this|next)\s+(?:week|weekend|month|year|night|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
                          r"|yesterday|today|tonight|this\s+morning|(?:a\s+)?(?:few\s+)?(?:days?|weeks?|months?)\s+ago)(?=\s*[.!?]*\s*$)", re.I)
-_NAMED_IT = re.compile(r"\b(?:named|called)\s+it\b(?=\s+[A-Z])")
+_NAMED_IT = re.compile(r"\b(?:named|called)\s+(?:it|him|her)\b(?=\s+[A-Z])")  # "we called him Pim": the cat just adopted
 
 
 def introduced(sentence: str) -> str | None:

@@ -198,9 +198,19 @@ def _clauses(text: str, s: int, e: int, after_statement: bool = False) -> list[t
             return [(s, head_end), *_clauses(text, tail_start, e, True)]
         # "...: I have 8 years of experience"; "how's it going, I got a new job at Tesco" (no "?" at its end)
         if ((m.group().strip() in (":", "：") or not text[s:e].rstrip().endswith(("?", "？"))) and act_head in (Act.QUESTION, Act.REQUEST)
-                and act_tail is Act.STATEMENT and not cue.PASTE_INTRO.search(head)):  # fmt: skip
+                and act_tail is Act.STATEMENT and not hands_over(head)):  # fmt: skip
             return [(s, head_end), (tail_start, e)]
     return [(s, e)]
+
+
+def hands_over(request: str) -> bool:
+    """A request that hands over the text after it ("Translate to French: I love my dog"), not one
+    whose text is quoted inside it ("Translate 'I am allergic to peanuts' into Portuguese please, |
+    I'm flying to Lisbon on the 3rd": what follows the quote is the person talking)."""
+    return cue.PASTE_INTRO.search(request) is not None and not _QUOTED_IN.search(request)
+
+
+_QUOTED_IN = re.compile(r"(?<!\w)'[^']{2,}'(?!\w)|\"[^\"]{2,}\"|“[^”]{2,}”|‘[^’]{2,}’|«[^»]{2,}»|「[^」]{2,}」")
 
 
 # a short lead-in without a verb before a colon ("Quick note:", "Fun fact:", "Kurze Notiz:", "跟你说一下："), left out like a header
@@ -303,7 +313,7 @@ def classify(text: str, known_names: Iterable[str] = ()) -> Classified:
                     act, rule = Act.QUESTION, "question"
             previous = Unit(piece, cs, ce, act, rule)
             units.append(previous)
-            pasted = pasted or (act in (Act.QUESTION, Act.REQUEST) and cue.PASTE_INTRO.search(piece) is not None)
+            pasted = pasted or (act in (Act.QUESTION, Act.REQUEST) and hands_over(piece))
     return Classified(tuple(_pasted_document(_quoted(text, _leads_in(units)))))
 
 
