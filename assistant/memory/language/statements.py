@@ -5,8 +5,8 @@
     [(u.text, u.act) for u in found.units]
     # [("I just moved to Lisbon.", Act.STATEMENT), ("Can you recommend some restaurants?", Act.QUESTION)]
 
-A message is cut into *units*: sentences (after ``. ! ? 。 ！ ？`` and at line breaks; list bullets
-dropped), and inside a sentence that is a question or a request, a leading clause before ``,``
+A message is cut into *units*: sentences (after ``. ! ? 。 ！ ？``, at line breaks, and after an emoji
+typed in place of a full stop before a question or request; list bullets dropped), and inside a sentence that is a question or a request, a leading clause before ``,``
 ``;`` ``:`` ``—`` ``，`` that is a statement on its own ("My daughter turns 6 on Saturday — any
 ideas for a party theme?"; not a condition: "If I moved to Canada, would I need ...?" stays one
 question). Each unit gets one :class:`Act`, decided by these rules in order (English, with cues for
@@ -112,17 +112,17 @@ class Classified:
         units, out = self.units, []
         for i, u in enumerate(units):
             nxt = units[i + 1] if i + 1 < len(units) else None
-            if u.rule in ("pasted text", "too long") or u.act is Act.CHITCHAT:
+            if u.rule in _NOT_TOLD or u.act is Act.CHITCHAT:
                 continue
             if u.act in (Act.QUESTION, Act.REQUEST) and not (
                     own_names(u.text) or own_names(gloss(u.text) or "")
-                    or (nxt is not None and nxt.act in (Act.STATEMENT, Act.OTHER) and nxt.rule not in ("pasted text", "too long")
-                        and _STANDS_ON.search(nxt.text))):  # fmt: skip
+                    or (nxt is not None and nxt.act in (Act.STATEMENT, Act.OTHER) and nxt.rule not in _NOT_TOLD and _STANDS_ON.search(nxt.text))):  # fmt: skip
                 continue
             out.append(u.text)
         return tuple(out)
 
 
+_NOT_TOLD = ("pasted text", "too long")  # a document handed over, not the person talking
 # a statement that stands on what was said before it: a third person pronoun, or (es, pt) a verb with its subject left out
 _STANDS_ON = re.compile(r"\b(?i:he|she|it|they|him|them|his|its|their|er|sie|ihn|ihm|il|elle|ils|elles|lui|él|ella|ele|ela|dele|dela)\b"
                         r"|^(?i:es|está|era|fue|vive|é|foi|mora|c['’]est)\b|[他她它]")
