@@ -21,7 +21,7 @@ import re
 
 from rapidfuzz.distance import OSA
 
-from assistant.memory.language.cues import EMOJI, PAST_WORD, PERSON
+from assistant.memory.language.cues import EMOJI, INTERJECTION, PAST_WORD, PERSON
 from assistant.memory.language.gloss import LANGS, english_words, lexicon
 from assistant.memory.language.langid import detect
 from assistant.memory.language.referents import resolve_third
@@ -59,7 +59,7 @@ def _mostly_english(text: str, lang: str) -> bool:
     return bool(ws) and other is not None and en >= 1 and en > sum(other.get((w,)) is not None for w in ws)
 
 
-_INTERJECTION = re.compile(r"(?:^|(?<=[.!?;]\s))(?i:ugh+|omg|argh+|meh|yay|oops|phew|sigh|welp|lol|haha+|hmm+)\b[\s,!.]*(?=\w)")
+_INTERJECTION = re.compile(r"(?:^|(?<=[.!?;]\s))(?i:" + INTERJECTION + r")\b[\s,!.]*(?=\w)")
 
 
 def _contracted(m: re.Match[str]) -> str:

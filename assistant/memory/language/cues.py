@@ -7,11 +7,12 @@ from __future__ import annotations
 import re
 
 APOS = "['’]"
+#: Interjections: no one's name and no content ("ugh need a gift idea for my mom"), as a regex alternative.
+INTERJECTION = r"ugh+|omg|argh+|meh|yay|oops|phew|sigh|welp|lol|haha+|hmm+"
 FILLER = re.compile(
-    r"^(?:(?:ok(?:ay)?|so|oh|ah|well|um+|uh+|hmm+|haha+|hah|lol|lmao|yes|yeah|yep|no|nope|hey|hi|hello|"
+    r"^(?:(?:ok(?:ay)?|so|oh|ah|well|um+|uh+|" + INTERJECTION + r"|hah|lmao|yes|yeah|yep|no|nope|hey|hi|hello|"
     r"good (?:morning|afternoon|evening)|morning|thanks(?: a lot| so much)?|thank you(?: so much)?|cool|great|nice|"
     r"wow|btw|by the way|also|and|but|anyway|anyways|actually|honestly|fyi|fun fact|guess what|just so you know|"
-    r"ugh+|omg|argh+|meh|yay|oops|phew|sigh|welp|"
     r"for context|for the record|quick update|update|oh and|right|alright|sure|"
     r"por cierto|a propósito|übrigens|au fait|d['’]ailleurs|aliás|já agora)\b[\s,:;!.\-–—]*)+",
     re.I,

@@ -12,6 +12,7 @@ coffee ...").
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -61,7 +62,8 @@ _FAVOURITE_OF = re.compile(r"\bfavou?rite\s+([^\W\d_]+(?:\s+[^\W\d_]+)?)\s+(?:is
 
 def favourite_alike(text: str, thing: tuple[str, ...], embed: Callable[[str], Any] | None) -> bool:
     """``text`` names a favourite whose thing means what was asked, by the embedder: cos("my
-    favourite <asked>", "my favourite <said>") >= :data:`FAVOURITE_ALIKE`."""
+    favourite <asked>", "my favourite <said>") >= :data:`FAVOURITE_ALIKE` (``embed``: a text's unit
+    vector; the gate passes one that embeds each phrase once per search)."""
     said = [m[1] for m in _FAVOURITE_OF.finditer(text)]
     if embed is None or not said:
         return False
@@ -95,6 +97,7 @@ def gate(c: Any, rows: dict[int, Any], cos: dict[int, float], slot_ids: set[int]
             elif not any(ans.about_relation(t, rel, r[_KIND] == Kind.EPISODE.value, rel_names) for t in readings(r[1])):
                 g.reasons.setdefault(mid, f"not about the person's {rel}")
     if asked.favourite:
+        embed = functools.lru_cache(maxsize=None)(embed) if embed is not None else None  # the asked phrase once, not per memory
         for mid, r in rows.items():
             if mid not in slot_ids and not any(ans.mentions_favourite(t, asked.favourite) or favourite_alike(t, asked.favourite, embed)
                                                for t in readings(r[1])):
