@@ -16,15 +16,16 @@ from assistant.memory.store.facade import MemoryStore
 
 
 @contextmanager
-def said_retriever(db: Path, embedder_path: Path, said: Sequence[str | tuple[str, str]], said_on: str = "2026-11-02",
+def said_retriever(db: Path, embedder_path: Path, said: Sequence[str | tuple[str, str] | tuple[str, str, str]], said_on: str = "2026-11-02",
                    key: str = "5e" * 32) -> Iterator[Retriever]:  # fmt: skip
-    """A :class:`Retriever` over a fresh encrypted store at ``db`` holding ``said`` (texts, or
-    (key, text) pairs), each said on ``said_on``; store and embedder are closed on exit."""
+    """A :class:`Retriever` over a fresh encrypted store at ``db`` holding ``said`` (texts, (key,
+    text) pairs, or (key, text, said on) triples), each said on ``said_on`` unless its triple says;
+    store and embedder are closed on exit."""
     embedder = LlamaEmbedder(embedder_path, n_threads=1)
     store = MemoryStore(db, key=key, embed=embedder.embed)
     try:
-        pairs = [s if isinstance(s, tuple) else (str(i), s) for i, s in enumerate(said)]
-        seed_said(store, {"memories": [{"key": k, "said": s, "said_on": said_on} for k, s in pairs]})
+        rows = [(*s, said_on)[:3] if isinstance(s, tuple) else (str(i), s, said_on) for i, s in enumerate(said)]
+        seed_said(store, {"memories": [{"key": k, "said": s, "said_on": on} for k, s, on in rows]})
         yield Retriever(store, embedder)
     finally:
         store.close()

@@ -37,7 +37,7 @@ from typing import Any, Sequence
 
 from assistant.memory.language.statements import Act, classify
 from assistant.memory.records import Kind, Trust
-from assistant.memory.retrieval import crosslang, forms, language, predicate
+from assistant.memory.retrieval import crosslang, earlier, forms, language, predicate
 from assistant.memory.retrieval.aliases import (PLACE, about_life, aliases_of, ask_forms, messages, names_in, names_relation,
                                                question_names_known, runner_up, told_of, whole, written_names)
 from assistant.memory.retrieval.answerable import asked, question_names, relation_names, states_something
@@ -286,7 +286,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     wording = words_in(required, pools, msgs)
     asked_words = content_words(question)  # all of them worded: lexical evidence where MiniLM scores a long message low
     every = words_in(asked_words, pools, msgs) if len(asked_words) >= EVERY_WORDS else set()
-    best: tuple[float, Any] | None = None
+    ranked: list[tuple[float, Any]] = []
     now_asked = [w for w in NOW_WORDS if re.search(rf"\b{w}\b", question, re.I)]  # "my new dombra teacher": the later one
     for i, (h, s, o, pool, pr, (_c, slot_cos)) in enumerate(zip(cands, sem, own, pools, pred, scored)):
         slot_form = slot_cos >= cs.answer and not h.memory.slot  # a slot's form of its structure is close
@@ -354,9 +354,9 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
             + (TOP_BONUS if h is first else 0.0) + PRED_WEIGHT * pr + (LEX_BONUS if lex and required else 0.0) \
             + (NAMING_BONUS if kind == "name" and NAMES_SOMETHING.search(h.memory.text) else 0.0) \
             + (NOW_BONUS if any(_covered(w, pool) for w in now_asked) else 0.0)
-        if best is None or rank > best[0]:
-            best = (rank, h)
-    return _answer(fuller(whole(best[1], hits), hits, question, kind, aliases), question, hits, aliases) if best is not None else None
+        ranked.append((rank, h))
+    best = earlier.pick(question, ranked)  # "the original date": the memory said first, not the one telling the change
+    return _answer(fuller(whole(best, hits), hits, question, kind, aliases), question, hits, aliases) if best is not None else None
 
 
 def _answer(hit: Any, question: str, hits: Sequence[Any], aliases: dict[str, str]) -> MemoryAnswer | None:

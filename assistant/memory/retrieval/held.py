@@ -147,7 +147,7 @@ def asked_part(text: str, question: str) -> str:
     if not top:
         return text
     keep = [i for i, c in enumerate(cover) if c == top]
-    keep += [i + 1 for i in keep if i + 1 < len(parts) and (_GOES_ON.match(parts[i + 1]) or len(parts[i + 1].split()) <= FRAGMENT_WORDS)]
+    keep += [i + 1 for i in keep if i + 1 < len(parts) and (_GOES_ON.match(parts[i + 1]) or min(len(parts[j].split()) for j in (i, i + 1)) <= FRAGMENT_WORDS)]
     return " ".join(parts[i] for i in sorted(set(keep)))
 
 

@@ -199,6 +199,8 @@ def carries_data(q: str) -> bool:
 # a conversion of a quantity: "How many micrograms is 2000 IU?", "Quantos metros tem uma milha?" (read in English)
 # ("quantos anos tem a Clara?" is "how many years has a Clara": an age, a name after the article)
 _CONVERT = re.compile(r"\b(?i:how\s+(?:many|much)\s+[a-z]+\s+(?:(?:is|are)\s+(?:there\s+)?in|is|are|in|has|have|makes?))\s+(?:(?i:an?|one)\s+[a-z]|\d)")
+# the person's own count ("How many nights in a row did I work ...?"): no conversion
+_OWN_COUNT = re.compile(r"\b(?:do|did|have|had|will|was|were|am)\s+(?:I|we)\b", re.I)
 # which kinds of things do something, the person only its setting: "What exercises help my knee recover ...?",
 # "Which herbs grow well in my garden ...?" (a plural noun, then a bare present verb: not "What books have I read?",
 # "Which friends came to my party?")
@@ -218,7 +220,7 @@ def computes(question: str) -> bool:
     checks a claim not about the person, carries its own data, asks for a translation or a
     conversion, or asks which kinds of things do something (:data:`_KINDS`)."""
     q = question.strip()
-    return bool(q) and (_checks_claim(q) or carries_data(q) or bool(_TRANSLATE.search(q)) or bool(_CONVERT.search(reading(q)))
+    return bool(q) and (_checks_claim(q) or carries_data(q) or bool(_TRANSLATE.search(q)) or (bool(_CONVERT.search(reading(q))) and not _OWN_COUNT.search(q))
                         or _about_kinds(q))
 
 
