@@ -78,3 +78,27 @@ def test_the_original_date_is_answered_from_the_booking_not_the_change(tmp_path,
         assert a is not None and "March 12" in a.text, a
         a = answer(r, "When is my crown appointment now?")
         assert a is not None and "March 19" in a.text, a
+
+
+def test_a_birthday_asked_with_what_asks_a_day_and_needs_a_birthday_said():
+    from assistant.memory.retrieval.held import holds
+    from assistant.memory.retrieval.questions import answer_type
+
+    assert answer_type("What's Fernanda's birthday?") == "when"
+    assert answer_type("What is my sister's birthday again?") == "when"
+    assert answer_type("What did I get Lucía for her birthday?") is None  # a thing, not a day
+    q = "When is my mom's birthday?"
+    assert not holds("when", "Mom's surgery got pushed to November 12 because the surgeon is sick.", q)  # a day, not her birthday
+    assert holds("when", "Mom's birthday is on the 3rd of June.", q)
+    assert holds("when", "Mi papá cumple 65 el 2 de abril.", "When is my dad's birthday?")
+    assert holds("when", "My mum was born on 4 May 1961.", q)
+    assert not holds("when", "Matías and Fernanda had the baby!! A girl, Emilia Rose, born July 8.", "What's Fernanda's birthday?")  # the baby's
+
+
+def test_a_surname_is_not_the_rest_of_the_name_asked():
+    from assistant.memory.retrieval.held import holds
+
+    q = "What's Don Aurelio's last name?"
+    assert not holds("surname", "User's teacher is an old guy everyone calls Don Aurelio.", q)
+    assert holds("surname", "My charango teacher is Don Aurelio Quispe.", q)
+    assert holds("surname", "Dinner with Claudine Martin tonight.", "What's Claudine's last name?")

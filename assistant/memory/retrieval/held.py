@@ -47,7 +47,6 @@ _ASKS_AGE = re.compile(r"\bhow\s+old\b|\bwhat\s+age\b", re.I)
 _INFLECTED = re.compile(r"\w{3}(?:ed|ly|ing)$")
 _RELATION_WORDS = frozenset(w for r in RELATIONS for w in relation_words(r)) | _MODIFIERS
 
-
 #: A memory that names something in so many words: "a band called the Kelvin Reelers", "Frieda named
 #: the leopard gecko Bolacha", "un gato que se llama Chispa", 妹妹叫张悦.
 NAMES_SOMETHING = re.compile(r"(?:\b(?:called|named|nicknamed|name\s+is|name['’]s|llamad[oa]|se\s+llama|chamad[oa]|se\s+chama|namens|hei(?:ß|ss)t"
@@ -123,10 +122,8 @@ def says_job_of(name: str, text: str) -> bool:
 #: A sentence that speaks of what the one before it introduced: "I've joined a choir! It's called ...".
 _GOES_ON = re.compile(r"^(?:it|it['’]s|its|he|he['’]s|his|she|she['’]s|her|they|they['’]re|their|er|sie|es|il|elle|ele|ela|él|ella|他|她|它)\b", re.I)
 
-
 #: A sentence this short goes on about the one before it: "... we saw dolphins!! like 8 of them".
 FRAGMENT_WORDS = 4
-
 
 _PRONOUNS = frozenset("he she him her his hers it its they them their theirs".split())
 
@@ -206,7 +203,8 @@ def holds(kind: str | None, text: str, question: str) -> bool:
         return any(not t[0].isdigit() for t in strong) or any(k not in _RELATION_WORDS and not k.isdigit() and not _INFLECTED.search(k)
                                                               for k in key)
     if kind == "surname":  # the surname said ("我的老师姓王"), or a capitalised word after a name asked ("Claudine Martin"),
-        return _SURNAME_SAID.search(text) is not None or any(re.search(rf"\b{re.escape(n)}\s+(?-i:[A-Z])[\w’'-]+", text, re.I) for n in question_names(question)) \
+        named = question_names(question)  # not the rest of the name asked ("Don Aurelio": no surname after "Don")
+        return _SURNAME_SAID.search(text) is not None or any(re.search(rf"\b{re.escape(n)}\s+(?!(?:{'|'.join(map(re.escape, named))})\b)(?-i:[A-Z])[\w’'-]+", text, re.I) for n in named) \
             or (_MY_SURNAME.search(question) is not None and _FULL_NAME.search(text) is not None)  # or the person's full name for theirs
     if kind == "colour":  # a colour word ("a ginger tabby"), not just any memory about the one asked
         return any(w in COLOURS for w in words(text)) or any(ch in text for ch in COLOUR_CHARS)
@@ -222,6 +220,8 @@ def holds(kind: str | None, text: str, question: str) -> bool:
             text = _AGE_SAID.sub(" ", _YEAR.sub(" ", _DATED.sub(" ", text)))
             strong = _terms(text, question)[1]
         return any(t[0].isdigit() for t in strong) or _NUMBER_WORD.search(text) is not None
+    if kind == "when" and ANNUAL.search(question) and not ANNUAL.search(text) and not _BORN.search(text):
+        return False  # "When is my mom's birthday?" / "Mom's surgery got pushed to November 12": no birthday said
     if kind == "when" and ANNUAL.search(question) and (named := question_names(question)):  # "When's Nilton's birthday?": of Nilton
         text = about_whom(text, question)
         if not any(names_in(n, text) for n in named) or (ANNUAL.search(text) and not ANNUAL.search(_OWN_ANNUAL.sub(" ", text))):
@@ -277,6 +277,7 @@ def home_of_area(question: str, hits: Any) -> set[str]:
 
 _WHERE = re.compile(r"\bwhere\b", re.I)
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_BORN = re.compile(r"\b(?:born|turns?|turning|turned|geboren|wird|nació|nacido|nacida|née?|nasceu|nascid[oa])\b|出生", re.I)
 _AGE_SAID = re.compile(r"\b(?:I['’]?m|im|is|was|turned|turns|turning|aged?)\s+\d{1,2}\b|,\s*\d{1,2}\s*,|\b\d{1,2}\s*(?:yrs?|years?)\s+old\b", re.I)
 _HOW_MUCH = re.compile(r"\bhow\s+(?:much|many)\b", re.I)
 # "Which city does my mum live in?", "what town": a place's name is asked
@@ -333,7 +334,6 @@ def fuller(hit: Any, hits: Sequence[Any], question: str, kind: str | None, alias
     # "tell me where I got the dog from" / "User adopted a dog.": the message names the place ("... the shelter in Santo da Serra")
     gains_kind = gains_kind or (_WHERE.search(question) is not None and _names_place(ep.memory.text) and not _names_place(hit.memory.text))
     return ep if gains_kind or cover(ep.memory.text) > cover(hit.memory.text) else hit
-
 
 
 #: Relations named by the slot rules' "a dog called X" / breeds: not read by :func:`gives_name`.

@@ -297,7 +297,9 @@ _ASKS_NUMBER = re.compile(r"\bhow\s+(?:old|many|much|long|far|tall|fast)\b|\bwha
 # "When do I need my glasses?" may be an occasion; "When is Mum's birthday?" asks a time
 _ASKS_WHEN = re.compile(r"\b(?:what|which)\s+(?:date|day|month|time)\b|^\s*when(?:['’]s|\s+(?:is|are|was|were)\b)"
                         # asked indirectly: "the date of Nacho's wedding", "I was wondering when that concert ... is"
-                        r"|\bthe\s+(?:date|day)\s+of\b|\b(?:wondering|forgot|forget|remember|know|idea|sure|tell\s+me|remind\s+me)\s+when\b", re.I)
+                        r"|\bthe\s+(?:date|day)\s+of\b|\b(?:wondering|forgot|forget|remember|know|idea|sure|tell\s+me|remind\s+me)\s+when\b"
+                        # a day that comes back, asked with "what": "What's Fernanda's birthday?" (not "What did I get her for her birthday?")
+                        r"|^\s*what(?:['’]s|\s+is|\s+was)\s+(?:[\w.’'-]+\s+){0,3}?(?:birthday|bday|anniversary|name\s*day)\b", re.I)
 
 
 def answer_type(question: str) -> str | None:
