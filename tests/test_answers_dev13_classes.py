@@ -102,3 +102,14 @@ def test_a_surname_is_not_the_rest_of_the_name_asked():
     assert not holds("surname", "User's teacher is an old guy everyone calls Don Aurelio.", q)
     assert holds("surname", "My charango teacher is Don Aurelio Quispe.", q)
     assert holds("surname", "Dinner with Claudine Martin tonight.", "What's Claudine's last name?")
+
+
+def test_a_why_question_is_answered_with_the_whole_message_that_holds_the_reason(tmp_path, converted_embedder_path):
+    # "Diego and User broke up last weekend." is the clause; the reason is in the rest of the message
+    from said_support import answer, said_retriever  # tests/ is on sys.path (rootdir conftest)
+
+    said = ["Diego and I broke up last weekend. It was mutual, the distance just got too hard. I'm ok-ish.",
+            "My sister Aiko lives in Osaka."]  # fmt: skip
+    with said_retriever(tmp_path / "m.db", converted_embedder_path, said) as r:
+        a = answer(r, "why did diego and I break up again?")
+        assert a is not None and "distance" in a.text, a

@@ -188,6 +188,8 @@ _APPOS = re.compile(r"(?:^|(?<=[\s,;(]))(?P<np>(?P<name>[A-Z][\w'’-]+),\s+(?i:
 # "a brother, Kasper", "twin boys, Leo and Harry", "two kids, Mia and Sam": the names after a relation
 _A_REL_NAME = re.compile(r"\b(?i:an?|one|two|three|twin|my|our)\s+(?:[\w'’-]+\s+)?(?i:" + _RELATIVE_WORDS + r"|boys?|girls?),\s+"
                          r"(?P<name>[A-Z][\w'’-]+)(?:\s+(?:and|&)\s+(?P<name2>[A-Z][\w'’-]+))?\b")
+# "Diego and I have been together ... He's a sound engineer": the one coordinated with the person is someone
+_AND_I = re.compile(r"\b(?P<name>[A-Z][\w'’-]+)\s+(?:and|&)\s+I\b")
 _OUR = re.compile(r"\b([Oo])ur(s?)\b")
 _WE = re.compile(r"\b(?:[Ww]e|us)\b(?!['’])|\b[Ww]e(?=['’])")
 _WE_CONTR = re.compile(r"\bWE['’](re|ve|d|ll)\b")
@@ -196,8 +198,8 @@ _WE_CONTR = re.compile(r"\bWE['’](re|ve|d|ll)\b")
 def _names_in(text: str, names: set[str]) -> list[str]:
     """People named in ``text``: known names and "my sister Ana" names, in order of appearance."""
     found = [(m.start("name"), re.sub(r"['’]s$", "", m["name"])) for m in OWN_NAME.finditer(text)]
-    for rx in (re.compile(_REL_NAME_INTL.pattern[1:]), _NAMING, _REL_NAME, _APPOS, REL_IS_NAME):  # "my wife is Japanese": no name
-        found += [(m.start("name"), m["name"]) for m in rx.finditer(text) if rx is not REL_IS_NAME or m["name"].casefold() not in english_words()]
+    for rx in (re.compile(_REL_NAME_INTL.pattern[1:]), _NAMING, _REL_NAME, _APPOS, REL_IS_NAME, _AND_I):  # "my wife is Japanese": no name
+        found += [(m.start("name"), m["name"]) for m in rx.finditer(text) if rx not in (REL_IS_NAME, _AND_I) or m["name"].casefold() not in english_words()]
     for m in _A_REL_NAME.finditer(text):
         found += [(m.start(g), m[g]) for g in ("name", "name2") if m[g]]
     for n in names:

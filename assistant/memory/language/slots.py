@@ -118,6 +118,10 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
         (SUBJ + PERF + ADV + K(r"\s+(?:got|accepted|took|landed|was\s+offered)\s+(?:a\s+|the\s+)?(?:new\s+)?(?:job|position|role)\s+as\s+")
          + r"(?P<art>(?i:an?)\s+)?" + ROLE + K(r"\s+(?:at|with)\s+") + THE + PN(),
          lambda m: [("job_title", f"User works as {(m['art'] or '')}{m['role']}."), ("employer", f"User works at {_the(m)}{m['x']}.")]),
+        # "I got the night operations lead job at the Llullaillaco Array": the title said before "job"
+        (SUBJ + PERF + ADV + K(r"\s+(?:got|accepted|took|landed)\s+(?:a\s+|the\s+)(?:new\s+)?") + r"(?!new\b|job\b)" + ROLE
+         + K(r"\s+(?:job|position|role)\s+(?:at|with)\s+") + THE + PN(),
+         lambda m: [("job_title", f"User works as {m['role']}."), ("employer", f"User works at {_the(m)}{m['x']}.")]),
         # "first day at ribeira", "my first full week at Kastrup is done": a new job said by its first days (not "Tobi's first day at ...")
         (r"(?<!['’]s )(?<!\bhis )(?<!\bher )(?<!\btheir )" + K(r"\b(?:my\s+)?first\s+(?:full\s+)?(?:day|week|shift)\s+(?:at|with)\s+") + THE + PN(),
          lambda m: ("employer", f"User works at {_the(m)}{m['x']}.")),
@@ -141,6 +145,9 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
          + r"(?:" + K(r"\s+(?:at|in)\s+") + PN() + ")?",
          lambda m: ("job_title", f"User was promoted to {m['role']}" + (f" at {m['x']}." if m["x"] else "."))),
         (K(r"\bmy\s+") + K(_REL_PARTNER) + K(_NAMED) + PN(), lambda m: ("partner", f"User's {m['rel']} is {m['x']}.")),
+        # "Diego and I have been together almost three years", "Lucía and I are officially a couple": a partner by what they are
+        (PN() + K(r"\s+and\s+I(?:['’]ve been|\s+have been|['’]re|\s+are)") + ADV + K(r"\s+(?:together|a\s+couple|dating|an\s+item)\b"),
+         lambda m: ("partner", f"User's partner is {m['x']}.")),
         (SUBJ + K(r"(?:['’]m|\s+am|\s+got|\s+recently got)\s+(?P<st>married|engaged)\s+to\s+") + PN(),
          lambda m: ("partner", f"User is {m['st'].lower()} to {m['x']}.")),
         (K(r"\bmy\s+") + K(_REL_FAMILY) + K(_NAMED) + PN(),  # "our cousin Duarte's (birthday)": Duarte

@@ -323,16 +323,16 @@ def fuller(hit: Any, hits: Sequence[Any], question: str, kind: str | None, alias
     if ep is None:
         return hit
     asked_words = [w for w in content_words(question) if w not in LIGHT_VERBS]
-    rels = asked(question).relations
-    if any(r in rels and names_in(n, hit.memory.text) for n, r in (aliases or {}).items()) and not names_only(hit.memory.text, question, aliases or {}):
+    if any(r in asked(question).relations and names_in(n, hit.memory.text) for n, r in (aliases or {}).items()) and not names_only(hit.memory.text, question, aliases or {}):
         return hit  # "what does my husband do for work?" / "Sorin drives a tram.": of the one asked, not the whole message
-
     def cover(text: str) -> int:
         pool = words(text)
         return sum(_covered(w, pool) for w in asked_words)
     gains_kind = kind is not None and holds(kind, ep.memory.text, question) and not holds(kind, hit.memory.text, question)
     # "tell me where I got the dog from" / "User adopted a dog.": the message names the place ("... the shelter in Santo da Serra")
     gains_kind = gains_kind or (_WHERE.search(question) is not None and _names_place(ep.memory.text) and not _names_place(hit.memory.text))
+    gains_kind = gains_kind or (kind == "when" and bool(_DATED.search(ep.memory.text)) and not _DATED.search(hit.memory.text)) \
+        or re.match(r"\s*why\b", question, re.I) is not None  # "on December 9" for "in December"; a reason is in the rest of the message
     return ep if gains_kind or cover(ep.memory.text) > cover(hit.memory.text) else hit
 
 

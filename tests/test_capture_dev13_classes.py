@@ -1,0 +1,33 @@
+"""Capture classes found on the thirteenth answers set (tests/data/answers_dev13.json, written by a
+helper before any rule). Pure rules, no model."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from assistant.memory.language.rules import extract
+from assistant.memory.language.statements import classify
+
+OBS = datetime(2026, 7, 20, 12, tzinfo=timezone.utc)
+
+
+def facts(text: str) -> list[str]:
+    return [c.text for c in extract(" ".join(u.text for u in classify(text).statements), OBS)]
+
+
+def test_a_new_job_said_with_its_title_before_job_gives_title_and_employer():
+    got = facts("BIG news: I got the night operations lead job at the Llullaillaco Array! Start date is September 1.")
+    assert "User works as night operations lead." in got
+    assert "User works at the Llullaillaco Array." in got
+    got = facts("I landed a new sous-chef job at Tasca do Cais.")
+    assert "User works as sous-chef." in got and "User works at Tasca do Cais." in got
+    assert not any(f.startswith("User works as new") for f in facts("I got a new job at Shell."))  # no title said
+
+
+def test_a_partner_said_by_what_the_two_are_is_the_partner_and_the_one_he_stands_for():
+    got = facts("Diego and I have been together almost three years now. He's a sound engineer in Santiago so we do the long-distance thing.")
+    assert "User's partner is Diego." in got
+    assert "Diego is a sound engineer in Santiago." in got  # "He's" had been left a pronoun and rejected
+    assert "User's partner is Camille." in facts("Camille and I are officially a couple!")
+    assert not any("partner" in f for f in facts("Jonas and I talked half the night."))  # together is no couple
+    assert not any("partner" in f for f in facts("Today and I are together."))  # a word, no one's name
