@@ -31,3 +31,13 @@ def test_a_partner_said_by_what_the_two_are_is_the_partner_and_the_one_he_stands
     assert "User's partner is Camille." in facts("Camille and I are officially a couple!")
     assert not any("partner" in f for f in facts("Jonas and I talked half the night."))  # together is no couple
     assert not any("partner" in f for f in facts("Today and I are together."))  # a word, no one's name
+
+
+def test_a_couple_said_of_the_two_is_a_partner_claim_and_their_break_up_ends_it():
+    from assistant.memory.language.claims import claims
+
+    (c,) = claims("Diego and I have been together almost three years now.")
+    assert (c.relation, c.value, c.ended) == ("partner", frozenset({"diego"}), False)
+    (c,) = claims("Diego and User broke up last weekend.")  # as the third-person rewrite stores it
+    assert (c.relation, c.value, c.ended) == ("partner", frozenset({"diego"}), True)
+    assert not [c for c in claims("Jonas and I talked half the night.") if c.relation == "partner"]

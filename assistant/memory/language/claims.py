@@ -214,6 +214,9 @@ _RULES: list[tuple[str, str, str]] = [
     ("partner", _I + _BE + _ADV + r"\s+(?:dating|seeing|with)\s+" + _PN, "value"),
     ("partner", _I + _ADV + r"\s+(?:broke\s+up|split\s+up|separated)\s+(?:with|from)\s+" + _PN, "ended"),
     ("partner", _I + _ADV + r"\s+(?:divorced)\s+" + _PN, "ended"),
+    # "Diego and I have been together almost three years" / "Diego and I broke up last weekend": said of the two
+    ("partner", _PN + r"\s+and\s+I(?:['’]ve\s+been|\s+have\s+been|['’]re|\s+are)" + _ADV + r"\s+(?:together|a\s+couple|dating|an\s+item)\b", "value"),
+    ("partner", _PN + r"\s+and\s+I" + _ADV + r"\s+(?:have\s+|['’]ve\s+)?(?:broke\s+up|split\s+up|separated|(?:got\s+)?divorced)\b", "ended"),
     ("commute", _I + _ADV + r"\s+(?P<v>(?:cycles?|bikes?|walks?|drives?|(?:takes?|rides?|catch(?:es)?|gets?|uses?)\s+(?:a|an|the|my)?\s*(?:" + _MODES + r")s?|goes\s+by\s+(?:" + _MODES + r")|go\s+by\s+(?:" + _MODES + r")|commutes?\s+by\s+(?:" + _MODES + r")))\b[^,.;!?]{0,30}?\s+to\s+(?:work|the\s+office|my\s+office|my\s+job|school|uni|university|campus)\b", "value"),
     ("commute", _I + _ADV + r"\s+commutes?\s+(?:to\s+work\s+)?by\s+(?P<v>" + _MODES + r")\b", "value"),
     ("pet", _I + _ADV + r"\s+(?:has|have|got|adopted|owns?)\s+(?:an?|one|my)\s+(?P<kind>" + _PETS + r")\s+(?:named|called)\s+" + _PN, "value"),
