@@ -41,3 +41,11 @@ def test_a_couple_said_of_the_two_is_a_partner_claim_and_their_break_up_ends_it(
     (c,) = claims("Diego and User broke up last weekend.")  # as the third-person rewrite stores it
     assert (c.relation, c.value, c.ended) == ("partner", frozenset({"diego"}), True)
     assert not [c for c in claims("Jonas and I talked half the night.") if c.relation == "partner"]
+
+
+def test_a_move_said_without_its_subject_and_a_rented_flat_on_a_street_are_the_persons():
+    got = facts("Moving to San Pedro de Atacama on August 22 for the new job.")
+    assert got and got[0].startswith("User is moving to San Pedro de Atacama"), got  # had been quoted: "User: Moving to ..."
+    got = facts("I rent a flat on Avenida Grecia in Antofagasta, 9th floor, and you can see the whole port from the balcony.")
+    assert "User lives in Antofagasta." in got
+    assert not any(f.startswith("User lives in") for f in facts("We rented a cottage on Achill Island in Mayo for the summer."))

@@ -130,7 +130,7 @@ _SIGNAL_VERBS = re.compile(
 _NAMES_SUBJECT = r"(?:{names})(?:['’]s)?\s+[a-z]"
 _SUBJECT_DROPPED = re.compile(r"^(?:(?:just|finally|recently|also|officially)\s+)?(?:got|moved|started|finished|bought|sold|adopted"
                               r"|quit|joined|graduated|passed|broke|lost|won|went|came back|arrived|booked|signed|retired"
-                              r"|spent|visited|flew|drove|ran)\s+\w", re.I)
+                              r"|spent|visited|flew|drove|ran|(?P<ing>moving|starting|heading|flying|leaving))\s+\w", re.I)
 # a clause that only says how the person feels right now: a feeling verb, an evaluative word, a time
 # word at most ("I feel great so far", "honestly feeling a bit tired today") -- nothing named, counted or dated
 _FEELING = re.compile(r"^(?:(?:[Ii]|[Ii]['’]m|[Ii] am|WE|we['’]re)\s+)?(?:(?:[a-z]+ly|just|still|so|really|pretty|quite|a bit|kind of)\s+)*"
@@ -179,8 +179,8 @@ def _generic(grounded: str, had_date: bool, people: set[str] = frozenset(), hous
     s = _TAG.sub("", _LEAD.sub("", grounded[: laugh.start()] if laugh else grounded)).strip().rstrip(",，")
     if not s or not strip_fillers(s) or len(s) > MAX_SENTENCE_CHARS or s.rstrip().endswith(("?", "？")) or _NOT_A_FACT.search(s):
         return None  # "Por cierto": a filler alone is no fact
-    if _SUBJECT_DROPPED.match(s) and not _FIRST.match(s):
-        s = "I " + s[0].lower() + s[1:]  # "Just got back from Crete" -> "I just got back ..."
+    if (dropped := _SUBJECT_DROPPED.match(s)) and not _FIRST.match(s):  # "Just got back from Crete" -> "I just got back ..."
+        s = ("I'm " if dropped["ing"] else "I ") + s[0].lower() + s[1:]  # "Moving to San Pedro on August 22" -> "I'm moving ..."
     if len(s.split()) < 2 and not re.search(r"[\u4e00-\u9fff]", s):
         return None
     if _FEELING.match(s):

@@ -64,7 +64,8 @@ def _the(m: re.Match) -> str:
 
 #: A home ("a flat in Redland", "the old farmhouse in Naumburg"), its place named.
 _DWELLING = (K(r"(?:(?:an?|the|my|our)\s+)?(?:(?:new|old|little|small|tiny|big|lovely)\s+)?(?:flat|house|apartment|place|home|cottage|farmhouse"
-                r"|cabin|bungalow|condo|townhouse)\s+in\s+") + THE + PN())
+                r"|cabin|bungalow|condo|townhouse)") + r"(?:\s+(?i:on|at)\s+[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,3})?"  # "on Avenida Grecia"
+            + K(r"\s+in\s+") + THE + PN())
 
 
 _POSSESSIVE = re.compile(r"['’]s(?:\s.*)?$")  # "Duarte's", "Euclides's 70th": whose, not the name
