@@ -49,3 +49,15 @@ def test_a_move_said_without_its_subject_and_a_rented_flat_on_a_street_are_the_p
     got = facts("I rent a flat on Avenida Grecia in Antofagasta, 9th floor, and you can see the whole port from the balcony.")
     assert "User lives in Antofagasta." in got
     assert not any(f.startswith("User lives in") for f in facts("We rented a cottage on Achill Island in Mayo for the summer."))
+
+
+def test_it_after_a_thing_of_ones_own_or_a_definite_thing_is_that_thing():
+    # a new-user trial: the start date of "a big job" and its postponement had both been lost
+    got = facts("got a big job coming up: restoring the organ at Oliwa Cathedral, it starts next Tuesday")
+    assert any(f.startswith("User's big job starts next Tuesday") for f in got), got
+    got = facts("the Oliwa job got pushed back, it now starts next Thursday instead")
+    assert any("the Oliwa job now starts next Thursday" in f for f in got), got  # had stored nothing
+    assert facts("the house is chaos, it needs work") == []  # a comment, no date: still nothing
+    got = facts("My favourite dish is my grandmother's arroz al horno, and I still make it most Sundays.")
+    assert "User still makes User's favourite dish most Sundays." in got
+    assert not any("the been aching" in f for f in facts("my wrist has been aching and the doctor called it tendinitis"))

@@ -146,6 +146,10 @@ WANT_CONTENT_INTL = re.compile(
     r"|^我(?:需要|想要)[^。，,.！!]{0,15}?(?:点子|主意|建议|菜谱|食谱|故事|诗|推荐)",
     re.I,
 )
+#: A thing's date set or changed ("the Oliwa job got pushed back, it now starts next Thursday"): with a date
+#: said, a clause about a thing of the person's life, not a comment on it ("the house is chaos").
+SCHEDULED = re.compile(r"\b(?:starts?|begins?|ends?|opens?|moved|pushed|postponed|rescheduled|delayed|brought\s+forward|cancell?ed"
+                       r"|(?:is|are|was|were)\s+(?:now\s+)?(?:on|due))\b", re.I)
 # "Just got back from Crete.", "Moved to Berlin last month.": the person's life, subject left out
 SUBJECT_DROPPED = re.compile(
     r"^(?:(?:just|finally|recently|also|officially)\s+)?(?:got|moved|started|finished|bought|sold|adopted|quit|joined"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from assistant.memory.language.cues import EMOJI, FAMILY_NAME, PAST
+from assistant.memory.language.cues import EMOJI, FAMILY_NAME, PAST, SUBJECT_DROPPED
 
 FEMALE = frozenset("""mother mum mom mummy mommy wife daughter sister girlfriend fiancee aunt niece grandmother grandma
     granny nan girl stepmother stepdaughter""".split())
@@ -84,14 +84,24 @@ def _gendered(candidate: str, gender: frozenset[str], toks: list[str]) -> bool:
 # -- "it" within a sentence
 # what "it" stands for: the thing the clause before has, drives, owns ... ("a Kia Niro", "eczema")
 _THING = re.compile(r"\b(?:have|has|had|got|drive|drives|own|owns|bought|use|uses|rent|rents)\s+(?:got\s+)?(?:an?\s+|the\s+|a new\s+)?"
-                    r"(?P<x>[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*)*|[a-z][\w-]+(?=\s+(?:my|our|for|since|at|in|on|with)\b|\s*$))")
+                    r"(?P<x>[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*)*|(?:[a-z][\w-]+\s+)?[a-z][\w-]+(?=\s+(?:my|our|for|since|at|in|on|with|coming\s+up)\b|\s*[:,.!]?\s*$))")
+_DEFINITE_SUBJECT = re.compile(r"^(?P<x>(?:[Tt]he|[Mm]y|[Oo]ur)\s+(?:[A-Z][\w-]*\s+|[a-z][\w-]+\s+){0,2}?[a-z][\w-]+)\s+(?:got|gets|is|was|has|had|will)\s+(?!it\b)")
 _IT = re.compile(r"\b(?P<w>[Ii]t)(?P<c>['’]s)?\b(?!['’])")
 
 
 def thing(resolved: str) -> str | None:
-    """The thing a clause has ("WE drive a Kia Niro" -> "Kia Niro"), for an "it" in the next clause."""
+    """The thing a clause has ("WE drive a Kia Niro" -> "Kia Niro"; "I got a big job coming up" ->
+    "my big job"; "Anna has a cat" -> "the cat"), else the definite thing it opens with ("the Oliwa
+    job got pushed back" -> "the Oliwa job"), for an "it" in the next clause."""
     m = _THING.search(resolved)
-    return m["x"] if m and m["x"] not in ("it", "them", "that", "this", "to", "WE", "us") else None  # "got us tickets": no thing
+    first = m["x"].split()[0] if m else ""
+    if m is None or m["x"] in ("it", "them", "that", "this", "WE") or first in ("it", "them", "us", "been", "being", "to", "got", "gone", "done", "had") \
+            or (first[0].islower() and first.endswith("ed")):  # "got us tickets", "got pushed back": no thing
+        d = _DEFINITE_SUBJECT.match(resolved)
+        return d["x"][0].lower() + d["x"][1:] if d else None
+    if first[0].islower():
+        return ("my " if re.match(r"(?:I|WE)\b", resolved) or SUBJECT_DROPPED.match(resolved) else "the ") + m["x"]
+    return m["x"]
 
 
 def resolve_it(text: str, it: str | None) -> str:

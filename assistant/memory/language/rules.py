@@ -40,7 +40,7 @@ from assistant.memory.language.clauses import people as named_people
 from assistant.memory.language.dates_intl import MONTH_NAMES
 from assistant.memory.language.match import NOT_ORDINAL_DATE
 from assistant.memory.language.casual import as_their, asides_after, unshout, written
-from assistant.memory.language.cues import EMOJI, NOT_AFTER_TITLE, PERSON, STANDING, has_first_person, imperative, own_names, strip_fillers
+from assistant.memory.language.cues import EMOJI, NOT_AFTER_TITLE, PERSON, SCHEDULED, STANDING, has_first_person, imperative, own_names, strip_fillers
 from assistant.memory.language.gloss import LANGS
 from assistant.memory.language.langid import detect
 from assistant.memory.language.dates import ground
@@ -193,7 +193,7 @@ def _generic(grounded: str, had_date: bool, people: set[str] = frozenset(), hous
         return None  # an instruction to the assistant stays in the episode, as before
     # "Der Umzug ist im Juni": a dated event of their life stays
     thing_intl = _THING_SUBJECT_INTL.match(s) and not (had_date or _MONTH_OR_NUMBER.search(s))
-    if _COMMENT.match(s) or ((_THING_SUBJECT.match(s) or thing_intl) and not has_first_person(s)
+    if _COMMENT.match(s) or ((_THING_SUBJECT.match(s) and not (had_date and SCHEDULED.search(s)) or thing_intl) and not has_first_person(s)
                              and not _HOUSEHOLD_NP.match(s) and not _HOUSEHOLD_INTL.match(s)):
         return None  # "the house is chaos", "which works well", "was ehrlich gesagt super ist": a comment, not the person
     if re.search(r"\b(?:I|I['’]m|I['’]ve|my)\b", s) and re.sub(EMOJI + "|\ufe0f", "", s).isascii():  # "first day ✂️ my new boss is ..." too
