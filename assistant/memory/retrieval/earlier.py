@@ -13,25 +13,28 @@ from datetime import datetime
 from typing import Any, Callable, Sequence
 
 from assistant.memory.language.shifts import shift_kind
+from assistant.memory.retrieval.questions import asks_before
 
 #: How far below the best rank a memory said earlier may be and still be the earlier state
 #: meant (code-only dev13 0.605 -> 0.610 at 0.3, no other set changed; the shift cues keep a
 #: memory telling the change out, so a wide window is safe).
 EARLIER_WINDOW = 0.3
 
+#: The earlier state in words :func:`~.questions.asks_before` does not read: "the original date",
+#: "at first", "the old hilux" (not "an old friend"), "at the start of the year", "did I first".
 _EARLIER = re.compile(
-    r"\b(?:before|previous(?:ly)?|former(?:ly)?|used\s+to|prior\s+to|original(?:ly)?|at\s+first|in\s+the\s+beginning"
-    r"|at\s+the\s+(?:start|beginning)\s+of)\b"
-    r"|\b(?:my|our|the|that)\s+old\s+(?!friend|school|man|lady|guy|woman|boy|girl)\w+"  # "the old hilux", not "an old friend"
+    r"\b(?:original(?:ly)?|at\s+first|in\s+the\s+beginning|at\s+the\s+(?:start|beginning)\s+of)\b"
+    r"|\b(?:my|our|the|that)\s+old\s+(?!friend|school|man|lady|guy|woman|boy|girl)\w+"
     r"|\b(?:did|was|were)\s+(?:I|we)\s+first\b",
     re.I,
 )
 
 
 def asks_earlier(question: str) -> bool:
-    """The (English) question asks what was true before something changed ("before they changed",
-    "the original date", "my old flat", "at the start of the year", "What date did I first give")."""
-    return _EARLIER.search(question) is not None
+    """The (English) question asks what was true before something changed: "before they changed",
+    "my previous job" (:func:`~.questions.asks_before`), "the original date", "my old flat", "at the
+    start of the year", "What date did I first give"."""
+    return asks_before(question) or _EARLIER.search(question) is not None
 
 
 def said_at(hit: Any) -> datetime | None:
