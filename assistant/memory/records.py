@@ -261,6 +261,11 @@ class Memory:
     # "observed" (only when it was said: true *at least* since then); None without a start
     start_kind: str | None = None
 
+    @property
+    def said_at(self) -> datetime:
+        """When it was said: its first source's observed time, else when it was stored."""
+        return next((s.observed_at for s in self.sources if s.observed_at is not None), None) or self.created_at
+
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,

@@ -136,8 +136,7 @@ def produces(question: str, matcher: Any) -> bool:
 
 
 def _date(m: Any) -> str | None:
-    observed = next((s.observed_at for s in m.sources if s.observed_at is not None), None)
-    when: datetime | None = m.valid_at or observed or m.created_at
+    when: datetime | None = m.valid_at or m.said_at
     return when.isoformat() if when is not None else None
 
 

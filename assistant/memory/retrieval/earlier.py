@@ -38,9 +38,8 @@ def asks_earlier(question: str) -> bool:
 
 
 def said_at(hit: Any) -> datetime | None:
-    """When the hit's memory was said (its first source's observed time), else its creation."""
-    m = hit.memory
-    return next((s.observed_at for s in m.sources if s.observed_at is not None), None) or m.created_at
+    """When the hit's memory was said (:attr:`~assistant.memory.records.Memory.said_at`)."""
+    return hit.memory.said_at
 
 
 def pick(question: str, ranked: Sequence[tuple[float, Any]], said: Callable[[Any], datetime | None] = said_at) -> Any | None:
@@ -55,8 +54,8 @@ def pick(question: str, ranked: Sequence[tuple[float, Any]], said: Callable[[Any
     if not asks_earlier(question):
         return best
     near = [(r, h) for r, h in ranked if r >= top - EARLIER_WINDOW and h is not best]
-    ended = [(r, h) for r, h in near if getattr(h.memory, "invalid_at", None) is not None]
-    if ended and getattr(best.memory, "invalid_at", None) is None:
+    ended = [(r, h) for r, h in near if h.memory.invalid_at is not None]
+    if ended and best.memory.invalid_at is None:
         return max(ended, key=lambda rh: rh[0])[1]
     if shift_kind(best.memory.text) == "now" and (when := said(best)) is not None:
         before = [(r, h) for r, h in near if (w := said(h)) is not None and w < when and shift_kind(h.memory.text) != "now"]

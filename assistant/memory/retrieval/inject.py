@@ -95,8 +95,7 @@ def _day(dt: datetime | None) -> str | None:
 
 def date_label(m: Memory) -> str:
     """When it became true (valid_at, else when said, else when stored), with the end if any."""
-    observed = next((s.observed_at for s in m.sources if s.observed_at is not None), None)
-    start = _day(m.valid_at) or _day(observed) or _day(m.created_at) or "undated"
+    start = _day(m.valid_at) or _day(m.said_at) or "undated"
     end = _day(m.invalid_at)
     return f"{start} to {end}" if end else start
 
