@@ -180,7 +180,7 @@ FAMILY_WORDS = frozenset(w for rel, ws in RELATIONS.items() if rel not in ROLES 
 PLACE = re.compile(r"\b(?:in|on|to|from|at|near|through|around|outside|en|a|à|au|nach|aus|em|para|de|no|na)\s+(?-i:(?P<n>[A-Z][\w’'-]+))", re.I)
 _NAME = re.compile(r"(?<![\w’'])(?-i:[A-Z][\w’'-]+)")
 # a sentence's first word followed by a verb: a name ("Finlay is the coxswain", "Arjun's parents")
-_SUBJECT = re.compile(r"(?:^|[.!?]\s+|:\s+)([A-Z][\w’'-]+)(?:['’]s\b|\s+(?:and\s+[A-Z]\w+\s+)?(?:is|are|was|were|has|have|had|lives|works|turned|goes|loves|likes|plays|got|just)\b)")
+_SUBJECT = re.compile(r"(?:^|[.!?]\s+|:\s+)([A-Z][\w’'-]+)(?:['’]s\b|\s+and\s+(?:I|User)\b|\s+(?:and\s+[A-Z]\w+\s+)?(?:is|are|was|were|has|have|had|lives|works|turned|goes|loves|likes|plays|got|just)\b)")
 # what a memory says the person has: "our fig tree", "User's car", "User has a grey cat"
 _OWNED = re.compile(r"\b(?:my|our|user['’]s|(?:user|we|i)\s+(?:has|have|had|got|'ve\s+got)\s+(?:got\s+)?(?:an?|two|three)?)\s+((?:[\w-]+\s+){0,2}[\w-]+)", re.I)
 

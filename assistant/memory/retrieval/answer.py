@@ -41,7 +41,7 @@ from assistant.memory.retrieval import crosslang, earlier, forms, language, pred
 from assistant.memory.retrieval.aliases import (PLACE, about_life, aliases_of, ask_forms, messages, names_in, names_relation,
                                                question_names_known, runner_up, told_of, whole, written_names)
 from assistant.memory.retrieval.answerable import asked, question_names, relation_names, states_something
-from assistant.memory.retrieval.held import (NAMES_SOMETHING, asks_job_of, fuller, holds, home_of_area, names_asked, names_only as _names_only,  # noqa: F401
+from assistant.memory.retrieval.held import (NAMES_SOMETHING, asks_job_of, fuller, holds, home_of_area, names_asked, names_only as _names_only, valued,  # noqa: F401
                                             names_role, only_owner, others_relation, says_job_of, says_possessed)  # (holds is also read as answer.holds)
 from assistant.memory.retrieval.answer_weights import (EVERY_COSINE, EVERY_WORDS, FOCUS_MARGIN, LANG_PENALTY, LEX_BONUS, NAMED_MARGIN, NAMING_BONUS, NOW_BONUS, NOW_WORDS, OWN_WEIGHT, PRED_WEIGHT,
                                                       SLOT_BONUS, TOP_BONUS, UNIQUE_COSINE)
@@ -330,6 +330,9 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
         if not ok and use_sem and english and (self_q or shares) and not asks_help and s >= forms.STANDOUT_COSINE:  # stands out
             ok = s - runner_up(i, sem, msgs) >= forms.STANDOUT_MARGIN and covers and said \
                 and not matcher.asks_other_slot(forms_q, h.memory.text, h.memory.slot)
+        if not ok and use_sem and english and (self_q or names_rel or any(_covered(n, pool) for n in people)) and s >= forms.TOPIC_COSINE \
+                and (valued(kind, h.memory.text, question) or any(says_job_of(n, h.memory.text) for n in job_of)):
+            ok = True  # the one asked of, a value of the kind asked: "What breed is Pilot?" / "a retired greyhound called Pilot"
         if job_of and not any(says_job_of(n, h.memory.text) for n in job_of):
             continue  # "What does Sanne do for work?" / "... that's where I met Sanne": no job of hers
         # a role or a named one's relation asked, the memory words it: "Which vet does Bracken go to?" / "User has a border

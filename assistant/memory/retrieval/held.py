@@ -34,7 +34,7 @@ _CALENDAR = re.compile(r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|m
                        r"|nov(?:ember)?|dec(?:ember)?|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?)\b", re.I)
 _MONTH = "(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + ")"
 #: A day of a month written out, an ISO date: no age (a birth year is kept: the age follows from it) ("l'anniversaire de Camille, c'est le 9 octobre").
-_DATED = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th|er|º)?\.?(?:\s+(?:of|de))?\s+{_MONTH}\b|\b{_MONTH}\s+\d{{1,2}}\b|\b\d{{4}}-\d\d-\d\d\b", re.I)
+_DATED = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s*(?:-|–|to|until|till)\s*\d{{1,2}}(?:st|nd|rd|th)?\.?\s+{_MONTH}\b|\b\d{{1,2}}(?:st|nd|rd|th|er|º)?\.?(?:\s+(?:of|de))?\s+{_MONTH}\b|\b{_MONTH}\s+\d{{1,2}}\b|\b\d{{4}}-\d\d-\d\d\b", re.I)
 _CLOCK = re.compile(r"\b\d{1,2}(?:[:.h]\d\d|\s*(?:[ap]\.m\.?|(?:am|pm|o['’]clock|uhr|heures?|horas?|h)\b))|\b(?:at|by|around|until|till|from|um|à|a las|às)\s+\d{1,2}\b(?!(?:st|nd|rd|th)?\.?\s+" + _MONTH + r"\b)"
                     r"|\b(?:morning|afternoon|evening|night|noon"
                     r"|midnight|lunchtime|dawn|tonight|abends?|morgens?|mittags?|nachts?|soir|matin|midi|nuit|tarde|noche|mañana|manhã|noite)s?\b"
@@ -114,7 +114,7 @@ def says_job_of(name: str, text: str) -> bool:
     # "Rui, what is train driver of metro of Porto." ("o Rui, que é maquinista do metro do Porto"): where, after the job
     # "My dad Klaus was a carpenter his whole life and ...": after an article, whatever follows
     if re.search(rf"\b{re.escape(name)}\b[^.!?]*?\b(?:is|was)\s+(?:an?\s+[\w-]+|(?:the\s+)?(?:[\w-]+\s+){{0,2}}[\w-]+"
-                 r"(?:\s+(?:of|in|at|for|on)\s+[^.!?;]*)?\s*(?:[.!?;]|$))", text, re.I):
+                 rf"(?:\s+(?:of|in|at|for|on)\s+[^.!?;]*)?\s*(?:[.!?;]|$))|\b{re.escape(name)}\b[^.!?]*?\b(?:he|she)['’]s\s+an?\s+[\w-]+", text, re.I):
         return True
     return any(slot == JOB for part in re.split(r"(?<=[.!?;])\s+|,\s+", text) for _f, slot in tagged_named_forms(part.strip()))
 
@@ -156,17 +156,20 @@ def about_whom(text: str, question: str) -> str:
     about someone the question names or the relation it asks, where an age is looked for ("How old
     is my sister Leonor?" / "... her birthday is the 28th of May, which I have managed to forget two
     years running": the "two" is not said of her); the whole text when it names no one or no clause
-    is about them."""
+    is about them. A clause naming them names what its sentence describes ("2-year-old black mutt
+    with one floppy ear, I named her Chispa")."""
     whom = {*question_names(question), *(w for r in asked(question).relations for w in (r, *relation_words(r)))}
     if not whom:
         return text
     from assistant.memory.language.clauses import clauses  # its patterns: only for a question about someone
 
     parts = clauses(_EMOJI_BREAK.sub(". ", text))  # "it's my birthday!! 35 🎉 Nilton sent a video": the 35 is not said of Nilton
-    mine = [c.resolved for c in parts if any(_covered(w, words(c.resolved)) for w in whom)]
+    named = {c.sentence for c in parts if any(re.search(_NAMING.pattern + rf"\s+(?:\w+\s+)?{re.escape(w)}\b", c.resolved, re.I) for w in whom)}
+    mine = [c.resolved for c in parts if c.sentence in named or any(_covered(w, words(c.resolved)) for w in whom)]
     return " ".join(mine) if mine and len(parts) > 1 else text
 
 
+_NAMING = re.compile(r"\b(?:named|called|name\s+is|name[’']s)\b", re.I)
 _OWN_ANNUAL = re.compile(r"\b(?:my|our|your|User['’]s)\s+(?:\w+\s+)?(?:" + ANNUAL.pattern + ")", re.I)  # the person's own birthday
 _MY_THING = re.compile(r"\b(?:my|our)\s+(?P<t>[a-z]{3,})\b(?!['’])", re.I)
 _OTHERS_OWNER = re.compile(r"(?:\b(?!User['’]s)[\w’'-]+['’]s?|\b(?:his|her|their|" + PERSON + r"s))\s+(?:[\w-]+\s+)?$", re.I)  # "mums birthday"
@@ -198,6 +201,8 @@ def holds(kind: str | None, text: str, question: str) -> bool:
         return not _ASKS_TOWN.search(question) or _names_place(text, question) or re.search(r"[\u4e00-\u9fff]", text) is not None
     text = asked_part(text, question)
     key, strong = _terms(text, question)
+    if kind == "colour":  # a colour word ("a ginger tabby"), not just any memory about the one asked
+        return any(w in COLOURS for w in words(text)) or any(ch in text for ch in COLOUR_CHARS)
     if kind == "name":  # a capitalised name, or a word that is no relation nor a verb or adverb form ("cetirizine" for
         # "my allergy medication"; not "joined" in "User has joined a choir." for "What's the name of my choir?")
         return any(not t[0].isdigit() for t in strong) or any(k not in _RELATION_WORDS and not k.isdigit() and not _INFLECTED.search(k)
@@ -206,8 +211,6 @@ def holds(kind: str | None, text: str, question: str) -> bool:
         named = question_names(question)  # not the rest of the name asked ("Don Aurelio": no surname after "Don")
         return _SURNAME_SAID.search(text) is not None or any(re.search(rf"\b{re.escape(n)}\s+(?!(?:{'|'.join(map(re.escape, named))})\b)(?-i:[A-Z])[\w’'-]+", text, re.I) for n in named) \
             or (_MY_SURNAME.search(question) is not None and _FULL_NAME.search(text) is not None)  # or the person's full name for theirs
-    if kind == "colour":  # a colour word ("a ginger tabby"), not just any memory about the one asked
-        return any(w in COLOURS for w in words(text)) or any(ch in text for ch in COLOUR_CHARS)
     if kind == "year":  # a year the question does not say: "born in 1987", not "March 9th"
         return any(re.fullmatch(r"(?:1[89]|20)\d\d", t) for t in strong)
     if kind == "breed":  # a breed or kind of animal ("a beagle", "a ginger tabby"), not just any memory about the pet
@@ -398,3 +401,8 @@ def says_possessed(thing: str, text: str, pool: Sequence[str], matcher: Any = No
     if _covered(thing, pool) or any(_covered(w, pool) for r in asked(f"my {thing}").relations for w in (r, *relation_words(r))):
         return True
     return matcher is not None and getattr(matcher, "available", False) and matcher.about((thing,), text)
+
+
+def valued(kind: str | None, text: str, question: str) -> bool:
+    """The memory holds a value of a kind its words alone show: a breed or a year (:func:`holds`)."""
+    return kind in ("breed", "year") and holds(kind, text, question)

@@ -160,6 +160,10 @@ _RECALL = re.compile(
 )
 
 
+_SET_IN_PAST = re.compile(r"\bold\s+(?!(?:friend|pal|mate|buddy|man|lady|colleague|classmate|neighbou?r)s?\b)|\b(?:former|previous|used\s+to|back\s+(?:then|when|in)|ago|last\s+(?:week|month|year|summer|winter)"
+                          r"|when\s+(?:i|we)\s+(?:was|were|lived|had|worked))\b", re.I)
+
+
 def _requests(q: str) -> bool:
     if _RECALL.search(q):  # "can you remind me where I live?" asks memory, not for help
         return False
@@ -167,8 +171,10 @@ def _requests(q: str) -> bool:
     while ws and ws[0] in ("please", "can", "could", "would", "will", "you", "por", "favor", "bitte", "pourriez", "vous",
                            "pouvez", "podrías", "puedes", "pode", "poderia"):  # fmt: skip
         ws = ws[1:]
-    if bool(ws) and ws[0] in V.REQUEST_WORDS or _ADVICE.search(q):
+    if bool(ws) and ws[0] in V.REQUEST_WORDS:
         return True
+    if (asks := [m[0] for m in _ADVICE.finditer(q)]) and not (_SET_IN_PAST.search(q) and all(re.search(r"\bcould\b", a, re.I) for a in asks)):
+        return True  # "what could I cook?"; not a past "could" ("What could I see from the balcony of my old flat?")
     english = reading(q)  # "¿Qué consejos hay para ...?" -> "what tips there is for ...?"
     return english != q and bool(_ADVICE_READ.search(english))
 

@@ -75,7 +75,7 @@ SYNONYMS = (
 #: Colour words of the six capture languages (folded; zh: characters), for a colour asked.
 COLOURS = frozenset(
     """red orange yellow green blue purple violet pink brown black white grey gray silver gold beige cream navy teal
-    turquoise ginger tabby tan golden blonde brunette maroon
+    turquoise ginger tabby tan golden blonde brunette maroon tortoiseshell tortie calico brindle tuxedo
     rot orange gelb grün blau lila rosa braun schwarz weiß weiss grau silbern golden
     rojo roja naranja amarillo amarilla verde azul morado morada rosa marrón negro negra blanco blanca gris dorado
     rouge jaune vert verte bleu bleue violet rose marron noir noire blanc blanche gris doré
