@@ -147,7 +147,7 @@ def test_a_breed_asked_needs_a_breed_said():
 
 def test_a_language_is_no_one_and_a_glossed_job_may_say_where():
     from assistant.memory.retrieval.answerable import question_names
-    from assistant.memory.retrieval.held import says_job_of
+    from assistant.memory.retrieval.job_said import says_job_of
 
     # "my Mandarin lesson": no one a memory must name (the lesson is written in Chinese: 每个星期三晚上八点上课)
     assert question_names("remind me which evening my Mandarin lesson is") == ()

@@ -572,7 +572,7 @@ def test_a_relation_of_someone_named_needs_a_memory_that_words_it(tmp_path, conv
     ("A Sanne trabalha num banco.", True), ("Sanne loves octopuses.", False),
 ])  # fmt: skip
 def test_what_someone_named_does_for_a_living_needs_a_memory_that_says_a_job(text, says):
-    from assistant.memory.retrieval.held import asks_job_of, says_job_of
+    from assistant.memory.retrieval.job_said import asks_job_of, says_job_of
 
     assert asks_job_of("What does Sanne do for work?") and not asks_job_of("What does Sanne do on Saturdays?")
     assert says_job_of("sanne", text) is says

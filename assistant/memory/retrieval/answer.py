@@ -32,17 +32,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, Sequence
 
-from assistant.memory.language.statements import Act, classify
 from assistant.memory.records import Kind, Trust
 from assistant.memory.retrieval import crosslang, earlier, forms, language, predicate
 from assistant.memory.retrieval.aliases import (PLACE, about_life, aliases_of, ask_forms, messages, names_in, names_relation,
                                                question_names_known, runner_up, told_of, whole, written_names)
 from assistant.memory.retrieval.answerable import asked, question_names, relation_names, states_something
-from assistant.memory.retrieval.held import (NAMES_SOMETHING, asks_job_of, fuller, holds, home_of_area, names_asked, names_only as _names_only, valued,  # noqa: F401
-                                            names_role, only_owner, others_relation, says_job_of, says_possessed)  # (holds is also read as answer.holds)
+from assistant.memory.retrieval.held import (NAMES_SOMETHING, fuller, holds, home_of_area, names_asked, names_only as _names_only, valued,  # noqa: F401
+                                            names_role, only_owner, others_relation, says_possessed)  # (holds is also read as answer.holds)
+from assistant.memory.retrieval.job_said import asks_job_of, says_job_of
 from assistant.memory.retrieval.answer_weights import (EVERY_COSINE, EVERY_WORDS, FOCUS_MARGIN, LANG_PENALTY, LEX_BONUS, NAMED_MARGIN, NAMING_BONUS, NOW_BONUS, NOW_WORDS, OWN_WEIGHT, PRED_WEIGHT,
                                                       SLOT_BONUS, TOP_BONUS, UNIQUE_COSINE)
 from assistant.memory.retrieval.general_shapes import ask_first
@@ -52,6 +52,7 @@ from assistant.memory.retrieval.questions import (answer_type, asked_role, asks_
                                                   is_question, knows, part_of, qualified_name, recall_core, requests, speaks_of_self, speaks_of_us, unquoted,
                                                   possessed, yes_no)
 from assistant.memory.retrieval.vocabulary import LIGHT_VERBS
+from assistant.memory.retrieval.telling import tells  # noqa: F401 (also read as answer.tells)
 from assistant.memory.retrieval.terms import wording as words_in
 from assistant.memory.retrieval.terms import PREFIX, THEN, _covered, _terms, content_words, focus, owned_phrase, same_word, stem, words  # noqa: F401 (also read as answer.X)
 
@@ -184,24 +185,6 @@ def below_threshold(hit: Any) -> bool:
     return not hit.passed_threshold and hit.why_not.startswith("semantic score below")
 
 
-#: Any instant: :func:`tells` reads only which profile slots a message states, never its dates.
-_SLOT_PROBE_AT = datetime(2000, 1, 1, tzinfo=timezone.utc)
-
-
-def tells(text: str) -> bool:
-    """The message tells something and asks nothing: no sentence is a question or a request
-    (capture's classifier), it does not read as a question, and capture's rules find a profile
-    slot it states ("I moved to Antwerp last week." -> home_city). Such a turn gets no memory
-    answer: the memory it would show is the one the message is replacing. A typo'd or indirect
-    question ("wat's my nam", "I forgot where my sister works") states no slot and is still
-    answered."""
-    if is_question(text) or any(u.act in (Act.QUESTION, Act.REQUEST) for u in classify(text).units):
-        return False
-    from assistant.memory.language.rules import extract  # its patterns: only for a message that asks nothing
-
-    return any(c.slot for c in extract(text, _SLOT_PROBE_AT))
-
-
 def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAnswer | None:
     """The memory answer among ``hits``, or None. Never for a question answered from itself or
     general knowledge (:func:`assistant.memory.retrieval.questions.computes`); for a request
@@ -331,7 +314,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
             ok = s - runner_up(i, sem, msgs) >= forms.STANDOUT_MARGIN and covers and said \
                 and not matcher.asks_other_slot(forms_q, h.memory.text, h.memory.slot)
         if not ok and use_sem and english and (self_q or names_rel or any(_covered(n, pool) for n in people)) and s >= forms.TOPIC_COSINE \
-                and (valued(kind, h.memory.text, question) or any(says_job_of(n, h.memory.text) for n in job_of)):
+                and (valued(kind, h.memory.text, question) or (s >= cs.top and any(says_job_of(n, h.memory.text) for n in job_of))):
             ok = True  # the one asked of, a value of the kind asked: "What breed is Pilot?" / "a retired greyhound called Pilot"
         if job_of and not any(says_job_of(n, h.memory.text) for n in job_of):
             continue  # "What does Sanne do for work?" / "... that's where I met Sanne": no job of hers
@@ -357,7 +340,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
             + (NAMING_BONUS if kind == "name" and NAMES_SOMETHING.search(h.memory.text) else 0.0) \
             + (NOW_BONUS if any(_covered(w, pool) for w in now_asked) else 0.0)
         ranked.append((rank, h))
-    best = earlier.pick(question, ranked)  # "the original date": the memory said first, not the one telling the change
+    best = earlier.pick(question, ranked, hits=hits)  # "the original date": the memory said first, not the one telling the change
     return _answer(fuller(whole(best, hits), hits, question, kind, aliases), question, hits, aliases) if best is not None else None
 
 

@@ -14,6 +14,7 @@ from typing import Any, Callable, Sequence
 
 from assistant.memory.language.shifts import shift_kind
 from assistant.memory.retrieval.questions import asks_before
+from assistant.memory.retrieval.terms import _covered, content_words, words
 
 #: How far below the best rank a memory said earlier may be and still be the earlier state
 #: meant (code-only dev13 0.605 -> 0.610 at 0.3, no other set changed; the shift cues keep a
@@ -37,23 +38,46 @@ def asks_earlier(question: str) -> bool:
     return asks_before(question) or _EARLIER.search(question) is not None
 
 
+#: "before <event>": the event a question dates the earlier state by ("before the Llullaillaco job",
+#: "before I moved to Edinburgh"); words of a time or of a job in general say no event of their own.
+_BEFORE_EVENT = re.compile(r"\bbefore\s+(?P<e>[^?!.,;]+)", re.I)
+_NO_EVENT = frozenset("job work current new now this that then they it changed change moved".split())
+
+
+def anchor(question: str, hits: Sequence[Any], said: Callable[[Any], datetime | None]) -> datetime | None:
+    """When the event a question dates the earlier state by ("before the museum") was first told:
+    the earliest said of the memories among ``hits`` that word all its content words (None when it
+    names none, or no memory words it)."""
+    m = _BEFORE_EVENT.search(question)
+    event = [w for w in content_words(m["e"]) if w not in _NO_EVENT] if m else []
+    told = [w for h in hits if event and all(_covered(e, words(h.memory.text)) for e in event) if (w := said(h)) is not None]
+    return min(told, default=None)
+
+
 def said_at(hit: Any) -> datetime | None:
     """When the hit's memory was said (:attr:`~assistant.memory.records.Memory.said_at`)."""
     return hit.memory.said_at
 
 
-def pick(question: str, ranked: Sequence[tuple[float, Any]], said: Callable[[Any], datetime | None] = said_at) -> Any | None:
+def pick(question: str, ranked: Sequence[tuple[float, Any]], said: Callable[[Any], datetime | None] = said_at,
+         hits: Sequence[Any] = ()) -> Any | None:
     """The memory meant among ``ranked`` ((rank, hit) pairs of the memories that answer): the best
     ranked -- unless the question asks the earlier state (:func:`asks_earlier`) and, within
     ``EARLIER_WINDOW`` of the best, a memory has ended (the best has not: the best ended one), or
     the best tells a change (:func:`~assistant.memory.language.shifts.shift_kind` "now": "they moved
-    my crown appointment to March 19") and a memory said before it does not (the best such one)."""
+    my crown appointment to March 19") and a memory said before it does not (the best such one). A
+    question that dates the earlier state by an event ("before the museum": :func:`anchor`) takes
+    the best of those said before the event was first told, when the best was said after."""
     if not ranked:
         return None
     top, best = max(ranked, key=lambda rh: rh[0])
     if not asks_earlier(question):
         return best
     near = [(r, h) for r, h in ranked if r >= top - EARLIER_WINDOW and h is not best]
+    if (at := anchor(question, hits, said)) is not None and (w := said(best)) is not None and w >= at:
+        told = [(r, h) for r, h in ranked if (w := said(h)) is not None and w < at]
+        if told:  # "What was my job before the museum?": said before the museum was first told of
+            return max(told, key=lambda rh: rh[0])[1]
     ended = [(r, h) for r, h in near if h.memory.invalid_at is not None]
     if ended and best.memory.invalid_at is None:
         return max(ended, key=lambda rh: rh[0])[1]
