@@ -90,3 +90,19 @@ def test_a_breed_said_far_from_the_question_form_is_answered(tmp_path, converted
         a = answer(r, "What did Callum do for work?")
         assert a is not None and "deckhand" in a.text, a
         assert answer(r, "What colour is Pilot?") is None  # never said
+
+
+def test_a_plan_does_not_answer_what_happened_in_the_end():
+    from assistant.memory.retrieval.earlier import plan_for_outcome
+
+    plan = "Noor's birthday is 12 August, she'll be 31, thinking of getting her a Polaroid camera"
+    assert plan_for_outcome("What did I end up giving Noor for her birthday?", plan)
+    assert not plan_for_outcome("What did I end up giving Noor for her birthday?", "I gave Noor a Polaroid camera for her birthday.")
+    assert not plan_for_outcome("What was I thinking of getting Noor?", plan)  # the plan is what is asked
+
+
+def test_the_persons_own_age_is_not_someone_elses():
+    assert not holds("number", "User: my mother Pilar turns 70 years the 3 of March.", "How old am I?")
+    assert holds("number", "I turned 40 last week, Tomas baked a cake.", "How old am I?")  # "40 last week" is no duration
+    assert holds("number", "im wiebke, 34, a nurse", "How old am I?")
+    assert not holds("number", "I ran for 40 long minutes.", "How old am I?")

@@ -74,6 +74,12 @@ def keeps_earlier(text: str) -> bool:
     return bool(_ADDITION.search(t) or _PLAN.search(t) or _PAST.search(t))
 
 
+def planned(text: str) -> bool:
+    """``text`` tells a plan or a wish (:data:`_PLAN`: "thinking of getting her a Polaroid"), not
+    what happened."""
+    return bool(_PLAN.search(_fold(text)))
+
+
 def shift_kind(text: str) -> str | None:
     """"now" / "begin" when ``text`` states a new present state that may replace an earlier one,
     else None (module docstring)."""

@@ -40,7 +40,7 @@ from assistant.memory.retrieval import crosslang, earlier, forms, language, pred
 from assistant.memory.retrieval.aliases import (PLACE, about_life, aliases_of, ask_forms, messages, names_in, names_relation,
                                                question_names_known, runner_up, told_of, whole, written_names)
 from assistant.memory.retrieval.answerable import asked, question_names, relation_names, states_something
-from assistant.memory.retrieval.held import (NAMES_SOMETHING, fuller, holds, home_of_area, names_asked, names_only as _names_only, valued,  # noqa: F401
+from assistant.memory.retrieval.held import (NAMES_SOMETHING, asked_part, fuller, holds, home_of_area, names_asked, names_only as _names_only, valued,  # noqa: F401
                                             names_role, only_owner, others_relation, says_possessed)  # (holds is also read as answer.holds)
 from assistant.memory.retrieval.job_said import asks_job_of, says_job_of
 from assistant.memory.retrieval.answer_weights import (EVERY_COSINE, EVERY_WORDS, FOCUS_MARGIN, LANG_PENALTY, LEX_BONUS, NAMED_MARGIN, NAMING_BONUS, NOW_BONUS, NOW_WORDS, OWN_WEIGHT, PRED_WEIGHT,
@@ -341,7 +341,9 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
             + (NOW_BONUS if any(_covered(w, pool) for w in now_asked) else 0.0)
         ranked.append((rank, h))
     best = earlier.pick(question, ranked, hits=hits)  # "the original date": the memory said first, not the one telling the change
-    return _answer(fuller(whole(best, hits), hits, question, kind, aliases), question, hits, aliases) if best is not None else None
+    if best is None or earlier.plan_for_outcome(question, asked_part((best := fuller(whole(best, hits), hits, question, kind, aliases)).memory.text, question)):
+        return None  # "What did I end up giving Noor?" / "... thinking of getting her a Polaroid camera": a plan, no outcome
+    return _answer(best, question, hits, aliases)
 
 
 def _answer(hit: Any, question: str, hits: Sequence[Any], aliases: dict[str, str]) -> MemoryAnswer | None:

@@ -12,7 +12,7 @@ import re
 from datetime import datetime
 from typing import Any, Callable, Sequence
 
-from assistant.memory.language.shifts import shift_kind
+from assistant.memory.language.shifts import planned, shift_kind
 from assistant.memory.retrieval.questions import asks_before
 from assistant.memory.retrieval.terms import _covered, content_words, words
 
@@ -52,6 +52,17 @@ def anchor(question: str, hits: Sequence[Any], said: Callable[[Any], datetime | 
     event = [w for w in content_words(m["e"]) if w not in _NO_EVENT] if m else []
     told = [w for h in hits if event and all(_covered(e, words(h.memory.text)) for e in event) if (w := said(h)) is not None]
     return min(told, default=None)
+
+
+#: What happened in the end ("What did I end up giving Noor?"): a plan for it is no answer.
+_OUTCOME = re.compile(r"\bend(?:ed)?\s+up\b", re.I)
+
+
+def plan_for_outcome(question: str, text: str) -> bool:
+    """The question asks what happened in the end and ``text`` only tells a plan or a wish
+    ("What did I end up giving Noor for her birthday?" / "... thinking of getting her a Polaroid
+    camera"): it does not answer."""
+    return _OUTCOME.search(question) is not None and planned(text)
 
 
 def said_at(hit: Any) -> datetime | None:

@@ -20,7 +20,7 @@ _NUMBER_WORDS = (r"once|twice|one|two|three|four|five|six|seven|eight|nine|ten|e
 _NUMBER_WORD = re.compile(rf"\b(?:{_NUMBER_WORDS})\b", re.I)
 #: A duration or an amount ("twenty good minutes", "2.5h", "310 euros", "€40", "for 10 days", not "3 months
 #: old"), a frequency or an ordinal: no age.
-QUANTITY = re.compile(r"(?:[€$£]\s*)\d[\d.,]*|(?:\d[\d.,]*|" + _NUMBER_WORDS + r")\s*(?:[a-z]+\s+)?(?:minutes?|mins?|hours?|hrs?|h|seconds?|secs?"
+QUANTITY = re.compile(r"(?:[€$£]\s*)\d[\d.,]*|(?:\d[\d.,]*|" + _NUMBER_WORDS + r")\s*(?:(?!last\b|next\b|this\b)[a-z]+\s+)?(?:minutes?|mins?|hours?|hrs?|h|seconds?|secs?"
                       r"|km|kilomet(?:re|er)s?|miles?|kg|kilos?|grams?|g|euros?|€|pounds?|£|dollars?|\$|zł|złoty|percent|%|times|met(?:re|er)s?|m|cm"
                       r"|lit(?:re|er)s?|calories|kcal|steps|pages|floors?|stitches|(?:days?|weeks?|months?)(?!\s+old|\s+of\s+age))(?![\w])"
                       r"|\b(?:once|twice)\b|\b\d+(?:st|nd|rd|th)\b", re.I)  # "twice a day", "the 28th": no age either
@@ -137,6 +137,19 @@ def about_whom(text: str, question: str) -> str:
     return " ".join(mine) if mine and len(parts) > 1 else text
 
 
+_OWN_AGE = re.compile(r"\bhow\s+old\s+am\s+i\b|\b(?:what(?:['’]s|\s+is)|tell\s+me)\s+my\s+age\b", re.I)
+
+
+def own_part(text: str) -> str:
+    """The clauses of ``text`` about the person, not about someone of theirs ("How old am I?" /
+    "my mother Pilar turns 70": her age; "I turned 40 ...": theirs)."""
+    from assistant.memory.language.clauses import clauses  # its patterns: only for the person's own age
+
+    mine = [c.resolved for c in clauses(text) if re.search(r"\b(?:I|I['’]?m|me|my|User)\b", c.resolved, re.I)
+            and not set(words(c.resolved)) & (FAMILY_WORDS | set(_REL_WORD)) and not question_names(c.resolved)]
+    return " ".join(mine)
+
+
 _NAMING = re.compile(r"\b(?:named|called|name\s+is|name[’']s)\b", re.I)
 _OWN_ANNUAL = re.compile(r"\b(?:my|our|your|User['’]s)\s+(?:\w+\s+)?(?:" + ANNUAL.pattern + ")", re.I)  # the person's own birthday
 _MY_THING = re.compile(r"\b(?:my|our)\s+(?P<t>[a-z]{3,})\b(?!['’])", re.I)
@@ -184,7 +197,7 @@ def holds(kind: str | None, text: str, question: str) -> bool:
     if kind == "breed":  # a breed or kind of animal ("a beagle", "a ginger tabby"), not just any memory about the pet
         return any(w in DOG_KINDS or w in CAT_KINDS or w in ("mix", "mixed", "cross", "mutt", "mongrel") for w in words(text))
     if kind == "number" and _ASKS_AGE.search(question):  # an age: not a date's numbers, nor a duration or an amount
-        text = QUANTITY.sub(" ", _DATED.sub(" ", about_whom(text, question)))
+        text = QUANTITY.sub(" ", _DATED.sub(" ", own_part(text) if _OWN_AGE.search(question) else about_whom(text, question)))
         return any(t[0].isdigit() for t in _terms(text, question)[1]) or _NUMBER_WORD.search(text) is not None
     if kind == "number":  # "How much do I earn?": an amount, not a date's numbers ("I start on June 15")
         if _HOW_MUCH.search(question):  # nor a year or an age ("im wiebke, 34, ... since 2019" earns nothing)
