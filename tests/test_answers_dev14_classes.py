@@ -106,3 +106,14 @@ def test_the_persons_own_age_is_not_someone_elses():
     assert holds("number", "I turned 40 last week, Tomas baked a cake.", "How old am I?")  # "40 last week" is no duration
     assert holds("number", "im wiebke, 34, a nurse", "How old am I?")
     assert not holds("number", "I ran for 40 long minutes.", "How old am I?")
+
+
+def test_a_question_whose_words_one_message_all_says_is_about_what_the_person_told():
+    from assistant.memory.retrieval.aliases import told_all
+
+    hits = [_hit("started fiddle lessons!! teacher is called Rory, £25 a lesson, Sunday afternoons at his house", day=2),
+            _hit("Mandarin class moved from Monday nights to Saturday mornings at 10", day=5)]  # fmt: skip
+    assert told_all("How much did a fiddle lesson cost?", hits)  # fiddle, lesson ("cost" names the value asked)
+    assert told_all("What time is Mandarin on Saturdays?", hits)  # mandarin, saturdays
+    assert not told_all("How much does a fiddle cost?", hits)  # one word is too little
+    assert not told_all("What time does the Saturday market open?", hits)  # no message words "market"

@@ -16,6 +16,7 @@ from assistant.memory.retrieval.answerable import _about_pattern as about_patter
 from assistant.memory.retrieval.answerable import RELATIONS, asked, question_names, relation_names, relation_words
 from assistant.memory.retrieval.questions import recall_core, requests
 from assistant.memory.retrieval.spelling import unaccented
+from assistant.memory.retrieval.terms import _covered, content_words, words
 
 
 def aliases_of(hits: Sequence[Any]) -> dict[str, str]:
@@ -247,13 +248,26 @@ _DEFINITE = re.compile(r"\b(?:the|which)\s+\w+|\b(?:again|these\s+days|nowadays|
 TOLD_COSINE = 0.40
 
 
+def told_all(question: str, hits: Sequence[Any]) -> bool:
+    """One of the person's messages among ``hits`` words every content word of the question, at
+    least two, but for those naming the kind of value asked (:data:`~.vocabulary.VALUE_WORDS`):
+    "How much did a fiddle lesson cost?" / "started fiddle lessons!! ... £25 a lesson"."""
+    asked = [w for w in content_words(question) if w not in V.VALUE_WORDS]
+    return len(asked) >= 2 and any(all(_covered(w, words(h.memory.text)) for w in asked) for h in hits)
+
+
 def told_of(question: str, hits: Sequence[Any], vectors: Callable[[list[str]], Sequence[Any]]) -> bool:
     """A question that names neither the person nor theirs (:func:`about_life` is False) still
     asks what they told when it speaks of something definite or a state recalled (:data:`_DEFINITE`)
     and retrieval's best memory is at least :data:`TOLD_COSINE` close to it ("hows the van fund
-    looking" / "we're saving up for a campervan! ... about 7,400 in the pot so far"). Not a request."""
+    looking" / "we're saving up for a campervan! ... about 7,400 in the pot so far"), or a message
+    words all it asks (:func:`told_all`). Not a request."""
     first = next((h for h in hits if h.passed_threshold), None)
-    if first is None or not _DEFINITE.search(question) or requests(question):
+    if first is None or requests(question):
+        return False
+    if told_all(question, hits):
+        return True
+    if not _DEFINITE.search(question):
         return False
     q, t = vectors([question, first.memory.text])
     return float(q @ t) >= TOLD_COSINE

@@ -12,6 +12,10 @@ from assistant.memory.language.dates import MONTHS as EN_MONTHS
 from assistant.memory.language.dates_intl import MONTH_NAMES
 
 #: Words of a question that do not say what is asked about.
+#: Words that name the kind of value a question asks for ("What time ...", "How much did it cost?",
+#: "How old ..."): the answer is the value, so the memory need not word them.
+VALUE_WORDS = frozenset("time times date day cost costs costed price paid pay old age colour color year often long".split())
+
 GENERIC = frozenset(
     """user my me i i'm i've mine myself you your name names named call called tell know remember recall
     what's who's where's when's how's favourite favorite best kind type sort thing things please again
