@@ -117,3 +117,17 @@ def test_a_question_whose_words_one_message_all_says_is_about_what_the_person_to
     assert told_all("What time is Mandarin on Saturdays?", hits)  # mandarin, saturdays
     assert not told_all("How much does a fiddle cost?", hits)  # one word is too little
     assert not told_all("What time does the Saturday market open?", hits)  # no message words "market"
+
+
+def test_a_question_about_a_change_takes_the_memory_that_ended_the_answer():
+    from assistant.memory.retrieval.earlier import successor
+
+    booked = _hit("booked the dentist for the 10th of next month at 9:40, it's Dr Okafor at Riverside Dental", day=1)
+    booked.memory.invalid_at = datetime(2026, 3, 4, 12, tzinfo=timezone.utc)  # ended when the move was told
+    moved = _hit("ugh Riverside Dental called, my appointment got moved to Tuesday the 17th, same time", day=4)
+    other = _hit("Mandarin class moved from Monday nights to Saturday mornings", day=4)
+    hits = [booked, other, moved]  # retrieval's order: the move was gated out ("not about the person's dentist")
+    assert successor("What date did my dentist appointment get moved to?", booked, hits, _said) is moved  # "appointment"
+    assert successor("What time was my dentist appointment?", booked, hits, _said) is None  # the past asked, no change
+    assert successor("What date did my dentist appointment get moved to?", moved, hits, _said) is None  # not ended
+    assert pick("What date did my dentist appointment get moved to?", [(0.9, booked)], _said, hits) is moved

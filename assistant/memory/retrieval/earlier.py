@@ -9,10 +9,10 @@ the earlier state is a memory that has ended, or one said before the change was 
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Callable, Sequence
 
-from assistant.memory.language.shifts import planned, shift_kind
+from assistant.memory.language.shifts import planned, shift_kind, without_cues
 from assistant.memory.retrieval.questions import asks_before
 from assistant.memory.retrieval.terms import _covered, content_words, words
 
@@ -65,6 +65,26 @@ def plan_for_outcome(question: str, text: str) -> bool:
     return _OUTCOME.search(question) is not None and planned(text)
 
 
+#: How close to a memory's end the message that ended it was said (consolidation ends it at that time).
+_ENDED_BY = timedelta(days=1)
+
+
+def successor(question: str, best: Any, hits: Sequence[Any], said: Callable[[Any], datetime | None]) -> Any | None:
+    """A question about a change (a "now" cue: :func:`~assistant.memory.language.shifts.shift_kind`)
+    answered by a memory that has ended takes the memory that ended it:
+    the first of ``hits`` (retrieval's order, gated out or not) still true, said when the other
+    ended, that words a content word of the question ("What date did my dentist appointment get
+    moved to?" / "booked the dentist for the 10th ..." ended by "Riverside Dental called, my
+    appointment got moved to Tuesday the 17th"). None when the best has not ended."""
+    end = best.memory.invalid_at
+    if end is None or shift_kind(question) != "now":
+        return None
+    asked = content_words(without_cues(question))  # "moved" says a change, not what changed
+    return next((h for h in hits if h is not best and h.memory.invalid_at is None and (w := said(h)) is not None
+                 and abs(w - end) <= _ENDED_BY and not h.memory.text.rstrip().endswith("?")
+                 and any(_covered(a, words(h.memory.text)) for a in asked)), None)  # fmt: skip
+
+
 def said_at(hit: Any) -> datetime | None:
     """When the hit's memory was said (:attr:`~assistant.memory.records.Memory.said_at`)."""
     return hit.memory.said_at
@@ -83,7 +103,7 @@ def pick(question: str, ranked: Sequence[tuple[float, Any]], said: Callable[[Any
         return None
     top, best = max(ranked, key=lambda rh: rh[0])
     if not asks_earlier(question):
-        return best
+        return successor(question, best, hits, said) or best
     near = [(r, h) for r, h in ranked if r >= top - EARLIER_WINDOW and h is not best]
     if (at := anchor(question, hits, said)) is not None and (w := said(best)) is not None and w >= at:
         told = [(r, h) for r, h in ranked if (w := said(h)) is not None and w < at]
