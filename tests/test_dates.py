@@ -42,6 +42,7 @@ CASES = [
     ("since yesterday it rains", "since 2023-05-21 it rains", D(2023, 5, 21)),
     ("until next Friday", "until 2023-05-26", D(2023, 5, 26)),
     ("since last month", "since April 2023", D(2023, 4, 1)),
+    ("the 10th of next month", "the 10th of June 2023", D(2023, 6, 1)),  # "of" is its own preposition: no "of in June"
     # "on the 5th": the most recent 5th on/before the observation date, unless future
     ("We met on the 5th.", "We met on 2023-05-05.", D(2023, 5, 5)),
     ("I will pay on the 5th.", "I will pay on 2023-06-05.", D(2023, 6, 5)),
