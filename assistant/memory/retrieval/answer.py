@@ -46,6 +46,7 @@ from assistant.memory.retrieval.job_said import asks_job_of, says_job_of
 from assistant.memory.retrieval.answer_weights import (EVERY_COSINE, EVERY_WORDS, FOCUS_MARGIN, LANG_PENALTY, LEX_BONUS, NAMED_MARGIN, NAMING_BONUS, NOW_BONUS, NOW_WORDS, OWN_WEIGHT, PRED_WEIGHT,
                                                       SLOT_BONUS, TOP_BONUS, UNIQUE_COSINE)
 from assistant.memory.retrieval.general_shapes import ask_first
+from assistant.memory.retrieval.indirect import as_recall
 from assistant.memory.retrieval.inject import source_label
 from assistant.memory.retrieval.perspective import first_to_second, rewrite
 from assistant.memory.retrieval.questions import (answer_type, asked_role, asks_advice, asks_before, asks_personal_fact, asks_possessed, computes, direct, explains,
@@ -206,7 +207,7 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     than its absolute cosines say."""
     if getattr(matcher, "spell", None) is not None:  # the question as retrieval read it ("alergic" -> "allergic")
         question = matcher.spell(question)
-    question = ask_first(question)  # "Is there any medicine I can't take? The pharmacist asked me today ...": the question
+    question = as_recall(ask_first(question))  # "... I don't remember which hospital it is." -> "Remind me which hospital it is.";  "Is there any medicine I can't take? The pharmacist asked me today ...": the question
     if computes(question) or tells(question) or produces(question, matcher) or ((unq := unquoted(question)) != question and not speaks_of_self(unq)):
         return None  # ... or about words it quotes ("What's the Spanish for 'I'm allergic to peanuts'?")
     named = question_names_known(question, hits)  # "who is joost": a name the memories write

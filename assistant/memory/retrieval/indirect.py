@@ -1,0 +1,62 @@
+"""A question said as not remembering (issue 28.7, "indirect"): "Tía Solange wants to visit Mom in
+hospital and I don't remember which hospital it is.", "I keep forgetting my boss's surname", "The
+parents at school asked what telescope the club uses and I drew a blank." Read by clause
+structure: a verb of not knowing ("forget", "can't remember", "blanking on", "drew a blank" after
+"asked") and its complement, an embedded question ("which hospital it is") or a noun phrase ("my
+boss's surname"). :func:`as_recall` turns it into the recall request the rest of the pipeline reads
+(:func:`~.questions.recall_core`, :func:`~.questions.direct`) or the direct question: "Remind me
+which hospital it is.", "What is my boss's surname?" A direct question is returned unchanged.
+Pure; no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+
+# "I don't remember", "can't recall", "I forget", "I've forgotten", "I keep forgetting", "I'm blanking on",
+# "not sure I remember", "I couldn't say"
+_NOT_KNOWING = re.compile(
+    r"\b(?:(?:i\s+)?(?:do\s+not|don['’]?t|can\s*not|can['’]?t|cannot|couldn['’]?t|could\s+not)\s+(?:remember|recall)"
+    r"|not\s+sure\s+(?:if\s+)?I\s+remember|(?:I\s+)?(?:keep\s+)?forget(?:ting)?|(?:I\s+)?(?:have\s+|['’]ve\s+)?forgotten|(?:I\s+)?forgot"
+    r"|(?:I\s*['’]?m\s+|am\s+)?blanking\s+on|couldn['’]?t\s+say|no\s+idea)\s+",
+    re.I,
+)
+# "... asked what telescope the club uses and I drew a blank", "... asked about drug allergies and my mind went blank"
+_ASKED_BLANK = re.compile(r"\basked\s+(?:me\s+)?(?P<c>.+?)\s*,?\s+(?:and|but)\s+(?:I\s+drew\s+a\s+blank|my\s+mind\s+went\s+(?:\w+\s+)?blank|I\s+(?:couldn['’]?t|could\s+not)\s+(?:say|remember))", re.I)
+_WH = re.compile(r"^(?:what|which|where|when|who|whom|whose|how|why)\b", re.I)
+# "if I told you what my girlfriend does": what is asked is the clause inside
+_IF_TOLD = re.compile(r"^(?:if|whether)\s+I\s+(?:ever\s+)?(?:told|mentioned|said)\s+(?:it\s+)?(?:to\s+)?(?:you\s+)?", re.I)
+# a thing of theirs or someone's, a few words and no verb: "my boss's surname", "Chispa's vet's name" (not "the exact day":
+# what it is of is in the clause before)
+_NOUN_PHRASE = re.compile(r"^(?:my|our|his|her|their|(?-i:[A-Z])[\w’'-]+['’]s)\s+(?!.*\b(?:is|was|are|were|has|had|will|did|does)\b)(?:[\w’'-]+\s*){1,5}$", re.I)
+_POSSESSOR = re.compile(r"\b(?P<np>(?:my|our)\s+[\w-]+|(?-i:[A-Z])[\w’'-]+['’]s\s+[\w-]+)\b(?![\w'’])", re.I)
+
+
+def as_recall(text: str) -> str:
+    """The recall request ``text`` asks by saying what the person does not remember (module
+    docstring), else ``text``."""
+    if text.rstrip().endswith(("?", "？")):
+        return text  # a direct question ("I forget - what food do I have to keep away from?")
+    forgot = False  # "I forgot my keys": left behind, not unknown, unless it is someone's ("my boss's surname")
+    if (m := _ASKED_BLANK.search(text)) is not None:
+        said = m["c"]
+    elif (n := _last(_NOT_KNOWING, text)) is not None:
+        said, forgot = text[n.end():], "forg" in n[0].lower()
+    else:
+        return text
+    said = _IF_TOLD.sub("", said.strip()).rstrip(" .!?…")
+    if not said:
+        return text
+    if said.lower().startswith("about "):  # "asked about drug allergies": the person's
+        said = said[6:] if re.match(r"(?:my|our)\b", said[6:], re.I) else f"my {said[6:]}"
+    if re.match(r"(?:his|her|their|its)\b", said, re.I) and (owner := list(_POSSESSOR.finditer(text[: text.find(said)]))):
+        said = f"{owner[-1]['np']}'s {said.split(None, 1)[1] if ' ' in said else ''}".strip()  # "Chispa's vet ... his name"
+    if _WH.match(said):
+        return f"Remind me {said}."
+    known = not forgot or re.search(r"['’]s\b|\bnames?\b", said) is not None
+    return f"What is {said}?" if known and _NOUN_PHRASE.match(said) else text  # not "I forgot to buy milk", "no idea she was ..."
+
+
+def _last(rx: re.Pattern[str], text: str) -> re.Match[str] | None:
+    found = list(rx.finditer(text))
+    return found[-1] if found else None

@@ -1,0 +1,46 @@
+"""A question said as not remembering (assistant.memory.retrieval.indirect): read by clause
+structure into the recall request or direct question the answer pipeline reads."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.memory.retrieval.indirect import as_recall
+
+
+@pytest.mark.parametrize("said, asked", [
+    ("Tía Solange wants to visit Mom in hospital and I don't remember which hospital it is.", "Remind me which hospital it is."),
+    ("The parents at school asked what telescope the club uses and I drew a blank.", "Remind me what telescope the club uses."),
+    ("I need to call Chispa's vet but I've forgotten his name.", "What is Chispa's vet's name?"),  # "his": the one named before
+    ("I keep forgetting my boss's surname", "What is my boss's surname?"),
+    ("not sure I remember when Noor's birthday is", "Remind me when Noor's birthday is."),
+    ("I can't remember if I told you what my girlfriend does for work", "Remind me what my girlfriend does for work."),
+    ("My new doctor asked about drug allergies and my mind went totally blank.", "What is my drug allergies?"),
+    ("I'm blanking on my mum's birthday", "What is my mum's birthday?"),
+])  # fmt: skip
+def test_a_question_said_as_not_remembering_is_read_as_a_recall(said, asked):
+    assert as_recall(said) == asked
+
+
+@pytest.mark.parametrize("said", [
+    "I forgot to buy milk",  # an errand, not a question
+    "I forgot my keys at home",  # left behind: nothing of anyone's unknown
+    "I had no idea she was pregnant",  # a clause, no question
+    "I think my interview is in September but I can't remember the exact day.",  # "the exact day": of the clause before
+    "Remind me where I live.",
+    "I forget - what food do I have to keep away from?",  # a direct question already
+    "hello there",
+])  # fmt: skip
+def test_what_is_no_question_or_already_one_is_left_as_said(said):
+    assert as_recall(said) == said
+
+
+def test_an_indirect_question_gets_the_memory_answer(tmp_path, converted_embedder_path):
+    from said_support import answer, said_retriever  # tests/ is on sys.path (rootdir conftest)
+
+    said = [("surgery", "Mom's knee replacement is scheduled for November 5 at Hospital Van Buren in Valparaíso. I'm nervous.", "2026-10-01"),
+            ("cat", "Pisco passed away last night in his sleep. Fifteen years with that grumpy orange boy. I'm a mess.", "2026-06-15")]  # fmt: skip
+    with said_retriever(tmp_path / "m.db", converted_embedder_path, said) as r:
+        a = answer(r, "Tía Solange wants to visit Mom in hospital and I don't remember which hospital it is.")
+        assert a is not None and "Van Buren" in a.text, a
+        assert answer(r, "I forgot to buy milk") is None  # an errand: no memory answer
