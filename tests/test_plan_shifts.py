@@ -224,3 +224,16 @@ def test_in_other_languages_the_statement_ending_shares_a_word_with_the_change_w
     snap = _snap([lea, jog, pilates], [[1, 0, 0], [0, 1, 0], _unit(0.8, 0.5)])
     [sh] = plan_shifts(snap, snap.recs)
     assert (sh.old.id, sh.new.id) == (2, 3)
+
+
+def test_a_birthday_is_no_state_a_change_ends_with_hand_made_vectors():
+    # dev14: "Noor moved in this weekend!!" (a "now" cue, cosine 0.7 >= 0.45) had ended "Noor's birthday is 12 August."
+    birthday = _rec(1, "Noor's birthday is 12 August.", 20, 0)
+    moved = _rec(2, "Noor moved in this weekend!! the spare room is her drum kit room now", 0, 1)
+    snap = _snap([birthday, moved], [[1, 0, 0], _unit(0.7)])
+    assert plan_shifts(snap, snap.recs) == []
+    # the same change still ends a state: where Noor lived
+    flat = _rec(1, "Noor lives in a flat in Gorgie.", 20, 0)
+    snap = _snap([flat, moved], [[1, 0, 0], _unit(0.7)])
+    [sh] = plan_shifts(snap, snap.recs)
+    assert (sh.old.id, sh.new.id) == (1, 2)

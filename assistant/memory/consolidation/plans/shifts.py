@@ -42,7 +42,8 @@ maintenant ... Pour Wrocław j'ai acheté un vélo cargo" ends nothing of "I got
 wrocław").
 
 Kin stay kin: a statement of who someone of the family is to the person ("User's son is
-Filip.") is never ended by a change in that someone's life ("filip starts 4th grade ...").
+Filip.") is never ended by a change in that someone's life ("filip starts 4th grade ..."); nor is
+a birthday or an anniversary ("Noor moved in this weekend!!" / "Noor's birthday is 12 August").
 
 The decision stays :func:`~assistant.memory.language.temporal.resolve` (the later-starting state
 supersedes), so the same pairs give the same changes on the hot path and in a tidy-up.
@@ -60,6 +61,7 @@ from assistant.memory.language.gloss import LANGS, gloss, lexicon
 from assistant.memory.language.claims import NAME_SLOTS, claims, ends_something
 from assistant.memory.language.langid import detect
 from assistant.memory.language.shifts import content_words, shift_kind
+from assistant.memory.language.today import ANNUAL
 from assistant.memory.language.text import key_tokens
 from assistant.memory.language.validate import STOPWORDS
 from assistant.memory.records import Kind
@@ -294,11 +296,11 @@ def plan_shifts(snap: Snapshot, recs: Iterable[Rec], *, taken: set[int] = frozen
             continue
         if target.id in taken or (target.slot or "").strip().casefold() in NAME_SLOTS or ends_something(target.text) \
                 or _restated([target], sc.recs) or not _same_subject(target, sc.recs) or _ends_another(target, sc.recs) \
-                or _who_they_are(target, sc.recs):  # fmt: skip
-            continue
+                or _who_they_are(target, sc.recs) or ANNUAL.search(target.text):  # fmt: skip
+            continue  # a birthday is no state a change ends ("Noor moved in this weekend!!" / "Noor's birthday is 12 August")
         values = key_tokens(target.text).values
         kin = tuple(r for r in sc.ranked[0][1] if r is not target and r.is_current(now) and r.id not in taken and values & key_tokens(r.text).values
-                    and (r.slot or "").strip().casefold() not in NAME_SLOTS)  # fmt: skip
+                    and (r.slot or "").strip().casefold() not in NAME_SLOTS and not ANNUAL.search(r.text))  # fmt: skip
         out.append(Shift(target, _nearest(snap, target, sc.recs), best, second, kin))
         taken |= {target.id, *(r.id for r in kin)}
     return out
