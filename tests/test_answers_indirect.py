@@ -1,11 +1,11 @@
-"""A question said as not remembering (assistant.memory.retrieval.indirect): read by clause
+"""A question said as not remembering (assistant.memory.language.indirect): read by clause
 structure into the recall request or direct question the answer pipeline reads."""
 
 from __future__ import annotations
 
 import pytest
 
-from assistant.memory.retrieval.indirect import as_recall
+from assistant.memory.language.indirect import as_recall
 
 
 @pytest.mark.parametrize("said, asked", [

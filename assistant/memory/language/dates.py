@@ -360,9 +360,16 @@ def find_spans(text: str, observed_at: datetime) -> tuple[DateSpan, ...]:
     found.sort(key=lambda s: (s.start, s.start - s.end))
     chosen: list[DateSpan] = []
     for s in found:
-        if not chosen or s.start >= chosen[-1].end:
+        if chosen and s.start < chosen[-1].end:
+            continue
+        if chosen and _WEEKDAY_ONLY.match(chosen[-1].original) and s.granularity == "day" and not text[chosen[-1].end:s.start].strip(" ,"):
+            chosen[-1] = s  # "on Tuesday 14 May": one day, said by its date (the weekday's words stay)
+        else:
             chosen.append(s)
     return tuple(chosen)
+
+
+_WEEKDAY_ONLY = re.compile(r"^(?:on\s+|this\s+|next\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day$", re.I)
 
 
 def ground(text: str, observed_at: datetime) -> Grounded:

@@ -15,7 +15,7 @@ def K(p: str) -> str:
     return f"(?i:{p})"
 
 
-_CAP = r"(?:[A-Z](?:[\w'’&-]|\.(?=\w))*|\d[\w-]*)"
+_CAP = r"(?:(?:St|Ste|Mt|Ft|Dr)\.(?=\s+[A-Z])|[A-Z](?:[\w'’&-]|\.(?=\w))*|\d[\w-]*)"  # "St. Brigid's": the abbreviation opens the name
 _CONNECT = r"(?:de|da|do|di|du|del|la|le|van|von|der|den|of|on|upon|am|im|y|&)"
 # a day or a month after "on"/"in" is no part of a place's name ("the new place in Amager on Tuesday")
 _DAY_NAME = r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|June|July|August|September|October|November|December)\b"

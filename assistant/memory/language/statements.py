@@ -66,6 +66,7 @@ from assistant.memory.language import mood
 from assistant.memory.language.casual import asides_after, question_word, written
 from assistant.memory.language.corrections import said_instead
 from assistant.memory.language.cues import own_names
+from assistant.memory.language.indirect import as_recall
 from assistant.memory.language.gloss import gloss
 from assistant.memory.language.langid import detect
 
@@ -242,6 +243,8 @@ def _act(text: str, previous: Unit | None, names: re.Pattern | None = None, rere
         return Act.STATEMENT, "remember"
     if cue.QUESTION.search(core) or cue.QUESTION.search(question_word(core)):  # "wat does my sistr do for work"
         return Act.QUESTION, "question"
+    if as_recall(core) != core:  # "I keep forgetting my sister's husband's name": asks, tells nothing
+        return Act.QUESTION, "not remembering"
     if any(c.cue for c in said_instead(text)):  # "actually its the 12th not the 10th": corrects what was said
         return Act.STATEMENT, "correction"
     if cue.STANDING.search(core):

@@ -63,7 +63,7 @@ def scope(text: str, start: int, end: int) -> str:
 # a date something was moved to is when it now happens, whatever tense the moving was told in
 # ("the notary moved our closing to june 29", "the dentist postponed it until the 3rd")
 _MOVED_TO = re.compile(r"\b(?:moved|postponed|pushed(?:\s+back)?|rescheduled|delayed|changed|brought\s+forward|put\s+off|bumped)\b"
-                       r"[^.!?,;]{0,40}?\b(?:to|until|till|for)\s+(?:the\s+|on\s+)?$", re.I)
+                       r"[^.!?,;]{0,40}?\b(?:to|until|till|for)\s+(?:the\s+|on\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+(?:the\s+)?)?$", re.I)  # "to Thursday 16 May"
 
 
 def moved_to(text: str, start: int) -> bool:

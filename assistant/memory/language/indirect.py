@@ -4,7 +4,7 @@ parents at school asked what telescope the club uses and I drew a blank." Read b
 structure: a verb of not knowing ("forget", "can't remember", "blanking on", "drew a blank" after
 "asked") and its complement, an embedded question ("which hospital it is") or a noun phrase ("my
 boss's surname"). :func:`as_recall` turns it into the recall request the rest of the pipeline reads
-(:func:`~.questions.recall_core`, :func:`~.questions.direct`) or the direct question: "Remind me
+(:func:`~assistant.memory.retrieval.questions.recall_core`, :func:`~assistant.memory.retrieval.questions.direct`) or the direct question: "Remind me
 which hospital it is.", "What is my boss's surname?" A direct question is returned unchanged.
 Pure; no I/O.
 """
@@ -18,7 +18,8 @@ import re
 _NOT_KNOWING = re.compile(
     r"\b(?:(?:i\s+)?(?:do\s+not|don['’]?t|can\s*not|can['’]?t|cannot|couldn['’]?t|could\s+not)\s+(?:remember|recall)"
     r"|not\s+sure\s+(?:if\s+)?I\s+remember|(?:I\s+)?(?:keep\s+)?forget(?:ting)?|(?:I\s+)?(?:have\s+|['’]ve\s+)?forgotten|(?:I\s+)?forgot"
-    r"|(?:I\s*['’]?m\s+|am\s+)?blanking\s+on|couldn['’]?t\s+say|no\s+idea)\s+",
+    r"|(?:I\s*['’]?m\s+|am\s+)?blanking\s+on|couldn['’]?t\s+say|no\s+idea"
+    r"|my\s+mind\s+(?:went|goes|is\s+going)\s+(?:\w+\s+)?blank\s+(?:about|on)|(?:drawing|drew)\s+a\s+blank\s+on)\s+",
     re.I,
 )
 # "... asked what telescope the club uses and I drew a blank", "... asked about drug allergies and my mind went blank"
