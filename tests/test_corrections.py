@@ -125,3 +125,11 @@ def test_a_day_something_was_moved_to_is_ahead_and_corrects_before_a_change_ends
         assert any("closing to 2026-06-29" in m.text for m in facts), [m.text for m in facts]
         earlier = [m for m in facts if "Maguire" in m.text]
         assert earlier and "2026-06-29" in earlier[0].text and earlier[0].invalid_at is None, [(m.text, m.invalid_at) for m in facts]
+
+
+def test_a_name_said_instead_of_another_corrects_only_with_a_cue_with_fake_records():
+    # the trial: "the dog is called Bisto, not Biscuit" had left "User has a greyhound called Biscuit." current
+    earlier = [_Mem(1, "User has a greyhound called Biscuit.", 10), _Mem(2, "User lives in Lisbon.", 11)]
+    [(m, new, reason)] = plan_corrections("Sorry, I got it wrong earlier - the dog is called Bisto, not Biscuit.", earlier)
+    assert m.id == 1 and new == "User has a greyhound called Bisto." and reason == "corrected: Bisto, not Biscuit"
+    assert plan_corrections("I live in Porto, not Lisbon", earlier) == []  # a contrast, no correction cue

@@ -27,10 +27,10 @@ from assistant.memory.language.dates import MONTHS
 
 _DAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _MONTHS = "(?:" + "|".join(m.casefold() for m in MONTHS) + ")"
-#: one value: a time of day, a number (an ordinal suffix allowed, "the" before it), a weekday or a month
+#: one value: a time of day, a number (an ordinal suffix allowed, "the" before it), a weekday, a month or a name
 _VALUE = (r"(?:the\s+)?(?:\d{1,2}(?::\d\d)?\s*(?:am|pm)|(?:" + _MONTHS + r"\s+(?=\d))?\d{1,4}(?:st|nd|rd|th)?(?:\s+of\s+" + _MONTHS + r")?|"
           + _DAYS + r"s?|"
-          + _MONTHS + r")")
+          + _MONTHS + r"|(?-i:[A-Z][\w'’-]+))")  # or a name: "the dog is called Bisto, not Biscuit"
 _INSTEAD = re.compile(r"(?P<new>" + _VALUE + r")\s*,?\s+(?:and\s+)?not\s+(?:on\s+|at\s+)?(?P<old>" + _VALUE + r")\b"
                       r"|\bnot\s+(?:on\s+|at\s+)?(?P<old2>" + _VALUE + r")\s*,?\s+but\s+(?:on\s+|at\s+)?(?P<new2>" + _VALUE + r")\b", re.I)
 _CUE = re.compile(r"\b(?:actually|sorry|wrong|correction|i\s+mean|my\s+bad|oops|turns\s+out|misread|mixed\s+(?:it|them)\s+up|changed"
@@ -59,7 +59,9 @@ def _kind(value: str) -> str:
         return "time"
     if re.search(r"\d", v):
         return "number"
-    return "day" if re.search(_DAYS, v) else "month"
+    if re.fullmatch(_DAYS + "s?", v):
+        return "day"
+    return "month" if re.fullmatch(_MONTHS, v) else "name"
 
 
 def said_instead(text: str) -> list[Instead]:
@@ -73,6 +75,8 @@ def said_instead(text: str) -> list[Instead]:
             same = _digits(new) == _digits(old) if _kind(new) in ("number", "time") else _bare(new).casefold() == _bare(old).casefold()
             months = {mo.casefold() for mo in re.findall(_MONTHS, f"{new} {old}", re.I)}
             if _kind(new) != _kind(old) or same or (_kind(new) == "number" and len(months) > 1):  # "july 2, not june 28": two dates
+                continue
+            if _kind(new) == "name" and not _CUE.search(text):  # "I live in Porto, not Lisbon" contrasts; "sorry, ... Bisto, not Biscuit" corrects
                 continue
             rest = sentence[: m.start()] + " " + sentence[m.end():]
             topic = frozenset(w.casefold().removesuffix("'s").removesuffix("’s") for w in _WORD.findall(rest)) - _FILLER
