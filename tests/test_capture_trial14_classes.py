@@ -39,3 +39,9 @@ def test_saying_what_one_does_not_remember_asks_and_tells_nothing():
         assert [u.act for u in classify(said).units] == [Act.QUESTION], said
         assert facts(said) == []  # had been saved as "User keeps forgetting User's sister's husband's name."
     assert facts("I forgot to buy milk again.")  # an errand is still said
+
+
+def test_he_after_a_name_given_to_someones_relation_is_that_one():
+    got = facts("My sister Niamh teaches in Sligo. Her husband is Fergal, he fixes boats for a living.")
+    assert "Fergal fixes boats for a living." in got  # "he" had been left unresolved and the clause lost
+    assert "Niamh teaches in Sligo." in got

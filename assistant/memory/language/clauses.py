@@ -195,11 +195,16 @@ _WE = re.compile(r"\b(?:[Ww]e|us)\b(?!['’])|\b[Ww]e(?=['’])")
 _WE_CONTR = re.compile(r"\bWE['’](re|ve|d|ll)\b")
 
 
+#: a name given to someone's relation: "Her husband is Fergal, he fixes boats" (the "he" is Fergal)
+_THEIR_REL_IS_NAME = re.compile(r"\b(?i:his|her|their)\s+(?:[\w'’-]+\s+){0,2}?(?i:" + PERSON[3:-1] + r")\s+(?:is|was)\s+(?P<name>[A-Z][\w'’-]+)\b")
+
+
 def _names_in(text: str, names: set[str]) -> list[str]:
     """People named in ``text``: known names and "my sister Ana" names, in order of appearance."""
     found = [(m.start("name"), re.sub(r"['’]s$", "", m["name"])) for m in OWN_NAME.finditer(text)]
-    for rx in (re.compile(_REL_NAME_INTL.pattern[1:]), _NAMING, _REL_NAME, _APPOS, REL_IS_NAME, _AND_I):  # "my wife is Japanese": no name
-        found += [(m.start("name"), m["name"]) for m in rx.finditer(text) if rx not in (REL_IS_NAME, _AND_I) or m["name"].casefold() not in english_words()]
+    for rx in (re.compile(_REL_NAME_INTL.pattern[1:]), _NAMING, _REL_NAME, _APPOS, REL_IS_NAME, _AND_I, _THEIR_REL_IS_NAME):  # "my wife is Japanese": no name
+        found += [(m.start("name"), m["name"]) for m in rx.finditer(text)
+                  if rx not in (REL_IS_NAME, _AND_I, _THEIR_REL_IS_NAME) or m["name"].casefold() not in english_words()]
     for m in _A_REL_NAME.finditer(text):
         found += [(m.start(g), m[g]) for g in ("name", "name2") if m[g]]
     for n in names:
