@@ -45,3 +45,9 @@ def test_he_after_a_name_given_to_someones_relation_is_that_one():
     got = facts("My sister Niamh teaches in Sligo. Her husband is Fergal, he fixes boats for a living.")
     assert "Fergal fixes boats for a living." in got  # "he" had been left unresolved and the clause lost
     assert "Niamh teaches in Sligo." in got
+
+
+def test_a_news_headline_is_no_fact():
+    got = facts("Big news, we've moved house! We're in a bungalow in Oranmore now.")
+    assert not any("news" in f.casefold() for f in got), got  # had been "User: Big news."
+    assert any("Oranmore" in f for f in got)

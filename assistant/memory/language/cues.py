@@ -13,7 +13,7 @@ FILLER = re.compile(
     r"^(?:(?:ok(?:ay)?|so|oh|ah|well|um+|uh+|" + INTERJECTION + r"|hah|lmao|yes|yeah|yep|no|nope|hey|hi|hello|"
     r"good (?:morning|afternoon|evening)|morning|thanks(?: a lot| so much)?|thank you(?: so much)?|cool|great|nice|"
     r"wow|btw|by the way|also|and|but|anyway|anyways|actually|honestly|fyi|fun fact|guess what|just so you know|"
-    r"for context|for the record|quick update|update|oh and|right|alright|sure|"
+    r"for context|for the record|quick update|update|(?:big|good|great|bad|sad|exciting|some|huge) news|oh and|right|alright|sure|"
     r"por cierto|a propósito|übrigens|au fait|d['’]ailleurs|aliás|já agora)\b[\s,:;!.\-–—]*)+",
     re.I,
 )
