@@ -299,7 +299,7 @@ def test_a_request_for_advice_gets_no_memory_answer(matcher):
     from types import SimpleNamespace
 
     def fact(i, text):
-        m = SimpleNamespace(id=i, text=text, slot=None, entities=(), kind="fact", sources=(), valid_at=None, created_at=None, said_at=None,
+        m = SimpleNamespace(id=i, text=text, slot=None, entities=(), kind="fact", sources=(), valid_at=None, created_at=None, said_at=None, invalid_at=None,
                             trust="user_stated", session_id=None, message_id=None)  # fmt: skip
         return SimpleNamespace(memory=m, passed_threshold=True, slot_answer=False, why_not="")
 
@@ -322,7 +322,7 @@ def test_a_role_asked_to_be_named_needs_a_memory_that_words_it(matcher):
     from assistant.memory.retrieval.answer import choose
 
     def fact(i, text):
-        m = SimpleNamespace(id=i, text=text, slot=None, entities=(), kind="fact", sources=(), valid_at=None, created_at=None, said_at=None,
+        m = SimpleNamespace(id=i, text=text, slot=None, entities=(), kind="fact", sources=(), valid_at=None, created_at=None, said_at=None, invalid_at=None,
                             trust="user_stated", session_id=None, message_id=None)  # fmt: skip
         return SimpleNamespace(memory=m, passed_threshold=True, slot_answer=False, why_not="")
 

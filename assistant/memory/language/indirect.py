@@ -3,10 +3,11 @@ hospital and I don't remember which hospital it is.", "I keep forgetting my boss
 parents at school asked what telescope the club uses and I drew a blank." Read by clause
 structure: a verb of not knowing ("forget", "can't remember", "blanking on", "drew a blank" after
 "asked") and its complement, an embedded question ("which hospital it is") or a noun phrase ("my
-boss's surname"). :func:`as_recall` turns it into the recall request the rest of the pipeline reads
-(:func:`~assistant.memory.retrieval.questions.recall_core`, :func:`~assistant.memory.retrieval.questions.direct`) or the direct question: "Remind me
-which hospital it is.", "What is my boss's surname?" A direct question is returned unchanged.
-Pure; no I/O.
+boss's surname"). :func:`as_recall` turns it into the recall request the answer pipeline reads
+(``retrieval.questions.recall_core`` and ``direct``) or the direct question: "Remind me which
+hospital it is.", "What is my boss's surname?" A direct question is returned unchanged; so is an
+errand or a thing left behind ("I forgot to buy milk", "I forgot my keys"). Capture's classifier
+reads such a message as a question (it tells nothing to remember). Pure; no I/O.
 """
 
 from __future__ import annotations

@@ -3,7 +3,11 @@ change: "What day were my charango lessons before they changed?", "What was the 
 my crown appointment?", "wat colour was the old hilux". The memory that tells the change ("they
 moved my crown appointment to March 19") words the question best, so it wins on closeness alone;
 the earlier state is a memory that has ended, or one said before the change was told
-(:func:`pick`). Any other question takes the best ranked.
+(:func:`pick`). An earlier state dated by an event ("What was my job before the museum?") is one
+said before the event was first told (:func:`anchor`). A question about the change itself ("What
+date did my dentist appointment get moved to?") answered by a memory that has ended takes the
+memory that ended it (:func:`successor`); one asking what happened in the end is not answered by a
+plan (:func:`plan_for_outcome`). Any other question takes the best ranked.
 """
 
 from __future__ import annotations
