@@ -131,3 +131,11 @@ def test_a_question_about_a_change_takes_the_memory_that_ended_the_answer():
     assert successor("What time was my dentist appointment?", booked, hits, _said) is None  # the past asked, no change
     assert successor("What date did my dentist appointment get moved to?", moved, hits, _said) is None  # not ended
     assert pick("What date did my dentist appointment get moved to?", [(0.9, booked)], _said, hits) is moved
+
+
+def test_praise_of_what_someone_makes_is_no_job():
+    from assistant.memory.retrieval.named_forms import JOB, tagged_named_forms
+
+    assert ("What does Noor do?", JOB) in tagged_named_forms("Noor drives trams on the Edinburgh line.")
+    assert ("What does Noor do?", JOB) not in tagged_named_forms("Noor makes the best shakshuka User has ever had.")
+    assert ("What does Kasper do?", JOB) in tagged_named_forms("Kasper repairs bicycles.")

@@ -18,6 +18,7 @@ _WHERE = re.compile(r"^(?:in|at|on|near|from|outside|abroad|overseas|for)\b", re
 #: Capitalised at a sentence's start, never a name: "Nothing beats a proper tortilla."
 INDEFINITE = frozenset("nothing everything something anything nobody everybody somebody anybody noone everyone someone anyone "
                        "this that these those it there here".split())
+_JUDGED = re.compile(r"\bthe\s+(?:best|worst|nicest|greatest|loveliest)\b|\bever\b", re.I)
 _RELATION_NAME = re.compile(r"^User['’]s\s+(?:[a-z]+\s+){1,2}(?:is|was)\s+(?P<n>[A-Z][\w'’-]+)\.?$")
 
 
@@ -64,7 +65,8 @@ def tagged_named_forms(text: str) -> list[tuple[str, str | None]]:
         return [(f"How old is {n}?", None)] if _AGE.match(rest) else \
             [(f"Where {v} {n}?", HOME if v == "is" else None)] if _WHERE.match(rest) else []
     base = {"has": "have", "does": "do"}.get(v) or _base(v)
-    out: list[tuple[str, str | None]] = [] if v in _STATIVE else [(f"What does {n} do?", JOB)]
+    # a verb of doing, unless its object is judged ("Noor makes the best shakshuka I've ever had": a praise, no job)
+    out: list[tuple[str, str | None]] = [] if v in _STATIVE or _JUDGED.search(rest) else [(f"What does {n} do?", JOB)]
     if rest and _WHERE.match(rest):
         out.append((f"Where does {n} {base}?", HOME if base == "live" else None))
     elif rest:
