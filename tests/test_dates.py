@@ -244,7 +244,7 @@ def test_see_you_friday_keeps_the_sentence_case():
 
 
 def test_a_plan_whose_date_passed_reads_as_past():
-    from assistant.memory.language.dates import tensed
+    from assistant.memory.language.tense import tensed
 
     text = "User's dentist appointment is on 2026-12-04 at 10."
     said = THU  # Thursday 2026-12-03: the appointment is the next day

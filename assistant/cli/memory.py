@@ -79,7 +79,7 @@ def store_command(fn: Callable[[argparse.Namespace], int | None]) -> Callable[[a
 
 
 def _line(m: Any) -> str:
-    from assistant.memory.language.dates import tensed  # deferred, as the rules and records: their patterns
+    from assistant.memory.language.tense import tensed  # deferred, as the rules and records: their patterns
     flags = []
     if m.status.value != "active":
         flags.append(m.status.value)

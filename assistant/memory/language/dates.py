@@ -381,25 +381,3 @@ def ground(text: str, observed_at: datetime) -> Grounded:
         pos = s.end
     parts.append(text[pos:])
     return Grounded("".join(parts), spans[0].period_start if spans else None, spans)
-
-
-_PLAN = re.compile(r"\b(?P<verb>is|are|will be)\b(?P<rest>[^.;!?]*?\bon\s+(?P<d>\d{4}-\d{2}-\d{2}))")
-_WAS = {"is": "was", "are": "were", "will be": "was"}
-
-
-def tensed(text: str, said_at: datetime | None, now: datetime) -> str:
-    """A plan's text as of ``now``: "User's dentist appointment is on 2026-12-04 at 10." said on
-    2026-12-03 reads "... was on 2026-12-04 at 10." once 2026-12-04 is over. Only a date after
-    the day it was said (a plan) and before ``now``'s day changes tense; anything else is returned
-    unchanged. Pure: ``now`` is passed in."""
-    if said_at is None:
-        return text
-
-    def past(m: re.Match) -> str:
-        d = date.fromisoformat(m["d"])
-        if said_at.date() < d < now.date():
-            verb = _WAS[m["verb"].lower()]
-            return (verb.capitalize() if m["verb"][:1].isupper() else verb) + m["rest"]
-        return m.group(0)
-
-    return _PLAN.sub(past, text)

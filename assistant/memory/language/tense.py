@@ -5,11 +5,15 @@ words around it: its clause's when the clause has a tense cue of its own ("Teo s
 Saturday and won't be back until the 20th of February": the 20th is ahead), else its sentence's.
 
     tense(text, start, end)   # "past" | "future" | "present" | None
+
+The other way round, :func:`tensed` puts a plan whose day has passed into the past tense for
+display ("... is on 2026-12-04" -> "... was on 2026-12-04").
 """
 
 from __future__ import annotations
 
 import re
+from datetime import date, datetime
 
 # Words that make an ambiguous date ("on the 5th", "June 5", "on Friday") point forward.
 FUTURE = re.compile(r"\b(?:will|won['’]t|shall|going to|gonna|plan(?:s|ned|ning)? to|upcoming|next|tomorrow"
@@ -83,3 +87,25 @@ def tense(text: str, start: int, end: int) -> str | None:
     if FUTURE.search(words):
         return "future"
     return "present" if PRESENT.search(words) else None
+
+
+_PLAN = re.compile(r"\b(?P<verb>is|are|will be)\b(?P<rest>[^.;!?]*?\bon\s+(?P<d>\d{4}-\d{2}-\d{2}))")
+_WAS = {"is": "was", "are": "were", "will be": "was"}
+
+
+def tensed(text: str, said_at: datetime | None, now: datetime) -> str:
+    """A plan's text as of ``now``: "User's dentist appointment is on 2026-12-04 at 10." said on
+    2026-12-03 reads "... was on 2026-12-04 at 10." once 2026-12-04 is over. Only a date after
+    the day it was said (a plan) and before ``now``'s day changes tense; anything else is returned
+    unchanged. Pure: ``now`` is passed in."""
+    if said_at is None:
+        return text
+
+    def past(m: re.Match) -> str:
+        d = date.fromisoformat(m["d"])
+        if said_at.date() < d < now.date():
+            verb = _WAS[m["verb"].lower()]
+            return (verb.capitalize() if m["verb"][:1].isupper() else verb) + m["rest"]
+        return m.group(0)
+
+    return _PLAN.sub(past, text)
