@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from assistant.memory.language.dates import tensed
+from assistant.memory.language.tense import tensed
 from assistant.memory.errors import NotFound
 from assistant.memory.wording import TRUE_SINCE
 from ui.format import (
