@@ -210,7 +210,10 @@ def cmd_list(args: argparse.Namespace) -> int:
 
         items = store.list(kind=args.kind or FACT_KINDS, as_of=as_of, known_at=known_at, include_all=args.all, text=args.text,
                            limit=args.limit, offset=args.offset)  # fmt: skip
-    emit(args, [m.to_json() for m in items], lambda: "\n".join(_line(m) for m in items) or "no memories")
+        # the person's own messages, kept as said, are listed apart: a reply's memory line may cite one ("memory #7")
+        said = store.count(kind="episode", as_of=as_of, known_at=known_at, include_all=args.all, text=args.text) if not args.kind else 0
+    more = f"\n+ {said} of your own messages, kept as said (a reply may cite one): keepsake memory list --kind episode" if said else ""
+    emit(args, [m.to_json() for m in items], lambda: ("\n".join(_line(m) for m in items) or "no memories") + more)
     return 0
 
 
