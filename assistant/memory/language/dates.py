@@ -369,7 +369,7 @@ def find_spans(text: str, observed_at: datetime) -> tuple[DateSpan, ...]:
     return tuple(chosen)
 
 
-_WEEKDAY_ONLY = re.compile(r"^(?:on\s+|this\s+|next\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day$", re.I)
+_WEEKDAY_ONLY = re.compile(r"^(?:on\s+|this\s+|next\s+)?" + _WEEKDAY + "$", re.I)
 
 
 def ground(text: str, observed_at: datetime) -> Grounded:

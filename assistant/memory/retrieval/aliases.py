@@ -16,7 +16,8 @@ from assistant.memory.retrieval.answerable import _about_pattern as about_patter
 from assistant.memory.retrieval.answerable import RELATIONS, asked, question_names, relation_names, relation_words
 from assistant.memory.retrieval.questions import recall_core, requests
 from assistant.memory.retrieval.spelling import unaccented
-from assistant.memory.retrieval.terms import _covered, content_words, words
+from assistant.memory.retrieval.answer_weights import EVERY_WORDS
+from assistant.memory.retrieval.terms import _covered, asked_words, words
 
 
 def aliases_of(hits: Sequence[Any]) -> dict[str, str]:
@@ -249,11 +250,11 @@ TOLD_COSINE = 0.40
 
 
 def told_all(question: str, hits: Sequence[Any]) -> bool:
-    """One of the person's messages among ``hits`` words every content word of the question, at
-    least two, but for those naming the kind of value asked (:data:`~.vocabulary.VALUE_WORDS`):
+    """One of the person's messages among ``hits`` words every word the question asks
+    (:func:`~.terms.asked_words`, at least :data:`~.answer_weights.EVERY_WORDS`, as the answer's own path):
     "How much did a fiddle lesson cost?" / "started fiddle lessons!! ... £25 a lesson"."""
-    asked = [w for w in content_words(question) if w not in V.VALUE_WORDS]
-    return len(asked) >= 2 and any(all(_covered(w, words(h.memory.text)) for w in asked) for h in hits)
+    asked = asked_words(question)
+    return len(asked) >= EVERY_WORDS and any(all(_covered(w, words(h.memory.text)) for w in asked) for h in hits)
 
 
 def told_of(question: str, hits: Sequence[Any], vectors: Callable[[list[str]], Sequence[Any]]) -> bool:

@@ -52,10 +52,10 @@ from assistant.memory.retrieval.perspective import first_to_second, rewrite
 from assistant.memory.retrieval.questions import (answer_type, asked_role, asks_advice, asks_before, asks_personal_fact, asks_possessed, computes, direct, explains,
                                                   is_question, knows, part_of, qualified_name, recall_core, requests, speaks_of_self, speaks_of_us, unquoted,
                                                   possessed, yes_no)
-from assistant.memory.retrieval.vocabulary import LIGHT_VERBS, VALUE_WORDS
+from assistant.memory.retrieval.vocabulary import LIGHT_VERBS
 from assistant.memory.retrieval.telling import tells  # noqa: F401 (also read as answer.tells)
 from assistant.memory.retrieval.terms import wording as words_in
-from assistant.memory.retrieval.terms import PREFIX, THEN, _covered, _terms, content_words, focus, owned_phrase, same_word, stem, words  # noqa: F401 (also read as answer.X)
+from assistant.memory.retrieval.terms import PREFIX, THEN, _covered, _terms, asked_words, content_words, focus, owned_phrase, same_word, stem, words  # noqa: F401 (also read as answer.X)
 
 #: How many retrieved memories (passed or below the threshold) a memory answer is chosen from:
 #: with 6, 121 of the dev split's 161 questions had an answering memory in the pool, with 10, 129.
@@ -267,8 +267,8 @@ def choose(question: str, hits: Sequence[Any], matcher: Any = None) -> MemoryAns
     pools = [_pool(h.memory, aliases) for h in cands]
     # the messages whose memories word the question's "my/our X" ("Where is our allotment?"): one alone is strong evidence
     wording = words_in(required, pools, msgs)
-    asked_words = [w for w in content_words(question) if w not in VALUE_WORDS]  # all of them worded: lexical evidence where MiniLM scores a long message low
-    every = words_in(asked_words, pools, msgs) if len(asked_words) >= EVERY_WORDS else set()
+    wanted = asked_words(question)  # all of them worded: lexical evidence where MiniLM scores a long message low
+    every = words_in(wanted, pools, msgs) if len(wanted) >= EVERY_WORDS else set()
     ranked: list[tuple[float, Any]] = []
     now_asked = [w for w in NOW_WORDS if re.search(rf"\b{w}\b", question, re.I)]  # "my new dombra teacher": the later one
     for i, (h, s, o, pool, pr, (_c, slot_cos)) in enumerate(zip(cands, sem, own, pools, pred, scored)):

@@ -182,8 +182,6 @@ def holds(kind: str | None, text: str, question: str) -> bool:
         return not _ASKS_TOWN.search(question) or _names_place(text, question) or re.search(r"[\u4e00-\u9fff]", text) is not None
     text = asked_part(text, question)
     key, strong = _terms(text, question)
-    if kind == "colour":  # a colour word ("a ginger tabby"), not just any memory about the one asked
-        return any(w in COLOURS for w in words(text)) or any(ch in text for ch in COLOUR_CHARS)
     if kind == "name":  # a capitalised name, or a word that is no relation nor a verb or adverb form ("cetirizine" for
         # "my allergy medication"; not "joined" in "User has joined a choir." for "What's the name of my choir?")
         return any(not t[0].isdigit() for t in strong) or any(k not in _RELATION_WORDS and not k.isdigit() and not _INFLECTED.search(k)
@@ -192,6 +190,8 @@ def holds(kind: str | None, text: str, question: str) -> bool:
         named = question_names(question)  # not the rest of the name asked ("Don Aurelio": no surname after "Don")
         return _SURNAME_SAID.search(text) is not None or any(re.search(rf"\b{re.escape(n)}\s+(?!(?:{'|'.join(map(re.escape, named))})\b)(?-i:[A-Z])[\w’'-]+", text, re.I) for n in named) \
             or (_MY_SURNAME.search(question) is not None and _FULL_NAME.search(text) is not None)  # or the person's full name for theirs
+    if kind == "colour":  # a colour word ("a ginger tabby"), not just any memory about the one asked
+        return any(w in COLOURS for w in words(text)) or any(ch in text for ch in COLOUR_CHARS)
     if kind == "year":  # a year the question does not say: "born in 1987", not "March 9th"
         return any(re.fullmatch(r"(?:1[89]|20)\d\d", t) for t in strong)
     if kind == "breed":  # a breed or kind of animal ("a beagle", "a ginger tabby"), not just any memory about the pet

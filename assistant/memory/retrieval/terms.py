@@ -20,7 +20,7 @@ from rapidfuzz.distance import Levenshtein
 
 from assistant.memory.language.validate import STOPWORDS
 from assistant.memory.retrieval.vocabulary import GENERIC, MODIFIERS as _MODIFIERS, QUESTION_WORDS as _QUESTION_WORDS
-from assistant.memory.retrieval.vocabulary import SYNONYMS
+from assistant.memory.retrieval.vocabulary import SYNONYMS, VALUE_WORDS
 
 #: Modifiers of "my X" that ask for another X than today's ("my first car", "my previous job").
 THEN = frozenset("first former previous childhood".split())
@@ -94,6 +94,12 @@ def _covered(term: str, pool: Sequence[str]) -> bool:
 
 def content_words(text: str) -> list[str]:
     return [w for w in words(text) if w not in STOPWORDS and w not in GENERIC and w not in _QUESTION_WORDS]
+
+
+def asked_words(question: str) -> list[str]:
+    """The question's content words but those naming the kind of value asked (:data:`~.vocabulary.VALUE_WORDS`:
+    "How much did a fiddle lesson cost?" -> fiddle, lesson): the answer is the value, so a memory need not word them."""
+    return [w for w in content_words(question) if w not in VALUE_WORDS]
 
 
 def focus(question: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
