@@ -59,7 +59,7 @@ _PREP_DAY = r"(?:\b(?P<prep>on|for|" + _PREPS + r")\s+)?"  # "booked the dentist
 _AFTER_ORDINAL = re.compile(r"[ \t]*\n|\s*(?:$|[^\w\s]|(?:i|we|you|he|she|they|it|my|our|and|or|at|in|"
                             r"but|so|when|because|was|were|is|will|to|for|with|the|a|of)\b)", re.I)
 _SUBJECT = re.compile(r"\s+(?:is|was|were|has|had|will|seems|seemed)\b", re.I)
-_RANGE_END = re.compile(r"(?:\bof|\bto|\buntil|\btill|\bthrough|\band|\bas\s+of|\bby|\bbefore|\bafter|[-–])\s*$", re.I)  # "as of today": a preposition of its own
+_RANGE_END = re.compile(r"(?:\bof|\bto|\buntil|\btill|\bthrough|\band|\bas\s+of|\bby|\bbefore|\bafter|[-–])(?:\s+" + _WEEKDAY + r",?)?\s*$", re.I)  # "as of today": a preposition of its own; "to thursday 26 february"
 _ZH_DIGIT = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"两": 2}
 _ZH_N = r"(?<![0-9])(?P<n>[0-9]{1,3}|[一二两三四五六七八九十]{1,3})"
 # 上/下/这/本 + 周/月, not inside words like 马上, 晚上, 一下, 日本, 基本, 成本 (heuristic).
@@ -165,12 +165,17 @@ def _weekday(m: re.Match, obs: date, future: bool) -> _Ask:
 
 def _month(m: re.Match, obs: date, future: bool) -> _Hit:
     """"in March": the most recent March (this one if it is March) unless the sentence speaks of
-    the future or states a plan in the present ("my exam is in March": the coming one); "since
-    March" is always the most recent one."""
+    the future or states a plan in the present ("my exam is in March": the coming one), or tells
+    no tense at all and the coming one is nearer (less than six months ahead); "since March" is
+    always the most recent one."""
     month = 1 + [n[:3] for n in MONTHS].index(m["mon"][:3].title())
     # "since May" is always behind: the state began then ("I'm 34 since May", "we've lived here since May")
-    ahead = (future or tense(m.string, m.start(), m.end()) == "present") and (m.groupdict().get("prep") or "").lower() != "since"
+    told = tense(m.string, m.start(), m.end())
+    since = (m.groupdict().get("prep") or "").lower() == "since"
+    ahead = (future or told == "present") and not since
     year = obs.year + (1 if ahead and month < obs.month else 0) - (1 if not ahead and month > obs.month else 0)
+    if told is None and not since and not ahead and month > obs.month and month - obs.month < 6:  # no tense told: the nearer one
+        year = obs.year  # "salary goes up to £40,000 from November" said in October
     return _Hit(date(year, month, 1), "month")
 
 
@@ -314,7 +319,8 @@ _IS_ON = re.compile(r"\b(?:is|are|['’]s)\s+(?:(?:on|for)\s+)?$", re.I)
 
 
 def _span(m: re.Match, rule: _Rule, zh: bool, base: datetime) -> DateSpan | None:
-    future = bool(FUTURE.search(scope(m.string, m.start(), m.end()))) or moved_to(m.string, m.start())
+    said_from = m.end("prep") + 1 if m.groupdict().get("prep") else m.start()  # after "from" in "moved it from the 12th"
+    future = bool(FUTURE.search(scope(m.string, m.start(), m.end()))) or moved_to(m.string, said_from)
     found = rule(m, base.date(), future)
     if isinstance(found, _Ask):
         day = _parse(found.phrase, found.lang, base, found.prefer or ("future" if future else "past"))

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from datetime import date, datetime
 
+from assistant.memory.language.cues import EMOJI
+
 # Words that make an ambiguous date ("on the 5th", "June 5", "on Friday") point forward.
 FUTURE = re.compile(r"\b(?:will|won['’]t|shall|going to|gonna|plan(?:s|ned|ning)? to|upcoming|next|tomorrow"
                     r"|soon)\b|'ll\b|将|(?<![开聚晚例约])会|要|打算|计划|准备|明天|下周|下个月|明年|以后", re.I)
@@ -28,10 +30,18 @@ PAST_VERB = re.compile(r"\b(?:I|we|he|she|they)\s+(?:\w+ly\s+|just\s+|finally\s+
 PRESENT = re.compile(r"\b(?:is|are|am|due)\b|['’](?:s|re|m)\b", re.I)
 
 
+#: An emoji between words ends a sentence as a full stop would ("GOT IT 🎉🎉 I start on 1 June": "GOT" tells
+#: nothing of "start"; "passed my probation 🥳 salary goes up to £40,000 from November").
+_EMOJI_STOP = re.compile(EMOJI + r"+[\ufe0f\u200d]*(?=\s)")
+
+
 def _bounds(text: str, start: int, end: int) -> tuple[int, int]:
     left = max(text.rfind(c, 0, start) for c in ".!?。！？\n") + 1
     rights = [i for i in (text.find(c, end) for c in ".!?。！？\n") if i >= 0]
-    return left, min(rights) if rights else len(text)
+    right = min(rights) if rights else len(text)
+    stops = list(_EMOJI_STOP.finditer(text, left, right))
+    left = max((m.end() for m in stops if m.end() <= start), default=left)
+    return left, min((m.start() for m in stops if m.start() >= end), default=right)
 
 
 def sentence_of(text: str, start: int, end: int) -> str:
@@ -65,9 +75,10 @@ def scope(text: str, start: int, end: int) -> str:
 
 
 # a date something was moved to is when it now happens, whatever tense the moving was told in
-# ("the notary moved our closing to june 29", "the dentist postponed it until the 3rd")
+# ("the notary moved our closing to june 29", "the dentist postponed it until the 3rd"); the one it was
+# moved from was planned too ("they've moved my appointment from the 12th to thursday 26 february")
 _MOVED_TO = re.compile(r"\b(?:moved|postponed|pushed(?:\s+back)?|rescheduled|delayed|changed|brought\s+forward|put\s+off|bumped)\b"
-                       r"[^.!?,;]{0,40}?\b(?:to|until|till|for)\s+(?:the\s+|on\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+(?:the\s+)?)?$", re.I)  # "to Thursday 16 May"
+                       r"[^.!?,;]{0,40}?\b(?:to|until|till|for|from)\s+(?:the\s+|on\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+(?:the\s+)?)?$", re.I)  # "to Thursday 16 May"
 
 
 def moved_to(text: str, start: int) -> bool:
