@@ -79,8 +79,9 @@ _SPLIT = re.compile(
     r"|\s+(?i:" + COORD + r")\s+(?=" + SUBJECT + r"|(?i:" + HEARSAY_START + r"|" + CONDITION_START + r"|" + ASKING_START + r")|" + WORLD_SUBJECT + r")"
     r"|\s*,\s*(?:(?i:also|plus|oh and|oh)\s+)?(?=" + SUBJECT + r"|" + COMMENT_START + r"|" + CONDITION_AHEAD + r")"  # ", also my wife ..."
     r"|\s*,\s*(?i:although|though|aunque|obwohl|bien que|même si|embora)\s+"
-    # a lead-in's colon, an emoji between two clauses: "I think I can say it now: I'm seeing someone 😊 Her name's Camille"
-    r"|\s*:\s+(?=(?:I|I['’](?:m|ve|d)|[Ww]e|[Mm]y|[Oo]ur)\b)|\s*" + EMOJI + r"+\s+(?=" + SUBJECT + r"|(?:been|was|were|had|so|lol)\b)"
+    # a lead-in's colon, an emoji between two clauses: "I think I can say it now: I'm seeing someone 😊 Her name's Camille",
+    # "the Bechstein won't fit up the stairs 😭 sold it to a church" (a past verb, its subject left out)
+    r"|\s*:\s+(?=(?:I|I['’](?:m|ve|d)|[Ww]e|[Mm]y|[Oo]ur)\b)|\s*" + EMOJI + r"+\s+(?=" + SUBJECT + r"|(?:been|was|were|had|so|lol|" + PAST_WORD + r")\b)"
     r"|\s+[—–-]\s+(?=(?i:i|i['’](?:m|ve|d))\s)"  # a dash before "I": "I'm a glassblower — I make condensers" ("— we ..." goes on)
     r"|\s+(?i:because|cause|coz|weil|porque|parce que|car|pois|因为)\s+(?=" + SUBJECT + r")"
     # "and honestly the side effects are rough": a new subject (a noun phrase with its verb) after "and"

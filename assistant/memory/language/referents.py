@@ -85,7 +85,9 @@ def _gendered(candidate: str, gender: frozenset[str], toks: list[str]) -> bool:
 # what "it" stands for: the thing the clause before has, drives, owns ... ("a Kia Niro", "eczema")
 _THING = re.compile(r"\b(?:have|has|had|got|drive|drives|own|owns|bought|use|uses|rent|rents)\s+(?:got\s+)?(?:an?\s+|the\s+|a new\s+)?"
                     r"(?P<x>[A-Z][\w-]*(?:\s+[A-Z0-9][\w-]*)*|(?:[a-z][\w-]+\s+)?[a-z][\w-]+(?=\s+(?:my|our|for|since|at|in|on|with|coming\s+up)\b|\s*[:,.!]?\s*$))")
-_DEFINITE_SUBJECT = re.compile(r"^(?P<x>(?:[Tt]he|[Mm]y|[Oo]ur)\s+(?:[A-Z][\w-]*\s+|[a-z][\w-]+\s+){0,2}?[a-z][\w-]+)\s+(?:got|gets|is|was|has|had|will)\s+(?!it\b)")
+# "the Oliwa job got pushed back", "the Bechstein won't fit up the stairs" (a thing the person named: after "the")
+_DEFINITE_SUBJECT = re.compile(r"^(?P<x>(?:[Tt]he|[Mm]y|[Oo]ur)\s+(?:[A-Z][\w-]*\s+|[a-z][\w-]+\s+){0,2}?[a-z][\w-]+|[Tt]he\s+[A-Z][\w-]+)"
+                               r"\s+(?:got|gets|is|was|has|had|will|won['’]t|can['’]t|didn['’]t|doesn['’]t|isn['’]t|wasn['’]t|wouldn['’]t)\s+(?!it\b)")
 _IT = re.compile(r"\b(?P<w>[Ii]t)(?P<c>['’]s)?\b(?!['’])")
 
 
@@ -321,4 +323,5 @@ def own_subject(body: str, names: set[str], text: str) -> str | None:
         return None  # "Jonas sent a video of my nephew Emil taking his first steps": Emil's, the nearer
     g = pronoun_gender(body)
     return m["n"] if g is None or may_be(m["n"], g, text) else None
+
 
