@@ -6,7 +6,8 @@ I/O (issue 23; the earlier state each one ends is found by meaning in
 These are cues of tense and aspect in six languages, a closed grammatical class, not topics:
 
 - :data:`_NOW` -- a marker that the present state differs from before: now, these days,
-  nowadays, no longer, any more, instead, switched, changed, moved, "new" (ahora, jetzt,
+  nowadays, no longer, any more, instead, switched, changed, moved, "new", a value raised or
+  lowered to a number ("GP upped my levothyroxine to 100 micrograms") (ahora, jetzt,
   maintenant, agora, 现在 ...);
 - :data:`_BEGIN` -- a beginning: started, joined, became, took up (empezé, angefangen, commencé,
   comecei, 开始): weaker, since a beginning often adds ("I started learning piano");
@@ -33,6 +34,7 @@ _NOW = re.compile(
     r"jetzt|inzwischen|mittlerweile|nicht mehr|kein\w* mehr|stattdessen|umgezogen|gewechselt|aufgehört|"
     r"maintenant|désormais|actuellement|ne .{1,20} plus|au lieu de|déménagé|changé|arrêté|"
     r"agora|hoje em dia|atualmente|já não|não .{1,20} mais|em vez de|mudei|troquei|parei)\b"
+    r"|\b(?:upped|raised|increased|lowered|reduced|cut|dropped|(?:went|goes|going|gone)\s+(?:up|down))\b(?=[^.!?;]{0,40}?\bto\s+[£$€]?\d)"  # a value changed: "upped my levothyroxine to 100"
     r"|现在|如今|最近|不再|换了|搬到|改成|新的"
     r"|(?-i:\b(?:new|nuev[oa]|neue[nrms]?|nouve(?:au|lle|l)|nov[oa])\b)",
     re.I,
