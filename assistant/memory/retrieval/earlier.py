@@ -16,9 +16,11 @@ import re
 from datetime import datetime, timedelta
 from typing import Any, Callable, Sequence
 
+from assistant.memory.language.cues import EMOJI
 from assistant.memory.language.shifts import planned, shift_kind, without_cues
 from assistant.memory.retrieval.questions import asks_before
 from assistant.memory.retrieval.terms import _covered, content_words, words
+from assistant.memory.retrieval.vocabulary import LIGHT_VERBS, MODIFIERS
 
 #: How far below the best rank a memory said earlier may be and still be the earlier state
 #: meant (code-only dev13 0.605 -> 0.610 at 0.3, no other set changed; the shift cues keep a
@@ -89,6 +91,44 @@ def successor(question: str, best: Any, hits: Sequence[Any], said: Callable[[Any
                  and any(_covered(a, words(h.memory.text)) for a in asked)), None)  # fmt: skip
 
 
+#: A question told in the past tense asks of its own time ("How many miles did the Berlingo have?"), not of now.
+_PAST_ASKED = re.compile(r"\b(?:did|was|were|had|used\s+to)\b", re.I)
+_SENTENCE = re.compile(r"[.!?]+\s+|\s*" + EMOJI + r"+\ufe0f?\s*")
+#: How far below the best rank a later memory telling a change may be and still be what is true now.
+LATER_WINDOW = 0.3
+
+
+#: Words no state is about: light verbs, modifiers, "every" ("I go bouldering every tuesday" / "I go on fridays now").
+_NO_THING = LIGHT_VERBS | MODIFIERS | frozenset("user every each take takes took taking".split())
+
+
+def _things(text: str) -> list[str]:
+    """The content words a state is about, but names (a capitalised word: "Noor moved in" is not
+    about the same as "User's partner is Noor."), change cues, numbers and :data:`_NO_THING`."""
+    named = {w.casefold() for w in re.findall(r"\b[A-Z][\w'’-]*", text)}
+    return [w for w in content_words(without_cues(text)) if w not in named and w not in _NO_THING and not any(c.isdigit() for c in w)]
+
+
+def changed_since(question: str, best: Any, ranked: Sequence[tuple[float, Any]], top: float, said: Callable[[Any], datetime | None]) -> Any | None:
+    """A question about what is true (not the earlier state) whose best answer was said before a
+    memory that answers too, tells a change (a "now" cue: "GP upped my levothyroxine to 100
+    micrograms" after "I take levothyroxine 75 micrograms") in a sentence that words a thing the
+    best is about that the question asks of (:func:`_things`: "levothyroxine"; "now I work at Butter & Rye" is no
+    change of "Our apartment is on East 10th Avenue"): the latest such memory, within ``LATER_WINDOW`` of the best. None
+    when there is none."""
+    when = said(best)
+    if when is None:
+        return None
+    about = [t for t in _things(best.memory.text) if _covered(t, words(question))]
+
+    def tells_change(text: str) -> bool:  # in a sentence that words the thing ("... now 🥁 sorry neighbours": not the neighbours)
+        return any(shift_kind(p) == "now" and any(_covered(t, _things(p)) for t in about) for p in _SENTENCE.split(text))
+
+    later = [(w, h) for r, h in ranked if h is not best and r >= top - LATER_WINDOW and h.memory.invalid_at is None
+             and (w := said(h)) is not None and w > when and tells_change(h.memory.text)]
+    return max(later, key=lambda wh: wh[0])[1] if later else None
+
+
 def said_at(hit: Any) -> datetime | None:
     """When the hit's memory was said (:attr:`~assistant.memory.records.Memory.said_at`)."""
     return hit.memory.said_at
@@ -107,7 +147,7 @@ def pick(question: str, ranked: Sequence[tuple[float, Any]], said: Callable[[Any
         return None
     top, best = max(ranked, key=lambda rh: rh[0])
     if not asks_earlier(question):
-        return successor(question, best, hits, said) or best
+        return successor(question, best, hits, said) or (None if _PAST_ASKED.search(question) else changed_since(question, best, ranked, top, said)) or best
     near = [(r, h) for r, h in ranked if r >= top - EARLIER_WINDOW and h is not best]
     if (at := anchor(question, hits, said)) is not None and (w := said(best)) is not None and w >= at:
         told = [(r, h) for r, h in ranked if (w := said(h)) is not None and w < at]
