@@ -133,3 +133,19 @@ def test_a_name_said_instead_of_another_corrects_only_with_a_cue_with_fake_recor
     [(m, new, reason)] = plan_corrections("Sorry, I got it wrong earlier - the dog is called Bisto, not Biscuit.", earlier)
     assert m.id == 1 and new == "User has a greyhound called Bisto." and reason == "corrected: Bisto, not Biscuit"
     assert plan_corrections("I live in Porto, not Lisbon", earlier) == []  # a contrast, no correction cue
+
+
+def test_an_amount_and_a_value_with_what_it_is_for_are_corrected_with_fake_records():
+    # dev15: "£1,250 a month, not £1,150" (an amount with a unit between) and "I meant 13th of march for
+    # Aisha's birthday, not the 3rd" (what the value is for between) had corrected nothing
+    flat = _Mem(1, "User: one bedroom, top floor, rent's £1,150 a month, moving on 23 May (2026-05-23).", 10)
+    bday = _Mem(2, "User: aisha's birthday is the 3rd of march.", 11)
+    [(m, new, _r)] = plan_corrections("sorry, typo yesterday: the Leith rent is £1,250 a month, not £1,150. still cheaper than Stockbridge lol", [flat, bday])
+    assert m.id == 1 and new == "User: one bedroom, top floor, rent's £1,250 a month, moving on 23 May (2026-05-23)."
+    [(m, new, _r)] = plan_corrections("sorry, I meant 13th of march for Aisha's birthday, not the 3rd!! nearly gave her the present early", [flat, bday])
+    assert m.id == 2 and new == "User: aisha's birthday is the 13th of march."
+    [c] = said_instead("sorry, I meant 13th of march for Aisha's birthday, not the 3rd!!")
+    assert {"aisha", "birthday"} <= c.topic  # what stands between is the topic
+    # an amount written without its comma is the same amount; another amount is not touched
+    assert corrected("rent 1150 a month", said_instead("sorry, it's £1,250, not £1,150")[0]) == "rent 1250 a month"
+    assert corrected("a £11,500 car", said_instead("sorry, it's £1,250, not £1,150")[0]) is None

@@ -8,7 +8,9 @@ twelfth session: every fresh answers set had one, and the earlier day stayed the
 
 A correction is ``X, not Y`` / ``X not Y`` / ``not Y but X`` where X and Y are values of one kind:
 a day of the month or a number (digits, an ordinal suffix allowed, a month before it: "june 27,
-not june 20"), a time of day, a weekday or a month. Other words ("tea not coffee", "Porto, not Lisbon") are left to the tidy-up: a place or a
+not june 20"), an amount ("£1,250 a month, not £1,150"), a time of day, a weekday or a month; a
+unit or what the value is for may stand between it and its "not" ("I meant the 13th of march for
+Aisha's birthday, not the 3rd"). Other words ("tea not coffee", "Porto, not Lisbon") are left to the tidy-up: a place or a
 taste said "not" is as often a contrast as a correction. ``cue``: the message says it corrects
 ("actually", "sorry", "wrong", "correction", "I mean", "my bad", "turns out", "changed",
 "moved", "rescheduled"); ``topic``: the content words of its sentence besides the values, which
@@ -28,10 +30,14 @@ from assistant.memory.language.dates import MONTHS
 _DAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _MONTHS = "(?:" + "|".join(m.casefold() for m in MONTHS) + ")"
 #: one value: a time of day, a number (an ordinal suffix allowed, "the" before it), a weekday, a month or a name
-_VALUE = (r"(?:the\s+)?(?:\d{1,2}(?::\d\d)?\s*(?:am|pm)|(?:" + _MONTHS + r"\s+(?=\d))?\d{1,4}(?:st|nd|rd|th)?(?:\s+of\s+" + _MONTHS + r")?|"
+_AMOUNT = r"[£$€]?\d{1,3}(?:,\d{3})+|[£$€]\d+"  # "£1,250", "1,150", "$90"
+_VALUE = (r"(?:the\s+)?(?:" + _AMOUNT + r"|\d{1,2}(?::\d\d)?\s*(?:am|pm)|(?:" + _MONTHS + r"\s+(?=\d))?\d{1,4}(?:st|nd|rd|th)?(?:\s+of\s+" + _MONTHS + r")?|"
           + _DAYS + r"s?|"
           + _MONTHS + r"|(?-i:[A-Z][\w'’-]+))")  # or a name: "the dog is called Bisto, not Biscuit"
-_INSTEAD = re.compile(r"(?P<new>" + _VALUE + r")\s*,?\s+(?:and\s+)?not\s+(?:on\s+|at\s+)?(?P<old>" + _VALUE + r")\b"
+# between the new value and its "not": a unit ("£1,250 a month, not £1,150") or what it is for ("I meant the 13th
+# of march for Aisha's birthday, not the 3rd")
+_BETWEEN = r"(?:\s+(?:a|an|per)\s+(?:month|week|year|day|night|hour)|\s+for\s+(?:[\w'’]+\s+){0,2}[\w'’]+)?"
+_INSTEAD = re.compile(r"(?P<new>" + _VALUE + r")" + _BETWEEN + r"\s*,?\s+(?:and\s+)?not\s+(?:on\s+|at\s+)?(?P<old>" + _VALUE + r")\b"
                       r"|\bnot\s+(?:on\s+|at\s+)?(?P<old2>" + _VALUE + r")\s*,?\s+but\s+(?:on\s+|at\s+)?(?P<new2>" + _VALUE + r")\b", re.I)
 _CUE = re.compile(r"\b(?:actually|sorry|wrong|correction|i\s+mean|my\s+bad|oops|turns\s+out|misread|mixed\s+(?:it|them)\s+up|changed"
                   r"|moved|rescheduled|postponed|brought\s+forward)\b", re.I)
@@ -55,6 +61,8 @@ class Instead:
 
 def _kind(value: str) -> str:
     v = value.casefold()
+    if re.fullmatch(_AMOUNT, v):
+        return "amount"
     if re.search(r"\d\s*(?:am|pm)|:\d\d", v):
         return "time"
     if re.search(r"\d", v):
@@ -72,13 +80,14 @@ def said_instead(text: str) -> list[Instead]:
     for sentence in re.split(r"(?<=[.!?;])\s+|\s+[—–]\s+", text):
         for m in _INSTEAD.finditer(sentence):
             new, old = (m["new"], m["old"]) if m["new"] else (m["new2"], m["old2"])
-            same = _digits(new) == _digits(old) if _kind(new) in ("number", "time") else _bare(new).casefold() == _bare(old).casefold()
+            same = _digits(new) == _digits(old) if _kind(new) in ("number", "time", "amount") else _bare(new).casefold() == _bare(old).casefold()
             months = {mo.casefold() for mo in re.findall(_MONTHS, f"{new} {old}", re.I)}
             if _kind(new) != _kind(old) or same or (_kind(new) == "number" and len(months) > 1):  # "july 2, not june 28": two dates
                 continue
             if _kind(new) == "name" and not _CUE.search(text):  # "I live in Porto, not Lisbon" contrasts; "sorry, ... Bisto, not Biscuit" corrects
                 continue
-            rest = sentence[: m.start()] + " " + sentence[m.end():]
+            (ns, ne), (os_, oe) = sorted([m.span("new" if m["new"] else "new2"), m.span("old" if m["new"] else "old2")])
+            rest = " ".join((sentence[:ns], sentence[ne:os_], sentence[oe:]))  # what stands between is topic too ("for Aisha's birthday")
             topic = frozenset(w.casefold().removesuffix("'s").removesuffix("’s") for w in _WORD.findall(rest)) - _FILLER
             out.append(Instead(_bare(new), _bare(old), frozenset(w for w in topic if len(w) > 2), bool(_CUE.search(text))))
     return out
@@ -99,6 +108,9 @@ def _ordinal(n: int) -> str:
 def _old_pattern(old: str) -> re.Pattern[str]:
     """Where ``old`` may be written in an earlier text: its number as a word of its own (an ordinal
     suffix or not: "6th" finds "april 6"), or its weekday/month/time as written."""
+    if _kind(old) == "amount":  # "£1,150" finds "£1,150", "1,150" and "1150"
+        grouped = f"{int(_digits(old)):,}".replace(",", ",?")
+        return re.compile(r"(?<![\d.,])(?P<cur>[£$€])?" + grouped + r"(?![\d]|,\d)")
     if _kind(old) == "number":
         n = re.search(r"\d+", old).group()
         return re.compile(r"(?<![\d:.,/-])" + n + r"(?P<suffix>st|nd|rd|th)?(?![\d:.,/]\d|\s*(?:am|pm|h)\b|\s*%)", re.I)
@@ -134,7 +146,10 @@ def corrected(text: str, c: Instead) -> str | None:
     places = _places(text, c.old)
     if not places:
         return None
-    if _kind(c.old) == "number":
+    if _kind(c.old) == "amount":
+        n = int(_digits(c.new))
+        new = [(m["cur"] or "") + (f"{n:,}" if "," in m.group() or n >= 10000 else str(n)) for m in places]
+    elif _kind(c.old) == "number":
         n = int(re.search(r"\d+", c.new).group())
         new = ["%02d" % n if m.groupdict().get("iso") else str(n) + (_ordinal(n) if m.groupdict().get("suffix") else "") for m in places]
     else:
