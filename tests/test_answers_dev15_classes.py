@@ -41,3 +41,16 @@ def test_a_change_of_something_else_is_no_change_of_the_thing_asked():
     # a name both word is who it is about, not what changed ("User's partner is Noor." / "Noor moved in")
     partner = _hit("User's partner is Noor.", day=2)
     assert changed_since("Who is Noor?", partner, [(0.6, partner), (0.55, _hit("Noor moved in now.", day=20))], 0.6, _said) is None
+
+
+def test_a_breed_said_as_a_cat_kind_and_where_someone_works_by_their_job():
+    from assistant.memory.retrieval.held import valued
+    from assistant.memory.retrieval.job_said import asks_job_of
+
+    # "british shorthair" had been no breed, so "What breed was Pepper?" got no answer
+    assert valued("breed", "Pepper is a grey british shorthair, 12 years old.", "What breed was Pepper?")
+    assert valued("breed", "our dog Bruno is a german shepherd", "What breed is Bruno?")
+    assert not valued("breed", "Pepper hid under the bed for 4 hours.", "What breed was Pepper?")
+    # "Where does Noor work?" is answered by her job ("Noor is a marine biologist at Deep Sea World")
+    assert asks_job_of("Where does Noor work?") and asks_job_of("Remind me what Noor does.")
+    assert not asks_job_of("Where does Noor live?") and not asks_job_of("Remind me what Noor does on Sundays.")

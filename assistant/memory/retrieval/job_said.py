@@ -12,6 +12,8 @@ _WHO_ASKED = r"(?:(?:my|our)\s+(?:[\w’'-]+\s+){0,3}?[\w’'-]+|(?-i:[A-Z])[\w�
 _ASKS_JOB = re.compile(r"^\s*what\s+(?:does|did)\s+" + _WHO_ASKED + r"\s+do(?:\s+for\s+(?:work|a\s+living|money))?\s*[?.!]*\s*$"
                        r"|\bwhat\s+(?:does|did)\s+" + _WHO_ASKED + r"\s+do\s+for\s+(?:work|a\s+living|money)\b"
                        r"|\bwhat\s+" + _WHO_ASKED + r"\s+(?:does|did)\s+for\s+(?:work|a\s+living|money)\b"
+                       r"|\bwhat\s+" + _WHO_ASKED + r"\s+does\s*[?.!]*\s*$"  # "Remind me what Noor does."
+                       r"|\bwhere\s+(?:does|did)\s+" + _WHO_ASKED + r"\s+work\b"  # "Where does Noor work?": her job says where
                        r"|\b(?:job|profession|occupation|line\s+of\s+work)\b", re.I)
 # a word of work, or a Romance/German copula: "é arquiteta", "es médico", "ist Ärztin" name a job without an article
 _JOB_WORDS = re.compile(r"\b(?:job|jobs|works?|worked|working|profession|career|employed|retired|runs|ran|owns|teaches|taught|studies|"

@@ -186,5 +186,7 @@ OBJECT_PARTICLES = frozenset("me us down up out again".split())
 DOG_KINDS = tuple("""beagle labrador retriever poodle terrier spaniel collie sheepdog dachshund husky bulldog pug chihuahua
     corgi schnauzer boxer greyhound whippet lurcher doberman rottweiler pointer setter mastiff maltese pomeranian yorkie
     vizsla weimaraner akita shiba samoyed malamute dalmatian newfoundland labradoodle cockapoo cavapoo goldendoodle
-    staffie westie basset bloodhound""".split())  # fmt: skip
-CAT_KINDS = tuple("tabby siamese persian ragdoll bengal sphynx burmese abyssinian tortoiseshell calico moggy".split())
+    staffie westie basset bloodhound shepherd springer cocker heeler kelpie frenchie bichon havanese papillon saluki
+    basenji ridgeback""".split())  # fmt: skip
+CAT_KINDS = tuple("""tabby siamese persian ragdoll bengal sphynx burmese abyssinian tortoiseshell calico moggy shorthair
+    longhair coon birman rex himalayan manx chartreux ocicat""".split())  # fmt: skip
