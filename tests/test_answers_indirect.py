@@ -17,6 +17,17 @@ from assistant.memory.language.indirect import as_recall
     ("I can't remember if I told you what my girlfriend does for work", "Remind me what my girlfriend does for work."),
     ("My new doctor asked about drug allergies and my mind went totally blank.", "What is my drug allergies?"),
     ("I'm blanking on my mum's birthday", "What is my mum's birthday?"),
+    # dev15: someone asked and the person did not know, said in other words than "drew a blank"
+    ("my friend asked me what breed Pepper was and I totally blanked", "Remind me what breed Pepper was."),
+    ("my accountant is asking what I earned from tuning in 2025 and I don't have the paper here", "Remind me what I earned from tuning in 2025."),
+    ("the mortgage broker asked for my current salary and now I'm second-guessing myself", "What is my current salary?"),
+    ("mum asked when we're flying out for Christmas and I honestly don't know the date", "Remind me when we're flying out for Christmas."),
+    ("the pet insurance form asks how old Biscuit is", "Remind me how old Biscuit is."),  # a form asks: no tail needed
+    # a value gone from mind, lost track of, needed by someone; "her" is the one named before
+    ("I want to send Callum's fiancée a card but her name has completely gone", "What is Callum's fiancée's name?"),
+    ("I need to get Aisha a birthday present and I've lost track of when her birthday is", "Remind me when Aisha's birthday is."),
+    ("I'm updating my CV and need my manager's full name for the reference section", "What is my manager's full name?"),
+    ("I'm doing my budget and can't remember exactly what my rent is", "Remind me what my rent is."),
 ])  # fmt: skip
 def test_a_question_said_as_not_remembering_is_read_as_a_recall(said, asked):
     assert as_recall(said) == asked
@@ -28,6 +39,10 @@ def test_a_question_said_as_not_remembering_is_read_as_a_recall(said, asked):
     "I had no idea she was pregnant",  # a clause, no question
     "I think my interview is in September but I can't remember the exact day.",  # "the exact day": of the clause before
     "Remind me where I live.",
+    "Mum asked when we are visiting and I said Christmas",  # she was told: nothing unknown
+    "my boss asked me to work Saturday and I said yes",
+    "I need my glasses",  # no value of the person's asked
+    "I need my passport renewed by June",
     "I forget - what food do I have to keep away from?",  # a direct question already
     "hello there",
 ])  # fmt: skip
