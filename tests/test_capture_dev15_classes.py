@@ -50,3 +50,13 @@ def test_a_value_raised_or_lowered_to_a_number_is_a_change():
     assert shift_kind("I cut my hair short") is None and shift_kind("we dropped him to school") is None
     # the cue is the verb: what changed stays for comparing ("levothyroxine", the number)
     assert "levothyroxine to 100" in without_cues("GP upped my levothyroxine to 100 micrograms")
+
+
+def test_an_age_said_alone_is_of_the_one_the_message_opens_with():
+    from assistant.memory.language.clauses import clauses
+
+    said = "Pepper died this morning 💔 kidney failure, the vet said there was nothing more to do. 12 years old. the flat is so quiet"
+    assert [c.resolved for c in clauses(said)][1] == "Pepper is 12 years old"  # had been the person's: "User: 12 years old."
+    # a message that opens with the person keeps it theirs
+    assert [c.resolved for c in clauses("still eating leftover cake from my birthday on boxing day lol. 34 now.")][1] == "34 now"
+    assert [c.resolved for c in clauses("I turned 40 yesterday. 40 years old!")][1] == "40 years old"

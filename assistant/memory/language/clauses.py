@@ -124,6 +124,7 @@ _POSSESSED = re.compile(r"^(?i:my|our|mi|mis|nuestr[oa]s?|mein|meine|unser|unser
 # a subordinate clause has its own subject: "..., seit sie letztes Jahr gestürzt ist"
 _SUBORDINATE_INTL = re.compile(r"(?i:seit|weil|dass|wenn|als|ob|obwohl|während|bevor|nachdem|damit|porque|cuando|quando|parce|quand|depuis)\b")
 _WHEN_INTL = re.compile(r"(?i:wenn|falls|cuando|quand|lorsque|quando)\b")
+_AGE_ONLY = re.compile(r"^\d{1,3}\s+(?:years?|yrs?)\s+old\b(?!\s+(?:and|but)\s)", re.I)  # an age said with no one: "12 years old."
 _REL_HEAD = re.compile(r"^" + _REL_NP + r"(?:\s+[A-Z][\w'’-]+)?$")  # "My best friend Amara and I met ...": one subject
 
 
@@ -280,6 +281,7 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
     fresh = True  # the clause before introduced it
     dropped: str | None = None  # whom an es/pt clause without its subject was read as: the next one goes on with them
     opening: str | None = None  # the third person the sentence before opened with
+    topic_name: str | None = None  # the name the message opens with, for an age said alone
     for i, sm in enumerate(_SENT.finditer(text)):
         s, e = _trim(text, sm.start(), sm.end())
         if s >= e:
@@ -327,6 +329,8 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
                     and not OWN_SUBJECT.match(body) and not disagrees(last_subject, body):  # ", also I'm allergic": its own
                 goes_on = last_subject[:-2] if last_subject.endswith(("'s", "’s")) and body.split()[0] in PAST else last_subject
                 resolved = resolve(f"{goes_on} {body}", who, it)  # "Zefir's 4 | and came from ...": Zefir came
+            elif topic_name and _AGE_ONLY.match(body):  # "Pepper died this morning ... 12 years old.": Pepper's age
+                resolved = f"{topic_name} is {body}"
             else:
                 resolved = resolve(name_it(body, introduced_before), who, it)
             if lang != "en":  # "Oma Gerda ist ... gezogen. Sie ist jetzt 93": Oma Gerda
@@ -341,6 +345,8 @@ def clauses(text: str, known_names: Iterable[str] = ()) -> list[Clause]:
             introduced_before = new or (introduced_before if fresh and not _NAMES_ANY.search(body) else None)
             fresh = new is not None
             if (subj := _subject(resolved, names)) is not None:
+                if not out[:-1] and re.fullmatch(r"[A-Z][a-zà-ÿ'’-]+", subj) and subj not in ("We", "He", "She", "They", "It"):
+                    topic_name = subj  # the one the message opens with
                 last_subject, subject_of = subj, resolved
                 if _PAST_AFTER.match(resolved, len(subj)) and re.fullmatch(r"[A-Z][a-zà-ÿ-]+", subj) and subj not in ("We", "He", "She", "They"):
                     names.add(subj)  # "Jonas picked me up after, | hes still on night shifts": Jonas
