@@ -54,3 +54,18 @@ def test_a_breed_said_as_a_cat_kind_and_where_someone_works_by_their_job():
     # "Where does Noor work?" is answered by her job ("Noor is a marine biologist at Deep Sea World")
     assert asks_job_of("Where does Noor work?") and asks_job_of("Remind me what Noor does.")
     assert not asks_job_of("Where does Noor live?") and not asks_job_of("Remind me what Noor does on Sundays.")
+
+
+def test_a_state_or_a_date_is_no_job_and_an_age_is_no_year():
+    from assistant.memory.retrieval.held import holds
+    from assistant.memory.retrieval.job_said import says_job_of
+
+    # "What does Mira do for a living?" had been answered by "Mira is coming too"; Aisha's job by her birthday
+    assert not says_job_of("mira", "Daniel's sister Mira is coming too.")
+    assert not says_job_of("aisha", "aisha's birthday is the 13th of march any ideas?")
+    assert says_job_of("beatriz", "Beatriz, the wife of Rafael, is architect.")  # a gloss of a Romance job stays one
+    assert says_job_of("madina", "Madina (best friend, pharmacist, still in Astana) is coming down in two weeks")
+    assert not says_job_of("tom", "Tom (my older brother) is visiting")
+    # "How old is Noor?" had been answered by "Noor's moving in with me in January (January 2027)": a year is no age
+    assert not holds("number", "User: Noor's moving in with me in January (January 2027).", "How old is Noor?")
+    assert holds("number", "Noor turned 31 last week.", "How old is Noor?")

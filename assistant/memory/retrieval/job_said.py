@@ -25,6 +25,12 @@ def asks_job_of(question: str) -> bool:
     return _ASKS_JOB.search(question) is not None
 
 
+_STATE = r"(?:too|also|here|there|back|away|home|fine|ok|okay|good|great|well|sick|ill|busy|tired|happy|sad|right|sure|late|early|pregnant|single|married)"
+
+
+_KIN = re.compile(r"(?:brother|sister|mother|father|daughter|partner|neighbour|neighbor|other|older|younger|elder)\s*$", re.I)
+
+
 def says_job_of(name: str, text: str) -> bool:
     """``text`` says what ``name`` does for a living: a job by its clause structure ("Joost is a
     carpenter.", "Kasper repairs bicycles.") in any sentence, a word of work or a copula of another
@@ -34,7 +40,12 @@ def says_job_of(name: str, text: str) -> bool:
     # "Beatriz, the wife of Rafael, is architect." (a gloss: Romance languages name a job without an article)
     # "Rui, what is train driver of metro of Porto." ("o Rui, que é maquinista do metro do Porto"): where, after the job
     # "My dad Klaus was a carpenter his whole life and ...": after an article, whatever follows
-    if re.search(rf"\b{re.escape(name)}\b[^.!?]*?\b(?:is|was)\s+(?:an?\s+[\w-]+|(?:the\s+)?(?:[\w-]+\s+){{0,2}}[\w-]+"
+    # (not a state or a date: "Mira is coming too", "aisha's birthday is the 13th of march")
+    if re.search(rf"\b{re.escape(name)}\b(?!['’]s)[^.!?]*?\b(?:is|was)\s+(?:an?\s+[\w-]+|(?:the\s+)?(?!\d|\w+ing\b|{_STATE}\b)(?:[\w-]+\s+){{0,2}}(?!{_STATE}\b)[\w-]+"
                  rf"(?:\s+(?:of|in|at|for|on)\s+[^.!?;]*)?\s*(?:[.!?;]|$))|\b{re.escape(name)}\b[^.!?]*?\b(?:he|she)['’]s\s+an?\s+[\w-]+", text, re.I):
+        return True
+    # an aside after the name that names a worker: "Madina (best friend, pharmacist, still in Astana)"
+    aside = re.search(rf"\b{re.escape(name)}\s*\((?P<a>[^)]*)\)", text, re.I)
+    if aside and any(re.fullmatch(r"(?:an?\s+)?[a-z]+(?:ist|ian|eer|or|er)", w.strip(), re.I) and not _KIN.search(w) for w in aside["a"].split(",")):
         return True
     return any(slot == JOB for part in re.split(r"(?<=[.!?;])\s+|,\s+", text) for _f, slot in tagged_named_forms(part.strip()))
