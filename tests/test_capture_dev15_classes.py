@@ -60,3 +60,8 @@ def test_an_age_said_alone_is_of_the_one_the_message_opens_with():
     # a message that opens with the person keeps it theirs
     assert [c.resolved for c in clauses("still eating leftover cake from my birthday on boxing day lol. 34 now.")][1] == "34 now"
     assert [c.resolved for c in clauses("I turned 40 yesterday. 40 years old!")][1] == "40 years old"
+
+
+def test_a_new_job_said_by_its_start_fills_title_and_employer():
+    got = [(c.slot, c.text) for c in extract("I start on 1 June as piano technician at the uni's Reid School of Music.", at("2026-03-20"))]
+    assert ("job_title", "User works as piano technician.") in got and ("employer", "User works at Reid School of Music.") in got, got

@@ -119,6 +119,10 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
         (SUBJ + PERF + ADV + K(r"\s+(?:got|accepted|took|landed|was\s+offered)\s+(?:a\s+|the\s+)?(?:new\s+)?(?:job|position|role)\s+as\s+")
          + r"(?P<art>(?i:an?)\s+)?" + ROLE + K(r"\s+(?:at|with)\s+") + THE + PN(),
          lambda m: [("job_title", f"User works as {(m['art'] or '')}{m['role']}."), ("employer", f"User works at {_the(m)}{m['x']}.")]),
+        # "I start on 1 June as piano technician at the uni's Reid School of Music": a new job said by its start, as ... at ...
+        (SUBJ + PERF + ADV + K(r"\s+(?:start|starts|started|begin|began)\s+(?:on\s+[^,.;!?]{1,25}?\s+|in\s+[^,.;!?]{1,15}?\s+|next\s+\w+\s+)?as\s+")
+         + r"(?P<art>(?i:an?)\s+)?" + ROLE + K(r"\s+(?:at|with|for)\s+") + r"(?:(?i:the)\s+[a-z]+['’]s\s+)?" + THE + PN(),
+         lambda m: [("job_title", f"User works as {(m['art'] or '')}{m['role']}."), ("employer", f"User works at {_the(m)}{m['x']}.")]),
         # "I got the night operations lead job at the Llullaillaco Array": the title said before "job"
         (SUBJ + PERF + ADV + K(r"\s+(?:got|accepted|took|landed)\s+(?:a\s+|the\s+)(?:new\s+)?") + r"(?!new\b|job\b)" + ROLE
          + K(r"\s+(?:job|position|role)\s+(?:at|with)\s+") + THE + PN(),
