@@ -65,3 +65,11 @@ def test_an_age_said_alone_is_of_the_one_the_message_opens_with():
 def test_a_new_job_said_by_its_start_fills_title_and_employer():
     got = [(c.slot, c.text) for c in extract("I start on 1 June as piano technician at the uni's Reid School of Music.", at("2026-03-20"))]
     assert ("job_title", "User works as piano technician.") in got and ("employer", "User works at Reid School of Music.") in got, got
+
+
+def test_a_weekday_with_a_plural_part_of_day_is_a_habit_not_a_date():
+    # the trial: "visit mam on Sunday afternoons" had become "on Sunday (2026-12-13) afternoons"
+    monday = at("2026-12-07")
+    assert ground("I visit mam on Sunday afternoons", monday).spans == ()
+    assert ground("Noor talked me into sea swimming at Portobello on Sunday mornings.", monday).spans == ()
+    assert ground("see you on Sunday", monday).text == "see you on 2026-12-13"  # one Sunday: dated

@@ -155,12 +155,18 @@ def _month_day(m: re.Match, obs: date, future: bool) -> _Ask | _Hit | None:
     return _Ask(f"{MONTHS[month - 1]} {int(m['day'])}", "en", "day", nearest=True)
 
 
-def _weekday(m: re.Match, obs: date, future: bool) -> _Ask:
+def _weekday(m: re.Match, obs: date, future: bool) -> _Ask | None:
     """"on Friday", "see you Friday": the past one only when the sentence speaks of the past
     ("on Friday I went", "it was on Friday"), else the coming one ("is on Friday" said on a
-    Thursday is the next day); "since Tuesday" is always behind (a state that began then)."""
+    Thursday is the next day); "since Tuesday" is always behind (a state that began then); "on
+    Sunday mornings" is every week, no date."""
+    if _HABIT.match(m.string, m.end()):
+        return None  # "visit mam on Sunday afternoons": every week, no one day
     behind = (m.groupdict().get("prep") or "").lower() == "since" or tense(m.string, m.start(), m.end()) == "past"
     return _Ask(m["wd"], "en", "day", prefer="past" if behind else "future")
+
+
+_HABIT = re.compile(r"\s+(?:mornings|afternoons|evenings|nights|lunchtimes)\b", re.I)
 
 
 def _month(m: re.Match, obs: date, future: bool) -> _Hit:
