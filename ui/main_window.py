@@ -5,6 +5,7 @@ messages in the status bar."""
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
@@ -24,13 +25,25 @@ from ui.widgets.status_state import StatusBar
 log = logging.getLogger(__name__)
 
 
+#: The window's default size; on a smaller screen, what it has (a 1280x800 screen had lost the bottom 20 px).
+DEFAULT_SIZE = (1280, 820)
+
+
+def fitted_size(available: Any) -> tuple[int, int]:
+    """``DEFAULT_SIZE`` within ``available`` (a QSize of the screen's free area, or None)."""
+    w, h = DEFAULT_SIZE
+    if available is None or available.width() <= 0 or available.height() <= 0:
+        return w, h
+    return min(w, available.width()), min(h, available.height())
+
+
 class MainWindow(QMainWindow):
     def __init__(self, backend: Backend, *, consolidation: ConsolidationService | None = None,
                  start: bool = True) -> None:  # fmt: skip
         super().__init__()
         self.setObjectName("mainWindow")
         self.setWindowTitle("Keepsake")
-        self.resize(1280, 820)
+        self.resize(*fitted_size(self.screen().availableGeometry().size() if self.screen() is not None else None))
         self.backend = backend
         if self.backend.parent() is None:
             self.backend.setParent(self)
