@@ -28,6 +28,7 @@ from assistant.memory.language.indirect import as_recall
     ("I need to get Aisha a birthday present and I've lost track of when her birthday is", "Remind me when Aisha's birthday is."),
     ("I'm updating my CV and need my manager's full name for the reference section", "What is my manager's full name?"),
     ("I'm doing my budget and can't remember exactly what my rent is", "Remind me what my rent is."),
+    ("I can't remember what Biscuit's vet is called, remind me?", "Remind me what Biscuit's vet is called."),  # a tail asking nothing
 ])  # fmt: skip
 def test_a_question_said_as_not_remembering_is_read_as_a_recall(said, asked):
     assert as_recall(said) == asked
@@ -43,6 +44,8 @@ def test_a_question_said_as_not_remembering_is_read_as_a_recall(said, asked):
     "my boss asked me to work Saturday and I said yes",
     "I need my glasses",  # no value of the person's asked
     "I need my passport renewed by June",
+    "where do I live, do you know?",  # a direct question with a tail: as asked
+    "remind me?",
     "I forget - what food do I have to keep away from?",  # a direct question already
     "hello there",
 ])  # fmt: skip

@@ -46,6 +46,9 @@ _IF_TOLD = re.compile(r"^(?:if|whether)\s+I\s+(?:ever\s+)?(?:told|mentioned|said
 # a thing of theirs or someone's, a few words and no verb: "my boss's surname", "Chispa's vet's name" (not "the exact day":
 # what it is of is in the clause before)
 _NOUN_PHRASE = re.compile(r"^(?:my|our|his|her|their|(?-i:[A-Z])[\w’'-]+['’]s|the\s+(?:name|date|number|address)\s+of)\s+(?!.*\b(?:is|was|are|were|has|had|will|did|does)\b)(?:[\w’'-]+\s*){1,6}$", re.I)
+# a request tail that asks nothing of its own: "..., remind me?", "... - can you tell me?", "..., any idea?"
+_ASK_TAIL = re.compile(r"\s*[,;–—-]?\s*(?:(?:can|could|would)\s+you\s+)?(?:please\s+)?(?:remind\s+me|tell\s+me|any\s+idea|do\s+you\s+know"
+                       r"|do\s+you\s+remember)(?:\s+please)?\s*[?？]+\s*$", re.I)
 _HEDGE = re.compile(r"^(?:exactly|quite|really|honestly|even|anymore)\s+", re.I)  # "can't remember exactly what my rent is"
 _NAMED = re.compile(r"(?<=\s)(?-i:[A-Z][a-zà-ÿ])[a-zà-ÿ’'-]*\b(?!['’]s)")  # a name inside the sentence ("... get Aisha a present")
 _POSSESSOR = re.compile(r"\b(?P<np>(?:my|our)\s+[\w-]+|(?-i:[A-Z])[\w’'-]+['’]s\s+[\w-]+)\b(?![\w'’])", re.I)
@@ -54,6 +57,8 @@ _POSSESSOR = re.compile(r"\b(?P<np>(?:my|our)\s+[\w-]+|(?-i:[A-Z])[\w’'-]+['�
 def as_recall(text: str) -> str:
     """The recall request ``text`` asks by saying what the person does not remember (module
     docstring), else ``text``."""
+    if (tail := _ASK_TAIL.search(text)) is not None and tail.start() > 0:  # "I can't remember what Biscuit's vet is called, remind me?"
+        return asked if (asked := as_recall(text[: tail.start()])) != text[: tail.start()] else text
     if text.rstrip().endswith(("?", "？")):
         return text  # a direct question ("I forget - what food do I have to keep away from?")
     forgot = False  # "I forgot my keys": left behind, not unknown, unless it is someone's ("my boss's surname")
