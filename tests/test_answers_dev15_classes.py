@@ -69,3 +69,12 @@ def test_a_state_or_a_date_is_no_job_and_an_age_is_no_year():
     # "How old is Noor?" had been answered by "Noor's moving in with me in January (January 2027)": a year is no age
     assert not holds("number", "User: Noor's moving in with me in January (January 2027).", "How old is Noor?")
     assert holds("number", "Noor turned 31 last week.", "How old is Noor?")
+
+
+def test_a_named_ones_role_that_is_the_one_asked_is_no_other_person():
+    from assistant.memory.retrieval.held import only_owner
+
+    # "Biscuit's first vet checkup ... at Leith Walk Vets" answers "Which vet does Biscuit go to?": the vet is asked
+    assert not only_owner("Biscuit", "Biscuit's first vet checkup is on 22 september at Leith Walk Vets", "Which vet does Biscuit go to?")
+    # "Camille's little boy Noé turned 6" is still about Noé for "How old is Camille?"
+    assert only_owner("Camille", "Camille's little boy Noé turned 6 on Thursday.", "How old is Camille?")

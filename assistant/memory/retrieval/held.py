@@ -65,10 +65,11 @@ def only_owner(name: str, text: str, question: str) -> bool:
     found = list(re.finditer(rf"\b{re.escape(name)}\b(['’]s?)?", text, re.I))
     if not found:
         return False
+    asked = {w.casefold() for w in re.findall(r"[\w’'-]+", question)}
     for m in found:
         w = _BY_RELATION.match(text[m.end():].lstrip()) if m.group(1) else None
-        if not w or w["w"].casefold() not in FAMILY_WORDS | _RELATION_WORDS:
-            return False
+        if not w or w["w"].casefold() not in FAMILY_WORDS | _RELATION_WORDS or w["w"].casefold() in asked:
+            return False  # ... or the one it owns is the one asked ("Which vet does Biscuit go to?" / "Biscuit's first vet checkup")
     return True
 
 
