@@ -73,3 +73,13 @@ def test_a_weekday_with_a_plural_part_of_day_is_a_habit_not_a_date():
     assert ground("I visit mam on Sunday afternoons", monday).spans == ()
     assert ground("Noor talked me into sea swimming at Portobello on Sunday mornings.", monday).spans == ()
     assert ground("see you on Sunday", monday).text == "see you on 2026-12-13"  # one Sunday: dated
+
+
+def test_a_change_of_the_persons_own_said_in_chinese_without_i_is_theirs():
+    from assistant.memory.language.gloss import gloss
+    from assistant.memory.language.statements import Act
+
+    said = "中文课从星期四改到星期三了，时间不变，还是晚上七点。"  # "(my) Chinese class moved from Thursday to Wednesday"
+    assert "moved to Wednesday" in gloss(said)  # 改到 had stayed untranslated
+    assert [u.act for u in classify(said).units] == [Act.STATEMENT]  # had been "not about the person": the message was lost
+    assert [u.act for u in classify("明天北京会下雨。").units] != [Act.STATEMENT]  # the weather: no one's

@@ -228,6 +228,9 @@ def _lead(text: str, s: int, e: int) -> re.Match | None:
 _ELIDED_MY = re.compile(r"(?:fav(?:ou?rite|e)?|favorite)\s+\w+(?:\s+\w+)?\s+(?:ever\s+)?(?:is|are|was|has\s+to\s+be)\b", re.I)
 
 
+_CHANGED = re.compile(r"\b(?:moved|changed|switched)\s+to\b", re.I)
+
+
 def _act(text: str, previous: Unit | None, names: re.Pattern | None = None, reread: bool = False) -> tuple[Act, str]:
     """The act of one unit (see the module docstring); ``previous``: the unit before it;
     ``names``: a pattern of the names of the person's own people and pets. A unit in another
@@ -276,7 +279,9 @@ def _act(text: str, previous: Unit | None, names: re.Pattern | None = None, rere
     if not reread and detect(core) != "en" and (reading := gloss(core)):
         act, rule = _act(reading, previous, names, reread=True)  # the cues are English; its English reading, once
         # a time or a past tense alone is weak in a word-by-word reading ("mañana nevará en Madrid"): with a person word
-        if act is Act.STATEMENT and (rule not in ("their life", "continues") or cue.PERSON_WORD.search(reading)):
+        # (or a change of the person's own, said without "I" as Chinese does: "中文课从星期四改到星期三了")
+        if act is Act.STATEMENT and (rule not in ("their life", "continues") or cue.PERSON_WORD.search(reading)
+                                     or (detect(core) == "zh" and _CHANGED.search(reading))):
             return act, f"{rule} (English reading)"
     return Act.OTHER, "not about the person"
 
