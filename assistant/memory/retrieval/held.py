@@ -199,7 +199,8 @@ def holds(kind: str | None, text: str, question: str) -> bool:
         return any(w in DOG_KINDS or w in CAT_KINDS or w in ("mix", "mixed", "cross", "mutt", "mongrel") for w in words(text))
     if kind == "number" and _ASKS_AGE.search(question):  # an age: not a date's numbers, nor a duration or an amount
         text = QUANTITY.sub(" ", _DATED.sub(" ", own_part(text) if _OWN_AGE.search(question) else about_whom(text, question)))
-        return any(t[0].isdigit() and not _YEAR.fullmatch(t) for t in _terms(text, question)[1]) or _NUMBER_WORD.search(text) is not None  # not "(January 2027)"
+        born = re.search(r"\bborn\b|\bbirth", text, re.I) is not None  # a year of birth gives the age; "(January 2027)" none
+        return any(t[0].isdigit() and (born or not _YEAR.fullmatch(t)) for t in _terms(text, question)[1]) or _NUMBER_WORD.search(text) is not None
     if kind == "number":  # "How much do I earn?": an amount, not a date's numbers ("I start on June 15")
         if _HOW_MUCH.search(question):  # nor a year or an age ("im wiebke, 34, ... since 2019" earns nothing)
             text = _AGE_SAID.sub(" ", _YEAR.sub(" ", _DATED.sub(" ", text)))
