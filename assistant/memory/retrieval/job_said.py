@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 
+from assistant.memory.retrieval.aliases import FAMILY_WORDS
 from assistant.memory.retrieval.named_forms import JOB, tagged_named_forms
+from assistant.memory.retrieval.vocabulary import STATE_WORDS
 
 # "What does Sanne do?", "what does my ex do for a living?", "tell me what my brother does for work"
 _WHO_ASKED = r"(?:(?:my|our)\s+(?:[\w’'-]+\s+){0,3}?[\w’'-]+|(?-i:[A-Z])[\w’'-]+)"
@@ -25,10 +27,7 @@ def asks_job_of(question: str) -> bool:
     return _ASKS_JOB.search(question) is not None
 
 
-_STATE = r"(?:too|also|here|there|back|away|home|fine|ok|okay|good|great|well|sick|ill|busy|tired|happy|sad|right|sure|late|early|pregnant|single|married)"
-
-
-_KIN = re.compile(r"(?:brother|sister|mother|father|daughter|partner|neighbour|neighbor|other|older|younger|elder)\s*$", re.I)
+_STATE = "(?:" + "|".join(sorted(STATE_WORDS)) + ")"
 
 
 def says_job_of(name: str, text: str) -> bool:
@@ -46,6 +45,7 @@ def says_job_of(name: str, text: str) -> bool:
         return True
     # an aside after the name that names a worker: "Madina (best friend, pharmacist, still in Astana)"
     aside = re.search(rf"\b{re.escape(name)}\s*\((?P<a>[^)]*)\)", text, re.I)
-    if aside and any(re.fullmatch(r"(?:an?\s+)?[a-z]+(?:ist|ian|eer|or|er)", w.strip(), re.I) and not _KIN.search(w) for w in aside["a"].split(",")):
+    if aside and any(re.fullmatch(r"(?:an?\s+)?[a-z]+(?:ist|ian|eer|or|er)", w.strip(), re.I) and w.strip().casefold() not in FAMILY_WORDS
+                     for w in aside["a"].split(",")):  # "(best friend, pharmacist)", not "(brother)"
         return True
     return any(slot == JOB for part in re.split(r"(?<=[.!?;])\s+|,\s+", text) for _f, slot in tagged_named_forms(part.strip()))

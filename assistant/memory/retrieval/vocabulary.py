@@ -40,6 +40,9 @@ SELF_TYPOS = frozenset({"im", "ive"})
 PRONOUNS = frozenset("he she they we it i you his her their our my its them him us".split())
 #: Light verbs: never what is asked of a named other ("Which vet does Bracken go to?").
 LIGHT_VERBS = frozenset("go goes going went do does did get gets got make makes made have has had".split())
+#: What someone is, said after "is", that is no job ("Mira is coming too", "Noor is busy"): read by :mod:`.job_said`.
+STATE_WORDS = frozenset("too also here there back away home fine ok okay good great well sick ill busy tired happy sad right sure late "
+                        "early pregnant single married".split())
 MODIFIERS = frozenset("favourite favorite best old new current usual main full real first last whole older younger elder "
                       "eldest oldest youngest little big baby wee kid twin former previous childhood".split())
 #: Someone or something a question may ask to be named in its role ("Which vet does Bracken go to?",
