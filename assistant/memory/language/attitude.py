@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import re
 
+from assistant.memory.language.cues import WEEKDAY
 from assistant.memory.language.langid import detect
 
 # conditional / past-subjunctive verb forms (es, de, fr, pt; English modals)
@@ -157,8 +158,8 @@ def opinion_frame_only(clause: str) -> bool:
 # ("Si, ..." / "Se, ...": yes, not if)
 _CONDITION_FIRST = re.compile(r"^(?:if|when|wenn|falls|sofern|si|se|quand|如果|要是)\b(?!\s*[,!.:])", re.I)
 _DAY_TO_COME = re.compile(
-    r"\b(?:tomorrow|tonight|this (?:weekend|evening|afternoon)|next (?:week|weekend|month)|on (?:mon|tues|wednes|thurs|fri|satur|sun)day"
-    r"|morgen|übermorgen|heute abend|am (?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|wochenende)|nächste woche"
+    r"\b(?:tomorrow|tonight|this (?:weekend|evening|afternoon)|next (?:week|weekend|month)|on " + WEEKDAY
+    + r"|morgen|übermorgen|heute abend|am (?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|wochenende)|nächste woche"
     r"|mañana|el (?:lunes|martes|miércoles|jueves|viernes|sábado|domingo)|este fin de semana|la semana que viene"
     r"|demain|ce week-end|ce soir|(?:lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche) prochain"
     r"|amanhã|no (?:sábado|domingo)|na (?:segunda|terça|quarta|quinta|sexta)|neste fim de semana)\b|明天|后天|周末|这个周末",

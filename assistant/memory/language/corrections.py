@@ -25,14 +25,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from assistant.memory.language.cues import WEEKDAY
 from assistant.memory.language.dates import MONTHS
 
-_DAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _MONTHS = "(?:" + "|".join(m.casefold() for m in MONTHS) + ")"
 #: one value: a time of day, a number (an ordinal suffix allowed, "the" before it), a weekday, a month or a name
 _AMOUNT = r"[£$€]?\d{1,3}(?:,\d{3})+|[£$€]\d+"  # "£1,250", "1,150", "$90"
 _VALUE = (r"(?:the\s+)?(?:" + _AMOUNT + r"|\d{1,2}(?::\d\d)?\s*(?:am|pm)|(?:" + _MONTHS + r"\s+(?=\d))?\d{1,4}(?:st|nd|rd|th)?(?:\s+of\s+" + _MONTHS + r")?|"
-          + _DAYS + r"s?|"
+          + WEEKDAY + r"s?|"
           + _MONTHS + r"|(?-i:[A-Z][\w'’-]+))")  # or a name: "the dog is called Bisto, not Biscuit"
 # between the new value and its "not": a unit ("£1,250 a month, not £1,150") or what it is for ("I meant the 13th
 # of march for Aisha's birthday, not the 3rd")
@@ -67,7 +67,7 @@ def _kind(value: str) -> str:
         return "time"
     if re.search(r"\d", v):
         return "number"
-    if re.fullmatch(_DAYS + "s?", v):
+    if re.fullmatch(WEEKDAY + "s?", v):
         return "day"
     return "month" if re.fullmatch(_MONTHS, v) else "name"
 

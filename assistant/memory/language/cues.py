@@ -208,12 +208,14 @@ PAST = frozenset(
 )  # fmt: skip
 #: An English past verb as a regex alternative: a regular "-ed" form (two letters or more before it) or an irregular one.
 PAST_WORD = r"(?:[a-z]{2,}ed|" + "|".join(sorted(PAST)) + r")"
+#: A weekday's name as a regex (lower case: compile with re.I): "monday" ... "sunday".
+WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 #: One emoji (the pictographs and the dingbats/symbols blocks), as a regex character class.
 EMOJI = r"[\U0001F300-\U0001FAFF\u2600-\u27BF]"
 NARRATIVE = re.compile(
     r"\b(?:today|tonight|yesterday|tomorrow|this (?:morning|afternoon|evening|week|weekend|month|year)"
     r"|last (?:night|week|weekend|month|year|time)|next (?:week|weekend|month|year)|ago|finally"
-    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|january|february|march|april|may|june|july|august|september"
+    r"|" + WEEKDAY + r"s?|january|february|march|april|may|june|july|august|september"
     r"|october|november|december|christmas|easter)\b|\b\d+(?:[.,]\d+)?\s*(?:km|miles?|kg|lbs?|minutes|mins|hours|days|weeks)\b",
     re.I,
 )

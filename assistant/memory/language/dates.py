@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Callable
 
+from assistant.memory.language.cues import WEEKDAY
 from assistant.memory.language.dates_intl import RULES as INTL_RULES
 from assistant.memory.language.tense import FUTURE, PAST, clause_of, moved_to, scope, tense
 
@@ -47,7 +48,7 @@ _MON = (r"(?P<mon>January|February|March|April|May|June|July|August|September|Oc
         r"|(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?)")  # fmt: skip
 _DAY = r"(?P<day>3[01]|[12]\d|0?[1-9])"
 _YEAR = r"(?:,?\s+(?P<year>(?:1[89]|20)\d\d)\b)?"
-_WEEKDAY = r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_WEEKDAY = r"(?P<wd>" + WEEKDAY + r")"
 _EN_NUM = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
            "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}  # fmt: skip
 _N = r"(?P<n>\d{1,3}|" + "|".join(_EN_NUM) + r")"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from assistant.memory.language.cues import EMOJI, FAMILY_NAME, PAST, SUBJECT_DROPPED
+from assistant.memory.language.cues import EMOJI, FAMILY_NAME, PAST, SUBJECT_DROPPED, WEEKDAY
 
 FEMALE = frozenset("""mother mum mom mummy mommy wife daughter sister girlfriend fiancee aunt niece grandmother grandma
     granny nan girl stepmother stepdaughter""".split())
@@ -120,7 +120,7 @@ _ROMANCE = re.compile(r"\b(?:seeing|dating|going out with|in love with|falling f
 _NAMING = re.compile(r"^(?:" + EMOJI + r"|\s)*(?:(?:(?i:it|she|he)(?:['’]s|\s+is)\s+(?:called|named)|(?i:her|his|its)\s+name(?:['’]s|\s+is))\s+(?=[A-Z])"
                      r"|(?i:her|his|its)\s+name(?:['’]s|\s+is)\s+(?!(?:the|a|an|my|our|your|so|very|really|not|just|like|too|also)\b)(?=[a-zà-ÿ]+\b(?!\s+(?:is|was|a|an|the)\b)))")
 _ASIDE = re.compile(r"\s*" + EMOJI + r".*$")  # after an emoji: an aside ("a greyhound 😭💕 retired racer")
-_WHEN_AFTER = re.compile(r"\s+(?:(?:last|this|next)\s+(?:week|weekend|month|year|night|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+_WHEN_AFTER = re.compile(r"\s+(?:(?:last|this|next)\s+(?:week|weekend|month|year|night|" + WEEKDAY + r")"
                          r"|yesterday|today|tonight|this\s+morning|(?:a\s+)?(?:few\s+)?(?:days?|weeks?|months?)\s+ago)(?=\s*[.!?]*\s*$)", re.I)
 _NAMED_IT = re.compile(r"\b(?:named|called)\s+(?:it|him|her)\b(?=\s+[A-Z])")  # "we called him Pim": the cat just adopted
 
@@ -323,5 +323,3 @@ def own_subject(body: str, names: set[str], text: str) -> str | None:
         return None  # "Jonas sent a video of my nephew Emil taking his first steps": Emil's, the nearer
     g = pronoun_gender(body)
     return m["n"] if g is None or may_be(m["n"], g, text) else None
-
-
