@@ -73,10 +73,12 @@ def correct_after_capture(store: Any, text: str, new_ids: Iterable[int], source:
     first_new = min(new)
     earlier: dict[int, Memory] = {}
     for c in found:
-        probe = c.old if not c.old[:1].isdigit() else "".join(ch for ch in c.old if ch.isdigit())
-        for m in store.list_memories(kind=_KINDS, text=probe, limit=500):
-            if m.id < first_new and m.id not in new:
-                earlier[m.id] = m
+        digits = "".join(ch for ch in c.old if ch.isdigit())
+        probes = {c.old} if not digits else {digits, f"{int(digits):,}"}  # "9,800" is written so as often as "9800"
+        for probe in probes:
+            for m in store.list_memories(kind=_KINDS, text=probe, limit=500):
+                if m.id < first_new and m.id not in new:
+                    earlier[m.id] = m
     edited = []
     for m, new_text, reason in _plan(found, sorted(earlier.values(), key=lambda m: m.id)):
         if (when := moved_valid_at(m.valid_at, m.text, new_text)) is not None:  # "true since" follows the corrected day

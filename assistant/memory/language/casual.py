@@ -21,7 +21,7 @@ import re
 
 from rapidfuzz.distance import OSA
 
-from assistant.memory.language.cues import EMOJI, INTERJECTION, PAST_WORD, PERSON
+from assistant.memory.language.cues import EMOJI, INTERJECTION, PAST_WORD, PERSON, SHORT_REL
 from assistant.memory.language.gloss import LANGS, english_words, lexicon
 from assistant.memory.language.langid import detect
 from assistant.memory.language.referents import resolve_third
@@ -46,6 +46,15 @@ _PLACE_OF_NAME = re.compile(
 _BARE_FAMILY = re.compile(r"(?P<pre>(?:^|[.!?;:,(]\s*|\s[-–—]\s+|" + EMOJI + r"\ufe0f?\s+|\b(?:and|but|so|also)\s+))"
                           r"(?P<f>mum|mom|mam|dad|grandma|grandpa|granny|nana|(?:new\s+|old\s+)?(?:boss|manager|landlord|landlady|flatmate|roommate|therapist|physio))"
                           r"(?:(?P<s>s)(?=\s+(?!are\b|were\b|have\b)[a-z])|(?=\s+\w))")
+#: a word inside a sentence in capitals (not "I", not after a sentence's end): a message that writes its names with
+#: capitals ("mum rang from Bergen. Randi ..."), where a lower-case word after a relation is no name ("rang", "lol")
+_CAPITALISED = re.compile(r"(?<![.!?]\s)(?<![.!?])(?<!^)(?<=\s)(?!I\b|I['’])[A-Z][a-z]+")
+#: a past verb or an interjection: never a name ("my dad lol", "my sister rang")
+_NOT_A_NAME = re.compile(PAST_WORD + "|" + INTERJECTION)
+#: a relation and its name opening a clause, "my" left out ("sister Ingrid is a midwife", "bf Ewan works on the ferry")
+_BARE_NAMED = re.compile(r"(?P<pre>(?:^|[.!?;:,(]\s*|\s[-–—]\s+|" + EMOJI + r"\ufe0f?\s+|\b(?:and|but|so|also)\s+))"
+                         r"(?P<f>sister|brother|son|daughter|boyfriend|girlfriend|husband|wife|partner|aunt|uncle|cousin|niece"
+                         r"|nephew|bf|gf)(?=\s+[A-Z][a-z])")
 _OBJECT_NEXT = re.compile(r"\s+(?:you|me|him|her|us|them|it)\b", re.I)
 
 
@@ -75,12 +84,16 @@ def written(text: str) -> str:
         return text
     text = _INTERJECTION.sub("", _WORD.sub(_contracted, text))  # "ugh need a gift idea for my mom": no one called Ugh
     text = _BARE_FAMILY.sub(lambda m: m["pre"] + "my " + m["f"] + ("'s" if m["s"] else ""), text)
+    text = _BARE_NAMED.sub(lambda m: m["pre"] + "my " + SHORT_REL.get(m["f"].casefold(), m["f"]), text)
     known = english_words()  # an English message: "my cat pfeffer" is named, though German knows "Pfeffer"
+
+    names_capitalised = _CAPITALISED.search(text) is not None
 
     def capital(m: re.Match[str]) -> str:
         name = m["n"]
-        if not name.islower() or name in known or name.split("-")[0] in known or _OBJECT_NEXT.match(m.string, m.end()):
-            return m.group()  # "my niece set you up": a verb with its object, no name
+        if (not name.islower() or names_capitalised or name in known or name.split("-")[0] in known
+                or _NOT_A_NAME.fullmatch(name) or _OBJECT_NEXT.match(m.string, m.end())):
+            return m.group()  # "my niece set you up": a verb with its object, no name; "mum rang from Bergen": a verb
         return m.group()[: m.start("n") - m.start()] + "-".join(p[:1].upper() + p[1:] for p in name.split("-"))
 
     return _OPENING_NAME.sub(capital, _PLACE_OF_NAME.sub(capital, text))

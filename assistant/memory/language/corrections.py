@@ -80,6 +80,7 @@ def said_instead(text: str) -> list[Instead]:
     for sentence in re.split(r"(?<=[.!?;])\s+|\s+[—–]\s+", text):
         for m in _INSTEAD.finditer(sentence):
             new, old = (m["new"], m["old"]) if m["new"] else (m["new2"], m["old2"])
+            new, old = _as_amounts(new, old)
             same = _digits(new) == _digits(old) if _kind(new) in ("number", "time", "amount") else _bare(new).casefold() == _bare(old).casefold()
             months = {mo.casefold() for mo in re.findall(_MONTHS, f"{new} {old}", re.I)}
             if _kind(new) != _kind(old) or same or (_kind(new) == "number" and len(months) > 1):  # "july 2, not june 28": two dates
@@ -91,6 +92,17 @@ def said_instead(text: str) -> list[Instead]:
             topic = frozenset(w.casefold().removesuffix("'s").removesuffix("’s") for w in _WORD.findall(rest)) - _FILLER
             out.append(Instead(_bare(new), _bare(old), frozenset(w for w in topic if len(w) > 2), bool(_CUE.search(text))))
     return out
+
+
+def _as_amounts(new: str, old: str) -> tuple[str, str]:
+    """An amount and a bare number of two digits or more are both amounts, in the one's currency
+    ("I meant £890 not 980": £980)."""
+    kinds = (_kind(new), _kind(old))
+    if kinds == ("amount", "number") and re.fullmatch(r"\d{2,}", old):
+        return new, new[0] + old if new[0] in "£$€" else f"{int(old):,}"
+    if kinds == ("number", "amount") and re.fullmatch(r"\d{2,}", new):
+        return (old[0] + new if old[0] in "£$€" else f"{int(new):,}"), old
+    return new, old
 
 
 def _bare(value: str) -> str:

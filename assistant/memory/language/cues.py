@@ -8,6 +8,8 @@ import re
 
 APOS = "['’]"
 #: Interjections: no one's name and no content ("ugh need a gift idea for my mom"), as a regex alternative.
+#: relations typed short, as chat spells them (:func:`~.casual.written` writes them out; validation finds "boyfriend" said as "bf")
+SHORT_REL = {"bf": "boyfriend", "gf": "girlfriend"}
 INTERJECTION = r"ugh+|omg|argh+|meh|yay|oops|phew|sigh|welp|lol|haha+|hmm+"
 FILLER = re.compile(
     r"^(?:(?:ok(?:ay)?|so|oh|ah|well|um+|uh+|" + INTERJECTION + r"|hah|lmao|yes|yeah|yep|no|nope|hey|hi|hello|"
@@ -58,7 +60,8 @@ QUESTION = re.compile(
     r"|^(?:what|where|when|who|how)['’]?s\b"  # "whats my daughters name": typed fast, no apostrophe
     r"|^(?:what|which|wat|wich)\s+[\w-]+\s+" + AUX + r"\s+\w"  # "what car do i drive", "wat school does mia go to"
     r"|^" + AUX + r"\s+(?:i|you|we|your|it|he|she|they|there|this|that|these|those|the|any|anyone|someone)\b"
-    r"|^(?:do|does|did|is|are|was|were|can|could|should|would|will)\s+my\b"
+    r"|^(?:does|is|are|was|were|can|could|should|would|will)\s+my\b"
+    r"|^(?:do|did)\s+my\b(?!\s+(?:first|last|second|third|\d+(?:st|nd|rd|th)|own|usual|weekly|daily|monthly|yearly|annual)\b)"  # "did my first sea swim": done, not asked
     r"|^(?:any|anything|anyone|other)\s+(?:\w+\s+)?(?:tips|ideas|suggestions|recommendations|advice|thoughts|else)\b"
     r"|^(?:i|we)(?:\s+(?:was|am|were|are)|['’](?:m|re))?\s+(?:wondering|curious)\b|^i wonder\b"
     r"|^(?:i|we)(?:['’]d| would)\s+(?:like|love) to (?:know|find out|understand|learn) (?:what|where|when|who|why|how|if|whether)\b"
@@ -204,19 +207,24 @@ THIRD_PERSON = re.compile(r"^(?:he|she|his|her)(?:\b|['’](?:s|ll|d)\b)|\b(?:hi
 PAST = frozenset(
     """went got had made took bought saw met ran came left found felt gave told thought knew lost won began became brought
     built sold spent kept held drove flew ate wrote broke chose fell forgot grew hurt quit sat stood taught woke wore paid
-    said slept swam sang spoke threw sent lent dug hung heard did died fed led""".split()
+    said slept swam sang spoke threw sent lent dug hung heard did died fed led rang rode caught drank shook froze fought
+    stole swore""".split()
 )  # fmt: skip
 #: An English past verb as a regex alternative: a regular "-ed" form (two letters or more before it) or an irregular one.
 PAST_WORD = r"(?:[a-z]{2,}ed|" + "|".join(sorted(PAST)) + r")"
 #: A weekday's name as a regex (lower case: compile with re.I): "monday" ... "sunday".
 WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+#: A weekday before its date, also written short ("to thurs 2 april", "on sat 14th"): compile with re.I.
+WEEKDAY_BEFORE_DATE = r"(?:" + WEEKDAY + r"|mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)\.?"
 #: One emoji (the pictographs and the dingbats/symbols blocks), as a regex character class.
 EMOJI = r"[\U0001F300-\U0001FAFF\u2600-\u27BF]"
+_MON_ABBR = r"(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?"  # a month written short, next to its day
 NARRATIVE = re.compile(
     r"\b(?:today|tonight|yesterday|tomorrow|this (?:morning|afternoon|evening|week|weekend|month|year)"
     r"|last (?:night|week|weekend|month|year|time)|next (?:week|weekend|month|year)|ago|finally"
     r"|" + WEEKDAY + r"s?|january|february|march|april|may|june|july|august|september"
-    r"|october|november|december|christmas|easter)\b|\b\d+(?:[.,]\d+)?\s*(?:km|miles?|kg|lbs?|minutes|mins|hours|days|weeks)\b",
+    r"|october|november|december|christmas|xmas|easter)\b|\b\d+(?:[.,]\d+)?\s*(?:km|miles?|kg|lbs?|minutes|mins|hours|days|weeks)\b"
+    r"|\b\d{1,2}(?:st|nd|rd|th)?\s+" + _MON_ABBR + r"\b|\b" + _MON_ABBR + r"\s+\d{1,2}(?:st|nd|rd|th)?\b",  # "12 nov", "dec 20th"
     re.I,
 )
 # what a sentence about the world, not the person, talks about

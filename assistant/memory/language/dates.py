@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Callable
 
-from assistant.memory.language.cues import WEEKDAY
+from assistant.memory.language.cues import WEEKDAY, WEEKDAY_BEFORE_DATE
 from assistant.memory.language.dates_intl import RULES as INTL_RULES
 from assistant.memory.language.tense import FUTURE, PAST, clause_of, moved_to, scope, tense
 
@@ -60,7 +60,7 @@ _PREP_DAY = r"(?:\b(?P<prep>on|for|" + _PREPS + r")\s+)?"  # "booked the dentist
 _AFTER_ORDINAL = re.compile(r"[ \t]*\n|\s*(?:$|[^\w\s]|(?:i|we|you|he|she|they|it|my|our|and|or|at|in|"
                             r"but|so|when|because|was|were|is|will|to|for|with|the|a|of)\b)", re.I)
 _SUBJECT = re.compile(r"\s+(?:is|was|were|has|had|will|seems|seemed)\b", re.I)
-_RANGE_END = re.compile(r"(?:\bof|\bto|\buntil|\btill|\bthrough|\band|\bas\s+of|\bby|\bbefore|\bafter|[-–])(?:\s+" + _WEEKDAY + r",?)?\s*$", re.I)  # "as of today": a preposition of its own; "to thursday 26 february"
+_RANGE_END = re.compile(r"(?:\bof|\bto|\buntil|\btill|\bthrough|\band|\bas\s+of|\bby|\bbefore|\bafter|[-–])(?:\s+" + WEEKDAY_BEFORE_DATE + r",?)?\s*$", re.I)  # "as of today": a preposition of its own; "to thursday 26 february"
 _ZH_DIGIT = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"两": 2}
 _ZH_N = r"(?<![0-9])(?P<n>[0-9]{1,3}|[一二两三四五六七八九十]{1,3})"
 # 上/下/这/本 + 周/月, not inside words like 马上, 晚上, 一下, 日本, 基本, 成本 (heuristic).

@@ -34,7 +34,7 @@ _NOW = re.compile(
     r"jetzt|inzwischen|mittlerweile|nicht mehr|kein\w* mehr|stattdessen|umgezogen|gewechselt|aufgehört|"
     r"maintenant|désormais|actuellement|ne .{1,20} plus|au lieu de|déménagé|changé|arrêté|"
     r"agora|hoje em dia|atualmente|já não|não .{1,20} mais|em vez de|mudei|troquei|parei)\b"
-    r"|\b(?:upped|raised|increased|lowered|reduced|cut|dropped|(?:went|goes|going|gone)\s+(?:up|down))\b(?=[^.!?;]{0,40}?\bto\s+[£$€]?\d)"  # a value changed: "upped my levothyroxine to 100"
+    r"|\b(?:upped|bumped|hiked|adjusted|raised|increased|lowered|reduced|cut|dropped|put\s+(?:up|down)|(?:went|goes|going|gone)\s+(?:up|down))\b(?=[^.!?;]{0,40}?\bto\s+[£$€]?\d)"  # a value changed: "upped my levothyroxine to 100"
     r"|现在|如今|最近|不再|换了|搬到|改成|新的"
     r"|(?-i:\b(?:new|nuev[oa]|neue[nrms]?|nouve(?:au|lle|l)|nov[oa])\b)",
     re.I,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from assistant.memory.language.cues import PERSON
-from assistant.memory.language.gloss import known_words
+from assistant.memory.language.cues import EMOJI, PERSON
+from assistant.memory.language.gloss import english_words, known_words
 from assistant.memory.language.phrasing import _APOS, third_person
 
 # ----------------------------------------------------------------------------- slot rules
@@ -42,7 +42,7 @@ HAS = K(r"(?:['’]ve|\s+have)(?:\s+got)?|\s+got")
 #: A new job said by its start, up to its employer: "I started at", "I've just started working at".
 _STARTED_AT = SUBJ + PERF + ADV + K(r"\s+(?:started|began)\s+(?:work(?:ing)?\s+)?at\s+")
 ROLE = r"(?P<role>[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,4}?)"
-_ROLE_END = r"(?=\s+(?i:at|for|in|with|since|on|the week|because|and|but|from)\b|\s*[,.;!?]|$)"
+_ROLE_END = r"(?=\s+(?i:at|for|in|with|since|on|the week|because|and|but|from)\b|\s*[,.;!?]|$|\s*" + EMOJI + ")"
 _IM = r"(?:\b[Ii]" + _APOS + r"m|\b[Ii] am)"
 _REL_PARTNER = r"(?P<rel>wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|spouse)"
 _REL_FAMILY = (r"(?P<rel>mother|mom|mum|father|dad|sister|brother|son|daughter|grandmother|grandma|granny"
@@ -75,6 +75,18 @@ def _a(word: str) -> str:
     return "an" if word[:1].lower() in "aeiou" else "a"
 
 
+_NAME_END = r"(?![\w'’-])(?!\s+(?i:friend|boss|colleague|neighbou?r|mate)\b)(?=\s*(?:[,.;:!?()]|$|\s(?i:and|but|who|he|she|so|now)\b|\s\W))"
+
+
+def _named(m: re.Match[str]) -> tuple[str, str] | None:
+    """A relation's name said with "is" (the two rules above): its slot and fact, None when the name is a word."""
+    if m["x"].casefold() in english_words():
+        return None
+    if m["rel"]:
+        return "partner", f"User's {m['rel']} is {m['x']}."
+    return f"family.{m['frel'].lower()}", f"User's {m['frel']} is {m['x']}."
+
+
 def _slot_rules() -> list[tuple[re.Pattern, object]]:
     """(pattern, build) pairs: ``build(match)`` gives the (slot, fact) the match states, several of
     them ("a nurse at the Royal Infirmary": a job title and where they work), or None when a second
@@ -96,6 +108,12 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
         (r"(?:\b[Ii]\b|\b[Ww]e\b|\b(?i:and)\b)" + PERF + ADV + K(r"\s+(?:moved\s+into|got\s+the\s+keys\s+(?:to|for)|signed\s+(?:the\s+)?lease\s+(?:on|for))\s+")
          + _DWELLING, lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
         (K(r"\b(?:my|our)\s+new\s+") + _DWELLING, lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
+        # "got a flat in Inverness!!" (the subject left out), "found a house in Ghent": a home got; "rent for my flat in Oban":
+        # a home of theirs in a named place (not "my old flat in ...")
+        (r"(?:\b[Ii]\b|\b[Ww]e\b|\b(?i:and)\b|^)" + PERF + ADV + K(r"\s*(?:got|found|bought)\s+(?=(?:an?|the|our|my)\s)") + _DWELLING,
+         lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
+        (K(r"\b(?:my|our)\s+(?:(?:little|small|tiny|big|lovely)\s+)?(?:flat|house|apartment|cottage)\s+in\s+") + THE + PN(),
+         lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
         # "Thiago and I now share a flat in Delfshaven", "we're renting a cottage in Kinsale": where they live
         (r"(?:\b[Ii]\b|\b[Ww]e\b)" + AUX + ADV + K(r"\s+(?:share|sharing|rent|renting)\s+") + _DWELLING + r"\b(?!\s+(?i:for|over)\s+(?:the|a|two|three)\b)",  # not a holiday's
          lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
@@ -128,6 +146,10 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
          + K(r"\s+(?:job|position|role)\s+(?:at|with)\s+") + THE + PN(),
          lambda m: [("job_title", f"User works as {m['role']}."), ("employer", f"User works at {_the(m)}{m['x']}.")]),
         # "first day at ribeira", "my first full week at Kastrup is done": a new job said by its first days (not "Tobi's first day at ...")
+        # "first day as hatchery manager": the new job's title said by its first days
+        (r"(?<!['’]s )(?<!\bhis )(?<!\bher )(?<!\btheir )" + K(r"\b(?:my\s+)?first\s+(?:full\s+)?(?:day|week|shift)\s+as\s+(?P<art>an?\s+|the\s+)?")
+         + ROLE + r"(?:" + _ROLE_END + r"|(?=\s+(?i:done|over|complete|finished|went|was|is|today|yesterday)\b))",
+         lambda m: ("job_title", f"User works as {(m['art'] or '')}{m['role']}.")),
         (r"(?<!['’]s )(?<!\bhis )(?<!\bher )(?<!\btheir )" + K(r"\b(?:my\s+)?first\s+(?:full\s+)?(?:day|week|shift)\s+(?:at|with)\s+") + THE + PN(),
          lambda m: ("employer", f"User works at {_the(m)}{m['x']}.")),
         # "as of today I'm officially the sole owner of Frost & Grain": a business of their own is where they work
@@ -157,6 +179,12 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
          lambda m: ("partner", f"User is {m['st'].lower()} to {m['x']}.")),
         (K(r"\bmy\s+") + K(_REL_FAMILY) + K(_NAMED) + PN(),  # "our cousin Duarte's (birthday)": Duarte
          lambda m: (f"family.{m['rel'].lower()}", f"User's {m['rel']} is {_POSSESSIVE.sub('', m['x'])}.")),
+        # "My boyfriend is Tobias.", "Tobias is my boyfriend", "Ingrid is my sister": the relation and its name said with
+        # "is" (a word the lexicon knows is no name: "my sister is Catholic"? no capital; "my husband is English": a word)
+        (K(r"\bmy\s+") + r"(?:" + K(_REL_PARTNER) + r"|" + K(_REL_FAMILY).replace("?P<rel>", "?P<frel>") + r")"
+         + K(r"\s+is\s+") + PN() + _NAME_END, _named),
+        (r"(?<![\w'’])" + PN() + K(r"\s+is\s+my\s+") + r"(?:" + K(_REL_PARTNER) + r"|" + K(_REL_FAMILY).replace("?P<rel>", "?P<frel>")
+         + r")" + _NAME_END, _named),
         # "I have a brother called Ravi", "I've got a sister, Ana": the relation with its name
         (SUBJ + K(r"(?:\s+have|['’]ve|\s+have got|['’]ve got|\s+got)\s+(?:an?|one)\s+") + K(_REL_FAMILY) + K(r"(?:,| called| named)\s+") + PN(),
          lambda m: (f"family.{m['rel'].lower()}", f"User's {m['rel']} is {m['x']}.")),

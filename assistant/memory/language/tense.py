@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from datetime import date, datetime
 
-from assistant.memory.language.cues import EMOJI, WEEKDAY
+from assistant.memory.language.cues import EMOJI, WEEKDAY_BEFORE_DATE
 
 # Words that make an ambiguous date ("on the 5th", "June 5", "on Friday") point forward.
 FUTURE = re.compile(r"\b(?:will|won['’]t|shall|going to|gonna|plan(?:s|ned|ning)? to|upcoming|next|tomorrow"
@@ -78,7 +78,7 @@ def scope(text: str, start: int, end: int) -> str:
 # ("the notary moved our closing to june 29", "the dentist postponed it until the 3rd"); the one it was
 # moved from was planned too ("they've moved my appointment from the 12th to thursday 26 february")
 _MOVED_TO = re.compile(r"\b(?:moved|postponed|pushed(?:\s+back)?|rescheduled|delayed|changed|brought\s+forward|put\s+off|bumped)\b"
-                       r"[^.!?,;]{0,40}?\b(?:to|until|till|for|from)\s+(?:the\s+|on\s+)?(?:" + WEEKDAY + r",?\s+(?:the\s+)?)?$", re.I)  # "to Thursday 16 May"
+                       r"[^.!?,;]{0,40}?\b(?:to|until|till|for|from)\s+(?:the\s+|on\s+)?(?:" + WEEKDAY_BEFORE_DATE + r",?\s+(?:the\s+)?)?$", re.I)  # "to Thursday 16 May"
 
 
 def moved_to(text: str, start: int) -> bool:

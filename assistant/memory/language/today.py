@@ -106,4 +106,11 @@ def annual_dated(text: str, day: date) -> str:
         d = day + timedelta(days=_RELATIVE_DAY[(m["d1"] or m["d2"] or m["d3"]).lower()])
         return f"{m['a'] or m['b'] or m['c']} is on {d.day} {d.strftime('%B')}"
 
-    return _ANNUAL_SAID.sub(named, text)
+    def aged(m: re.Match[str]) -> str:
+        return f"my birthday is on {day.day} {day.strftime('%B')}, I turned {m['n']}"
+
+    return _AGE_TODAY.sub(aged, _ANNUAL_SAID.sub(named, text))
+
+
+# "34 today 🎂", "turned 40 today!": an age reached today is a birthday today (the sentence opens with it)
+_AGE_TODAY = re.compile(r"(?:^|(?<=[.!?]\s))(?:(?:I\s+)?turned\s+)?(?P<n>\d{1,3})\s+today\b", re.I)

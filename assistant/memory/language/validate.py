@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
+from assistant.memory.language.cues import SHORT_REL
+
 MIN_CHARS = 8
 MAX_CHARS = 400
 
@@ -52,6 +54,7 @@ def _as_said(word: str) -> set[str]:
     gym" -> "User goes to ...")."""
     fixed = {"goes": "go", "does": "do", "has": "have", "doesn't": "don't", "doesn’t": "don’t", "hasn't": "haven't", "hasn’t": "haven’t"}
     out = {fixed[word]} if word in fixed else set()
+    out |= {short for short, full in SHORT_REL.items() if full == word}  # "bf Ewan": User's boyfriend
     if word.endswith("ies"):
         out.add(word[:-3] + "y")
     if word.endswith("es"):
