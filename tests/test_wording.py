@@ -67,3 +67,12 @@ def test_a_cut_part_is_quoted_without_the_separator_it_began_with():
     assert quoted(", and we have a cat called Pepper.") == "“and we have a cat called Pepper.”"
     assert quoted("; the rest") == "“the rest”"
     assert quoted("x" * 10, 5) == "“xxxx…”"  # 5 characters, the ellipsis counted
+
+
+def test_an_answer_says_a_day_as_a_person_reads_it():
+    from assistant.memory.wording import spoken_days
+
+    # dev16: "When did Krill die?" had been answered "Krill died on 2026-04-06." (a person asks for April)
+    assert spoken_days("Krill died on 2026-04-06.") == "Krill died on 6 April 2026."
+    assert spoken_days("Faroe Islands, 19–2026-09-26") == "Faroe Islands, 19–26 September 2026"
+    assert spoken_days("flat 2026-13-01, ref 12026-04-06x") == "flat 2026-13-01, ref 12026-04-06x"  # no day: as written

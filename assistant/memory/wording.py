@@ -15,6 +15,7 @@ only *observed* (when it was said: true at least since then; issue 23):
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 
 #: The label a start is shown under (the inspector's detail and column header, the CLI).
@@ -84,3 +85,15 @@ def quoted(text: str, n: int = 140) -> str:
     separator the cut began with is not part of what the person reads (", and we have a cat" ->
     “and we have a cat”)."""
     return "“" + clipped(text.lstrip(" ,;:–—-"), n) + "”"
+
+
+_ISO_DAY = re.compile(r"\b(?P<y>\d{4})-(?P<m>0[1-9]|1[0-2])-(?P<d>0[1-9]|[12]\d|3[01])\b")
+_MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+                "November", "December")  # fmt: skip
+
+
+def spoken_days(text: str) -> str:
+    """A memory's text as a person reads it in an answer: a day capture wrote as ISO said as a day
+    of a month ("Krill died on 2026-04-06." -> "Krill died on 6 April 2026."); the stored text and
+    the inspector keep the ISO form."""
+    return _ISO_DAY.sub(lambda m: f"{int(m['d'])} {_MONTH_NAMES[int(m['m']) - 1]} {m['y']}", text)

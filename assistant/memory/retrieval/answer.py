@@ -36,6 +36,7 @@ from datetime import datetime
 from typing import Any, Sequence
 
 from assistant.memory.records import Kind, Trust
+from assistant.memory.wording import spoken_days
 from assistant.memory.retrieval import crosslang, earlier, forms, language, predicate
 from assistant.memory.retrieval.aliases import (PLACE, about_life, aliases_of, ask_forms, messages, names_in, names_relation,
                                                question_names_known, runner_up, told_of, whole, written_names)
@@ -90,10 +91,10 @@ class MemoryAnswer:
         return crosslang.english_of(self.text)
 
     def to_json(self, in_reply: bool, replaced: bool = False) -> dict[str, Any]:
-        return {"text": self.text, "memory_id": self.memory_id, "valid_at": self.valid_at, "source": self.source,
+        return {"text": spoken_days(self.text), "memory_id": self.memory_id, "valid_at": self.valid_at, "source": self.source,
                 "in_reply": bool(in_reply), "statement": self.statement, "replaced_reply": bool(replaced),
                 "episode": self.episode, "english": self.english,
-                "also": [{"memory_id": i, "text": t, "english": crosslang.english_of(t)} for i, t in self.also]}  # fmt: skip
+                "also": [{"memory_id": i, "text": spoken_days(t), "english": crosslang.english_of(t)} for i, t in self.also]}  # fmt: skip
 
 
 @dataclass(frozen=True)
