@@ -110,7 +110,7 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
         (K(r"\b(?:my|our)\s+new\s+") + _DWELLING, lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
         # "got a flat in Inverness!!" (the subject left out), "found a house in Ghent": a home got; "rent for my flat in Oban":
         # a home of theirs in a named place (not "my old flat in ...")
-        (r"(?:\b[Ii]\b|\b[Ww]e\b|\b(?i:and)\b|^)" + PERF + ADV + K(r"\s*(?:got|found|bought)\s+(?=(?:an?|the|our|my)\s)") + _DWELLING,
+        (r"(?:\b[Ii]\b|\b[Ww]e\b|\b(?i:and)\b|^)" + PERF + ADV + K(r"\s*(?:got|found|bought)\s+(?=(?:an?|the|our|my)\s)") + _DWELLING + r"\b(?!\s+(?i:for)\b)",  # not "for my mum", "for the weekend"
          lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
         (K(r"\b(?:my|our)\s+(?:(?:little|small|tiny|big|lovely)\s+)?(?:flat|house|apartment|cottage)\s+in\s+") + THE + PN(),
          lambda m: ("home_city", f"User lives in {_the(m)}{m['x']}.")),
