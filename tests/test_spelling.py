@@ -65,3 +65,29 @@ def test_a_regular_form_of_an_english_word_is_no_typo_either_way():
     # "living" had been read as the memory's "loving" ("Teo's loving the new kitchen"): a form of "love" is no typo
     assert correct("so where am I actually living these days?", {"loving": 2}) == "so where am I actually living these days?"
     assert correct("What does Fabrice's wife do for a living?", {"loving": 1}).endswith("for a living?")
+
+
+def test_a_short_word_typed_wrong_is_corrected_when_the_embedder_knows_it_is_no_word(converted_embedder_path):
+    # dev16 and the typo'd dev sets: "how much is my rnet", "whos my bos at work" had found nothing (words under six
+    # letters were never corrected); the REAL MiniLM tells a word it knows whole ("movie", "plot") from a slip
+    from assistant.engine.embedder import LlamaEmbedder
+    from assistant.memory.retrieval.spelling import single_token
+
+    embedder = LlamaEmbedder(converted_embedder_path, n_threads=1)
+    try:
+        is_word = single_token(embedder)
+        vocab = {"rent": 3, "boss": 2, "drive": 2, "move": 1, "pilot": 1, "face": 1, "noon": 1}
+        assert correct("how much is my rnet", vocab, is_word=is_word) == "how much is my rent"  # two letters swapped
+        assert correct("whos my bos at work", vocab, is_word=is_word) == "who's my boss at work"  # a letter left out
+        assert correct("wat car do i drve now", vocab, is_word=is_word) == "what car do i drive now"
+        assert correct("How muhc is it", vocab, is_word=is_word) == "How much is it"  # no memory word: the English one
+        # words the embedder knows whole stay, though one edit from a memory word ("plot"/"pilot", "movie"/"move")
+        assert correct("where is our allotment plot", vocab, is_word=is_word) == "where is our allotment plot"
+        assert correct("my favourite movie", vocab, is_word=is_word) == "my favourite movie"
+        # a chat word, a name in capitals, a key struck far from the letter meant stay
+        assert correct("fave film", vocab, is_word=is_word) == "fave film"
+        assert correct("what does Mila do", {"mile": 2}, is_word=is_word) == "what does Mila do"
+        assert correct("who is noor", vocab, is_word=is_word) == "who is noor"  # r and n are apart on the keyboard
+        assert correct("how much is my rnet", vocab) == "how much is my rnet"  # no embedder to ask: short words stay
+    finally:
+        embedder.close()

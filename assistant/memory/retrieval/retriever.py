@@ -123,6 +123,7 @@ class Retriever:
         self._embed, self._embed_docs = map(english_embed, _embed_fns(embedder))  # question, memory text: read in English
         self.matcher = AnswerMatcher(self._embed, cosines_for(embedder))  # memory answers: question forms (forms.py)
         self.matcher.spell = self.spell  # memory answers read the question as retrieval does
+        self._is_word = spelling.single_token(embedder)  # "movie", "plot": words the embedder knows whole are no typos
         self.cache = cache_for(store, embedder)  # refuses an index made by another embedder
         self._stats_gen = -1
         self._rows_count: int | None = None
@@ -152,8 +153,7 @@ class Retriever:
         return v / norm if norm > 0 else v
 
     def warm(self) -> None:
-        """Load the vector cache now (the first search would; ~1-3 s at 100k memories): call it
-        off the UI thread at start-up."""
+        """Load the vector cache now (the first search would; ~1-3 s at 100k memories): off the UI thread at start-up."""
         self.cache.sync(self.store)
 
     def spell(self, text: str) -> str:
@@ -163,7 +163,7 @@ class Retriever:
             vocab = self.store.read(reads.vocabulary)
             with self._lock:
                 self._vocab, self._terms = vocab, list(vocab)
-        return spelling.correct(text, self._vocab, self._terms)
+        return spelling.correct(text, self._vocab, self._terms, self._is_word)
 
     def slot_question(self, query: str) -> tuple[str, ...]:
         """Profile slots a slot-shaped question asks for (see ``textmatch.SLOT_QUESTIONS``)."""

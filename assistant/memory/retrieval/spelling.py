@@ -20,13 +20,14 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
-from typing import Mapping
+from typing import Any, Callable, Mapping
 
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
 from assistant.memory.language.casual import question_word  # noqa: F401 (read as spelling.question_word)
 from assistant.memory.language.gloss import english_words, lexicon_words
+from assistant.memory.retrieval.vocabulary import CHAT_WORDS
 
 MIN_LETTERS = 6
 _WORD = re.compile(r"[^\W\d_]+")
@@ -64,10 +65,11 @@ def _known(w: str, known: frozenset[str] | set[str]) -> bool:
     return any(f in known for f in _lemmas(w))
 
 
-def correct(text: str, vocab: Mapping[str, int], terms: list[str] | None = None) -> str:
+def correct(text: str, vocab: Mapping[str, int], terms: list[str] | None = None, is_word: Callable[[str], bool] | None = None) -> str:
     """``text`` with its typos corrected (module docstring; a fast-typed question word first:
     :func:`question_word`); ``vocab``: memory term -> rows containing it; ``terms``:
-    ``list(vocab)`` (passed to spare building it each time)."""
+    ``list(vocab)`` (passed to spare building it each time); ``is_word``: the embedder knows a word
+    whole (:func:`single_token`), without which short words stay as typed."""
     text = _MY_WORD.sub(_relation_typo, question_word(text))
     if not vocab:
         return text
@@ -82,7 +84,9 @@ def correct(text: str, vocab: Mapping[str, int], terms: list[str] | None = None)
                      if t[:1] == w[:1] and not _known(t, known) and t not in foreign and len(t) >= MIN_LETTERS
                      and not t.startswith(w) and not w.startswith(t)]  # fmt: skip  ("dentists" is no typo of "dentist")
             return typos[0] if len(typos) == 1 else word
-        if len(w) < MIN_LETTERS or w in vocab or _known(w, known) or w in foreign:
+        if len(w) < MIN_LETTERS:
+            return word if is_word is None or is_word(w) else _short(word, w, vocab, choices, known, foreign)
+        if w in vocab or _known(w, known) or w in foreign:
             return word
         near = [t for t, _score, _i in process.extract(w, choices, scorer=OSA.distance, score_cutoff=1, limit=8)
                 if t[:1] == w[:1]]  # fmt: skip
@@ -97,6 +101,66 @@ def correct(text: str, vocab: Mapping[str, int], terms: list[str] | None = None)
         return top[0][:1].upper() + top[0][1:] if word[:1].isupper() else top[0]  # "Filips" -> "Filip": still a name
 
     return _WORD.sub(fix, text)
+
+
+def _short(word: str, w: str, vocab: Mapping[str, int], choices: list[str], known: frozenset[str], foreign: frozenset[str]) -> str:
+    """A short word (:data:`SHORT_LETTERS` to ``MIN_LETTERS - 1`` letters) typed in lower case that is
+    no word of any lexicon nor of the memories: the one memory term one edit away with its first
+    letter and :data:`SHORT_LETTERS` + 1 letters or more ("rnet" -> "rent", "bos" -> "boss", "drve" ->
+    "drive"), else the one such English word ("muhc" -> "much", "yaer" -> "year"). A capitalised one
+    is a name ("Mila" stays); a known word stays ("cat" is no typo of "car"; "movie", "plot": words
+    the embedder knows whole, though the lexicon lacks them)."""
+    if len(w) < SHORT_LETTERS or not word.islower() or w in vocab or _known(w, known) or w in foreign or w in CHAT_WORDS:
+        return word
+    near = [t for t, _score, _i in process.extract(w, choices, scorer=OSA.distance, score_cutoff=1, limit=8)
+            if t[:1] == w[:1] and len(t) > SHORT_LETTERS and _slip(w, t)]  # fmt: skip
+    if near:
+        best = max(vocab[t] for t in near)
+        top = [t for t in near if vocab[t] == best]
+        return top[0] if len(top) == 1 else word
+    english = [t for t, _score, _i in process.extract(w, _short_english(), scorer=OSA.distance, score_cutoff=1, limit=3)
+               if t[:1] == w[:1] and _slip(w, t)]  # fmt: skip
+    return english[0] if len(english) == 1 else word
+
+
+SHORT_LETTERS = 3
+
+
+def single_token(embedder: Any) -> Callable[[str], bool] | None:
+    """Whether a word is one token of ``embedder``'s vocabulary, as "a" is (a word it knows whole:
+    "movie", "plot", "safe"; not "rnet", "drve"); None when it cannot count tokens (a test's fake)."""
+    count = getattr(embedder, "count_tokens", None)
+    if count is None:
+        return None
+    one: list[int] = []
+
+    @lru_cache(maxsize=4096)
+    def known(word: str) -> bool:
+        try:
+            one[:] = one or [count("a")]
+            return count(word) <= one[0]
+        except Exception:  # an embedder that cannot load: no word is known, none corrected
+            return True
+    return known
+_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+_KEY = {c: (r, i) for r, row in enumerate(_ROWS) for i, c in enumerate(row)}
+
+
+def _slip(typed: str, word: str) -> bool:
+    """``typed`` is ``word`` with a letter left out, doubled or two swapped, or one struck on a
+    neighbouring key ("rebt" for "rent"; not "noor" for "noon": r and n are apart)."""
+    if len(typed) != len(word):
+        return True
+    diff = [i for i, (a, b) in enumerate(zip(typed, word)) if a != b]
+    if len(diff) != 1:
+        return True  # two letters swapped
+    (ra, ia), (rb, ib) = _KEY.get(typed[diff[0]], (9, 99)), _KEY.get(word[diff[0]], (-9, -99))
+    return abs(ra - rb) <= 1 and abs(ia - ib) <= 1
+
+
+@lru_cache(maxsize=1)
+def _short_english() -> list[str]:
+    return sorted(w for w in english_words() if SHORT_LETTERS < len(w) < MIN_LETTERS + 1 and w.isalpha())
 
 
 _MY_WORD = re.compile(r"\b(?P<my>[Mm]y|[Oo]ur)\s+(?P<w>[^\W\d_]{4,})\b")

@@ -36,6 +36,9 @@ AREA_WORDS = frozenset("neighbourhood neighborhood neighbourhoods neighborhoods 
 FAVOURITE_WORDS = frozenset("favourite favorite fav fave favourites favorites".split())
 #: "im", "ive": "I'm", "I've" typed without the apostrophe (English questions only: German "im").
 SELF_TYPOS = frozenset({"im", "ive"})
+#: words typed in chat that are no typos of another word (spelling leaves them: "fave" is no "face")
+CHAT_WORDS = FAVOURITE_WORDS | frozenset("bday bdays xmas pls plz thx tho thru gonna wanna gotta kinda sorta dunno idk tbh btw omg lol "
+                                         "bf gf bff hubby wifey mum mom mam nan nana gran grandad ta cuz coz cos".split())
 #: Pronouns: never a name given to a relation ("... our ginger cat. He basically runs the house.").
 PRONOUNS = frozenset("he she they we it i you his her their our my its them him us".split())
 #: Light verbs: never what is asked of a named other ("Which vet does Bracken go to?").
