@@ -41,24 +41,21 @@ from assistant.memory.language.cues import WEEKDAY, WEEKDAY_BEFORE_DATE
 from assistant.memory.language.dates_intl import RULES as INTL_RULES
 from assistant.memory.language.tense import FUTURE, PAST, clause_of, moved_to, scope, tense
 
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
-          "September", "October", "November", "December")  # fmt: skip
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December")
 # a full name keeps the full stop after it ("until the 20th of February."), an abbreviation takes its own ("Feb.")
 _MON = (r"(?P<mon>January|February|March|April|May|June|July|August|September|October|November|December"
         r"|(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?)")  # fmt: skip
 _DAY = r"(?P<day>3[01]|[12]\d|0?[1-9])"
 _YEAR = r"(?:,?\s+(?P<year>(?:1[89]|20)\d\d)\b)?"
 _WEEKDAY = r"(?P<wd>" + WEEKDAY + r")"
-_EN_NUM = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-           "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}  # fmt: skip
+_EN_NUM = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}  # fmt: skip
 _N = r"(?P<n>\d{1,3}|" + "|".join(_EN_NUM) + r")"
 _UNIT = r"(?P<unit>day|week|month|year)s?"
 _PREPS = "since|until|till|by|before|after|from|during"
 _PREP = r"(?:\b(?P<prep>on|" + _PREPS + r")\s+)?"
 _PREP_DAY = r"(?:\b(?P<prep>on|for|" + _PREPS + r")\s+)?"  # "booked the dentist for april 6"
 # What may follow "on the 5th", so that "on the 5th floor" is not a date (a line break ends it, as the text's end does).
-_AFTER_ORDINAL = re.compile(r"[ \t]*\n|\s*(?:$|[^\w\s]|(?:i|we|you|he|she|they|it|my|our|and|or|at|in|"
-                            r"but|so|when|because|was|were|is|will|to|for|with|the|a|of)\b)", re.I)
+_AFTER_ORDINAL = re.compile(r"[ \t]*\n|\s*(?:$|[^\w\s]|(?:i|we|you|he|she|they|it|my|our|and|or|at|in|but|so|when|because|was|were|is|will|to|for|with|the|a|of)\b)", re.I)
 _SUBJECT = re.compile(r"\s+(?:is|was|were|has|had|will|seems|seemed)\b", re.I)
 _RANGE_END = re.compile(r"(?:\bof|\bto|\buntil|\btill|\bthrough|\band|\bas\s+of|\bby|\bbefore|\bafter|[-–])(?:\s+" + WEEKDAY_BEFORE_DATE + r",?)?\s*$", re.I)  # "as of today": a preposition of its own; "to thursday 26 february"
 _ZH_DIGIT = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"两": 2}
@@ -325,9 +322,16 @@ def _render(start: date, granularity: str, prep: str | None, zh: bool, subject: 
 _IS_ON = re.compile(r"\b(?:is|are|['’]s)\s+(?:(?:on|for)\s+)?$", re.I)
 
 
-def _span(m: re.Match, rule: _Rule, zh: bool, base: datetime) -> DateSpan | None:
+def _spanned(m: re.Match, rule: _Rule, zh: bool, base: datetime) -> DateSpan | None:
     said_from = m.end("prep") + 1 if m.groupdict().get("prep") else m.start()  # after "from" in "moved it from the 12th"
     future = bool(FUTURE.search(scope(m.string, m.start(), m.end()))) or moved_to(m.string, said_from)
+    if future and (m.groupdict().get("prep") or "").casefold() == "from":  # a day moved from: the nearest, ahead or just gone
+        hits = [h for h in (_span(m, rule, zh, base, ahead) for ahead in (True, False)) if h is not None]  # "from 3 dec" on 7 Dec
+        return min(hits, key=lambda h: abs((h.period_start - base.date()).days), default=None)
+    return _span(m, rule, zh, base, future)
+
+
+def _span(m: re.Match, rule: _Rule, zh: bool, base: datetime, future: bool) -> DateSpan | None:
     found = rule(m, base.date(), future)
     if isinstance(found, _Ask):
         day = _parse(found.phrase, found.lang, base, found.prefer or ("future" if future else "past"))
@@ -365,7 +369,7 @@ def find_spans(text: str, observed_at: datetime) -> tuple[DateSpan, ...]:
     for pattern, rule, zh in _RULES:
         for m in pattern.finditer(text):
             try:
-                span = _span(m, rule, zh, base)
+                span = _spanned(m, rule, zh, base)
             except Exception:  # an odd span (Feb 30, year 99999...) stays as written
                 span = None
             if span is not None:

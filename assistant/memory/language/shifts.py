@@ -9,7 +9,7 @@ These are cues of tense and aspect in six languages, a closed grammatical class,
   nowadays, no longer, any more, instead, switched, changed, moved, "new", a value raised or
   lowered to a number ("GP upped my levothyroxine to 100 micrograms") (ahora, jetzt,
   maintenant, agora, 现在 ...);
-- :data:`_BEGIN` -- a beginning: started, joined, became, took up (empezé, angefangen, commencé,
+- :data:`_BEGIN` -- a beginning: started, joined, became, took up, a first day/week as or at (empezé, angefangen, commencé,
   comecei, 开始): weaker, since a beginning often adds ("I started learning piano");
 - what ends nothing: an addition (:data:`_ADDITION`: also, as well, another, too, auch, también,
   aussi, também, 也), a plan or wish (:data:`_PLAN`), an explicitly past state (:data:`_PAST`).
@@ -40,7 +40,7 @@ _NOW = re.compile(
     re.I,
 )
 _BEGIN = re.compile(
-    r"\b(?:started|began|begun|joined|became|took up|taken up|"
+    r"\b(?:started|began|begun|joined|became|took up|taken up|first (?:full )?(?:day|week|shift|night) (?:as|at)|"
     r"empecé|empezé|comencé|empiezo|angefangen|begonnen|commencé|comecei|entrei)\b|开始|加入",
     re.I,
 )
