@@ -47,6 +47,9 @@ def test_a_verb_or_an_interjection_after_a_relation_is_no_name():
     assert "Rang" not in written("mum rang from Bergen. Randi has been retired a year now")
     assert "Lol" not in written("valentine's evening on the phone with my dad lol. Per is the harbour master")
     assert "family.mum" not in slots("mum rang from Bergen. Randi has been retired a year now")
+    # a place typed in lower case is still a place where a name is capitalised ("Erik"): the trial's "lives in oslo"
+    assert written("my brother Erik lives in oslo, he's visiting us 20 feb").endswith("Erik lives in Oslo, he's visiting us 20 feb")
+    assert written("i'm allergic to shellfish btw, which is awkward") == "I'm allergic to shellfish, which is awkward"  # no "btw" kept
     # a message typed all in lower case still has its names read
     assert written("hi im mirela, i live in cluj-napoca with my husband sorin") == "hi I'm Mirela, I live in Cluj-Napoca with my husband Sorin"
 
@@ -62,6 +65,15 @@ def test_a_relation_and_its_name_said_with_is():
 def test_a_relation_typed_short_or_without_my():
     assert slots("bf Ewan works as a deckhand on the Mull ferry so his shifts are all over the place")["partner"] == "User's boyfriend is Ewan."
     assert slots("sister Ingrid is a midwife in Aberdeen.")["family.sister"] == "User's sister is Ingrid."
+    # the trial's "my bf Tomas is a nurse at SUS" had kept "User's bf Tomas is a nurse ..." and no partner
+    assert slots("my bf Tomas is a nurse at SUS (Stavanger's hospital)")["partner"] == "User's boyfriend is Tomas."
+
+
+def test_a_family_word_with_its_s_opening_a_message_is_the_persons_and_her_before_something_is_her():
+    # the trial's "mum's birthday is 12 nov, must get her something nice" had been rejected whole ("pronoun left: her")
+    assert written("mum's birthday is 12 nov, must get her something nice").startswith("my mum's birthday is 12 nov")
+    said = " ".join(u.text for u in classify("mum's birthday is 12 nov, must get her something nice").statements)
+    assert [c.text for c in extract(said, at("2026-07-01"))] == ["User's mum's birthday is 12 nov, must get User's mum something nice."]
 
 
 def test_an_amount_corrected_against_a_bare_number():
@@ -77,6 +89,21 @@ def test_a_short_weekday_before_the_day_a_booking_is_moved_to():
     assert [s.period_start.isoformat() for s in g.spans] == ["2026-03-12", "2026-04-02"]
 
 
+def test_the_day_a_booking_is_moved_from_is_the_nearest_one():
+    # the trial's "moved my appt from 3 dec to 10 dec" said on 7 December: the 3rd just gone (had been 2027-12-03)
+    g = ground("dentist moved my appt from 3 dec to 10 dec", at("2026-12-07"))
+    assert [s.period_start.isoformat() for s in g.spans] == ["2026-12-03", "2026-12-10"]
+    # a day ahead is still the one ahead (6 Feb: the 12th of February, not of January)
+    g = ground("they moved my appointment from the 12th to thursday 26 february", at("2026-02-06"))
+    assert [s.period_start.isoformat() for s in g.spans] == ["2026-02-12", "2026-02-26"]
+
+
+def test_a_first_day_as_a_new_role_is_a_beginning():
+    assert shift_kind("first day as chief engineer at Fjord1 today, nervous af") == "begin"
+    assert shift_kind("first shift at the hospital tonight") == "begin"
+    assert shift_kind("my first car was a Fiat") is None  # a first thing is no first day as anything
+
+
 def test_a_value_bumped_to_a_number_is_a_change():
     assert shift_kind("GP bumped my sertraline up to 100mg") == "now"
     assert shift_kind("bumped into Tom at the shop") is None
@@ -85,6 +112,7 @@ def test_a_value_bumped_to_a_number_is_a_change():
 def test_a_new_job_said_by_its_first_day_as_and_a_home_got():
     assert slots("first day as hatchery manager ✅ team of 4")["job_title"] == "User works as hatchery manager."
     assert slots("first week as head chef done!")["job_title"] == "User works as head chef."
+    assert slots("first day as chief engineer at Fjord1 in bergen today!!")["employer"] == "User works at Fjord1."  # the trial's
     assert "job_title" not in slots("Tobi's first day as a nurse went well")
     assert slots("got a flat in Inverness!! Flat 3, 27 Crown Drive")["home_city"] == "User lives in Inverness."
     assert slots("rent for my flat in Oban is £725 a month.")["home_city"] == "User lives in Oban."
@@ -95,6 +123,16 @@ def test_an_age_reached_today_is_a_birthday_today():
     # said 2026-03-02: "34 today 🎂" had given "User: 34 on 2026-03-02" and no birthday
     assert slots("34 today 🎂 and Ewan forgot.", "2026-03-02")["birthday"] == "User's birthday is 2 March."
     assert "birthday" not in slots("ran 10 today", "2026-03-02")
+
+
+def test_an_age_reached_on_a_day_is_a_birthday_on_that_day():
+    from assistant.memory.language.today import annual_dated
+
+    # "When is Tuva's birthday?" had found no birthday in "her daughter Tuva turns 6 on 21 feb"
+    assert annual_dated("her daughter Tuva turns 5 on 21 feb, must send a present", at("2026-02-03").date()) == \
+        "her daughter Tuva turns 5, Tuva's birthday is on 21 feb, must send a present"
+    assert slots("I turn 40 on the 3rd of May")["birthday"] == "User's birthday is the 3rd of May."
+    assert annual_dated("The Lakers turn 3 on Sunday", at("2026-02-03").date()) == "The Lakers turn 3 on Sunday"
 
 
 def test_capture_with_a_store_corrects_an_amount_written_with_its_comma(tmp_path):

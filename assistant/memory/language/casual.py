@@ -45,13 +45,15 @@ _PLACE_OF_NAME = re.compile(
 #: "dad says hi"): "my mum lives ...", "my mum's birthday ..." (a plural "mums are ..." is no possessive)
 _BARE_FAMILY = re.compile(r"(?P<pre>(?:^|[.!?;:,(]\s*|\s[-–—]\s+|" + EMOJI + r"\ufe0f?\s+|\b(?:and|but|so|also)\s+))"
                           r"(?P<f>mum|mom|mam|dad|grandma|grandpa|granny|nana|(?:new\s+|old\s+)?(?:boss|manager|landlord|landlady|flatmate|roommate|therapist|physio))"
-                          r"(?:(?P<s>s)(?=\s+(?!are\b|were\b|have\b)[a-z])|(?=\s+\w))")
+                          r"(?:(?P<s>['’]?s)(?=\s+(?!are\b|were\b|have\b)[a-z])|(?=\s+\w))")
 #: a word inside a sentence in capitals (not "I", not after a sentence's end): a message that writes its names with
 #: capitals ("mum rang from Bergen. Randi ..."), where a lower-case word after a relation is no name ("rang", "lol")
 _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<![.!?])(?<!^)(?<=\s)(?!I\b|I['’])[A-Z][a-z]+")
 #: a past verb or an interjection: never a name ("my dad lol", "my sister rang")
+_RELATION_PLACE = re.compile(r"(?i:my|our)\b")  # the relation's place of a name ("my dad lol"), not a place's ("lives in oslo")
 _NOT_A_NAME = re.compile(PAST_WORD + "|" + INTERJECTION)
 #: a relation and its name opening a clause, "my" left out ("sister Ingrid is a midwife", "bf Ewan works on the ferry")
+_SHORT = re.compile(r"\b(?P<w>(?:my|our|her|his|ex|new)\s+)(?P<r>bf|gf)\b", re.I)
 _BARE_NAMED = re.compile(r"(?P<pre>(?:^|[.!?;:,(]\s*|\s[-–—]\s+|" + EMOJI + r"\ufe0f?\s+|\b(?:and|but|so|also)\s+))"
                          r"(?P<f>sister|brother|son|daughter|boyfriend|girlfriend|husband|wife|partner|aunt|uncle|cousin|niece"
                          r"|nephew|bf|gf)(?=\s+[A-Z][a-z])")
@@ -68,6 +70,7 @@ def _mostly_english(text: str, lang: str) -> bool:
     return bool(ws) and other is not None and en >= 1 and en > sum(other.get((w,)) is not None for w in ws)
 
 
+_TAG = re.compile(r"\s+(?i:btw|tbh|fyi|lol|haha+|lmao|imo|ngl)\b(?=\s*(?:[,.!?;:)]|$))")  # a chat tag ending a clause
 _INTERJECTION = re.compile(r"(?:^|(?<=[.!?;]\s))(?i:" + INTERJECTION + r")\b[\s,!.]*(?=\w)")
 
 
@@ -82,16 +85,17 @@ def written(text: str) -> str:
     otherwise."""
     if (lang := detect(text)) != "en" and not _mostly_english(text, lang):
         return text
-    text = _INTERJECTION.sub("", _WORD.sub(_contracted, text))  # "ugh need a gift idea for my mom": no one called Ugh
+    text = _TAG.sub("", _INTERJECTION.sub("", _WORD.sub(_contracted, text)))  # "allergic to shellfish btw,": no "btw" kept  # "ugh need a gift idea for my mom": no one called Ugh
     text = _BARE_FAMILY.sub(lambda m: m["pre"] + "my " + m["f"] + ("'s" if m["s"] else ""), text)
     text = _BARE_NAMED.sub(lambda m: m["pre"] + "my " + SHORT_REL.get(m["f"].casefold(), m["f"]), text)
+    text = _SHORT.sub(lambda m: m["w"] + SHORT_REL[m["r"].casefold()], text)  # "my bf Tomas": my boyfriend Tomas
     known = english_words()  # an English message: "my cat pfeffer" is named, though German knows "Pfeffer"
 
     names_capitalised = _CAPITALISED.search(text) is not None
 
     def capital(m: re.Match[str]) -> str:
         name = m["n"]
-        if (not name.islower() or names_capitalised or name in known or name.split("-")[0] in known
+        if (not name.islower() or (names_capitalised and _RELATION_PLACE.match(m.group())) or name in known or name.split("-")[0] in known
                 or _NOT_A_NAME.fullmatch(name) or _OBJECT_NEXT.match(m.string, m.end())):
             return m.group()  # "my niece set you up": a verb with its object, no name; "mum rang from Bergen": a verb
         return m.group()[: m.start("n") - m.start()] + "-".join(p[:1].upper() + p[1:] for p in name.split("-"))

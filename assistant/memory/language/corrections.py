@@ -135,10 +135,13 @@ _MONTH_BEFORE = re.compile(r"(?:\bthe|\b" + _MONTHS + r"|\b" + _ABBREVIATED + r"
 _MONTH_AFTER = re.compile(r"\s+(?:of\s+)?" + _MONTHS + r"\b", re.I)
 
 
+_SAID_NOT = re.compile(r"\bnot\s+(?:the\s+|on\s+|at\s+)?$", re.I)
+
+
 def _places(text: str, old: str) -> list[re.Match[str]]:
     """The occurrences of ``old`` in ``text``; of a day of the month ("6th", "the 28th"), only
     those written as a date ("april 6", "the 14th of March", "6th"), never "14 km"."""
-    found = list(_old_pattern(old).finditer(text))
+    found = [m for m in _old_pattern(old).finditer(text) if not _SAID_NOT.search(text, max(0, m.start() - 12), m.start())]  # "£850 not 580": the correction's own
     day = int(re.search(r"\d+", old).group()) if _kind(old) == "number" else None
     if day is None or re.fullmatch(r"\d+", old) or day > 31:
         return found

@@ -250,7 +250,7 @@ def resolve_third(text: str, name: str | None) -> str:
     def sub(m: re.Match) -> str:
         w, c = m["w"].lower(), (m["c"] or "").lower().replace("’", "'")
         after = text[m.end():m.end() + 20]
-        if w in ("his", "their") or (w == "her" and re.match(r"\s+[a-z]", after) and not re.match(r"\s+(?:to|at|in|on|for|with|and|a|an|the)\b", after)):
+        if w in ("his", "their") or (w == "her" and re.match(r"\s+[a-z]", after) and not re.match(r"\s+(?:to|at|in|on|for|with|and|a|an|the|some|something|anything|nothing|one|back|up|off|out|home)\b", after)):
             return f"{name}'s"
         if c in ("'re",):
             return f"{name} is"

@@ -148,8 +148,9 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
         # "first day at ribeira", "my first full week at Kastrup is done": a new job said by its first days (not "Tobi's first day at ...")
         # "first day as hatchery manager": the new job's title said by its first days
         (r"(?<!['’]s )(?<!\bhis )(?<!\bher )(?<!\btheir )" + K(r"\b(?:my\s+)?first\s+(?:full\s+)?(?:day|week|shift)\s+as\s+(?P<art>an?\s+|the\s+)?")
-         + ROLE + r"(?:" + _ROLE_END + r"|(?=\s+(?i:done|over|complete|finished|went|was|is|today|yesterday)\b))",
-         lambda m: ("job_title", f"User works as {(m['art'] or '')}{m['role']}.")),
+         + ROLE + r"(?:" + _ROLE_END + r"|(?=\s+(?i:done|over|complete|finished|went|was|is|today|yesterday)\b))"
+         + r"(?:" + K(r"\s+(?:at|for|with)\s+") + THE + PN() + ")?",  # "... at Fjord1": the employer too
+         lambda m: [("job_title", f"User works as {(m['art'] or '')}{m['role']}.")] + ([("employer", f"User works at {_the(m)}{m['x']}.")] if m["x"] else [])),
         (r"(?<!['’]s )(?<!\bhis )(?<!\bher )(?<!\btheir )" + K(r"\b(?:my\s+)?first\s+(?:full\s+)?(?:day|week|shift)\s+(?:at|with)\s+") + THE + PN(),
          lambda m: ("employer", f"User works at {_the(m)}{m['x']}.")),
         # "as of today I'm officially the sole owner of Frost & Grain": a business of their own is where they work

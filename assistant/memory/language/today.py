@@ -109,7 +109,15 @@ def annual_dated(text: str, day: date) -> str:
     def aged(m: re.Match[str]) -> str:
         return f"my birthday is on {day.day} {day.strftime('%B')}, I turned {m['n']}"
 
-    return _AGE_TODAY.sub(aged, _ANNUAL_SAID.sub(named, text))
+    def turns(m: re.Match[str]) -> str:
+        whose = "my" if m["who"] == "I" else f"{m['who']}'s"
+        return f"{m['who']} {m['v']} {m['n']}, {whose} birthday is on "
+
+    return _TURNS_ON.sub(turns, _AGE_TODAY.sub(aged, _ANNUAL_SAID.sub(named, text)))
+
+
+# "Tuva turns 6 on 21 feb", "I turn 40 on the 3rd": an age reached on a day is a birthday on that day
+_TURNS_ON = re.compile(r"(?<![Tt]he )\b(?P<who>I|(?-i:[A-Z])[\w'’-]+)\s+(?P<v>turns|turn|is\s+turning|['’]s\s+turning|will\s+turn)\s+(?P<n>\d{1,3})\s+on\s+")
 
 
 # "34 today 🎂", "turned 40 today!": an age reached today is a birthday today (the sentence opens with it)
