@@ -62,3 +62,16 @@ def test_an_indirect_question_gets_the_memory_answer(tmp_path, converted_embedde
         a = answer(r, "Tía Solange wants to visit Mom in hospital and I don't remember which hospital it is.")
         assert a is not None and "Van Buren" in a.text, a
         assert answer(r, "I forgot to buy milk") is None  # an errand: no memory answer
+
+
+def test_a_question_asked_again_asks_what_was_told():
+    # dev16: "hey what night's pottery again" had been no question about the person (no "my"): nothing shown
+    from assistant.memory.language.indirect import as_recall
+
+    assert as_recall("hey what night's pottery again") == "Remind me what night's pottery."
+    assert as_recall("what did krill die of again, can't face scrolling back") == "Remind me what did krill die of."
+    assert as_recall("btw what was the ex's name again lol") == "Remind me what was the ex's name."
+    assert as_recall("I went to Rome again") == "I went to Rome again"  # a statement
+    assert as_recall("What's my brother's name again?") == "What's my brother's name again?"  # asks of the person already
+    assert as_recall("why am i learning french again") == "why am i learning french again"  # a reason: the whole message
+    assert as_recall("can you say that again?") == "can you say that again?"  # a request, no wh-question

@@ -54,9 +54,19 @@ _NAMED = re.compile(r"(?<=\s)(?-i:[A-Z][a-zà-ÿ])[a-zà-ÿ’'-]*\b(?!['’]s)"
 _POSSESSOR = re.compile(r"\b(?P<np>(?:my|our)\s+[\w-]+|(?-i:[A-Z])[\w’'-]+['’]s\s+[\w-]+)\b(?![\w'’])", re.I)
 
 
+# a question asked "again" (what was told before, at its end or before an aside): "what was the ex's name again",
+# "what did krill die of again, can't face scrolling back"; fillers before it are no part of it ("hey", "lol")
+_AGAIN = re.compile(r"^(?P<core>.+?)\s+again\b(?:\s+(?:lol|haha+|lmao|pls|please))?\s*[?!.]*\s*(?:[,;—-]\s.*)?$", re.I | re.S)
+_OWN = re.compile(r"\b(?:my|i|me|our|we|i['’]m)\b", re.I)
+_OPENING = re.compile(r"^(?:(?:hey|hi|so|ok(?:ay)?|lol|haha+|hmm+|um+|btw|oh|wait|sorry|and)[,!.]?\s+)+", re.I)
+
+
 def as_recall(text: str) -> str:
     """The recall request ``text`` asks by saying what the person does not remember (module
     docstring), else ``text``."""
+    if (again := _AGAIN.match(text)) is not None and _WH.match(core := _OPENING.sub("", again["core"]).strip()) \
+            and not core.lower().startswith("why") and not _OWN.search(core):  # "why ... again": a reason; "my ... again": asked already
+        return f"Remind me {core}."  # "hey what night's pottery again": what was told, asked again
     if (tail := _ASK_TAIL.search(text)) is not None and tail.start() > 0:  # "I can't remember what Biscuit's vet is called, remind me?"
         return asked if (asked := as_recall(text[: tail.start()])) != text[: tail.start()] else text
     if text.rstrip().endswith(("?", "？")):

@@ -67,8 +67,13 @@ _OUTCOME = re.compile(r"\bend(?:ed)?\s+up\b", re.I)
 def plan_for_outcome(question: str, text: str) -> bool:
     """The question asks what happened in the end and ``text`` only tells a plan or a wish
     ("What did I end up giving Noor for her birthday?" / "... thinking of getting her a Polaroid
-    camera"): it does not answer."""
-    return _OUTCOME.search(question) is not None and planned(text)
+    camera") or a booking: it does not answer."""
+    return _OUTCOME.search(question) is not None and (planned(text) or (_BOOKED.search(text) is not None and not _WHEN.search(question)))
+
+
+# a booking tells what is to happen, not what happened ("What did the dentist end up doing?" / "dentist booked for 12/03")
+_WHEN = re.compile(r"\b(?:when|date|day|time)\b", re.I)  # "what date the dentist ended up being": the booking says it
+_BOOKED = re.compile(r"\b(?:booked|booking|appointment|appt|scheduled|rescheduled)\b", re.I)
 
 
 #: How close to a memory's end the message that ended it was said (consolidation ends it at that time).

@@ -23,7 +23,7 @@ _NUMBER_WORD = re.compile(rf"\b(?:{_NUMBER_WORDS})\b", re.I)
 QUANTITY = re.compile(r"(?:[€$£]\s*)\d[\d.,]*|(?:\d[\d.,]*|" + _NUMBER_WORDS + r")\s*(?:(?!last\b|next\b|this\b)[a-z]+\s+)?(?:minutes?|mins?|hours?|hrs?|h|seconds?|secs?"
                       r"|km|kilomet(?:re|er)s?|miles?|kg|kilos?|grams?|g|euros?|€|pounds?|£|dollars?|\$|zł|złoty|percent|%|times|met(?:re|er)s?|m|cm"
                       r"|lit(?:re|er)s?|calories|kcal|steps|pages|floors?|stitches|(?:days?|weeks?|months?)(?!\s+old|\s+of\s+age))(?![\w])"
-                      r"|\b(?:once|twice)\b|\b\d+(?:st|nd|rd|th)\b", re.I)  # "twice a day", "the 28th": no age either
+                      r"|\b(?:once|twice)\b|\b\d+(?:st|nd|rd|th)\b|\b\d+\.\d+\b", re.I)  # "twice a day", "the 28th", "38.5": no age either
 _WHEN_WORD = re.compile(r"\b(?:morning|afternoon|evening|night|weekend|weekday|daily|weekly|monthly|every|tonight|today|tomorrow"
                         r"|yesterday|spring|summer|autumn|fall|winter|christmas|easter|noon|midnight)s?\b", re.I)
 
@@ -191,6 +191,8 @@ def holds(kind: str | None, text: str, question: str) -> bool:
         named = question_names(question)  # not the rest of the name asked ("Don Aurelio": no surname after "Don")
         return _SURNAME_SAID.search(text) is not None or any(re.search(rf"\b{re.escape(n)}\s+(?!(?:{'|'.join(map(re.escape, named))})\b)(?-i:[A-Z])[\w’'-]+", text, re.I) for n in named) \
             or (_MY_SURNAME.search(question) is not None and _FULL_NAME.search(text) is not None)  # or the person's full name for theirs
+    if kind == "code":  # an identifier: letters and digits in one ("FR1234", "AB12 CDE") or five digits or more, not "£9,400"
+        return _CODE.search(text) is not None
     if kind == "colour":  # a colour word ("a ginger tabby"), not just any memory about the one asked
         return any(w in COLOURS for w in words(text)) or any(ch in text for ch in COLOUR_CHARS)
     if kind == "year":  # a year the question does not say: "born in 1987", not "March 9th"
@@ -203,7 +205,7 @@ def holds(kind: str | None, text: str, question: str) -> bool:
         return any(t[0].isdigit() and (born or not _YEAR.fullmatch(t)) for t in _terms(text, question)[1]) or _NUMBER_WORD.search(text) is not None
     if kind == "number":  # "How much do I earn?": an amount, not a date's numbers ("I start on June 15")
         if _HOW_MUCH.search(question):  # nor a year or an age ("im wiebke, 34, ... since 2019" earns nothing)
-            text = _AGE_SAID.sub(" ", _YEAR.sub(" ", _DATED.sub(" ", text)))
+            text = _ORDINAL.sub(" ", _AGE_SAID.sub(" ", _YEAR.sub(" ", _DATED.sub(" ", text))))  # nor "our 2nd night"
             strong = _terms(text, question)[1]
         return any(t[0].isdigit() for t in strong) or _NUMBER_WORD.search(text) is not None
     if kind == "when" and ANNUAL.search(question) and not ANNUAL.search(text) and not _BORN.search(text):
@@ -266,6 +268,8 @@ _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _BORN = re.compile(r"\b(?:born|turns?|turning|turned|geboren|wird|nació|nacido|nacida|née?|nasceu|nascid[oa])\b|出生", re.I)
 _AGE_SAID = re.compile(r"\b(?:I['’]?m|im|is|was|turned|turns|turning|aged?)\s+\d{1,2}\b|,\s*\d{1,2}\s*,|\b\d{1,2}\s*(?:yrs?|years?)\s+old\b", re.I)
 _HOW_MUCH = re.compile(r"\bhow\s+(?:much|many)\b", re.I)
+_CODE = re.compile(r"\b(?=(?:[A-Za-z-]*\d){2})(?=(?:[\d-]*[A-Za-z]){2})[A-Za-z\d-]{4,}\b|(?<![£$€\d,.])\d(?:[ -]?\d){4,}\b")
+_ORDINAL = re.compile(r"\b\d+(?:st|nd|rd|th)\b", re.I)
 # "Which city does my mum live in?", "what town": a place's name is asked
 _ASKS_TOWN = re.compile(r"\b(?:which|what)\s+(?:city|town|village|country|island|neighbou?rhood|district|street)\b", re.I)
 

@@ -300,6 +300,8 @@ _ASKS_BREED = re.compile(r"\b(?:what|which)\s+(?:breed|kind\s+of\s+(?:dog|cat)|t
 _ASKS_COLOUR = re.compile(r"\b(?:what|which)\s+colou?r\b", re.I)
 _ASKS_YEAR = re.compile(r"\b(?:what|which)\s+year\b(?!\s+(?:of|at|in)\s+(?:school|uni|university|college)\b)", re.I)  # not "what year of school"
 _ASKS_NUMBER = re.compile(r"\bhow\s+(?:old|many|much|long|far|tall|fast)\b|\bwhat\s+age\b", re.I)
+# an identifier, not a quantity: "my flight number", "the Subaru's registration", "my number plate"
+_ASKS_CODE = re.compile(r"\b(?:flight|registration|reg|plate|policy|account|reference|ref|booking|passport|membership|tracking|seat)(?:\s+(?:number|no\.?|#))?\s*[?.!]*\s*$|\b(?:number\s+plate|(?:flight|registration|reg|plate|passport|policy) number)\b", re.I)
 # "When do I need my glasses?" may be an occasion; "When is Mum's birthday?" asks a time
 _ASKS_WHEN = re.compile(r"\b(?:what|which)\s+(?:date|day|month|time)\b|^\s*when(?:['’]s|\s+(?:is|are|was|were)\b)"
                         # asked indirectly: "the date of Nacho's wedding", "I was wondering when that concert ... is"
@@ -312,8 +314,10 @@ def answer_type(question: str) -> str | None:
     """What kind of value the (English) question asks for, when its structure says so: "name"
     ("What's my dog called?", "What's Tom's middle name?"), "year" ("What year was I born?"),
     "number" ("How old is Mila?"), "when" ("Which day is my pottery class?", "What date do we fly?"), "colour"
-    ("What colour is Bolacha?"), "surname" ("What's Piet's last name?"), "breed" ("What breed is Knopf?"), else None
+    ("What colour is Bolacha?"), "surname" ("What's Piet's last name?"), "breed" ("What breed is Knopf?"), "code" ("my flight number?"), else None
     ("Who is Joost?" asks who he is to the person, not a name)."""
+    if _ASKS_CODE.search(question):
+        return "code"
     if _ASKS_YEAR.search(question):
         return "year"
     if _ASKS_NUMBER.search(question):

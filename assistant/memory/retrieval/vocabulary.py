@@ -79,7 +79,7 @@ SYNONYMS = (
     {"cuisine", "food"}, {"night", "nite"}, {"tv", "telly", "television"}, {"final", "last"},
     # British and American words for one thing
     {"flat", "apartment"}, {"gp", "doctor", "physician"}, {"uni", "university", "college"}, {"mobile", "cellphone"},
-    {"garden", "yard"}, {"autumn", "fall"}, {"neighbourhood", "neighborhood"}, {"nappy", "diaper"}, {"lorry", "truck"},
+    {"garden", "yard"}, {"autumn", "fall"}, {"appointment", "appt"}, {"birthday", "bday"}, {"neighbourhood", "neighborhood"}, {"nappy", "diaper"}, {"lorry", "truck"},
 )  # fmt: skip
 
 #: Colour words of the six capture languages (folded; zh: characters), for a colour asked.
