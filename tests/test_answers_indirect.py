@@ -75,3 +75,20 @@ def test_a_question_asked_again_asks_what_was_told():
     assert as_recall("What's my brother's name again?") == "What's my brother's name again?"  # asks of the person already
     assert as_recall("why am i learning french again") == "why am i learning french again"  # a reason: the whole message
     assert as_recall("can you say that again?") == "can you say that again?"  # a request, no wh-question
+
+
+def test_someone_asking_or_a_form_wanting_a_value_the_person_lost():
+    # dev16: each had been left as a statement, no memory answer
+    from assistant.memory.language.indirect import as_recall
+
+    assert as_recall("the walk-in clinic form asks for drug allergies and my mind's gone blank") == "What is my drug allergies?"
+    assert as_recall("the insurance form wants the purchase price of my car and I can't remember the final figure") == \
+        "What is the purchase price of my car?"
+    # someone asking, no blank told: what the person should know
+    assert as_recall("dad's asking which day I'm flying over to Bergen for Christmas") == "Remind me which day I'm flying over to Bergen for Christmas."
+    assert as_recall("Tobias keeps asking which evening Gaelic is on now so he can sort his shifts") == "Remind me which evening Gaelic is on now."
+    # "she" is the one named before
+    assert as_recall("was reminiscing about Krill with Tobias and couldn't remember what colour she was") == "Remind me what colour Krill was."
+    # wanting a thing is no question
+    assert as_recall("she wants pizza and I forgot") == "she wants pizza and I forgot"
+    assert as_recall("I want a new bike and I don't know which") == "I want a new bike and I don't know which"
