@@ -104,6 +104,17 @@ def test_a_first_day_as_a_new_role_is_a_beginning():
     assert shift_kind("my first car was a Fiat") is None  # a first thing is no first day as anything
 
 
+def test_a_day_said_by_its_number_after_a_date_is_the_first_such_day_after_it():
+    # dev16: "back on the 28th" said on 9 November after "fly to Bergen 20 dec" had been 28 November
+    g = ground("xmas plan: fly to Bergen 20 dec to see mum, Tobias is coming, back on the 28th.", at("2026-11-09"))
+    assert [s.period_start.isoformat() for s in g.spans] == ["2026-12-20", "2026-12-28"]
+    g = ground("flying out 30 jan, back on the 3rd", at("2026-01-10"))
+    assert [s.period_start.isoformat() for s in g.spans] == ["2026-01-30", "2026-02-03"]
+    # another sentence keeps its own reading
+    g = ground("we fly on 20 dec. the boiler man comes on the 28th", at("2026-11-09"))
+    assert g.spans[1].period_start.isoformat() != "2026-12-28"
+
+
 def test_a_value_bumped_to_a_number_is_a_change():
     assert shift_kind("GP bumped my sertraline up to 100mg") == "now"
     assert shift_kind("bumped into Tom at the shop") is None

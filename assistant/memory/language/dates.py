@@ -38,13 +38,13 @@ from datetime import date, datetime, timedelta
 from typing import Callable
 
 from assistant.memory.language.cues import WEEKDAY, WEEKDAY_BEFORE_DATE
+from assistant.memory.language.day_after import after_day
 from assistant.memory.language.dates_intl import RULES as INTL_RULES
 from assistant.memory.language.tense import FUTURE, PAST, clause_of, moved_to, scope, tense
 
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December")
 # a full name keeps the full stop after it ("until the 20th of February."), an abbreviation takes its own ("Feb.")
-_MON = (r"(?P<mon>January|February|March|April|May|June|July|August|September|October|November|December"
-        r"|(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?)")  # fmt: skip
+_MON = r"(?P<mon>January|February|March|April|May|June|July|August|September|October|November|December|(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?)"
 _DAY = r"(?P<day>3[01]|[12]\d|0?[1-9])"
 _YEAR = r"(?:,?\s+(?P<year>(?:1[89]|20)\d\d)\b)?"
 _WEEKDAY = r"(?P<wd>" + WEEKDAY + r")"
@@ -382,7 +382,7 @@ def find_spans(text: str, observed_at: datetime) -> tuple[DateSpan, ...]:
         if chosen and _WEEKDAY_ONLY.match(chosen[-1].original) and s.granularity == "day" and not text[chosen[-1].end:s.start].strip(" ,"):
             chosen[-1] = s  # "on Tuesday 14 May": one day, said by its date (the weekday's words stay)
         else:
-            chosen.append(s)
+            chosen.append(after_day(chosen[-1], s, text) if chosen else s)
     return tuple(chosen)
 
 
