@@ -588,8 +588,9 @@ def test_an_episode_keeps_its_place_for_a_rare_word_its_clauses_lack(tmp_path, c
     from assistant.memory.store.filters import MemoryFilter, select_sql
     from said_support import said_retriever
 
-    # (laughter ends the clause: "teacher" is in the message only; "his teacher is ..." is now a clause of its own)
-    said = ["Tobi started year 4 at the Elbschule today lol, the teacher is Herr Brandt", "Tobi is obsessed with submarines right now."]
+    # (laughter run into the next words ends the clause: "teacher" is in the message only; "lol," before a comma is a
+    # chat tag dropped since the eighteenth session, and "the teacher is Herr Brandt" then a clause of its own)
+    said = ["Tobi started year 4 at the Elbschule today lol the teacher is Herr Brandt", "Tobi is obsessed with submarines right now."]
     with said_retriever(tmp_path / "m.db", converted_embedder_path, said) as r:
         def rare(c, question):
             sql, params = select_sql(MemoryFilter(), datetime.now(timezone.utc))
