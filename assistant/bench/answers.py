@@ -65,6 +65,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", dest="set_path", metavar="FILE", default=None,
                    help="score this answers set (same shape as tests/data/answers_dev.json) instead of the split's file")
     p.add_argument("--code-only", action="store_true", help="dev/dev2/dev3/dev4/heldout: no chat model, score the memory answer code picks")
+    p.add_argument("--typos", action="store_true", help="dev/dev2/dev3/dev4/heldout: each English question with one slip (a letter left out, "
+                                                         "doubled or two swapped), the same every run")
     p.add_argument("--model", metavar="GGUF", default=None, help="chat model (default: the configured one)")
     p.add_argument("--layout", default=None, help="memory-answer layout (default: the app's; 'all' compares every one)")
     p.add_argument("--runs", type=int, default=1, help="repeat the whole set N times")
@@ -287,6 +289,10 @@ def run_split(args) -> dict:
     from assistant.memory.store.facade import MemoryStore
 
     data = S.load(args.split, getattr(args, "set_path", None))
+    if getattr(args, "typos", False):  # every English question typed fast: one slip each (assistant.bench.typos)
+        from assistant.bench.typos import with_typos
+
+        data = with_typos(data)
     settings = args.services.settings
     threads = args.threads or settings.threads
     embedder = LlamaEmbedder(args.services.embedder_path(), n_threads=threads)
@@ -309,7 +315,7 @@ def run_split(args) -> dict:
             if model is not None:
                 model.close()
     split = "set" if getattr(args, "set_path", None) else args.split
-    out.update(split=split, model=model.name if model is not None else None, threads=threads,
+    out.update(split=split, typos=bool(getattr(args, "typos", False)), model=model.name if model is not None else None, threads=threads,
                seconds=round(time.perf_counter() - started, 1), memories=len(data["memories"]))  # fmt: skip
     if not args.details:
         out.pop("rows", None)
