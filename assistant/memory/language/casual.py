@@ -49,11 +49,12 @@ _BARE_FAMILY = re.compile(r"(?P<pre>(?:^|[.!?;:,(]\s*|\s[-–—]\s+|" + EMOJI +
 #: a word inside a sentence in capitals (not "I", not after a sentence's end): a message that writes its names with
 #: capitals ("mum rang from Bergen. Randi ..."), where a lower-case word after a relation is no name ("rang", "lol")
 _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<![.!?])(?<!^)(?<=\s)(?!I\b|I['’])[A-Z][a-z]+")
-#: a past verb or an interjection: never a name ("my dad lol", "my sister rang")
 _RELATION_PLACE = re.compile(r"(?i:my|our)\b")  # the relation's place of a name ("my dad lol"), not a place's ("lives in oslo")
+#: a past verb or an interjection: never a name ("my dad lol", "my sister rang")
 _NOT_A_NAME = re.compile(PAST_WORD + "|" + INTERJECTION)
-#: a relation and its name opening a clause, "my" left out ("sister Ingrid is a midwife", "bf Ewan works on the ferry")
+#: a relation typed short after a possessive: "my bf Tomas" -> "my boyfriend Tomas"
 _SHORT = re.compile(r"\b(?P<w>(?:my|our|her|his|ex|new)\s+)(?P<r>bf|gf)\b", re.I)
+#: a relation and its name opening a clause, "my" left out ("sister Ingrid is a midwife", "bf Ewan works on the ferry")
 _BARE_NAMED = re.compile(r"(?P<pre>(?:^|[.!?;:,(]\s*|\s[-–—]\s+|" + EMOJI + r"\ufe0f?\s+|\b(?:and|but|so|also)\s+))"
                          r"(?P<f>sister|brother|son|daughter|boyfriend|girlfriend|husband|wife|partner|aunt|uncle|cousin|niece"
                          r"|nephew|bf|gf)(?=\s+[A-Z][a-z])")
@@ -85,7 +86,8 @@ def written(text: str) -> str:
     otherwise."""
     if (lang := detect(text)) != "en" and not _mostly_english(text, lang):
         return text
-    text = _TAG.sub("", _INTERJECTION.sub("", _WORD.sub(_contracted, text)))  # "allergic to shellfish btw,": no "btw" kept  # "ugh need a gift idea for my mom": no one called Ugh
+    # "ugh need a gift idea for my mom": no one called Ugh; "allergic to shellfish btw,": no "btw" kept
+    text = _TAG.sub("", _INTERJECTION.sub("", _WORD.sub(_contracted, text)))
     text = _BARE_FAMILY.sub(lambda m: m["pre"] + "my " + m["f"] + ("'s" if m["s"] else ""), text)
     text = _BARE_NAMED.sub(lambda m: m["pre"] + "my " + SHORT_REL.get(m["f"].casefold(), m["f"]), text)
     text = _SHORT.sub(lambda m: m["w"] + SHORT_REL[m["r"].casefold()], text)  # "my bf Tomas": my boyfriend Tomas

@@ -8,9 +8,9 @@ import re
 
 APOS = "['’]"
 #: Interjections: no one's name and no content ("ugh need a gift idea for my mom"), as a regex alternative.
-#: relations typed short, as chat spells them (:func:`~.casual.written` writes them out; validation finds "boyfriend" said as "bf")
-SHORT_REL = {"bf": "boyfriend", "gf": "girlfriend"}
 INTERJECTION = r"ugh+|omg|argh+|meh|yay|oops|phew|sigh|welp|lol|haha+|hmm+"
+#: Relations typed short, as chat spells them (:func:`~.casual.written` writes them out; validation finds "boyfriend" said as "bf").
+SHORT_REL = {"bf": "boyfriend", "gf": "girlfriend"}
 FILLER = re.compile(
     r"^(?:(?:ok(?:ay)?|so|oh|ah|well|um+|uh+|" + INTERJECTION + r"|hah|lmao|yes|yeah|yep|no|nope|hey|hi|hello|"
     r"good (?:morning|afternoon|evening)|morning|thanks(?: a lot| so much)?|thank you(?: so much)?|cool|great|nice|"

@@ -181,7 +181,7 @@ def _slot_rules() -> list[tuple[re.Pattern, object]]:
         (K(r"\bmy\s+") + K(_REL_FAMILY) + K(_NAMED) + PN(),  # "our cousin Duarte's (birthday)": Duarte
          lambda m: (f"family.{m['rel'].lower()}", f"User's {m['rel']} is {_POSSESSIVE.sub('', m['x'])}.")),
         # "My boyfriend is Tobias.", "Tobias is my boyfriend", "Ingrid is my sister": the relation and its name said with
-        # "is" (a word the lexicon knows is no name: "my sister is Catholic"? no capital; "my husband is English": a word)
+        # "is" (a word the English lexicon knows is no name: "my husband is English")
         (K(r"\bmy\s+") + r"(?:" + K(_REL_PARTNER) + r"|" + K(_REL_FAMILY).replace("?P<rel>", "?P<frel>") + r")"
          + K(r"\s+is\s+") + PN() + _NAME_END, _named),
         (r"(?<![\w'’])" + PN() + K(r"\s+is\s+my\s+") + r"(?:" + K(_REL_PARTNER) + r"|" + K(_REL_FAMILY).replace("?P<rel>", "?P<frel>")

@@ -101,7 +101,9 @@ _ANNUAL_SAID = re.compile(
 def annual_dated(text: str, day: date) -> str:
     """``text`` with a birthday or an anniversary said relative to the day it is said on (``day``)
     named by its day of the year: "it's my birthday today!!" said on 2026-07-09 -> "my birthday is
-    on 9 July!!" (kept, and dated, where a plain "today" holds only for today)."""
+    on 9 July!!" (kept, and dated, where a plain "today" holds only for today); an age reached today
+    or on a day is a birthday too ("34 today" -> "my birthday is on 9 July, I turned 34"; "Tuva
+    turns 6 on 21 feb" -> "Tuva turns 6, Tuva's birthday is on 21 feb")."""
     def named(m: re.Match[str]) -> str:
         d = day + timedelta(days=_RELATIVE_DAY[(m["d1"] or m["d2"] or m["d3"]).lower()])
         return f"{m['a'] or m['b'] or m['c']} is on {d.day} {d.strftime('%B')}"

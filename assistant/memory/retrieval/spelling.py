@@ -8,8 +8,11 @@ memory contains it, it is no known English word (the English side of the gloss l
 no word of another capture language's lexicon ("Quando" is not a typo of "quand"), and
 exactly one most frequent memory term is one edit away (optimal string alignment distance 1: a
 Levenshtein edit or two letters swapped, "freida" -> "frieda") and starts with
-the same letter: "alergic" -> "allergic", "daugher" -> "daughter". Shorter words are left
-alone: one letter turns them into other words ("cat"/"car"). The other way round too: a known
+the same letter: "alergic" -> "allergic", "daugher" -> "daughter". A shorter word (3-5 letters:
+one letter turns it into another word, "cat"/"car") is corrected only typed in lower case, when the
+embedder does not know it whole either (:func:`single_token`, the retriever asks its embedder) and
+the edit is a slip of the hand -- a letter left out, doubled, two swapped, a neighbouring key
+("rnet" -> "rent", "bos" -> "boss"; :func:`_short`). The other way round too: a known
 English word no memory contains is read as the memories spell it when exactly one memory term one
 edit away is no known word (a typo kept in a memory: "what am i allergic to" / "User is alergic to
 penicilin.").
@@ -30,6 +33,7 @@ from assistant.memory.language.gloss import english_words, lexicon_words
 from assistant.memory.retrieval.vocabulary import CHAT_WORDS
 
 MIN_LETTERS = 6
+SHORT_LETTERS = 3  # shorter words are never read as typos
 _WORD = re.compile(r"[^\W\d_]+")
 
 
@@ -123,9 +127,6 @@ def _short(word: str, w: str, vocab: Mapping[str, int], choices: list[str], know
     return english[0] if len(english) == 1 else word
 
 
-SHORT_LETTERS = 3
-
-
 def single_token(embedder: Any) -> Callable[[str], bool] | None:
     """Whether a word is one token of ``embedder``'s vocabulary, as "a" is (a word it knows whole:
     "movie", "plot", "safe"; not "rnet", "drve"); None when it cannot count tokens (a test's fake)."""
@@ -139,9 +140,11 @@ def single_token(embedder: Any) -> Callable[[str], bool] | None:
         try:
             one[:] = one or [count("a")]
             return count(word) <= one[0]
-        except Exception:  # an embedder that cannot load: no word is known, none corrected
+        except Exception:  # an embedder that cannot load: every word taken as known, none corrected
             return True
     return known
+
+
 _ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 _KEY = {c: (r, i) for r, row in enumerate(_ROWS) for i, c in enumerate(row)}
 
