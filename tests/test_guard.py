@@ -171,3 +171,13 @@ def test_a_memory_tag_with_its_brackets_rewritten_is_cut():
     # a new user saw "<m20, 2026-12-06, source: session 6 msg 11>" as the first line of a reply
     g, _ = stream("<m20, 2026-12-06, source: session 6 msg 11>\nYour teacher is Mr. Okafor.")
     assert g.text.strip() == "Your teacher is Mr. Okafor."
+
+
+def test_the_memory_blocks_tag_with_its_name_rewritten_is_cut():
+    # the eighteenth session's new-user trial saw a made-up "<removed_memories>" in a reply (the block is <retrieved_memories>)
+    g, _ = stream("<removed_memories>\nPølse is 2 years old.")
+    assert g.text.strip() == "Pølse is 2 years old."
+    g, _ = stream("Your cat is called Pølse. </memories>")
+    assert g.text.strip() == "Your cat is called Pølse."
+    g, _ = stream("I remember you told me about your cat.")  # the word alone is no tag
+    assert g.text.strip() == "I remember you told me about your cat."

@@ -67,8 +67,9 @@ ROLE_MARKERS = re.compile(
     re.IGNORECASE,
 )
 _OWN_ROLE = re.compile(r"^\s*(?:#+\s*)?assistant\s*:\s*", re.IGNORECASE)
-#: A memory line's tag, also as a small model rewrites its brackets ("<m20, 2026-12-06, source: session 6 msg 11>").
-MEMORY_TAG = re.compile(r"[\[<({]\s*m\d+\s*,|\bsource:\s*session\s+\d+\s+msg\s+\d+", re.IGNORECASE)
+#: A memory line's tag, also as a small model rewrites its brackets ("<m20, 2026-12-06, source: session 6 msg 11>"),
+#: and the memory block's own tag as a small model rewrites its name ("<removed_memories>" for "<retrieved_memories>").
+MEMORY_TAG = re.compile(r"[\[<({]\s*m\d+\s*,|\bsource:\s*session\s+\d+\s+msg\s+\d+|<\s*/?\s*\w*memor(?:y|ies)\b[^>]{0,40}>", re.IGNORECASE)
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _ABBREV = re.compile(r"(?:\b(?:Dr|Mr|Mrs|Ms|St|Jr|Sr|Prof|vs|etc|e\.g|i\.e|No|approx)|\b[A-Z]|\d)\.$")
 _BOUNDARY = re.compile(r"[.!?…]+[\"'”’)\]]*[ \t]+|[.!?…]+[\"'”’)\]]*(?=\n)|\n+")
