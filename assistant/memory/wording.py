@@ -88,6 +88,8 @@ def quoted(text: str, n: int = 140) -> str:
 
 
 _ISO_DAY = re.compile(r"\b(?P<y>\d{4})-(?P<m>0[1-9]|1[0-2])-(?P<d>0[1-9]|[12]\d|3[01])\b")
+# the month names again (language.dates.MONTHS): this module is read by the window at start-up, and language.dates
+# costs ~50 ms to import; calendar.month_name follows the locale
 _MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
                 "November", "December")  # fmt: skip
 

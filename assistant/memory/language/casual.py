@@ -48,16 +48,17 @@ _BARE_FAMILY = re.compile(r"(?P<pre>(?:^|[.!?;:,(]\s*|\s[-–—]\s+|" + EMOJI +
                           r"(?:(?P<s>['’]?s)(?=\s+(?!are\b|were\b|have\b)[a-z])|(?=\s+\w))")
 #: a word inside a sentence in capitals (not "I", not after a sentence's end): a message that writes its names with
 #: capitals ("mum rang from Bergen. Randi ..."), where a lower-case word after a relation is no name ("rang", "lol")
-_CAPITALISED = re.compile(r"(?<![.!?]\s)(?<![.!?])(?<!^)(?<=\s)(?!I\b|I['’])[A-Z][a-z]+")
+_CAPITALISED = re.compile(r"(?<![.!?]\s)(?<=\s)(?!I\b|I['’])[A-Z][a-z]+")
 _RELATION_PLACE = re.compile(r"(?i:my|our)\b")  # the relation's place of a name ("my dad lol"), not a place's ("lives in oslo")
 #: a past verb or an interjection: never a name ("my dad lol", "my sister rang")
 _NOT_A_NAME = re.compile(PAST_WORD + "|" + INTERJECTION)
 #: a relation typed short after a possessive: "my bf Tomas" -> "my boyfriend Tomas"
-_SHORT = re.compile(r"\b(?P<w>(?:my|our|her|his|ex|new)\s+)(?P<r>bf|gf)\b", re.I)
+_SHORT_WORD = "|".join(SHORT_REL)  # "bf|gf"
+_SHORT = re.compile(r"\b(?P<w>(?:my|our|her|his|ex|new)\s+)(?P<r>" + _SHORT_WORD + r")\b", re.I)
 #: a relation and its name opening a clause, "my" left out ("sister Ingrid is a midwife", "bf Ewan works on the ferry")
 _BARE_NAMED = re.compile(r"(?P<pre>(?:^|[.!?;:,(]\s*|\s[-–—]\s+|" + EMOJI + r"\ufe0f?\s+|\b(?:and|but|so|also)\s+))"
                          r"(?P<f>sister|brother|son|daughter|boyfriend|girlfriend|husband|wife|partner|aunt|uncle|cousin|niece"
-                         r"|nephew|bf|gf)(?=\s+[A-Z][a-z])")
+                         r"|nephew|" + _SHORT_WORD + r")(?=\s+[A-Z][a-z])")
 _OBJECT_NEXT = re.compile(r"\s+(?:you|me|him|her|us|them|it)\b", re.I)
 
 

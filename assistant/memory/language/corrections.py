@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from assistant.memory.language.cues import WEEKDAY
+from assistant.memory.language.cues import MONTH_SHORT, WEEKDAY
 from assistant.memory.language.dates import MONTHS
 
 _MONTHS = "(?:" + "|".join(m.casefold() for m in MONTHS) + ")"
@@ -130,8 +130,7 @@ def _old_pattern(old: str) -> re.Pattern[str]:
     return re.compile(r"\b" + word + r"\b", re.I)
 
 
-_ABBREVIATED = "(?:" + "|".join(m[:3].casefold() for m in MONTHS if m != "May").replace("sep", "sep|sept") + ")"
-_MONTH_BEFORE = re.compile(r"(?:\bthe|\b" + _MONTHS + r"|\b" + _ABBREVIATED + r")\.?\s+$", re.I)
+_MONTH_BEFORE = re.compile(r"(?:\bthe|\b" + _MONTHS + r"|\b" + MONTH_SHORT + r")\.?\s+$", re.I)
 _MONTH_AFTER = re.compile(r"\s+(?:of\s+)?" + _MONTHS + r"\b", re.I)
 
 

@@ -218,7 +218,9 @@ WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 WEEKDAY_BEFORE_DATE = r"(?:" + WEEKDAY + r"|mon|tue|tues|wed|weds|thu|thur|thurs|fri|sat|sun)\.?"
 #: One emoji (the pictographs and the dingbats/symbols blocks), as a regex character class.
 EMOJI = r"[\U0001F300-\U0001FAFF\u2600-\u27BF]"
-_MON_ABBR = r"(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?"  # a month written short, next to its day
+#: A month written short, as a regex (compile with re.I): "jan" ... "dec", "sep"/"sept" ("may" is its whole name).
+MONTH_SHORT = r"(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)"
+_MON_ABBR = MONTH_SHORT + r"\.?"  # a month written short, next to its day
 NARRATIVE = re.compile(
     r"\b(?:today|tonight|yesterday|tomorrow|this (?:morning|afternoon|evening|week|weekend|month|year)"
     r"|last (?:night|week|weekend|month|year|time)|next (?:week|weekend|month|year)|ago|finally"

@@ -98,13 +98,18 @@ def correct(text: str, vocab: Mapping[str, int], terms: list[str] | None = None,
             english = [t for t, _score, _i in process.extract(w, _english_list(), scorer=OSA.distance, score_cutoff=1, limit=3)
                        if t[:1] == w[:1] and not t.startswith(w) and not w.startswith(t)]  # fmt: skip  ("lesson" is no typo of "lessons")
             return english[0] if len(english) == 1 else word
-        best = max(vocab[t] for t in near)
-        top = [t for t in near if vocab[t] == best]
-        if len(top) != 1:
+        if (top := _most_frequent(near, vocab)) is None:
             return word
-        return top[0][:1].upper() + top[0][1:] if word[:1].isupper() else top[0]  # "Filips" -> "Filip": still a name
+        return top[:1].upper() + top[1:] if word[:1].isupper() else top  # "Filips" -> "Filip": still a name
 
     return _WORD.sub(fix, text)
+
+
+def _most_frequent(near: list[str], vocab: Mapping[str, int]) -> str | None:
+    """The one term of ``near`` in the most memories, None when two or more are (no telling which)."""
+    best = max(vocab[t] for t in near)
+    top = [t for t in near if vocab[t] == best]
+    return top[0] if len(top) == 1 else None
 
 
 def _short(word: str, w: str, vocab: Mapping[str, int], choices: list[str], known: frozenset[str], foreign: frozenset[str]) -> str:
@@ -119,9 +124,7 @@ def _short(word: str, w: str, vocab: Mapping[str, int], choices: list[str], know
     near = [t for t, _score, _i in process.extract(w, choices, scorer=OSA.distance, score_cutoff=1, limit=8)
             if t[:1] == w[:1] and len(t) > SHORT_LETTERS and _slip(w, t)]  # fmt: skip
     if near:
-        best = max(vocab[t] for t in near)
-        top = [t for t in near if vocab[t] == best]
-        return top[0] if len(top) == 1 else word
+        return _most_frequent(near, vocab) or word
     english = [t for t, _score, _i in process.extract(w, _short_english(), scorer=OSA.distance, score_cutoff=1, limit=3)
                if t[:1] == w[:1] and _slip(w, t)]  # fmt: skip
     return english[0] if len(english) == 1 else word
